@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+//
+// smsfilter: label huge SMS archives into the folder model of Apple's SMS message filters.
+//
+// Modules, each depending only on modules listed before it:
+//   CZstd          system library over libzstd (pkg-config `libzstd`; apt `libzstd-dev`, brew `zstd`)
+//   ZstdStream     streaming zstd decoder/encoder, general purpose
+//   AhoCorasick    keyword automaton, general purpose
+//   MessageFilter  the IdentityLookup taxonomy, rules, senders, compiled rule sets, verdicts
+//   BatchPipeline  record formats, chunked reading, Dispatch fan-out, ordered writing, counts
+//   SMSFilterCLI   the `smsfilter` executable
+//   TestSupport    oracles and fixture builders shared by the tests
+//
+// Compile-time flags:
+//   AHOCORASICK_INTERNAL_CHECKS   run `_checkInvariants()` on every built trie and DFA (slow; for debugging):
+//                                 `swift build -Xswiftc -DAHOCORASICK_INTERNAL_CHECKS`
+import PackageDescription
+
+let strict: [SwiftSetting] = []
+
+let package = Package(
+    name: "smsfilter",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .executable(name: "smsfilter", targets: ["SMSFilterCLI"]),
+        .library(name: "ZstdStream", targets: ["ZstdStream"]),
+        .library(name: "AhoCorasick", targets: ["AhoCorasick"]),
+        .library(name: "MessageFilter", targets: ["MessageFilter"]),
+        .library(name: "BatchPipeline", targets: ["BatchPipeline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
+        .target(name: "ZstdStream", dependencies: ["CZstd"], swiftSettings: strict),
+        .target(name: "AhoCorasick", swiftSettings: strict),
+        .target(
+            name: "MessageFilter",
+            dependencies: ["AhoCorasick", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
+        .target(name: "BatchPipeline", dependencies: ["ZstdStream", "MessageFilter"], swiftSettings: strict),
+        .executableTarget(
+            name: "SMSFilterCLI",
+            dependencies: [
+                "BatchPipeline", "MessageFilter", "AhoCorasick", "ZstdStream",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(name: "TestSupport", dependencies: ["AhoCorasick", "ZstdStream"], swiftSettings: strict),
+        .testTarget(name: "ZstdStreamTests", dependencies: ["ZstdStream", "TestSupport"]),
+        .testTarget(name: "AhoCorasickTests", dependencies: ["AhoCorasick", "TestSupport"]),
+        .testTarget(name: "MessageFilterTests", dependencies: ["MessageFilter", "TestSupport"]),
+        .testTarget(name: "BatchPipelineTests", dependencies: ["BatchPipeline", "TestSupport"]),
+        .testTarget(name: "SMSFilterCLITests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// Placeholder: filled by the AhoCorasick issue.
+public enum AhoCorasickPlaceholder {}

@@ -1,0 +1,6 @@
+// The C boundary to libzstd. Only Sources/ZstdStream/_Zstd+Syscalls.swift calls into it.
+#ifndef SMSFILTER_CZSTD_SHIM_H
+#define SMSFILTER_CZSTD_SHIM_H
+#include <zstd.h>
+#include <zstd_errors.h>
+#endif

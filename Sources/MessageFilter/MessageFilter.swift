@@ -1,0 +1,3 @@
+// Placeholder: filled by the MessageFilter issue.
+import AhoCorasick
+public enum MessageFilterPlaceholder {}

@@ -1,0 +1,201 @@
+import CZstd
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file written under a temporary name beside its destination and renamed into place by ``finish()``.
+///
+/// A crash, a full disk or an error before ``finish()`` never leaves a file at `path` that looks
+/// complete: the temporary file (`.NAME.tmp-PID-N` in the same folder) is removed by ``abandon()`` or
+/// when the object is deallocated unfinished. Optionally compresses with zstd (``Compression``).
+/// `path` `-` writes to standard output, uncompressed or compressed, with no rename.
+///
+/// Not thread-safe: one writer at a time.
+public final class OutputFile {
+    /// How the bytes are stored.
+    public enum Compression: Sendable, Equatable {
+        /// As given.
+        case none
+        /// zstd at `level` (1…19, or up to 22 for ultra), with `workers` compression threads (0: in the
+        /// calling thread).
+        case zstd(level: Int32, workers: Int32)
+    }
+
+    /// Where the finished file goes (`-` for standard output).
+    public let path: String
+    /// The temporary file being written, nil for standard output.
+    public let temporaryPath: String?
+    private let fd: Int32
+    private var encoder: ZstdEncoder?
+    private var finished = false
+    private var failed: ZstdError?
+    /// Bytes accepted by ``write(_:)`` (before compression).
+    public private(set) var bytesWritten: Int64 = 0
+
+    nonisolated(unsafe) private static var counter = 0
+
+    /// Creates the temporary file (or wraps standard output for `-`).
+    ///
+    /// - Throws: ``ZstdError`` `.fileFailed` naming the path when the folder cannot be written.
+    public init(path: String, compression: Compression = .none) throws(ZstdError) {
+        self.path = path
+        if path == "-" {
+            fd = 1
+            temporaryPath = nil
+        } else {
+            let slash = path.lastIndex(of: "/")
+            let folder = slash.map { String(path[...$0]) } ?? ""
+            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            OutputFile.counter &+= 1
+            let tmp = "\(folder).\(name).tmp-\(_Sys.getpid())-\(OutputFile.counter)"
+            switch _Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o644) {
+            case .success(let value): fd = value
+            case .failure(let code):
+                throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot create \(tmp)")
+            }
+            temporaryPath = tmp
+        }
+        if case .zstd(let level, let workers) = compression {
+            do throws(ZstdError) {
+                encoder = try ZstdEncoder(fileDescriptor: fd, level: level, workers: workers)
+            } catch {
+                if let tmp = temporaryPath {
+                    _Sys.close(fd)
+                    _Sys.unlink(tmp)
+                }
+                throw error
+            }
+        }
+    }
+
+    deinit {
+        if !finished { abandon() }
+    }
+
+    /// Appends `bytes`. After an error the file is abandoned and every later call throws it again.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(ZstdError) {
+        if let failed { throw failed }
+        precondition(!finished, "OutputFile.write after finish()")
+        do throws(ZstdError) {
+            if let encoder {
+                try encoder.write(bytes)
+            } else {
+                if case .failure(let code) = _Sys.writeAll(fd, bytes) {
+                    throw ZstdError(.writeFailed, errno: code.code, path: path)
+                }
+            }
+            bytesWritten += Int64(bytes.count)
+        } catch {
+            let named = error.path == nil ? error.naming(path) : error
+            failed = named
+            abandon()
+            throw named
+        }
+    }
+
+    /// Appends `bytes`.
+    public func write(_ bytes: [UInt8]) throws(ZstdError) {
+        let result: Result<Void, ZstdError> = bytes.withUnsafeBytes { raw in Result { () throws(ZstdError) in try write(raw) } }
+        try result.get()
+    }
+
+    /// Appends the UTF-8 bytes of `text`.
+    public func write(_ text: String) throws(ZstdError) {
+        var text = text
+        let result: Result<Void, ZstdError> = text.withUTF8 { raw in
+            Result { () throws(ZstdError) in try write(UnsafeRawBufferPointer(raw)) }
+        }
+        try result.get()
+    }
+
+    /// Ends the zstd frame, flushes to disk and renames the file into place.
+    public func finish() throws(ZstdError) {
+        if let failed { throw failed }
+        if finished { return }
+        do throws(ZstdError) {
+            try encoder?.finish()
+            if let tmp = temporaryPath {
+                if case .failure(let code) = _Sys.fsync(fd) {
+                    throw ZstdError(.writeFailed, errno: code.code, path: path, detail: "fsync failed")
+                }
+                _Sys.close(fd)
+                if case .failure(let code) = _Sys.rename(tmp, path) {
+                    _Sys.unlink(tmp)
+                    finished = true
+                    throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot rename \(tmp) into place")
+                }
+            }
+            finished = true
+        } catch {
+            let named = error.path == nil ? error.naming(path) : error
+            failed = named
+            abandon()
+            throw named
+        }
+    }
+
+    /// Stops writing and removes the temporary file. Nothing appears at `path`.
+    public func abandon() {
+        guard !finished else { return }
+        finished = true
+        if let tmp = temporaryPath {
+            _Sys.close(fd)
+            _Sys.unlink(tmp)
+        }
+    }
+}
+
+/// A streaming zstd encoder writing one frame to a file descriptor.
+///
+/// Input is compressed as it comes through a fixed `ZSTD_CStreamOutSize()` buffer; ``finish()`` ends
+/// the frame. It does not own the descriptor. Not thread-safe.
+public final class ZstdEncoder {
+    private let fd: Int32
+    private let context: _CContext
+    private let out: UnsafeMutableRawBufferPointer
+
+    /// - Parameters:
+    ///   - level: the zstd level (negative for the fast levels, 1…19, up to 22).
+    ///   - workers: compression threads besides the caller (0: compress in the calling thread).
+    public init(fileDescriptor: Int32, level: Int32 = 3, workers: Int32 = 0) throws(ZstdError) {
+        self.fd = fileDescriptor
+        self.context = try _CContext(level: level, workers: workers)
+        self.out = .allocate(byteCount: _Zstd.recommendedCompressOutputSize, alignment: 16)
+    }
+
+    deinit { out.deallocate() }
+
+    /// Compresses `bytes` and writes whatever output is ready.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(ZstdError) {
+        guard bytes.count > 0 else { return }
+        var input = ZSTD_inBufferShim(bytes)
+        while input.pos < input.size {
+            var output = ZSTD_outBufferShim(out)
+            _ = try context.compress(&output, &input, end: false)
+            try flush(output.pos)
+        }
+    }
+
+    /// Ends the frame and writes everything still buffered.
+    public func finish() throws(ZstdError) {
+        var input = ZSTD_inBufferShim(UnsafeRawBufferPointer(start: nil, count: 0))
+        while true {
+            var output = ZSTD_outBufferShim(out)
+            let remaining = try context.compress(&output, &input, end: true)
+            try flush(output.pos)
+            if remaining == 0 { return }
+        }
+    }
+
+    private func flush(_ count: Int) throws(ZstdError) {
+        guard count > 0 else { return }
+        if case .failure(let code) = _Sys.writeAll(fd, UnsafeRawBufferPointer(rebasing: out[..<count])) {
+            throw ZstdError(.writeFailed, errno: code.code)
+        }
+    }
+}

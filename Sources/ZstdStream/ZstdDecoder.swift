@@ -1,0 +1,265 @@
+import CZstd
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A streaming zstd decoder over a file descriptor.
+///
+/// It hands out decoded bytes in buffers the caller owns and sizes, and never holds a whole file:
+/// its memory is one input buffer (`ZSTD_DStreamInSize()`, about 128 KiB) and one decoding context,
+/// whose window is capped by ``Options/maxWindowBytes``.
+///
+/// ### What it accepts
+/// - One or many concatenated zstd frames, with skippable frames anywhere (what `pzstd` and
+///   `zstd -T` write): they decode as one stream.
+/// - Input that does not begin with a zstd or skippable-frame magic number passes through unchanged,
+///   so plain files work the same way.
+/// - Empty input is an empty stream.
+///
+/// ### Errors
+/// ``read(into:)`` throws a ``ZstdError``: `.truncated` when the input ends inside a frame (with the
+/// compressed byte offset where it ended), `.corrupt` (with the offset and libzstd's error name),
+/// `.windowTooLarge`, or `.readFailed`. Every byte decoded before an error has already been handed out
+/// by earlier calls when the error is thrown; after an error the decoder stays failed.
+///
+/// ```
+///   fd ──read()──▶ [input buffer] ──ZSTD_decompressStream──▶ caller's buffer
+///                  offset = bytes consumed from fd (compressed)
+/// ```
+///
+/// Not thread-safe: use one decoder per stream.
+public final class ZstdDecoder {
+    /// Settings of a decoder.
+    public struct Options: Sendable {
+        /// The largest decoding window a frame may ask for; a frame over it is `.windowTooLarge`.
+        /// Rounded down to a power of two, at least 1 KiB. Default 128 MiB (`zstd --long`'s window).
+        public var maxWindowBytes: Int = 128 << 20
+        /// Whether the decoder closes the file descriptor when it is done with it.
+        public var closeWhenDone: Bool = false
+
+        public init(maxWindowBytes: Int = 128 << 20, closeWhenDone: Bool = false) {
+            self.maxWindowBytes = maxWindowBytes
+            self.closeWhenDone = closeWhenDone
+        }
+    }
+
+    private enum Mode { case sniffing, zstd, passthrough }
+
+    private let fd: Int32
+    private let options: Options
+    private let context: _DContext
+    private var mode: Mode = .sniffing
+    // The input buffer: bytes [inputPos, inputEnd) are read but not yet consumed.
+    private let input: UnsafeMutableRawBufferPointer
+    private var inputPos = 0
+    private var inputEnd = 0
+    /// Compressed bytes read from `fd` before the start of `input`.
+    private var inputBase: Int64 = 0
+    private var sawEOF = false
+    private var finished = false
+    /// libzstd's last hint: 0 when the last frame is complete.
+    private var lastHint = 0
+    /// An error seen while there were still decoded bytes to hand out; thrown on the next call.
+    private var pendingError: ZstdError?
+    private var closed = false
+
+    /// The path this decoder reads, for error messages (nil for stdin or a bare descriptor).
+    public let path: String?
+
+    /// Decodes the stream read from `fileDescriptor` (stdin is `0`).
+    public init(fileDescriptor: Int32, path: String? = nil, options: Options = Options()) throws(ZstdError) {
+        self.fd = fileDescriptor
+        self.options = options
+        self.path = path
+        let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
+        self.context = try _DContext(windowLogMax: logMax)
+        self.input = .allocate(byteCount: _Zstd.recommendedInputSize, alignment: 16)
+    }
+
+    /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
+    public convenience init(path: String, options: Options = Options()) throws(ZstdError) {
+        let fd: Int32
+        switch _Sys.open(path, O_RDONLY) {
+        case .success(let value): fd = value
+        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
+        }
+        var options = options
+        options.closeWhenDone = true
+        do throws(ZstdError) {
+            try self.init(fileDescriptor: fd, path: path, options: options)
+        } catch {
+            _Sys.close(fd)
+            throw error
+        }
+    }
+
+    deinit {
+        input.deallocate()
+        if options.closeWhenDone && !closed { _Sys.close(fd) }
+    }
+
+    /// Compressed (raw) bytes consumed from the input so far.
+    public var compressedBytesConsumed: Int64 { inputBase + Int64(inputPos) }
+
+    /// Whether the input was zstd (`true`), plain (`false`), or not looked at yet (`nil`).
+    public var isCompressed: Bool? {
+        switch mode {
+        case .sniffing: return nil
+        case .zstd: return true
+        case .passthrough: return false
+        }
+    }
+
+    /// Fills `buffer` with the next decoded bytes.
+    ///
+    /// - Returns: the number of bytes written at the start of `buffer`: at least 1 while there is data,
+    ///   0 at the end of the stream (and on every call after it).
+    /// - Throws: ``ZstdError`` as described on the type. Bytes decoded before an error are returned by
+    ///   earlier calls first.
+    /// - Precondition: `buffer` is not empty.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
+        precondition(buffer.count > 0, "ZstdDecoder.read(into:) needs a non-empty buffer")
+        if let error = pendingError { throw error }
+        if finished { return 0 }
+        if mode == .sniffing { try sniff() }
+        switch mode {
+        case .passthrough: return try readPlain(into: buffer)
+        default: return try readZstd(into: buffer)
+        }
+    }
+
+    /// Reads until `buffer` is full or the stream ends; returns how many bytes it wrote.
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            if n == 0 { break }
+            filled += n
+        }
+        return filled
+    }
+
+    // MARK: - Internals
+
+    /// Refills the input buffer (after moving unconsumed bytes to its front). Sets `sawEOF` at the end.
+    private func refill() throws(ZstdError) {
+        if inputPos > 0 {
+            let left = inputEnd - inputPos
+            if left > 0, let base = input.baseAddress {
+                // Overlapping move of the unconsumed tail to the front.
+                memmove(base, base + inputPos, left)
+            }
+            inputBase += Int64(inputPos)
+            inputEnd = left
+            inputPos = 0
+        }
+        guard inputEnd < input.count else { return }
+        switch _Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: input[inputEnd...])) {
+        case .success(0): sawEOF = true
+        case .success(let n): inputEnd += n
+        case .failure(let code):
+            throw fail(ZstdError(.readFailed, offset: inputBase + Int64(inputEnd), errno: code.code, path: path))
+        }
+    }
+
+    private func fail(_ error: ZstdError) -> ZstdError {
+        finished = true
+        pendingError = error
+        context.reset()
+        return error
+    }
+
+    /// Reads until 4 bytes or EOF are there, then picks zstd or pass-through.
+    private func sniff() throws(ZstdError) {
+        while inputEnd - inputPos < 4 && !sawEOF { try refill() }
+        if inputEnd - inputPos < 4 {
+            mode = .passthrough
+            return
+        }
+        let magic = UInt32(littleEndian: input.loadUnaligned(fromByteOffset: inputPos, as: UInt32.self))
+        if magic == _Zstd.frameMagic || magic & _Zstd.skippableMagicMask == _Zstd.skippableMagicStart {
+            mode = .zstd
+        } else {
+            mode = .passthrough
+        }
+    }
+
+    private func readPlain(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
+        if inputPos == inputEnd {
+            if sawEOF {
+                finished = true
+                return 0
+            }
+            // Large reads go straight into the caller's buffer, without a copy.
+            if buffer.count >= input.count {
+                inputBase += Int64(inputEnd)
+                inputPos = 0
+                inputEnd = 0
+                switch _Sys.read(fd, buffer) {
+                case .success(0):
+                    sawEOF = true
+                    finished = true
+                    return 0
+                case .success(let n):
+                    inputBase += Int64(n)
+                    return n
+                case .failure(let code):
+                    throw fail(ZstdError(.readFailed, offset: inputBase, errno: code.code, path: path))
+                }
+            }
+            try refill()
+            if inputPos == inputEnd {
+                finished = true
+                return 0
+            }
+        }
+        let n = min(buffer.count, inputEnd - inputPos)
+        buffer.baseAddress!.copyMemory(from: input.baseAddress! + inputPos, byteCount: n)
+        inputPos += n
+        return n
+    }
+
+    private func readZstd(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
+        var output = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
+        while true {
+            if inputPos == inputEnd && !sawEOF { try refill() }
+            var inBuf = ZSTD_inBuffer(src: UnsafeRawPointer(input.baseAddress! + inputPos), size: inputEnd - inputPos, pos: 0)
+            let result = context.decompress(&output, &inBuf)
+            inputPos += inBuf.pos
+            switch result {
+            case .failure(let e):
+                let error: ZstdError
+                if e.code == _Zstd.windowTooLargeCode {
+                    error = ZstdError(
+                        .windowTooLarge, offset: compressedBytesConsumed, libzstdName: e.name, path: path,
+                        detail: "the cap is \(options.maxWindowBytes) bytes")
+                } else {
+                    error = ZstdError(.corrupt, offset: compressedBytesConsumed, libzstdName: e.name, path: path)
+                }
+                _ = fail(error)
+                if output.pos > 0 { return output.pos }  // hand these out first; throw on the next call
+                throw error
+            case .success(let hint):
+                // A call that neither consumed nor produced anything says nothing about the frame: at a
+                // frame boundary libzstd hints the size of the next header even though none may follow.
+                if inBuf.pos > 0 || output.pos > 0 { lastHint = hint }
+            }
+            if output.pos > 0 { return output.pos }
+            if inputPos == inputEnd && sawEOF {
+                if lastHint != 0 {
+                    throw fail(
+                        ZstdError(
+                            .truncated, offset: compressedBytesConsumed, path: path,
+                            detail: "the last frame is incomplete"))
+                }
+                finished = true
+                return 0
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+// MARK: Internal API
+//
+// Every call into libzstd and every raw system call of this module lives in this file. Each `size_t` that
+// libzstd returns goes through `ZSTD_isError` into a `ZstdError`; each system call is retried on `EINTR`.
+
+import CZstd
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@usableFromInline
+func _errnoDescription(_ code: Int32) -> String {
+    guard let cString = strerror(code) else { return "errno \(code)" }
+    return String(cString: cString) + " (errno \(code))"
+}
+
+/// A failed system call's `errno`.
+struct _Errno: Error {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
+}
+
+/// A libzstd error: its code and `ZSTD_getErrorName`.
+struct _LibzstdError: Error {
+    let code: ZSTD_ErrorCode
+    let name: String
+}
+
+enum _Sys {
+    /// `read(2)`, retried on `EINTR`.
+    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, _Errno> {
+        while true {
+            let n = _readHook(fd, buffer)
+            if n >= 0 { return .success(n) }
+            let e = errno
+            if e == EINTR { continue }
+            return .failure(_Errno(e))
+        }
+    }
+
+    /// `write(2)` of the whole buffer, retried on `EINTR` and on short writes.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Void, _Errno> {
+        var done = 0
+        while done < buffer.count {
+            let n = _writeHook(fd, UnsafeRawBufferPointer(rebasing: buffer[done...]))
+            if n < 0 {
+                let e = errno
+                if e == EINTR { continue }
+                return .failure(_Errno(e))
+            }
+            // n <= buffer.count - done, so this cannot overflow.
+            done &+= n
+        }
+        return .success(())
+    }
+
+    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Result<Int32, _Errno> {
+        while true {
+            let fd = path.withCString { _cOpen($0, flags, mode) }
+            if fd >= 0 { return .success(fd) }
+            let e = errno
+            if e == EINTR { continue }
+            return .failure(_Errno(e))
+        }
+    }
+
+    static func close(_ fd: Int32) { _ = _cClose(fd) }
+
+    static func fsync(_ fd: Int32) -> Result<Void, _Errno> {
+        #if canImport(Darwin)
+        let r = Darwin.fsync(fd)
+        #else
+        let r = Glibc.fsync(fd)
+        #endif
+        return r == 0 ? .success(()) : .failure(_Errno(errno))
+    }
+
+    static func rename(_ from: String, _ to: String) -> Result<Void, _Errno> {
+        let r = from.withCString { f in to.withCString { t in _cRename(f, t) } }
+        return r == 0 ? .success(()) : .failure(_Errno(errno))
+    }
+
+    static func unlink(_ path: String) { _ = path.withCString { _cUnlink($0) } }
+
+    static func getpid() -> Int32 { _cGetpid() }
+}
+
+// The C functions under other names, since `_Sys`'s own `open`, `close`, … shadow them inside the enum.
+@inline(__always) private func _cOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 {
+    open(p, f, m)
+}
+@inline(__always) private func _cClose(_ fd: Int32) -> Int32 { close(fd) }
+@inline(__always) private func _cRename(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Int32 {
+    rename(a, b)
+}
+@inline(__always) private func _cUnlink(_ p: UnsafePointer<CChar>) -> Int32 { unlink(p) }
+@inline(__always) private func _cGetpid() -> Int32 { getpid() }
+
+// MARK: Fault injection (debug builds only)
+
+#if DEBUG
+/// Debug-only hooks that let tests force `read`/`write` failures (STYLE.md practice 10).
+public enum _ZstdFaultInjection {
+    nonisolated(unsafe) static var failReadsAfterBytes: Int? = nil
+    nonisolated(unsafe) static var failWritesWithErrno: Int32? = nil
+    nonisolated(unsafe) static var bytesRead = 0
+
+    /// Makes every later `read` fail with `EIO` once `bytes` bytes have been read in total
+    /// (nil switches it off). Not thread-safe: for single-threaded tests only.
+    public static func failReads(afterBytes bytes: Int?) {
+        failReadsAfterBytes = bytes
+        bytesRead = 0
+    }
+
+    /// Makes every later `write` fail with `code` (nil switches it off).
+    public static func failWrites(withErrno code: Int32?) { failWritesWithErrno = code }
+}
+
+@inline(__always)
+private func _readHook(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    if let limit = _ZstdFaultInjection.failReadsAfterBytes {
+        let room = limit - _ZstdFaultInjection.bytesRead
+        if room <= 0 {
+            errno = EIO
+            return -1
+        }
+        let n = read(fd, buffer.baseAddress, min(buffer.count, room))
+        if n > 0 { _ZstdFaultInjection.bytesRead += n }
+        return n
+    }
+    return read(fd, buffer.baseAddress, buffer.count)
+}
+
+@inline(__always)
+private func _writeHook(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
+    if let code = _ZstdFaultInjection.failWritesWithErrno {
+        errno = code
+        return -1
+    }
+    return write(fd, buffer.baseAddress, buffer.count)
+}
+#else
+@inline(__always)
+private func _readHook(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    read(fd, buffer.baseAddress, buffer.count)
+}
+
+@inline(__always)
+private func _writeHook(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
+    write(fd, buffer.baseAddress, buffer.count)
+}
+#endif
+
+// MARK: libzstd
+
+/// An owned `ZSTD_DCtx`. Not thread-safe: one per stream.
+final class _DContext {
+    let ctx: OpaquePointer
+
+    init(windowLogMax: Int32) throws(ZstdError) {
+        guard let ctx = ZSTD_createDCtx() else {
+            throw ZstdError(.corrupt, detail: "ZSTD_createDCtx failed (out of memory)")
+        }
+        self.ctx = ctx
+        let r = ZSTD_DCtx_setParameter(ctx, ZSTD_d_windowLogMax, windowLogMax)
+        if ZSTD_isError(r) != 0 {
+            ZSTD_freeDCtx(ctx)
+            throw ZstdError(.encoderFailed, libzstdName: _Zstd.errorName(r), detail: "windowLogMax \(windowLogMax)")
+        }
+    }
+
+    deinit { ZSTD_freeDCtx(ctx) }
+
+    /// Resets the session after an error (the context is undefined until then).
+    func reset() { _ = ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only) }
+
+    /// One `ZSTD_decompressStream` step. Returns libzstd's hint (0 = a frame just ended) or its error.
+    @inline(__always)
+    func decompress(
+        _ output: inout ZSTD_outBuffer, _ input: inout ZSTD_inBuffer
+    ) -> Result<Int, _LibzstdError> {
+        let r = ZSTD_decompressStream(ctx, &output, &input)
+        if ZSTD_isError(r) != 0 { return .failure(_LibzstdError(code: ZSTD_getErrorCode(r), name: _Zstd.errorName(r))) }
+        return .success(r)
+    }
+}
+
+/// An owned `ZSTD_CCtx`. Not thread-safe: one per stream.
+final class _CContext {
+    let ctx: OpaquePointer
+
+    init(level: Int32, workers: Int32) throws(ZstdError) {
+        guard let ctx = ZSTD_createCCtx() else {
+            throw ZstdError(.encoderFailed, detail: "ZSTD_createCCtx failed (out of memory)")
+        }
+        self.ctx = ctx
+        var r = ZSTD_CCtx_setParameter(ctx, ZSTD_c_compressionLevel, level)
+        if ZSTD_isError(r) == 0, workers > 0 {
+            r = ZSTD_CCtx_setParameter(ctx, ZSTD_c_nbWorkers, workers)
+        }
+        if ZSTD_isError(r) != 0 {
+            ZSTD_freeCCtx(ctx)
+            throw ZstdError(
+                .encoderFailed, libzstdName: _Zstd.errorName(r), detail: "level \(level), workers \(workers)")
+        }
+    }
+
+    deinit { ZSTD_freeCCtx(ctx) }
+
+    /// One `ZSTD_compressStream2` step; `end` finishes the frame. Returns the bytes still to flush.
+    @inline(__always)
+    func compress(_ output: inout ZSTD_outBuffer, _ input: inout ZSTD_inBuffer, end: Bool) throws(ZstdError) -> Int {
+        let r = ZSTD_compressStream2(ctx, &output, &input, end ? ZSTD_e_end : ZSTD_e_continue)
+        if ZSTD_isError(r) != 0 { throw ZstdError(.encoderFailed, libzstdName: _Zstd.errorName(r)) }
+        return r
+    }
+}
+
+enum _Zstd {
+    static func errorName(_ r: Int) -> String { String(cString: ZSTD_getErrorName(r)) }
+    static var recommendedInputSize: Int { ZSTD_DStreamInSize() }
+    static var recommendedOutputSize: Int { ZSTD_DStreamOutSize() }
+    static var recommendedCompressOutputSize: Int { ZSTD_CStreamOutSize() }
+    static let windowTooLargeCode = ZSTD_error_frameParameter_windowTooLarge
+    static let frameMagic: UInt32 = 0xFD2F_B528
+    static let skippableMagicStart: UInt32 = 0x184D_2A50
+    static let skippableMagicMask: UInt32 = 0xFFFF_FFF0
+    static var versionString: String { String(cString: ZSTD_versionString()) }
+}
+
+@inline(__always)
+func ZSTD_inBufferShim(_ bytes: UnsafeRawBufferPointer) -> ZSTD_inBuffer {
+    ZSTD_inBuffer(src: bytes.baseAddress, size: bytes.count, pos: 0)
+}
+
+@inline(__always)
+func ZSTD_outBufferShim(_ bytes: UnsafeMutableRawBufferPointer) -> ZSTD_outBuffer {
+    ZSTD_outBuffer(dst: bytes.baseAddress, size: bytes.count, pos: 0)
+}
+
+/// The version of the libzstd this module is linked with, e.g. "1.5.4".
+public var zstdLibraryVersion: String { _Zstd.versionString }
