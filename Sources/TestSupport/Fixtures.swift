@@ -15,6 +15,19 @@ public enum Fixtures {
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
+    /// The built `smsfilter` executable: `$SMSFILTER_BIN` when set, else the one beside the test bundle
+    /// (`swift build` puts both in the same folder; `make test` builds it before running the tests).
+    public static var smsfilterBinary: String {
+        if let path = ProcessInfo.processInfo.environment["SMSFILTER_BIN"] { return path }
+        var url = Bundle.main.bundleURL
+        for _ in 0..<3 {
+            let candidate = url.appendingPathComponent("smsfilter")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            url.deleteLastPathComponent()
+        }
+        return packageRoot.appendingPathComponent(".build/debug/smsfilter").path
+    }
+
     /// A new empty temporary folder.
     public static func temporaryFolder(_ name: String = "smsfilter-test") throws -> URL {
         let url = FileManager.default.temporaryDirectory

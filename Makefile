@@ -1,0 +1,45 @@
+# smsfilter: the two-command quick start is `make demo` and `make test`.
+SHELL := /bin/bash
+SWIFT ?= swift
+BIN := .build/release/smsfilter
+SAMPLE ?= samples/sample.jsonl.zst
+
+.PHONY: all deps build demo test bench peers fuzz clean help
+
+all: build
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+deps: ## Install libzstd-dev (apt-get) when pkg-config cannot find libzstd.
+	@if pkg-config --exists libzstd 2>/dev/null; then \
+	  echo "deps: libzstd $$(pkg-config --modversion libzstd) found"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+	  echo "deps: installing libzstd-dev with apt-get"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libzstd-dev pkg-config zstd >/dev/null \
+	    || { echo "deps: apt-get could not install libzstd-dev" >&2; exit 1; }; \
+	else \
+	  echo "deps: libzstd was not found and there is no apt-get here." >&2; \
+	  echo "      Install zstd's development files and pkg-config yourself:" >&2; \
+	  echo "      macOS: brew install zstd pkg-config   Fedora: dnf install libzstd-devel   Alpine: apk add zstd-dev" >&2; \
+	  exit 1; \
+	fi
+	@command -v zstd >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && apt-get install -y -qq zstd >/dev/null; } || true
+
+build: deps ## Build the release binary (.build/release/smsfilter).
+	$(SWIFT) build -c release --product smsfilter
+
+demo: build ## Classify the bundled sample with the embedded default rules and print the per-folder counts.
+	$(BIN) classify $(SAMPLE) --out /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json
+	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
+
+test: deps ## Build everything and run the whole test suite.
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: build ## Run `smsfilter bench` on the sample and the nested Benchmarks package.
+	$(BIN) bench $(SAMPLE)
+
+clean: ## Remove build products.
+	rm -rf .build Benchmarks/.build
