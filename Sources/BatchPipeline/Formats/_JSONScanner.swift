@@ -1,0 +1,496 @@
+// MARK: Internal API
+//
+// A validating JSON Lines scanner that pulls a few top-level fields out of one line without building
+// objects. Written by hand because Foundation's JSONSerialization parses ~32 MB/s of our JSONL (SPEC §8),
+// some 40× slower than the zstd decoder feeding it; this scanner validates and extracts at memory speed
+// (figures in docs/PERFORMANCE.md).
+//
+// It accepts exactly what Foundation's JSONSerialization accepts for a top-level object (the tests check
+// it against Foundation on every line of the real corpora and on hostile lines), including Foundation's
+// two leniencies: a trailing comma before `}` or `]`, and a UTF-8 byte-order mark before the object.
+// Nesting deeper than 512 containers is refused, as Foundation refuses it. Duplicate keys: the last
+// one wins, as in Foundation.
+//
+// All byte access goes through `UnsafeRawBufferPointer` subscripts, which are bounds-checked in debug
+// builds; every index is compared against `end` before it is read.
+
+/// What a wanted top-level field held.
+public struct JSONField: Sendable, Equatable {
+    public enum Kind: UInt8, Sendable { case missing, null, string, other }
+    public var kind: Kind = .missing
+    /// The raw value's bytes, quotes included for a string (for copying an `id` verbatim).
+    public var rawStart = 0
+    public var rawEnd = 0
+    /// Whether a string value contains escapes (then its content must be unescaped before use).
+    public var escaped = false
+    public init() {}
+    /// The string content between the quotes.
+    public var contentStart: Int { rawStart + 1 }
+    public var contentEnd: Int { rawEnd - 1 }
+}
+
+/// Why a line is not a JSON object.
+public struct JSONScanError: Error, Sendable, Equatable {
+    /// Byte offset in the line where the problem was seen.
+    public let offset: Int
+    public let reason: StaticString
+    public static func == (a: JSONScanError, b: JSONScanError) -> Bool {
+        a.offset == b.offset && a.reason.description == b.reason.description
+    }
+}
+
+@usableFromInline
+struct _JSONScanner {
+    @usableFromInline static let maxDepth = 512
+
+    /// Scans `line` (without its newline) as one JSON object and fills `fields[i]` for each `keys[i]`
+    /// found at the top level.
+    ///
+    /// - Precondition: `fields.count == keys.count`.
+    @inline(__always)
+    static func scan(
+        _ line: UnsafeRawBufferPointer, keys: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+        fields: UnsafeMutableBufferPointer<JSONField>
+    ) -> JSONScanError? {
+        precondition(fields.count == keys.count)
+        for i in 0..<fields.count { fields[i] = JSONField() }
+        let end = line.count
+        var i = 0
+        // A UTF-8 byte-order mark, as Foundation allows.
+        if end >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF { i = 3 }
+        i = skipSpace(line, i, end)
+        guard i < end, line[i] == UInt8(ascii: "{") else {
+            return JSONScanError(offset: i, reason: i < end ? "a record must be a JSON object" : "empty line")
+        }
+        i += 1
+        var first = true
+        while true {
+            i = skipSpace(line, i, end)
+            guard i < end else { return JSONScanError(offset: i, reason: "unterminated object") }
+            if line[i] == UInt8(ascii: "}") {
+                i += 1
+                break
+            }
+            if !first {
+                // `,` was consumed below; a `}` right after it is Foundation's trailing-comma leniency.
+            }
+            guard line[i] == UInt8(ascii: "\"") else { return JSONScanError(offset: i, reason: "expected a key string") }
+            let keyStart = i
+            var escaped = false
+            switch scanString(line, i, end, &escaped) {
+            case .failure(let e): return e
+            case .success(let next): i = next
+            }
+            let keyRaw = UnsafeRawBufferPointer(rebasing: line[(keyStart + 1)..<(i - 1)])
+            i = skipSpace(line, i, end)
+            guard i < end, line[i] == UInt8(ascii: ":") else { return JSONScanError(offset: i, reason: "expected ':'") }
+            i = skipSpace(line, i + 1, end)
+            guard i < end else { return JSONScanError(offset: i, reason: "expected a value") }
+            // Which wanted field is this?
+            var slot = -1
+            for k in 0..<keys.count where keyEquals(keyRaw, escaped: escaped, keys[k]) {
+                slot = k
+                break
+            }
+            let valueStart = i
+            var valueEscaped = false
+            let kind: JSONField.Kind
+            let c = line[i]
+            if c == UInt8(ascii: "\"") {
+                switch scanString(line, i, end, &valueEscaped) {
+                case .failure(let e): return e
+                case .success(let next): i = next
+                }
+                kind = .string
+            } else {
+                switch skipValue(line, i, end, depth: 1) {
+                case .failure(let e): return e
+                case .success(let next): i = next
+                }
+                kind = (i - valueStart == 4 && c == UInt8(ascii: "n")) ? .null : .other
+            }
+            if slot >= 0 {
+                fields[slot].kind = kind
+                fields[slot].rawStart = valueStart
+                fields[slot].rawEnd = i
+                fields[slot].escaped = valueEscaped
+            }
+            first = false
+            i = skipSpace(line, i, end)
+            guard i < end else { return JSONScanError(offset: i, reason: "unterminated object") }
+            if line[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if line[i] == UInt8(ascii: "}") {
+                i += 1
+                break
+            }
+            return JSONScanError(offset: i, reason: "expected ',' or '}'")
+        }
+        i = skipSpace(line, i, end)
+        if i != end { return JSONScanError(offset: i, reason: "unexpected bytes after the object") }
+        return nil
+    }
+
+    @inline(__always)
+    static func isSpace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09
+    }
+
+    @inline(__always)
+    static func skipSpace(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int) -> Int {
+        var i = i
+        while i < end && isSpace(s[i]) { i += 1 }
+        return i
+    }
+
+    /// Scans a string starting at the quote at `i`; returns the index after its closing quote.
+    /// Validates escapes (including surrogate pairs) and UTF-8.
+    @inline(__always)
+    static func scanString(
+        _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ escaped: inout Bool
+    ) -> Result<Int, JSONScanError> {
+        var i = start + 1
+        while true {
+            // Fast path: 8 plain ASCII bytes at a time (no quote, backslash, control or high byte).
+            while i + 8 <= end {
+                let w = s.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if _hasSpecialByte(w) { break }
+                i += 8
+            }
+            guard i < end else { return .failure(JSONScanError(offset: i, reason: "unterminated string")) }
+            let c = s[i]
+            if c == UInt8(ascii: "\"") { return .success(i + 1) }
+            if c == UInt8(ascii: "\\") {
+                escaped = true
+                guard i + 1 < end else { return .failure(JSONScanError(offset: i, reason: "unterminated string")) }
+                let e = s[i + 1]
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    i += 2
+                case UInt8(ascii: "u"):
+                    guard let unit = hex4(s, i + 2, end) else {
+                        return .failure(JSONScanError(offset: i, reason: "invalid \\u escape"))
+                    }
+                    i += 6
+                    if unit >= 0xD800 && unit <= 0xDBFF {
+                        guard i + 1 < end, s[i] == UInt8(ascii: "\\"), s[i + 1] == UInt8(ascii: "u"),
+                            let low = hex4(s, i + 2, end), low >= 0xDC00 && low <= 0xDFFF
+                        else { return .failure(JSONScanError(offset: i, reason: "unpaired surrogate in \\u escape")) }
+                        i += 6
+                    } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                        return .failure(JSONScanError(offset: i - 6, reason: "unpaired surrogate in \\u escape"))
+                    }
+                default:
+                    return .failure(JSONScanError(offset: i, reason: "invalid escape"))
+                }
+                continue
+            }
+            if c < 0x20 { return .failure(JSONScanError(offset: i, reason: "control character in a string")) }
+            if c < 0x80 {
+                i += 1
+                continue
+            }
+            guard let next = _utf8Scalar(s, i, end) else {
+                return .failure(JSONScanError(offset: i, reason: "invalid UTF-8"))
+            }
+            i = next
+        }
+    }
+
+    @inline(__always)
+    static func hex4(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int) -> UInt32? {
+        guard i + 4 <= end else { return nil }
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            let c = s[i + k]
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            v = v << 4 | UInt32(d)
+        }
+        return v
+    }
+
+    /// Skips one non-string value (number, literal, object, array) starting at `i`, validating it.
+    /// Containers are walked iteratively with a bit stack (1 = array), so depth costs no recursion.
+    static func skipValue(
+        _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, depth topDepth: Int
+    ) -> Result<Int, JSONScanError> {
+        var i = start
+        var stack: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        var depth = 0  // containers opened inside this value
+        func push(_ isArray: Bool) {
+            withUnsafeMutableBytes(of: &stack) { raw in
+                let words = raw.bindMemory(to: UInt64.self)
+                let bit = UInt64(1) << UInt64(depth & 63)
+                if isArray { words[depth >> 6] |= bit } else { words[depth >> 6] &= ~bit }
+            }
+            depth += 1
+        }
+        func topIsArray() -> Bool {
+            withUnsafeBytes(of: &stack) { raw in
+                let d = depth - 1
+                return raw.load(fromByteOffset: (d >> 6) * 8, as: UInt64.self) & (UInt64(1) << UInt64(d & 63)) != 0
+            }
+        }
+        // States: expecting a value (possibly the first in a container, where `]`/`}` may close it).
+        var expectValue = true
+        var afterComma = false
+        while true {
+            i = skipSpace(s, i, end)
+            guard i < end else { return .failure(JSONScanError(offset: i, reason: "unterminated value")) }
+            let c = s[i]
+            if expectValue {
+                // In an object (depth > 0 and top is object) a value is preceded by `"key":`.
+                if depth > 0 && !topIsArray() {
+                    if c == UInt8(ascii: "}") && (afterComma || true) {
+                        // `{}` or Foundation's trailing comma `{"a":1,}`.
+                        depth -= 1
+                        i += 1
+                        expectValue = false
+                        if depth == 0 { return .success(i) }
+                        continue
+                    }
+                    guard c == UInt8(ascii: "\"") else { return .failure(JSONScanError(offset: i, reason: "expected a key string")) }
+                    var esc = false
+                    switch scanString(s, i, end, &esc) {
+                    case .failure(let e): return .failure(e)
+                    case .success(let n): i = n
+                    }
+                    i = skipSpace(s, i, end)
+                    guard i < end, s[i] == UInt8(ascii: ":") else { return .failure(JSONScanError(offset: i, reason: "expected ':'")) }
+                    i = skipSpace(s, i + 1, end)
+                    guard i < end else { return .failure(JSONScanError(offset: i, reason: "expected a value")) }
+                } else if depth > 0 && c == UInt8(ascii: "]") {
+                    // `[]` or a trailing comma `[1,]`.
+                    depth -= 1
+                    i += 1
+                    expectValue = false
+                    if depth == 0 { return .success(i) }
+                    continue
+                }
+                let v = s[i]
+                switch v {
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    if topDepth + depth + 1 > maxDepth {
+                        return .failure(JSONScanError(offset: i, reason: "nesting deeper than 512"))
+                    }
+                    push(v == UInt8(ascii: "["))
+                    i += 1
+                    afterComma = false
+                    continue
+                case UInt8(ascii: "\""):
+                    var esc = false
+                    switch scanString(s, i, end, &esc) {
+                    case .failure(let e): return .failure(e)
+                    case .success(let n): i = n
+                    }
+                case UInt8(ascii: "t"):
+                    guard literal(s, i, end, "true") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
+                    i += 4
+                case UInt8(ascii: "f"):
+                    guard literal(s, i, end, "false") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
+                    i += 5
+                case UInt8(ascii: "n"):
+                    guard literal(s, i, end, "null") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
+                    i += 4
+                default:
+                    switch number(s, i, end) {
+                    case .failure(let e): return .failure(e)
+                    case .success(let n): i = n
+                    }
+                }
+                if depth == 0 { return .success(i) }
+                expectValue = false
+                continue
+            }
+            // After a value inside a container: `,` or the closer.
+            if c == UInt8(ascii: ",") {
+                i += 1
+                expectValue = true
+                afterComma = true
+                continue
+            }
+            if c == (topIsArray() ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
+                depth -= 1
+                i += 1
+                if depth == 0 { return .success(i) }
+                continue
+            }
+            return .failure(JSONScanError(offset: i, reason: "expected ',' or a closing bracket"))
+        }
+    }
+
+    @inline(__always)
+    static func literal(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int, _ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard i + n <= end else { return false }
+        let p = word.utf8Start
+        for k in 0..<n where s[i + k] != p[k] { return false }
+        return true
+    }
+
+    /// RFC 8259 number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    static func number(_ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Result<Int, JSONScanError> {
+        var i = start
+        @inline(__always) func isDigit(_ k: Int) -> Bool { k < end && s[k] >= 0x30 && s[k] <= 0x39 }
+        if i < end && s[i] == UInt8(ascii: "-") { i += 1 }
+        guard isDigit(i) else { return .failure(JSONScanError(offset: i, reason: "invalid value")) }
+        if s[i] == UInt8(ascii: "0") {
+            i += 1
+            if isDigit(i) { return .failure(JSONScanError(offset: i, reason: "number with a leading zero")) }
+        } else {
+            while isDigit(i) { i += 1 }
+        }
+        if i < end && s[i] == UInt8(ascii: ".") {
+            i += 1
+            guard isDigit(i) else { return .failure(JSONScanError(offset: i, reason: "invalid number")) }
+            while isDigit(i) { i += 1 }
+        }
+        if i < end && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < end && (s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-")) { i += 1 }
+            guard isDigit(i) else { return .failure(JSONScanError(offset: i, reason: "invalid number")) }
+            while isDigit(i) { i += 1 }
+        }
+        return .success(i)
+    }
+
+    /// Whether the raw (maybe escaped) key content equals `wanted`.
+    @inline(__always)
+    static func keyEquals(_ raw: UnsafeRawBufferPointer, escaped: Bool, _ wanted: UnsafeRawBufferPointer) -> Bool {
+        if !escaped {
+            guard raw.count == wanted.count else { return false }
+            for k in 0..<raw.count where raw[k] != wanted[k] { return false }
+            return true
+        }
+        // Rare: decode escapes one unit at a time and compare as we go.
+        var matched = 0
+        var mismatch = false
+        _JSONUnescape.forEachByte(raw) { byte in
+            if matched < wanted.count && wanted[matched] == byte { matched += 1 } else { mismatch = true }
+        }
+        return !mismatch && matched == wanted.count
+    }
+}
+
+/// True when any byte of `w` is `"`, `\`, below 0x20 or at least 0x80.
+@inline(__always)
+func _hasSpecialByte(_ w: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+    let quote = hasZero(w ^ (ones &* 0x22))
+    let backslash = hasZero(w ^ (ones &* 0x5C))
+    // Bytes < 0x20: (b - 0x20) borrows into the high bit when b < 0x20 (only meaningful for b < 0x80).
+    let control = (w &- ones &* 0x20) & ~w & highs
+    let high = w & highs
+    return (quote | backslash | control | high) != 0
+}
+
+/// Validates one multi-byte UTF-8 scalar starting at `i` (whose byte is >= 0x80); returns the index
+/// after it, or nil when it is not well-formed (Unicode Table 3-7: no overlongs, no surrogates, ≤ U+10FFFF).
+@inline(__always)
+func _utf8Scalar(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int) -> Int? {
+    let b0 = s[i]
+    @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
+        k < end && s[k] >= lo && s[k] <= hi
+    }
+    switch b0 {
+    case 0xC2...0xDF: return cont(i + 1) ? i + 2 : nil
+    case 0xE0: return cont(i + 1, 0xA0) && cont(i + 2) ? i + 3 : nil
+    case 0xE1...0xEC, 0xEE...0xEF: return cont(i + 1) && cont(i + 2) ? i + 3 : nil
+    case 0xED: return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? i + 3 : nil
+    case 0xF0: return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? i + 4 : nil
+    case 0xF1...0xF3: return cont(i + 1) && cont(i + 2) && cont(i + 3) ? i + 4 : nil
+    case 0xF4: return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? i + 4 : nil
+    default: return nil
+    }
+}
+
+/// Whether `bytes` is well-formed UTF-8.
+@inline(__always)
+func _isValidUTF8(_ s: UnsafeRawBufferPointer) -> Bool {
+    var i = 0
+    let end = s.count
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    while i < end {
+        while i + 8 <= end && s.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 { i += 8 }
+        guard i < end else { return true }
+        if s[i] < 0x80 {
+            i += 1
+            continue
+        }
+        guard let n = _utf8Scalar(s, i, end) else { return false }
+        i = n
+    }
+    return true
+}
+
+/// Decoding of JSON string escapes into UTF-8 (the input was validated by `_JSONScanner`).
+enum _JSONUnescape {
+    /// Calls `body` with each byte of the decoded content of a validated, escaped JSON string.
+    @inline(__always)
+    static func forEachByte(_ raw: UnsafeRawBufferPointer, _ body: (UInt8) -> Void) {
+        var i = 0
+        let end = raw.count
+        while i < end {
+            let c = raw[i]
+            if c != UInt8(ascii: "\\") {
+                body(c)
+                i += 1
+                continue
+            }
+            let e = raw[i + 1]
+            switch e {
+            case UInt8(ascii: "b"): body(0x08); i += 2
+            case UInt8(ascii: "f"): body(0x0C); i += 2
+            case UInt8(ascii: "n"): body(0x0A); i += 2
+            case UInt8(ascii: "r"): body(0x0D); i += 2
+            case UInt8(ascii: "t"): body(0x09); i += 2
+            case UInt8(ascii: "u"):
+                var scalar = _JSONScanner.hex4(raw, i + 2, end) ?? 0xFFFD
+                i += 6
+                if scalar >= 0xD800 && scalar <= 0xDBFF, let low = _JSONScanner.hex4(raw, i + 2, end) {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+                }
+                _encodeUTF8(scalar, body)
+            default: body(e); i += 2  // \" \\ \/
+            }
+        }
+    }
+
+    /// Appends the decoded content of a validated, escaped JSON string to `out`.
+    @inline(__always)
+    static func append(_ raw: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        forEachByte(raw) { out.append($0) }
+    }
+}
+
+@inline(__always)
+func _encodeUTF8(_ scalar: UInt32, _ body: (UInt8) -> Void) {
+    switch scalar {
+    case 0..<0x80:
+        body(UInt8(scalar))
+    case 0x80..<0x800:
+        body(UInt8(0xC0 | (scalar >> 6)))
+        body(UInt8(0x80 | (scalar & 0x3F)))
+    case 0x800..<0x10000:
+        body(UInt8(0xE0 | (scalar >> 12)))
+        body(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+        body(UInt8(0x80 | (scalar & 0x3F)))
+    default:
+        body(UInt8(0xF0 | (scalar >> 18)))
+        body(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
+        body(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+        body(UInt8(0x80 | (scalar & 0x3F)))
+    }
+}

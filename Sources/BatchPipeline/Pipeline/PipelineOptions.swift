@@ -1,0 +1,81 @@
+import MessageFilter
+
+/// Settings of one `classify` run.
+public struct PipelineOptions: Sendable {
+    /// The record format; nil: guessed from each input's name and first bytes (``InputFormat/sniff(_:path:)``).
+    public var inputFormat: InputFormat?
+    public var fields = FieldNames()
+    /// CSV/TSV: whether the first row names the columns (else columns are 1-based numbers).
+    public var hasHeader = true
+    /// Where labelled records go: a path, `-` for standard output, nil for nowhere (counts only).
+    public var outputPath: String?
+    /// zstd level for the output; nil: compress when the output path ends in `.zst` (level 1), else plain.
+    public var outputLevel: Int32?
+    /// Write one small `{"id": …, "filter": {…}}` line per record instead of whole records.
+    public var labelsOnly = false
+    /// The key (JSON), column prefix (CSV/TSV) or attribute prefix (XML) of the added labels.
+    public var filterKey = "filter"
+    /// Add the deciding phrase and its byte span to each label.
+    public var explain = false
+    /// Worker threads.
+    public var threads = 2
+    /// Bytes of whole records handed to a worker at a time.
+    public var chunkSize = 1 << 20
+    /// The longest record processed whole; a longer one is rejected with its length.
+    public var maxRecord = 64 << 20
+    /// Stop at the first malformed record (exit 65) instead of rejecting it and going on.
+    public var strict = false
+    /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).
+    public var rejectsPath: String?
+    /// zstd decoding window cap.
+    public var maxWindowBytes = 128 << 20
+    /// Called on the writer thread about four times a second with the progress so far.
+    public var progress: (@Sendable (Progress) -> Void)?
+
+    public init() {}
+}
+
+/// A snapshot of a running job, for a progress line.
+public struct Progress: Sendable {
+    public var records: Int
+    public var rejected: Int
+    /// Decoded bytes written through the pipeline so far.
+    public var bytes: Int64
+    /// Raw bytes read from the current input and its size when known (for an ETA).
+    public var inputBytesRead: Int64
+    public var inputBytesTotal: Int64?
+    public var fileIndex: Int
+    public var fileCount: Int
+    public var seconds: Double
+}
+
+/// Why a run stopped or could not start. `exitCode` follows SPEC §7.
+public struct PipelineError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable { case inputMissing, outputFailed, badInput, internalError }
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// 66 input missing, 73 output failed, 65 bad input, 70 internal error.
+    public var exitCode: Int32 {
+        switch kind {
+        case .inputMissing: return 66
+        case .outputFailed: return 73
+        case .badInput: return 65
+        case .internalError: return 70
+        }
+    }
+}
+
+/// What a finished run reports.
+public struct RunResult: Sendable {
+    public var counts: RunCounts
+    /// An input was damaged or could not be read to its end (exit 65); its file entry says why.
+    public var damaged: Bool
+}

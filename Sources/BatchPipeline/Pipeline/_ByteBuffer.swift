@@ -1,0 +1,167 @@
+// MARK: Internal API
+//
+// A growable byte buffer over one manually managed allocation, reused chunk after chunk so that the hot
+// path allocates nothing per message: appends copy with memcpy into capacity reserved up front, and the
+// buffer only grows (doubling) when a chunk produces more bytes than any chunk before it.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A reusable, growable byte buffer. Not thread-safe; owned by one chunk slot or one worker.
+final class _ByteBuffer: @unchecked Sendable {
+    // Invariant: 0 <= count <= capacity; storage holds `capacity` bytes.
+    private(set) var storage: UnsafeMutableRawPointer
+    private(set) var capacity: Int
+    var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(64, capacity)
+        self.storage = .allocate(byteCount: self.capacity, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
+
+    func removeAll() { count = 0 }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(count + extra) }
+    }
+
+    private func grow(_ needed: Int) {
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        newStorage.copyMemory(from: storage, byteCount: count)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
+    }
+
+    /// Shrinks back to `limit` bytes of capacity when a huge record grew it beyond (memory stays bounded).
+    func shrink(to limit: Int) {
+        guard capacity > limit, count <= limit else { return }
+        let newStorage = UnsafeMutableRawPointer.allocate(byteCount: limit, alignment: 16)
+        newStorage.copyMemory(from: storage, byteCount: count)
+        storage.deallocate()
+        storage = newStorage
+        capacity = limit
+    }
+
+    @inline(__always)
+    func append(_ raw: UnsafeRawBufferPointer) {
+        guard raw.count > 0 else { return }
+        reserve(raw.count)
+        (storage + count).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
+        count += raw.count
+    }
+
+    @inline(__always)
+    func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1)
+        storage.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    @inline(__always)
+    func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends the decimal digits of `value`.
+    @inline(__always)
+    func appendDecimal(_ value: Int) {
+        if value < 0 {
+            append(UInt8(ascii: "-"))
+            appendDecimal(0 - value)
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, enough for any Int
+        var n = 0
+        var v = value
+        withUnsafeMutableBytes(of: &digits) { scratch in
+            repeat {
+                scratch[23 - n] = UInt8(ascii: "0") &+ UInt8(v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            append(UnsafeRawBufferPointer(rebasing: scratch[(24 - n)...]))
+        }
+    }
+
+    /// Appends `text` as a JSON string (with quotes), escaping what JSON requires.
+    func appendJSONString(_ raw: UnsafeRawBufferPointer) {
+        append(UInt8(ascii: "\""))
+        var runStart = 0
+        for i in 0..<raw.count {
+            let c = raw[i]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 {
+                append(UnsafeRawBufferPointer(rebasing: raw[runStart..<i]))
+                switch c {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
+                default:
+                    append("\\u00")
+                    let hex: StaticString = "0123456789abcdef"
+                    append(hex.utf8Start[Int(c >> 4)])
+                    append(hex.utf8Start[Int(c & 15)])
+                }
+                runStart = i + 1
+            }
+        }
+        append(UnsafeRawBufferPointer(rebasing: raw[runStart...]))
+        append(UInt8(ascii: "\""))
+    }
+
+    func appendJSONString(_ text: String) {
+        var text = text
+        text.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// `memchr` for a byte in `[from, to)` of `buffer`; returns its index or nil.
+@inline(__always)
+func _find(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+    guard from < to, let base = buffer.baseAddress else { return nil }
+    guard let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+    return UnsafeRawPointer(hit) - base
+}
+
+/// The last index of `byte` in `[from, to)` of `buffer`.
+@inline(__always)
+func _findLast(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+    var i = to - 1
+    while i >= from {
+        if buffer[i] == byte { return i }
+        i -= 1
+    }
+    return nil
+}
+
+/// Counts `\n` bytes in `buffer[from..<to]`.
+@inline(__always)
+func _countNewlines(_ buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {
+    var n = 0
+    var i = from
+    while let hit = _find(0x0A, in: buffer, from: i, to: to) {
+        n += 1
+        i = hit + 1
+    }
+    return n
+}

@@ -1,0 +1,131 @@
+// MARK: Internal API
+//
+// A worker turns one chunk of whole records into labelled output: parse (format-specific) → one batch
+// classification → emit. All of its scratch is allocated once and reused, so steady-state work allocates
+// nothing per message (rejects, rare, allocate their own copies).
+
+import MessageFilter
+
+final class _Worker {
+    let classifier: Classifier
+    let emitter: _Emitter
+    let options: PipelineOptions
+    var records: [_Record] = []
+    var spans: [MessageSpan] = []
+    var verdicts: [Verdict] = []
+    let fields: UnsafeMutableBufferPointer<JSONField>
+    /// CSV: field boundaries of the current record (start, end, quoted).
+    var csvFields: [(Int, Int, Bool)] = []
+
+    init(ruleSet: RuleSet, emitter: _Emitter, options: PipelineOptions, keyCount: Int) {
+        classifier = Classifier(ruleSet: ruleSet)
+        self.emitter = emitter
+        self.options = options
+        fields = .allocate(capacity: keyCount)
+        fields.initialize(repeating: JSONField())
+        records.reserveCapacity(16_384)
+        spans.reserveCapacity(16_384)
+        verdicts.reserveCapacity(16_384)
+        csvFields.reserveCapacity(64)
+    }
+
+    deinit { fields.deallocate() }
+
+    func process(_ chunk: _Chunk) {
+        records.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
+        guard let file = chunk.file else { return }
+        // Decoded strings go after the records; they are never longer than their source, so reserving
+        // the records' size up front means the buffer cannot move while we parse.
+        chunk.input.count = chunk.recordBytes
+        chunk.input.reserve(chunk.recordBytes + 16)
+        switch file.format {
+        case .jsonl: _JSONLParser.parse(chunk, file, self)
+        case .csv, .tsv: _DelimitedParser.parse(chunk, file, self)
+        case .xml: _XMLParser.parse(chunk, file, self)
+        }
+        classify(chunk)
+        emit(chunk, file)
+    }
+
+    private func classify(_ chunk: _Chunk) {
+        let n = spans.count
+        if verdicts.count < n {
+            verdicts.append(contentsOf: repeatElement(Verdict(), count: n - verdicts.count))
+        }
+        let buffer = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        spans.withUnsafeBufferPointer { messages in
+            verdicts.withUnsafeMutableBufferPointer { out in
+                classifier.classify(
+                    buffer: buffer, messages: messages, into: UnsafeMutableBufferPointer(rebasing: out[0..<n]))
+            }
+        }
+    }
+
+    private func emit(_ chunk: _Chunk, _ file: _FileState) {
+        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        let out = chunk.output
+        var passthroughFrom = 0
+        for k in 0..<records.count {
+            let record = records[k]
+            let verdict = verdicts[k]
+            if record.insertAt < 0 {
+                // A rejected XML element: left out of the output.
+                if !options.labelsOnly {
+                    out.append(UnsafeRawBufferPointer(rebasing: input[passthroughFrom..<record.rawStart]))
+                }
+                passthroughFrom = record.rawEnd
+                continue
+            }
+            chunk.counts.labelled += 1
+            chunk.counts.folders[emitter.folderIndex(verdict.folder)] += 1
+            if verdict.rule >= 0 { chunk.counts.rules[Int(verdict.rule)] += 1 } else { chunk.counts.noRule += 1 }
+            if let dropped = verdict.dropped {
+                if dropped == .invalidPair { chunk.counts.invalidPair += 1 } else { chunk.counts.notDeclared += 1 }
+            }
+            if options.labelsOnly {
+                emitter.appendLabelLine(record, verdict, input, chunk.firstLine, out)
+                continue
+            }
+            switch file.format {
+            case .jsonl:
+                out.append(UnsafeRawBufferPointer(rebasing: input[record.rawStart..<record.insertAt]))
+                out.append(record.emptyObject ? "" : ", ")
+                emitter.appendKeyedObject(verdict, out)
+                out.append("}\n")
+            case .csv, .tsv:
+                out.append(UnsafeRawBufferPointer(rebasing: input[record.rawStart..<record.contentEnd]))
+                emitter.appendColumns(verdict, separator: file.separator, out)
+                out.append(UnsafeRawBufferPointer(rebasing: input[record.contentEnd..<record.rawEnd]))
+                if record.rawEnd == record.contentEnd { out.append(UInt8(ascii: "\n")) }
+            case .xml:
+                // Everything between records (prolog, other elements, whitespace) passes through.
+                out.append(UnsafeRawBufferPointer(rebasing: input[passthroughFrom..<record.insertAt]))
+                emitter.appendAttributes(verdict, out)
+                out.append(UnsafeRawBufferPointer(rebasing: input[record.insertAt..<record.rawEnd]))
+                passthroughFrom = record.rawEnd
+            }
+        }
+        if file.format == .xml && !options.labelsOnly {
+            out.append(UnsafeRawBufferPointer(rebasing: input[passthroughFrom..<chunk.recordBytes]))
+        }
+    }
+
+    // MARK: Helpers for the parsers
+
+    /// Rejects the record `[start, end)` of the chunk.
+    func reject(_ chunk: _Chunk, start: Int, end: Int, line: Int, reason: String) {
+        chunk.counts.rejected += 1
+        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
+        chunk.rejects.append(
+            _Reject(relativeLine: line, reason: reason, raw: Array(input[start..<end]), length: end - start))
+    }
+
+    /// Appends a decoded string to the chunk's scratch area; returns its span in the chunk buffer.
+    @inline(__always)
+    func appendScratch(_ chunk: _Chunk, _ produce: (_ByteBuffer) -> Void) -> (Int, Int) {
+        let start = chunk.input.count
+        produce(chunk.input)
+        return (start, chunk.input.count)
+    }
+}

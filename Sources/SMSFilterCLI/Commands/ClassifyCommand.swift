@@ -1,0 +1,163 @@
+import ArgumentParser
+import BatchPipeline
+import Foundation
+import MessageFilter
+import ZstdStream
+
+/// `smsfilter classify`: the main job.
+struct ClassifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "classify",
+        abstract: "Label every record of SMS archives with an iOS message-filter folder.",
+        discussion: """
+            Reads JSON Lines, CSV, TSV or Android "SMS Backup & Restore" XML, plain or zstd-compressed \
+            (detected by magic bytes), from files or standard input (-), and writes each record back in \
+            its own format with a "filter" object added (JSON Lines), filter_* columns (CSV/TSV) or \
+            filter_* attributes (XML). Malformed records are counted and written to --rejects with \
+            their file, line and reason; the run goes on. Counts go to --counts as JSON and to standard \
+            error as a table.
+
+            Examples:
+              smsfilter classify archive.jsonl.zst -o labelled.jsonl.zst --counts counts.json
+              zstd -dc shard.zst | smsfilter classify --labels-only > labels.jsonl
+              smsfilter classify --rules my.yaml --input-format csv --body-field text export.csv -o out.csv
+
+            Exit status: 0 success, 64 usage, 65 damaged input or a bad record under --strict, \
+            66 input missing, 70 internal error, 73 an output could not be written.
+            """
+    )
+
+    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
+    var inputs: [String] = []
+
+    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    var rules: String?
+
+    @Option(name: [.short, .customLong("out")], help: "Where labelled records go (- is standard output; .zst compresses).")
+    var out: String = "-"
+
+    @Flag(name: .long, help: "Write no labelled records, only counts (and rejects).")
+    var noOutput = false
+
+    @Option(name: .long, help: "Write the counts as JSON to this file.")
+    var counts: String?
+
+    @Option(name: .long, help: "Write rejected records (file, line, reason, record) as JSON Lines to this file.")
+    var rejects: String?
+
+    @Option(name: .long, help: "What to write per record: records (whole records plus labels) or labels (id and labels only).")
+    var format: OutputFormat = .records
+
+    @Flag(name: .long, help: "Same as --format labels: one {\"id\": …, \"filter\": {…}} line per record.")
+    var labelsOnly = false
+
+    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
+    var inputFormat: InputFormat?
+
+    @Option(name: .long, help: "Field, column or attribute holding the record id.")
+    var idField = "id"
+
+    @Option(name: .long, help: "Field, column or attribute holding the sender (XML default: address).")
+    var senderField = "sender"
+
+    @Option(name: .long, help: "Field, column or attribute holding the message text.")
+    var bodyField = "body"
+
+    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
+    var noHeader = false
+
+    @Option(name: .long, help: "Name of the added labels (JSON key, column/attribute prefix).")
+    var filterKey = "filter"
+
+    @Option(name: .long, help: "Worker threads (default: all cores).")
+    var threads: Int?
+
+    @Option(name: .long, help: "Bytes of records per work unit (K/M suffixes).")
+    var chunkSize = ByteSize(1 << 20)
+
+    @Option(name: .long, help: "Longest record processed; a longer one is rejected with its length.")
+    var maxRecord = ByteSize(64 << 20)
+
+    @Option(name: .long, help: "zstd level of the output (default 1 when the output name ends in .zst).")
+    var level: Int32?
+
+    @Flag(name: .long, help: "Stop with exit status 65 at the first malformed record.")
+    var strict = false
+
+    @Flag(name: .long, help: "Add the deciding phrase and its byte span to each label.")
+    var explain = false
+
+    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Print the counts as JSON on standard error instead of the table.")
+    var json = false
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case records, labels }
+
+    func validate() throws {
+        if let threads, threads < 1 || threads > 256 { throw ValidationError("Please give --threads between 1 and 256.") }
+        if chunkSize.bytes < 4096 { throw ValidationError("Please give a --chunk-size of at least 4K.") }
+        if maxRecord.bytes < 1024 { throw ValidationError("Please give a --max-record of at least 1K.") }
+        if let level, level < -7 || level > 22 { throw ValidationError("Please give a --level from -7 to 22.") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
+        if inputs.isEmpty && CLI.stdinIsTerminal {
+            throw ValidationError("Please name input files, or pipe records into standard input.")
+        }
+    }
+
+    func run() throws {
+        let ruleSet = try CLI.loadRules(rules)
+        var options = PipelineOptions()
+        options.inputFormat = inputFormat
+        options.fields = FieldNames(id: idField, sender: senderField, body: bodyField)
+        options.hasHeader = !noHeader
+        options.outputPath = noOutput ? nil : out
+        options.outputLevel = level
+        options.labelsOnly = labelsOnly || format == .labels
+        options.filterKey = filterKey
+        options.explain = explain
+        options.threads = threads ?? CLI.cores
+        options.chunkSize = chunkSize.bytes
+        options.maxRecord = maxRecord.bytes
+        options.strict = strict
+        options.rejectsPath = rejects
+        let progress = ProgressLine()
+        if !quiet && CLI.stderrIsTerminal {
+            options.progress = { progress.update($0) }
+        }
+        let pipeline = Pipeline(ruleSet: ruleSet, options: options)
+        let result: RunResult
+        do {
+            result = try pipeline.run(inputs: inputs.isEmpty ? ["-"] : inputs)
+        } catch {
+            progress.clear()
+            throw CLI.fail(error.description, code: error.exitCode)
+        }
+        progress.clear()
+        let data: Data
+        do {
+            data = try result.counts.jsonData()
+        } catch {
+            throw CLI.fail("cannot encode the counts: \(error)", code: 70)
+        }
+        if let counts {
+            do {
+                let file = try OutputFile(path: counts)
+                try file.write(Array(data))
+                try file.finish()
+            } catch {
+                throw CLI.fail(error.description, code: 73)
+            }
+        }
+        if !quiet {
+            CLI.stderr(json ? String(decoding: data, as: UTF8.self) : result.counts.table())
+        }
+        for file in result.counts.files where file.error != nil {
+            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
+        }
+        if result.damaged { throw ExitCode(65) }
+    }
+}
+
+extension InputFormat: ExpressibleByArgument {}
