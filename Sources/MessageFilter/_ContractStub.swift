@@ -76,6 +76,10 @@ public final class Classifier {
         }
         return v
     }
+    public func classify(sender: String?, body: String) -> Verdict {
+        var body = body
+        return body.withUTF8 { classify(sender: nil, body: UnsafeRawBufferPointer($0)) }
+    }
     public func classify(
         buffer: UnsafeRawBufferPointer, messages: UnsafeBufferPointer<MessageSpan>,
         into verdicts: UnsafeMutableBufferPointer<Verdict>

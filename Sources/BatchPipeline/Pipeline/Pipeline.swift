@@ -48,7 +48,8 @@ public final class Pipeline: Sendable {
         do {
             output = try options.outputPath.map { path throws(ZstdError) in
                 let level = options.outputLevel ?? (path.hasSuffix(".zst") ? 1 : nil)
-                return try OutputFile(path: path, compression: level.map { .zstd(level: $0, workers: 0) } ?? .none)
+                return try OutputFile(
+                    path: path, compression: level.map { .zstd(level: $0, workers: Int32(options.compressionWorkers)) } ?? .none)
             }
             rejects = try options.rejectsPath.map { path throws(ZstdError) in
                 try OutputFile(path: path, compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0) : .none)

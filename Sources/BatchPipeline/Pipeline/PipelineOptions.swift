@@ -11,6 +11,8 @@ public struct PipelineOptions: Sendable {
     public var outputPath: String?
     /// zstd level for the output; nil: compress when the output path ends in `.zst` (level 1), else plain.
     public var outputLevel: Int32?
+    /// zstd compression threads for the output (0: the writer thread compresses).
+    public var compressionWorkers = 0
     /// Write one small `{"id": …, "filter": {…}}` line per record instead of whole records.
     public var labelsOnly = false
     /// The key (JSON), column prefix (CSV/TSV) or attribute prefix (XML) of the added labels.

@@ -81,6 +81,9 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: "zstd level of the output (default 1 when the output name ends in .zst).")
     var level: Int32?
 
+    @Option(name: .long, help: "zstd compression threads for the output (default: --threads when above 1).")
+    var compressionThreads: Int?
+
     @Flag(name: .long, help: "Stop with exit status 65 at the first malformed record.")
     var strict = false
 
@@ -118,6 +121,7 @@ struct ClassifyCommand: ParsableCommand {
         options.filterKey = filterKey
         options.explain = explain
         options.threads = threads ?? CLI.cores
+        options.compressionWorkers = compressionThreads ?? (options.threads > 1 ? options.threads : 0)
         options.chunkSize = chunkSize.bytes
         options.maxRecord = maxRecord.bytes
         options.strict = strict
