@@ -13,7 +13,8 @@ import Darwin
 /// A crash, a full disk or an error before ``finish()`` never leaves a file at `path` that looks
 /// complete: the temporary file (`.NAME.tmp-PID-N` in the same folder) is removed by ``abandon()`` or
 /// when the object is deallocated unfinished. Optionally compresses with zstd (``Compression``).
-/// `path` `-` writes to standard output, uncompressed or compressed, with no rename.
+/// `path` `-` writes to standard output, and an existing device or pipe (`/dev/null`, a FIFO) is written
+/// in place: neither is renamed over.
 ///
 /// Not thread-safe: one writer at a time.
 public final class OutputFile {
@@ -34,6 +35,7 @@ public final class OutputFile {
     private var encoder: ZstdEncoder?
     private var finished = false
     private var failed: ZstdError?
+    private var ownsDescriptor = false
     /// Bytes accepted by ``write(_:)`` (before compression).
     public private(set) var bytesWritten: Int64 = 0
 
@@ -47,6 +49,15 @@ public final class OutputFile {
         if path == "-" {
             fd = 1
             temporaryPath = nil
+        } else if _Sys.isSpecialFile(path) {
+            // A device or a pipe (`/dev/null`, a FIFO): written in place, never replaced by a rename.
+            switch _Sys.open(path, O_WRONLY) {
+            case .success(let value): fd = value
+            case .failure(let code):
+                throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for writing")
+            }
+            temporaryPath = nil
+            ownsDescriptor = true
         } else {
             let slash = path.lastIndex(of: "/")
             let folder = slash.map { String(path[...$0]) } ?? ""
@@ -129,6 +140,8 @@ public final class OutputFile {
                     finished = true
                     throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot rename \(tmp) into place")
                 }
+            } else if ownsDescriptor {
+                _Sys.close(fd)
             }
             finished = true
         } catch {
@@ -146,6 +159,8 @@ public final class OutputFile {
         if let tmp = temporaryPath {
             _Sys.close(fd)
             _Sys.unlink(tmp)
+        } else if ownsDescriptor {
+            _Sys.close(fd)
         }
     }
 }

@@ -88,6 +88,13 @@ enum _Sys {
     static func unlink(_ path: String) { _ = path.withCString { _cUnlink($0) } }
 
     static func getpid() -> Int32 { _cGetpid() }
+
+    /// Whether `path` exists and is not a regular file (a device, a FIFO, a socket).
+    static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard path.withCString({ stat($0, &info) }) == 0 else { return false }
+        return (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR
+    }
 }
 
 // The C functions under other names, since `_Sys`'s own `open`, `close`, … shadow them inside the enum.

@@ -105,3 +105,21 @@ final class OutputFileTests: XCTestCase {
         }
     }
 }
+
+final class OutputFileSpecialFileTests: XCTestCase {
+    func testDevicesAreWrittenInPlaceNeverReplaced() throws {
+        let file = try OutputFile(path: "/dev/null", compression: .zstd(level: 1, workers: 0))
+        try file.write("discarded")
+        try file.finish()
+        var info = stat()
+        XCTAssertEqual(stat("/dev/null", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/null must still be a character device")
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let full = try OutputFile(path: "/dev/full")
+        XCTAssertThrowsError(try full.write(Array(repeating: UInt8(1), count: 1 << 16))) { error in
+            XCTAssertEqual((error as? ZstdError)?.errno, ENOSPC)
+        }
+        XCTAssertEqual(stat("/dev/full", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/full must still be a character device")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `smsfilter classify` end to end, through the built binary.
+final class ClassifyTests: XCTestCase {
+    var folder: URL!
+    let bin = Fixtures.smsfilterBinary
+
+    override func setUpWithError() throws {
+        folder = try Fixtures.temporaryFolder("classify-cli")
+        guard FileManager.default.isExecutableFile(atPath: bin) else {
+            XCTFail("the smsfilter binary is not built at \(bin): run `swift build` first (make test does)")
+            return
+        }
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    func corpus(_ name: String) throws -> String {
+        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
+        return folder.appendingPathComponent(name).path
+    }
+
+    func testCountsFileAndOutputOnARealCorpus() throws {
+        let input = try corpus("thai_sms.jsonl.zst")
+        let result = try Fixtures.run(bin, ["classify", input, "-o", path("out.jsonl.zst"), "--counts", path("c.json"), "--threads", "2"])
+        XCTAssertEqual(result.status, 0, String(decoding: result.stderr, as: UTF8.self))
+        let counts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("c.json")))) as! [String: Any]
+        for key in ["records", "labelled", "rejected", "folders", "rules", "dropped", "files", "bytes", "seconds", "ruleSet"] {
+            XCTAssertNotNil(counts[key], "counts JSON lacks \(key)")
+        }
+        XCTAssertEqual(counts["records"] as? Int, 3514)
+        XCTAssertEqual(counts["labelled"] as? Int, 3514)
+        let folders = counts["folders"] as! [String: Int]
+        XCTAssertEqual(folders.values.reduce(0, +), 3514)
+        // The table on stderr names the folders.
+        XCTAssertTrue(String(decoding: result.stderr, as: UTF8.self).contains("total"))
+        // The output decodes with the zstd CLI, one labelled line per record.
+        let decoded = try Fixtures.run("zstd", ["-dc", path("out.jsonl.zst")])
+        XCTAssertEqual(decoded.stdout.split(separator: 0x0A).count, 3514)
+    }
+
+    func testStdinToStdoutIsAPureFilter() throws {
+        let input = Data("{\"id\": 1, \"body\": \"hello\"}\n{\"id\": 2, \"body\": \"Free entry!\"}\n".utf8)
+        let result = try Fixtures.run(bin, ["classify", "--quiet"], stdin: input)
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.isEmpty, String(decoding: result.stderr, as: UTF8.self))
+        let lines = result.stdout.split(separator: 0x0A)
+        XCTAssertEqual(lines.count, 2)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
+            XCTAssertNotNil(object["filter"] as? [String: Any])
+        }
+    }
+
+    func testTruncatedArchiveExits65AfterWritingEveryRecordBeforeTheDamage() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: try corpus("uci_sms_spam.jsonl.zst")))
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: path("cut.zst")))
+        let result = try Fixtures.run(bin, ["classify", path("cut.zst"), "-o", path("out.jsonl"), "--rejects", path("rej.jsonl")])
+        XCTAssertEqual(result.status, 65)
+        let stderr = String(decoding: result.stderr, as: UTF8.self)
+        XCTAssertTrue(stderr.contains("cut.zst") && stderr.contains("truncated"), stderr)
+        let recovered = try Fixtures.run("zstd", ["-dc", path("cut.zst")]).stdout
+        let wholeLines = recovered.split(separator: 0x0A, omittingEmptySubsequences: false).count - 1
+        let written = try Data(contentsOf: URL(fileURLWithPath: path("out.jsonl"))).split(separator: 0x0A).count
+        XCTAssertEqual(written, wholeLines)
+    }
+
+    func testExitStatuses() throws {
+        XCTAssertEqual(try Fixtures.run(bin, ["classify", path("missing.jsonl")]).status, 66)
+        XCTAssertEqual(try Fixtures.run(bin, ["classify", "--threads", "0", "x"]).status, 64)
+        XCTAssertEqual(try Fixtures.run(bin, ["classify", "--no-such-option"]).status, 64)
+        try Data("{\"body\": \"x\"}\n".utf8).write(to: URL(fileURLWithPath: path("in.jsonl")))
+        let unwritable = try Fixtures.run(bin, ["classify", path("in.jsonl"), "-o", path("no/such/dir/out.jsonl")])
+        XCTAssertEqual(unwritable.status, 73)
+        XCTAssertTrue(String(decoding: unwritable.stderr, as: UTF8.self).contains("out.jsonl"))
+        try Data("{\"body\": \"x\"}\n{\"body\"\n".utf8).write(to: URL(fileURLWithPath: path("bad.jsonl")))
+        let strict = try Fixtures.run(bin, ["classify", "--strict", path("bad.jsonl"), "-o", path("strict.jsonl")])
+        XCTAssertEqual(strict.status, 65)
+        XCTAssertTrue(String(decoding: strict.stderr, as: UTF8.self).contains("bad.jsonl:2:"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("strict.jsonl")), "no file that looks complete")
+    }
+
+    func testFullDiskExits73AndLeavesNoCompleteLookingFile() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        let input = try corpus("uci_sms_spam.jsonl.zst")
+        let result = try Fixtures.run(bin, ["classify", input, "-o", "/dev/full", "--quiet"])
+        // A device is written in place; every write fails with ENOSPC: exit 73, and /dev/full stays a device.
+        XCTAssertEqual(result.status, 73, String(decoding: result.stderr, as: UTF8.self))
+    }
+
+    func testHelpAndVersion() throws {
+        let help = try Fixtures.run(bin, ["classify", "--help"])
+        XCTAssertEqual(help.status, 0)
+        let text = String(decoding: help.stdout, as: UTF8.self)
+        for option in ["--rules", "--out", "--counts", "--rejects", "--format", "--input-format", "--threads", "--chunk-size", "--strict", "--explain", "--quiet", "--labels-only"] {
+            XCTAssertTrue(text.contains(option), "help lacks \(option)")
+        }
+        let version = try Fixtures.run(bin, ["--version"])
+        XCTAssertTrue(String(decoding: version.stdout, as: UTF8.self).hasPrefix("smsfilter "))
+    }
+}
