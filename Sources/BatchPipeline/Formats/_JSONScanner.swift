@@ -147,21 +147,33 @@ struct _JSONScanner {
 
     /// Scans a string starting at the quote at `i`; returns the index after its closing quote.
     /// Validates escapes (including surrogate pairs) and UTF-8.
+    ///
+    /// The loop looks for quotes, backslashes and control bytes 8 bytes at a time and only notes whether
+    /// bytes of 0x80 and above went by; their UTF-8 is validated once per string, in one pass, at the end.
     @inline(__always)
     static func scanString(
         _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ escaped: inout Bool
     ) -> Result<Int, JSONScanError> {
         var i = start + 1
+        var highBits: UInt64 = 0
         while true {
-            // Fast path: 8 plain ASCII bytes at a time (no quote, backslash, control or high byte).
+            // Fast path: 8 bytes at a time while none is a quote, a backslash or a control byte.
             while i + 8 <= end {
                 let w = s.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if _hasSpecialByte(w) { break }
+                if _hasStructuralByte(w) { break }
+                highBits |= w
                 i += 8
             }
             guard i < end else { return .failure(JSONScanError(offset: i, reason: "unterminated string")) }
             let c = s[i]
-            if c == UInt8(ascii: "\"") { return .success(i + 1) }
+            if c == UInt8(ascii: "\"") {
+                if highBits & 0x8080_8080_8080_8080 != 0,
+                    let bad = _firstInvalidUTF8(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
+                {
+                    return .failure(JSONScanError(offset: start + 1 + bad, reason: "invalid UTF-8"))
+                }
+                return .success(i + 1)
+            }
             if c == UInt8(ascii: "\\") {
                 escaped = true
                 guard i + 1 < end else { return .failure(JSONScanError(offset: i, reason: "unterminated string")) }
@@ -188,15 +200,16 @@ struct _JSONScanner {
                 }
                 continue
             }
-            if c < 0x20 { return .failure(JSONScanError(offset: i, reason: "control character in a string")) }
-            if c < 0x80 {
-                i += 1
-                continue
+            if c < 0x20 {
+                // Report invalid UTF-8 before it, if any, so the reason names the first problem.
+                if highBits & 0x8080_8080_8080_8080 != 0 || c >= 0x80,
+                    let bad = _firstInvalidUTF8(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i])) {
+                    return .failure(JSONScanError(offset: start + 1 + bad, reason: "invalid UTF-8"))
+                }
+                return .failure(JSONScanError(offset: i, reason: "control character in a string"))
             }
-            guard let next = _utf8Scalar(s, i, end) else {
-                return .failure(JSONScanError(offset: i, reason: "invalid UTF-8"))
-            }
-            i = next
+            highBits |= UInt64(c)
+            i += 1
         }
     }
 
@@ -381,9 +394,9 @@ struct _JSONScanner {
     }
 }
 
-/// True when any byte of `w` is `"`, `\`, below 0x20 or at least 0x80.
+/// True when any byte of `w` is `"`, `\` or below 0x20 (bytes of 0x80 and above are not flagged).
 @inline(__always)
-func _hasSpecialByte(_ w: UInt64) -> Bool {
+func _hasStructuralByte(_ w: UInt64) -> Bool {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080
     @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
@@ -391,8 +404,26 @@ func _hasSpecialByte(_ w: UInt64) -> Bool {
     let backslash = hasZero(w ^ (ones &* 0x5C))
     // Bytes < 0x20: (b - 0x20) borrows into the high bit when b < 0x20 (only meaningful for b < 0x80).
     let control = (w &- ones &* 0x20) & ~w & highs
-    let high = w & highs
-    return (quote | backslash | control | high) != 0
+    return (quote | backslash | control) != 0
+}
+
+/// The offset of the first byte that is not well-formed UTF-8 in `s`, or nil when all of it is.
+@inline(__always)
+func _firstInvalidUTF8(_ s: UnsafeRawBufferPointer) -> Int? {
+    var i = 0
+    let end = s.count
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    while i < end {
+        while i + 8 <= end && s.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 { i += 8 }
+        guard i < end else { return nil }
+        if s[i] < 0x80 {
+            i += 1
+            continue
+        }
+        guard let n = _utf8Scalar(s, i, end) else { return i }
+        i = n
+    }
+    return nil
 }
 
 /// Validates one multi-byte UTF-8 scalar starting at `i` (whose byte is >= 0x80); returns the index
@@ -417,22 +448,7 @@ func _utf8Scalar(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int) -> Int? {
 
 /// Whether `bytes` is well-formed UTF-8.
 @inline(__always)
-func _isValidUTF8(_ s: UnsafeRawBufferPointer) -> Bool {
-    var i = 0
-    let end = s.count
-    let highs: UInt64 = 0x8080_8080_8080_8080
-    while i < end {
-        while i + 8 <= end && s.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 { i += 8 }
-        guard i < end else { return true }
-        if s[i] < 0x80 {
-            i += 1
-            continue
-        }
-        guard let n = _utf8Scalar(s, i, end) else { return false }
-        i = n
-    }
-    return true
-}
+func _isValidUTF8(_ s: UnsafeRawBufferPointer) -> Bool { _firstInvalidUTF8(s) == nil }
 
 /// Decoding of JSON string escapes into UTF-8 (the input was validated by `_JSONScanner`).
 enum _JSONUnescape {
