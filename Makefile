@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench peers fuzz clean help
+.PHONY: all deps build demo test bench peers fuzz clean help test-spark
 
 all: build
 
@@ -43,3 +43,6 @@ bench: build ## Run `smsfilter bench` on the sample and the nested Benchmarks pa
 
 clean: ## Remove build products.
 	rm -rf .build Benchmarks/.build
+
+test-spark: build ## Run the Spark integration in local[2] mode (installs pyspark from PyPI when missing).
+	bash integrations/spark/test.sh

@@ -103,3 +103,71 @@ extension String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
+
+extension RunCounts {
+    /// Why count files cannot be merged.
+    public struct MergeError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Sums count files exactly. `seconds` is summed (the work done), `threads` is the largest.
+    ///
+    /// - Throws: ``MergeError`` when the files come from different rule sets (their `ruleSet` checksums
+    ///   differ): their rule and folder counts would not mean the same thing.
+    public static func merged(_ parts: [(name: String, counts: RunCounts)]) throws -> RunCounts {
+        guard let first = parts.first else { return RunCounts() }
+        var total = RunCounts()
+        total.ruleSet = first.counts.ruleSet
+        total.ruleSource = first.counts.ruleSource
+        total.dropped = [:]
+        for (name, part) in parts {
+            guard part.ruleSet == total.ruleSet else {
+                throw MergeError(
+                    description:
+                        "\(name) was counted with rule set \(part.ruleSet), \(first.name) with \(total.ruleSet): counts of different rule sets cannot be merged")
+            }
+            total.records += part.records
+            total.labelled += part.labelled
+            total.rejected += part.rejected
+            total.blankLines += part.blankLines
+            total.noRule += part.noRule
+            total.bytes += part.bytes
+            total.compressedBytes += part.compressedBytes
+            total.seconds += part.seconds
+            total.threads = max(total.threads, part.threads)
+            total.files += part.files
+            total.folders.merge(part.folders, uniquingKeysWith: +)
+            total.rules.merge(part.rules, uniquingKeysWith: +)
+            total.dropped.merge(part.dropped, uniquingKeysWith: +)
+            total.rejectReasons.merge(part.rejectReasons, uniquingKeysWith: +)
+        }
+        return total
+    }
+
+    /// Reads a count file written by `classify --counts`.
+    public static func read(path: String) throws -> RunCounts {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try JSONDecoder().decode(RunCounts.self, from: data)
+    }
+}
+
+/// Deterministic sharding of a manifest of archives.
+public enum Manifest {
+    /// The archives listed in a manifest: one path or URI per line; blank lines and `#` comments skipped.
+    public static func read(path: String) throws -> [String] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// Whether `entry` belongs to shard `k` of `n` (1-based): by a 64-bit FNV-1a hash of the entry, so an
+    /// archive keeps its shard when the manifest grows or is reordered.
+    public static func belongs(_ entry: String, shard k: Int, of n: Int) -> Bool {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in entry.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return Int(hash % UInt64(n)) == k - 1
+    }
+}

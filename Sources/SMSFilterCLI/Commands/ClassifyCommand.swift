@@ -30,6 +30,12 @@ struct ClassifyCommand: ParsableCommand {
     @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
+    @Option(name: .long, help: "A file listing input archives, one per line (# comments allowed).")
+    var manifest: String?
+
+    @Option(name: .long, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
+    var shard: Shard?
+
     @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
     var rules: String?
 
@@ -104,13 +110,34 @@ struct ClassifyCommand: ParsableCommand {
         if maxRecord.bytes < 1024 { throw ValidationError("Please give a --max-record of at least 1K.") }
         if let level, level < -7 || level > 22 { throw ValidationError("Please give a --level from -7 to 22.") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
-        if inputs.isEmpty && CLI.stdinIsTerminal {
+        if let shard, shard.k < 1 || shard.k > shard.n {
+            throw ValidationError("Please give --shard as K/N with 1 ≤ K ≤ N, for example 3/8.")
+        }
+        if inputs.isEmpty && manifest == nil && CLI.stdinIsTerminal {
             throw ValidationError("Please name input files, or pipe records into standard input.")
         }
     }
 
+    /// The inputs named on the command line and in the manifest, cut to this shard.
+    func selectedInputs() throws -> [String] {
+        var all = inputs
+        if let manifest {
+            do {
+                all += try Manifest.read(path: manifest)
+            } catch {
+                throw CLI.fail("\(manifest): cannot read the manifest: \(error.localizedDescription)", code: 66)
+            }
+        }
+        if let shard { all = all.filter { Manifest.belongs($0, shard: shard.k, of: shard.n) } }
+        return all
+    }
+
     func run() throws {
         let ruleSet = try CLI.loadRules(rules)
+        let selected = try selectedInputs()
+        if selected.isEmpty && (manifest != nil || shard != nil) && !quiet {
+            CLI.stderr("smsfilter: this shard holds no input\n")
+        }
         var options = PipelineOptions()
         options.inputFormat = inputFormat
         options.fields = FieldNames(id: idField, sender: senderField, body: bodyField)
@@ -133,7 +160,7 @@ struct ClassifyCommand: ParsableCommand {
         let pipeline = Pipeline(ruleSet: ruleSet, options: options)
         let result: RunResult
         do {
-            result = try pipeline.run(inputs: inputs.isEmpty ? ["-"] : inputs)
+            result = try pipeline.run(inputs: selected.isEmpty && manifest == nil && shard == nil ? ["-"] : selected)
         } catch {
             progress.clear()
             throw CLI.fail(error.description, code: error.exitCode)
@@ -165,3 +192,15 @@ struct ClassifyCommand: ParsableCommand {
 }
 
 extension InputFormat: ExpressibleByArgument {}
+
+/// `K/N`: the K-th of N shares.
+struct Shard: ExpressibleByArgument {
+    let k: Int
+    let n: Int
+    init?(argument: String) {
+        let parts = argument.split(separator: "/")
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1 else { return nil }
+        self.k = k
+        self.n = n
+    }
+}
