@@ -88,6 +88,11 @@ final class _Job: @unchecked Sendable {
     // Owned by the writer thread until the workers and writer have finished.
     var counts = RunCounts()
     var damaged = false
+    var stageNanos: [String: UInt64] = [:]
+    var latencies: [Double] = []
+    /// Reader-side stage times (only the reader touches them until it finishes).
+    var decodeNanos: UInt64 = 0
+    var frameNanos: UInt64 = 0
     var lineBase: [Int]
 
     init(pipeline: Pipeline, inputs: [String], output: OutputFile?, rejects: OutputFile?) {
@@ -169,7 +174,14 @@ final class _Job: @unchecked Sendable {
                 .internalError,
                 "internal error: accounting invariant broken: \(counts.records) records read, \(counts.labelled) labelled, \(counts.rejected) rejected")
         }
-        return RunResult(counts: counts, damaged: damaged)
+        var result = RunResult(counts: counts, damaged: damaged)
+        if options.collectStats {
+            stageNanos["decode"] = decodeNanos
+            stageNanos["frame"] = frameNanos
+            result.stages = stageNanos.mapValues { Double($0) / 1e9 }
+            result.chunkLatencies = latencies
+        }
+        return result
     }
 
     // MARK: Reader
@@ -223,6 +235,8 @@ final class _Job: @unchecked Sendable {
                     chunk.input.reserve(limit - chunk.input.count)
                     let room = UnsafeMutableRawBufferPointer(
                         start: chunk.input.storage + chunk.input.count, count: limit - chunk.input.count)
+                    let t0 = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+                    defer { if options.collectStats { decodeNanos += DispatchTime.now().uptimeNanoseconds - t0 } }
                     do {
                         let n = try decoder.read(into: room)
                         if n == 0 { eof = true } else { chunk.input.count += n }
@@ -256,6 +270,8 @@ final class _Job: @unchecked Sendable {
                     }
                 }
                 let format = file!.format
+                let frameStart = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+                defer { if options.collectStats { frameNanos += DispatchTime.now().uptimeNanoseconds - frameStart } }
                 let body = UnsafeRawBufferPointer(rebasing: bytes[preambleBytes...])
                 if eof && fileError == nil {
                     boundary = bytes.count
@@ -329,6 +345,7 @@ final class _Job: @unchecked Sendable {
                 chunk.compressed = decoder.isCompressed ?? false
                 chunk.compressedBytes = decoder.compressedBytesConsumed
             }
+            if options.collectStats { chunk.queuedAt = DispatchTime.now().uptimeNanoseconds }
             work.push(chunk)
         }
         return sequence
@@ -459,6 +476,7 @@ final class _Job: @unchecked Sendable {
             guard let file = chunk.file else { continue }
             let i = file.index
             if let extra = pendingHeaderLinesTake(i) { lineBase[i] += extra }
+            let writeStart = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
             do {
                 if let output {
                     if !chunk.preamble.isEmpty { try output.write(chunk.preamble) }
@@ -467,6 +485,14 @@ final class _Job: @unchecked Sendable {
             } catch {
                 fail(PipelineError(.outputFailed, error.description))
                 continue
+            }
+            if options.collectStats {
+                let now = DispatchTime.now().uptimeNanoseconds
+                stageNanos["write", default: 0] += now - writeStart
+                stageNanos["parse", default: 0] += chunk.parseNanos
+                stageNanos["match", default: 0] += chunk.classifyNanos
+                stageNanos["emit", default: 0] += chunk.emitNanos
+                latencies.append(Double(now - chunk.queuedAt) / 1e9)
             }
             for reject in chunk.rejects {
                 let line = lineBase[i] + reject.relativeLine

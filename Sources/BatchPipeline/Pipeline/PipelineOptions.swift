@@ -31,6 +31,8 @@ public struct PipelineOptions: Sendable {
     public var rejectsPath: String?
     /// zstd decoding window cap.
     public var maxWindowBytes = 128 << 20
+    /// Time each stage and each chunk's latency (``RunResult/stages``, ``RunResult/chunkLatencies``).
+    public var collectStats = false
     /// Called on the writer thread about four times a second with the progress so far.
     public var progress: (@Sendable (Progress) -> Void)?
 
@@ -80,4 +82,9 @@ public struct RunResult: Sendable {
     public var counts: RunCounts
     /// An input was damaged or could not be read to its end (exit 65); its file entry says why.
     public var damaged: Bool
+    /// With `collectStats`: seconds spent per stage, summed over threads (`decode`, `frame`, `parse`,
+    /// `match`, `emit`, `write`).
+    public var stages: [String: Double] = [:]
+    /// With `collectStats`: seconds from each chunk's queueing to its being written, in input order.
+    public var chunkLatencies: [Double] = []
 }

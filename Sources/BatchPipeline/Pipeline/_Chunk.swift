@@ -96,6 +96,11 @@ final class _Chunk: @unchecked Sendable {
     /// Set on the last chunk of a file by the reader.
     var compressed = false
     var compressedBytes: Int64 = 0
+    /// Stage timings of this chunk in nanoseconds (only with `collectStats`), and when it was queued.
+    var parseNanos: UInt64 = 0
+    var classifyNanos: UInt64 = 0
+    var emitNanos: UInt64 = 0
+    var queuedAt: UInt64 = 0
 
     init(capacity: Int, folders: Int, rules: Int) {
         input = _ByteBuffer(capacity: capacity * 2)
@@ -117,6 +122,10 @@ final class _Chunk: @unchecked Sendable {
         isLastOfFile = false
         compressed = false
         compressedBytes = 0
+        parseNanos = 0
+        classifyNanos = 0
+        emitNanos = 0
+        queuedAt = 0
     }
 }
 

@@ -4,6 +4,7 @@
 // classification → emit. All of its scratch is allocated once and reused, so steady-state work allocates
 // nothing per message (rejects, rare, allocate their own copies).
 
+import Dispatch
 import MessageFilter
 
 final class _Worker {
@@ -39,13 +40,22 @@ final class _Worker {
         // the records' size up front means the buffer cannot move while we parse.
         chunk.input.count = chunk.recordBytes
         chunk.input.reserve(chunk.recordBytes + 16)
+        let t0 = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
         switch file.format {
         case .jsonl: _JSONLParser.parse(chunk, file, self)
         case .csv, .tsv: _DelimitedParser.parse(chunk, file, self)
         case .xml: _XMLParser.parse(chunk, file, self)
         }
+        let t1 = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
         classify(chunk)
+        let t2 = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
         emit(chunk, file)
+        if options.collectStats {
+            let t3 = DispatchTime.now().uptimeNanoseconds
+            chunk.parseNanos = t1 - t0
+            chunk.classifyNanos = t2 - t1
+            chunk.emitNanos = t3 - t2
+        }
     }
 
     private func classify(_ chunk: _Chunk) {
