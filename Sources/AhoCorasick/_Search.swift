@@ -279,11 +279,140 @@ extension _Image {
         _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
+        if engine == .dfa && matchKind == .standard && caseFolding != .unicode {
+            _lockstepDFA(base, spans, body)
+            return
+        }
         for (k, span) in spans.enumerated() where !span.isEmpty {
             _ = search(base + span.lowerBound, span.count) { match in
                 body(k, match)
                 return true
             }
+        }
+    }
+
+    /// One haystack being scanned by `_lockstepDFA`.
+    struct _Lane {
+        /// The span's first byte.
+        var start: UnsafePointer<UInt8>
+        /// The next byte to read.
+        var at: UnsafePointer<UInt8>
+        /// Just past the span's last byte.
+        var end: UnsafePointer<UInt8>
+        var state: UInt32
+        var span: Int
+
+        /// Bytes left.
+        @inline(__always) var left: Int { at.distance(to: end) }
+    }
+
+    /// Reports the matches of lane `lane` in state `s`, whose last byte read is `at - 1`.
+    @inline(never)
+    func _reportLane(
+        _ s: UInt32, _ lane: _Lane, _ at: UnsafePointer<UInt8>, _ body: (_ spanIndex: Int, Match) -> Void
+    ) {
+        let n = lane.start.distance(to: lane.end)
+        _ = reportAll(Int(s) / alphabetLen, lane.start.distance(to: at), lane.start, n) { match in
+            body(lane.span, match)
+            return true
+        }
+    }
+
+    /// Takes the next non-empty span into `lane`; false when there is none.
+    @inline(__always)
+    func _refill(
+        _ lane: inout _Lane, _ next: inout Int, _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>
+    ) -> Bool {
+        while next < spans.count {
+            let span = spans[next]
+            next &+= 1
+            if span.isEmpty { continue }
+            lane = _Lane(
+                start: base + span.lowerBound, at: base + span.lowerBound, end: base + span.upperBound,
+                state: startID, span: next &- 1)
+            return true
+        }
+        return false
+    }
+
+    /// The standard-kind DFA over many spans, four at a time in lockstep.
+    ///
+    /// A single DFA scan is bound by the latency of its chain of dependent table loads (state → next
+    /// state). The spans are independent, so interleaving four chains keeps four loads in flight. Each
+    /// round advances every lane by the smallest number of bytes any lane has left, so the inner loop
+    /// needs no bounds checks of its own; emptied lanes are refilled between rounds, and when the spans
+    /// run out the remaining lanes finish one by one.
+    func _lockstepDFA(
+        _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
+        _ body: (_ spanIndex: Int, Match) -> Void
+    ) {
+        let trans = dfaTrans
+        let classes = self.classes
+        let maxMatch = maxMatchID
+        var next = 0
+        let idle = _Lane(start: base, at: base, end: base, state: startID, span: -1)
+        var l0 = idle
+        var l1 = idle
+        var l2 = idle
+        var l3 = idle
+        var full = _refill(&l0, &next, base, spans) && _refill(&l1, &next, base, spans)
+            && _refill(&l2, &next, base, spans) && _refill(&l3, &next, base, spans)
+        while full {
+            let n = min(min(l0.left, l1.left), min(l2.left, l3.left))
+            let p0 = l0.at
+            let p1 = l1.at
+            let p2 = l2.at
+            let p3 = l3.at
+            var s0 = l0.state
+            var s1 = l1.state
+            var s2 = l2.state
+            var s3 = l3.state
+            var j = 0
+            // The hot loop: no calls, so states and pointers stay in registers. It stops after a step
+            // that puts any lane in a match state; the matches are reported below and the loop resumes.
+            // Why in bounds: each lane has at least n bytes left and j < n; states are validated
+            // premultiplied ids and classes are < the stride, so every table index is < S × A.
+            while j < n {
+                s0 = trans[Int(s0) &+ Int(classes[Int(p0[j])])]
+                s1 = trans[Int(s1) &+ Int(classes[Int(p1[j])])]
+                s2 = trans[Int(s2) &+ Int(classes[Int(p2[j])])]
+                s3 = trans[Int(s3) &+ Int(classes[Int(p3[j])])]
+                j &+= 1
+                if min(min(s0, s1), min(s2, s3)) <= maxMatch { break }
+            }
+            l0.at = p0 + j
+            l1.at = p1 + j
+            l2.at = p2 + j
+            l3.at = p3 + j
+            l0.state = s0
+            l1.state = s1
+            l2.state = s2
+            l3.state = s3
+            if s0 <= maxMatch { _reportLane(s0, l0, l0.at, body) }
+            if s1 <= maxMatch { _reportLane(s1, l1, l1.at, body) }
+            if s2 <= maxMatch { _reportLane(s2, l2, l2.at, body) }
+            if s3 <= maxMatch { _reportLane(s3, l3, l3.at, body) }
+            if l0.left == 0 { full = _refill(&l0, &next, base, spans) }
+            if full && l1.left == 0 { full = _refill(&l1, &next, base, spans) }
+            if full && l2.left == 0 { full = _refill(&l2, &next, base, spans) }
+            if full && l3.left == 0 { full = _refill(&l3, &next, base, spans) }
+        }
+        // Out of spans: finish the lanes still holding bytes, one at a time.
+        _finishLane(l0, body)
+        _finishLane(l1, body)
+        _finishLane(l2, body)
+        _finishLane(l3, body)
+    }
+
+    func _finishLane(_ lane: _Lane, _ body: (_ spanIndex: Int, Match) -> Void) {
+        guard lane.span >= 0 else { return }
+        var s = lane.state
+        var p = lane.at
+        let trans = dfaTrans
+        while p < lane.end {
+            s = trans[Int(s) &+ Int(classes[Int(p.pointee)])]
+            p += 1
+            if s <= maxMatchID { _reportLane(s, lane, p, body) }
         }
     }
 }
