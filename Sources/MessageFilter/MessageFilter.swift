@@ -1,3 +1,0 @@
-// Placeholder: filled by the MessageFilter issue.
-import AhoCorasick
-public enum MessageFilterPlaceholder {}
