@@ -143,8 +143,7 @@ public final class RuleSet: Sendable {
     ///   - file: the name used in errors and as ``source``; list paths are relative to its folder.
     /// - Throws: ``RuleFileError`` naming every problem with file, line and field.
     public static func parse(yaml: String, file: String) throws -> RuleSet {
-        let folder = (file as NSString).deletingLastPathComponent
-        var parser = _RuleFileParser(file: file, baseFolder: folder.isEmpty ? nil : folder)
+        var parser = _RuleFileParser(file: file, baseFolder: _folder(of: file))
         let def = parser.parse(yaml: yaml)
         if !parser.issues.isEmpty { throw RuleFileError(issues: parser.issues) }
         return RuleSet(definition: def, source: file)
@@ -152,8 +151,7 @@ public final class RuleSet: Sendable {
 
     /// Parses a YAML rule file's text, returning the definition and every problem (for `smsfilter check`).
     public static func resolve(yaml: String, file: String) -> (definition: RuleSetDefinition, issues: [RuleFileError.Issue]) {
-        let folder = (file as NSString).deletingLastPathComponent
-        var parser = _RuleFileParser(file: file, baseFolder: folder.isEmpty ? nil : folder)
+        var parser = _RuleFileParser(file: file, baseFolder: _folder(of: file))
         let def = parser.parse(yaml: yaml)
         return (def, parser.issues)
     }
@@ -260,4 +258,10 @@ struct _CompiledSenderCondition: Sendable {
 
 extension String {
     func leftPadded(to n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
+}
+
+/// The folder part of a path ("a/b/rules.yaml" → "a/b"), nil when there is none.
+func _folder(of path: String) -> String? {
+    guard let slash = path.lastIndex(of: "/") else { return nil }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
 }

@@ -78,6 +78,7 @@ enum _SMSFFormat {
             let length = try r.u64()
             let fileSum = try r.u64()
             let ruleSum = try r.u64()
+            guard raw[40..<headerSize].allSatisfy({ $0 == 0 }) else { throw damaged("reserved header bytes are not zero") }
             guard length == UInt64(raw.count) else { throw damaged("header says \(length) bytes, the file has \(raw.count) (truncated or extended)") }
             guard count == 3, headerSize + count * sectionEntry <= raw.count else { throw damaged("bad section count \(count)") }
             guard _Checksum.hash(UnsafeRawBufferPointer(rebasing: raw[headerSize...])) == fileSum else { throw damaged("checksum mismatch (the file was modified or corrupted)") }

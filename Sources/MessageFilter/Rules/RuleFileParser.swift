@@ -85,14 +85,14 @@ struct _RuleFileParser {
                 guard let seq = v.sequence else { issue(v, "rules", "expected a list of rules"); continue }
                 var names: [String: Int] = [:]
                 for (i, r) in seq.enumerated() {
-                    if let rule = parseRule(r, index: i) {
-                        if let first = names[rule.name] {
-                            issue(r, "rules[\(i)].name", "duplicate rule name \"\(rule.name)\" (first used by rules[\(first)]); names must be unique")
+                    if let name = r.mapping?["name"]?.string {
+                        if let first = names[name] {
+                            issue(r, "rules[\(i)].name", "duplicate rule name \"\(name)\" (first used by rules[\(first)]); names must be unique")
                         } else {
-                            names[rule.name] = i
+                            names[name] = i
                         }
-                        def.rules.append(rule)
                     }
+                    if let rule = parseRule(r, index: i) { def.rules.append(rule) }
                 }
             default:
                 issue(k, key, _Suggest.unknown("key", key, valid: Self.topKeys))
