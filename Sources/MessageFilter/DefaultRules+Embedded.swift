@@ -30,8 +30,12 @@ rules:
                "otp hai", "otp h ", "ओटीपी", "सत्यापन कोड", "वन टाइम पासवर्ड",
                "验证码", "校验码", "动态码", "动态密码", "確認碼", "驗證碼",
                "รหัสยืนยัน", "รหสยืนยน", "รหัส otp", "รหัสผ่านครั้งเดียว", "รหัสการสมัคร", "รหัสการตรวจสอบ",
-               "รหัสเข้าใช้", "รหัสของคุณคือ", "รหัสคือ", "ref:", "ref code"]
-    unless: ["free credit", "เครดิตฟรี", "bit.ly"]
+               "รหัสเข้าใช้", "รหัสของคุณคือ", "รหัสคือ", "รหัสสำหรับ", "รหัสเข้าสู่ระบบ", "รหัสรักษาความปลอดภัย",
+               "รหัสตรวจสอบ", "รหัสยืนยันตัวตน", "รหัส:", "รหัสผ่านของคุณ", "ใช้รหัส", "รหัสที่ส่ง", "รหัสการเข้าถึง",
+               "รหัสลงทะเบียน", "อย่าแชร์รหัส", "ref:", "ref code", "use this code", "enter this code", "please enter",
+               "<#>", "code is", "code:", "into the app", "into app"]
+    unless: ["free credit", "เครดิตฟรี", "bit.ly", prize, claim, " won ", winner, "discount code", "promo code",
+             "coupon", "voucher", "โค้ดส่วนลด"]
   - name: otp-code-word
     action: transaction
     subAction: transactionalOthers
@@ -57,7 +61,12 @@ rules:
     action: junk
     priority: 80
     keywords: ["150p", "150ppm", "ppm", "p/min", "per min", "p per min", "/msg", "p/msg", "msg/wk",
-               "pobox", "po box", "18+", "16+", "xxx", "sexy", "hot singles", "dating service", "flirt",
+               "pobox", "po box", "18+", "16+", "hot singles", "call 09", "call 087", "call 0800", "freephone",
+               "urgent message", "awaiting collection", "awaiting your collection", "new voicemail",
+               "customer service announcement", "un-redeemed", "unredeemed", "identifier code", "network mins",
+               "anytime any network", "video phone", "free text", "text messages", "ringtones", "mobile update",
+               "latest nokia", "latest motorola", "txt the word", "text the word", "reply yes", "text yes",
+               "chance to win", "to win ", "win a ", "10p", "25p", "50p", "totally free", "free!", "free entry", "dating service", "flirt",
                "chat service", "ringtone", "polyphonic", "tones 4", "camera phone", "national rate",
                "t&c", "t&cs", "tcs apply", "£", "unclaimed", "your mobile number has", "won a",
                "your mob", "cash prize", "urgent!", "bonus caller", "await collection", "secret admirer"]
@@ -69,24 +78,38 @@ rules:
                "deposit bonus", "satta", "matka", "teen patti", "rummy cash", "सट्टा",
                "博彩", "赌场", "百家乐", "彩票", "娱乐城", "棋牌",
                "บาคาร่า", "สล็อต", "คาสิโน", "เครดิตฟรี", "แทงบอล", "เว็บตรง", "ถอนได้จริง", "ฝากถอน", "ฝาก-ถอน",
-               "ยอดเสีย", "เดิมพัน", "หวย", "แจกเครดิต", "ฝากไม่มีขั้นต่ำ", "ไม่มีขั้นต่ำ", "เกมส์แจก",
-               "เว็บพนัน", "พนัน", "โบนัสฟรี", "รับฟรี", "ยูสใหม่", "ทุนน้อย", "ย้ายเว็บ", "แตกง่าย", "ถอนไม่อั้น"]
+               "ยอดเสีย", "เดิมพัน", "หวย", "แจกเครดิต", "ฝากไม่มีขั้นต่ำ", "เกมส์แจก", "ถอนเลย", "ฝากครั้งแรก", "คืนค่าคอม",
+               "โบนัสแรกเข้า", "สมัครใหม่รับโบนัส", "แอดไลน์", "ลอตเตอรี่",
+               "เว็บพนัน", "พนัน", "โบนัสฟรี", "ยูสใหม่", "ยอดฝาก", "ไม่ต้องแชร์", "ทำเทิร์น", "ทักมารับ",
+               "เว็บใหม่", "เว็ปใหม่", "ทุนฟรี", "รับทุน", "เกมออนไลน์", "โบนัสสูงสุด", "สมาชิกใหม่รับ", "ทุนน้อย", "ย้ายเว็บ", "แตกง่าย", "ถอนไม่อั้น"]
   - name: loan-and-job-scam
     action: junk
     priority: 80
     keywords: ["instant loan", "loan approved", "pre-approved loan", "no documents", "work from home", "earn rs",
-               "earn money", "part time job", "part-time job", "daily income", "ghar baithe", "kamaye",
+               "earn money", "daily income", "ghar baithe", "kamaye",
                "घर बैठे", "कमाएं", "लोन", "贷款", "刷单", "兼职", "日赚", "高薪",
                "กู้เงิน", "เงินกู้", "สินเชื่อด่วน", "กู้ด่วน", "อนุมัติไว", "อนุมัติง่าย", "พักชำระหนี้", "รายได้เสริม",
-               "รับเงินเป็นรายวัน", "งานออนไลน์", "หารายได้", "ผู้ช่วยขาย", "ทำงานที่บ้าน", "รายได้ต่อวัน", "วันละ"]
+               "รับเงินเป็นรายวัน", "งานออนไลน์", "ยื่นขอสินเชื่อ", "ทุกอาชีพ", "ได้รับการอนุมัติ", "สินเชื่อธุรกิจ", "หารายได้", "ผู้ช่วยขาย", "ทำงานที่บ้าน", "รายได้ต่อวัน", "บาทต่อวัน", "งานพาร์ทไทม์",
+               "ทรัพยากรบุคคล", "ยื่นสิทธิ์", "ยื่นได้", "ผลกำไร", "เพิ่มเพื่อน"]
   - name: phishing
     action: junk
     priority: 80
     all: [["account suspended", "account blocked", "account will be blocked", "kyc", "update your pan",
            "verify your account", "unusual activity", "suspended", "blocked", "parcel is on hold", "customs fee",
            "unpaid toll", "electricity will be disconnected", "bijli", "बंद हो जाएगा", "केवाईसी",
-           "账户异常", "冻结", "บัญชีของคุณถูกระงับ", "ระงับ", "ค้างชำระ", "ไปรษณีย์ไทยได้ส่ง", "พัสดุตกค้าง"],
-          ["http", "www.", "bit.ly", "click", "link", "call ", "लिंक", "链接", "กด", "คลิก", "ลิงก์"]]
+           "账户异常", "冻结", "บัญชีของคุณถูกระงับ", "ระงับ", "ค้างชำระ", "ไปรษณีย์ไทยได้ส่ง", "พัสดุตกค้าง",
+           "บัญชี", "ธนาคาร", "อัพเดต", "อัปเดต", "ยืนยันตัวตน", "your account", "bank account", "银行", "账户"],
+          ["http", "www.", "bit.ly", "cutt.ly", "lin.ee", "line.me", "click", "link", "लिंक", "链接", "คลิก", "คลิ๊ก", "ลิงก์"]]
+
+  - name: link-bait
+    action: junk
+    priority: 79
+    all: [["bit.ly", "cutt.ly", "lin.ee", "line.me", "tinyurl", "lii.bz", "rb.gy", "shorturl", "is.gd", "t.ly/",
+           "s.id/", "goo.gl", "ow.ly", "bit.do"],
+          ["ฝาก", "รับเงิน", "รับโบนัส", "รับฟรี", "รับทุน", "ได้เงิน", "เงินก้อน", "ฟร๊", "โบนัส", "แจก", "เครดิต", "สินเชื่อ",
+           "กู้", "อนุมัติ", "ทุน", "฿",
+           "free", "bonus", "claim", "won", "prize", "cash", "loan", "earn", "reward", "贷款", "领取", "奖",
+           "पैसे", "इनाम", "ऋण"]]
 
   # ---------------------------------------------------------------- transactions
   - name: finance
@@ -96,10 +119,10 @@ rules:
     keywords: [debited, credited, "a/c", "acct", "txn", "transaction of", "upi", "neft", "imps", "rtgs",
                "avl bal", "available balance", "avl. bal", "account balance", "withdrawn", "atm", "emi",
                "credit card", "debit card", "net banking", "statement", "minimum due", "total due", "payment of",
-               "payment received", "spent", "purchase of", "transferred", "bank",
+               "payment received", "spent", "purchase of", "transferred", "bank a/c", "your bank",
                "khate", "khata", "jama kiye", "nikale", "bhugtan", "खाते", "डेबिट", "क्रेडिट", "जमा", "भुगतान", "बैंक",
                "账户", "余额", "支出", "入账", "转账", "银行", "信用卡", "交易", "消费",
-               "บัญชี", "โอนเงิน", "ยอดเงิน", "ชำระ", "เหลือ", "บัตรเครดิต", "บัตร x", "บัตรx", "ถอนเงิน",
+               "บัญชี", "โอนเงิน", "ยอดเงิน", "ชำระ", "คงเหลือ", "เหลือ ", "บัตรเครดิต", "บัตร x", "บัตรx", "ถอนเงิน",
                "เงินเข้า", "ยอด ", "เงินโอน", "ธนาคาร", "บาท เข้า", "thb"]
     unless: [" loan offer", "apply now", "pre-approved", "lifetime free", "ลุ้น", "สะสมยอด", "โปร", "สิทธิพิเศษ"]
   - name: orders
@@ -181,25 +204,32 @@ rules:
     action: promotion
     subAction: promotionalOffers
     priority: 40
-    keywords: ["% off", "%off", "flat off", "discount", "sale", "offer", "deal", "buy 1 get 1", "buy one get one",
+    keywords: ["% off", "%off", "flat off", "discount", "special offer", "offers", "offer ends", "offer valid",
+               "exclusive offer", "great deals", "best deals", "buy 1 get 1", "buy one get one",
                "limited time", "lowest price", "best price", "special price", "cashback", "save rs", "upto",
                "chhoot", "sasta", "छूट", "ऑफर", "सेल", "优惠", "促销", "特价", "限时", "打折", "折起",
                "ลดราคา", "ส่วนลด", "ลดสูงสุด", "ราคาพิเศษ", "โปรโมชั่น", "โปรฯ", "โปรฮิต", "flash sale", "ลด ",
-               "เพียง", "สุดคุ้ม", "ราคาสุดคุ้ม", "ลุ้นรับ", "ฟรี!"]
+               "สุดคุ้ม", "ราคาสุดคุ้ม", "ลุ้นรับ", "ฟรี!"]
+  - name: sale
+    action: promotion
+    subAction: promotionalOffers
+    priority: 40
+    wholeWord: true
+    keywords: [sale, sales, clearance, "mega sale", "end of season"]
   - name: promotional-wording
     action: promotion
     subAction: promotionalOthers
     priority: 30
     keywords: ["free entry", "freemsg", "free msg", "new launch", "shop now", "book now", "visit our",
-               "exclusive", "hurry", "don't miss", "grand opening", "invite you", "join now", "apply now",
-               "pre-approved", "membership", "newsletter", "तुरंत", "अभी खरीदें", "新品", "上市", "会员",
-               "คอนโด", "สมาชิก", "สิทธิพิเศษ", "ช้อป", "ขอเชิญ", "ร่วมสนุก", "สมัครบริการ", "กด *", "*1", "ลุ้น"]
+               "exclusive", "don't miss", "grand opening", "invite you", "join now", "apply now",
+               "pre-approved", "newsletter", "तुरंत", "अभी खरीदें", "新品", "上市", "会员",
+               "คอนโด", "สิทธิพิเศษ", "แถม", "ลองฟรี", "ราคาประหยัด", "คลิกเลย", "กด*", "เน็ตไม่อั้น", "ใหม่!", "ช้อป", "ขอเชิญ", "ร่วมสนุก", "สมัครบริการ", "กด *", "*1", "ลุ้น"]
   - name: marketing-boilerplate
     action: promotion
     subAction: promotionalOthers
     priority: 20
-    keywords: ["unsubscribe", "opt out", "opt-out", "optout", "txt stop", "text stop", "reply stop", "to stop",
-               "stop to", "sms stop", "dnd", "退订", "回t", "回复td", "ยกเลิกกด", "ยกเลิก กด"]
+    keywords: ["unsubscribe", "opt out", "opt-out", "optout", "txt stop", "text stop", "reply stop", "send stop",
+               "to stop receiving", "stop2", "stop to 8", "sms stop", "dnd", "退订", "回t", "回复td", "ยกเลิกกด", "ยกเลิก กด"]
   - name: trai-promotional-header
     action: promotion
     subAction: promotionalOthers
