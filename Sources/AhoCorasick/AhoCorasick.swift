@@ -1,2 +1,261 @@
-// Placeholder: filled by the AhoCorasick issue.
-public enum AhoCorasickPlaceholder {}
+// The public facade: the options, the match type and the automaton.
+//
+// An `AhoCorasick` is an immutable image of tables (see `_Image.swift`) searched in place by the loops of
+// `_Search.swift`. A freshly built automaton and one loaded from `serialize()`'s bytes are the same thing:
+// the builder writes the serialized image and the automaton reads it, so every search path is exercised
+// by both.
+
+/// How overlapping matches are resolved.
+///
+/// Take the patterns `abcd` (0), `b` (1) and `bcd` (2) and the haystack `abcd`:
+///
+/// | kind | matches (pattern, start..<end) | why |
+/// |---|---|---|
+/// | `standard` | (1, 1..<2), (0, 0..<4), (2, 1..<4) | every occurrence of every pattern, overlaps included, in order of end |
+/// | `leftmostFirst` | (0, 0..<4) | the match starting leftmost; at that start, the pattern given first |
+/// | `leftmostLongest` | (0, 0..<4) | the match starting leftmost; at that start, the longest |
+///
+/// With the patterns `b` (0), `bcd` (1) on `abcd`, `leftmostFirst` reports (0, 1..<2) (pattern 0 was given
+/// first) and `leftmostLongest` reports (1, 1..<4). With `a` (0), `ab` (1), `bc` (2) on `abc`,
+/// `leftmostFirst` reports (0, 0..<1) then (2, 1..<3): after a match the search resumes at its end, so the
+/// leftmost kinds never report overlapping matches. `standard` reports (0, 0..<1), (1, 0..<2), (2, 1..<3).
+///
+/// The leftmost kinds behave like the Rust crate's `find_iter`, `standard` like `find_overlapping_iter`.
+/// Duplicate patterns are kept: under `standard` each copy is reported (same span, each index); under the
+/// leftmost kinds the copy given first wins.
+public enum MatchKind: Sendable, Hashable {
+    /// Every match, overlaps included, in order of end offset; matches ending at the same offset come
+    /// longest (leftmost start) first, then by pattern index.
+    case standard
+    /// Non-overlapping matches: the one starting leftmost, and among those the pattern given first.
+    case leftmostFirst
+    /// Non-overlapping matches: the one starting leftmost, and among those the longest.
+    case leftmostLongest
+}
+
+/// How letters of different case compare.
+public enum CaseFolding: Sendable, Hashable {
+    /// Bytes compare as they are.
+    case none
+    /// `A`–`Z` equal `a`–`z`; every other byte compares as it is. Free at search time (it lives in the
+    /// byte classes).
+    case ascii
+    /// Simple Unicode case folding (Unicode's `CaseFolding.txt`, statuses C and S): one scalar folds to one
+    /// scalar, so `ΣΑΣ` equals `σας`, `ПРИВЕТ` equals `привет`, `ÉTÉ` equals `été` and the Kelvin sign equals
+    /// `k`, but `STRASSE` does not equal `Straße` (that needs full folding, which changes lengths) and the
+    /// Turkish dotted/dotless `i` only fold to themselves. Patterns must be valid UTF-8. Matches still
+    /// report offsets into the original haystack. Costs a decode per non-ASCII scalar at search time.
+    case unicode
+}
+
+/// The search engine an automaton uses.
+public enum EngineKind: Sendable, Hashable {
+    /// A dense DFA over byte classes: one table load per haystack byte. Fast, memory grows with
+    /// states × byte classes.
+    case dfa
+    /// A compact NFA (a trie with failure links, sparse transitions, a dense start state). Small; a few
+    /// table loads per byte. Used for pattern sets too large for a dense DFA.
+    case nfa
+}
+
+/// The builder's engine request.
+public enum EngineChoice: Sendable, Hashable {
+    /// The DFA when its table fits `AhoCorasickBuilder.dfaSizeLimit`, otherwise the NFA.
+    case auto
+    /// Always the DFA (building throws when the table would exceed 2^32 entries).
+    case dfa
+    /// Always the NFA.
+    case nfa
+}
+
+/// One match: the pattern's index in the builder's input and a half-open byte range of the original haystack.
+public struct Match: Hashable, Sendable, CustomStringConvertible {
+    /// Index of the pattern in the array given to `AhoCorasickBuilder.build`.
+    public var pattern: Int
+    /// Offset of the first byte of the match in the haystack (or span).
+    public var start: Int
+    /// Offset just past the last byte of the match.
+    public var end: Int
+
+    public init(pattern: Int, start: Int, end: Int) {
+        self.pattern = pattern
+        self.start = start
+        self.end = end
+    }
+
+    /// `start..<end`.
+    public var range: Range<Int> { start..<end }
+
+    public var description: String { "(\(pattern), \(start)..<\(end))" }
+}
+
+/// A pattern: the bytes to find, and whether a match of it must stand as a whole word.
+public struct Pattern: Sendable, Hashable {
+    /// The bytes to find (for `.unicode` case folding, valid UTF-8). Must not be empty.
+    public var bytes: [UInt8]
+    /// When true, a match is reported only if neither the character before it nor the one after it is a
+    /// letter, a digit or a combining mark (Unicode-aware, see `AhoCorasickBuilder.wholeWord`).
+    public var wholeWord: Bool
+
+    public init(_ bytes: [UInt8], wholeWord: Bool = false) {
+        self.bytes = bytes
+        self.wholeWord = wholeWord
+    }
+
+    /// The pattern's UTF-8 bytes.
+    public init(_ string: String, wholeWord: Bool = false) {
+        self.bytes = Array(string.utf8)
+        self.wholeWord = wholeWord
+    }
+}
+
+/// A compiled set of patterns, searched without allocating.
+///
+/// Build one with `AhoCorasickBuilder`, or load one from `serialize()`'s bytes with
+/// `init(serialized:range:)`. An automaton is immutable: share it freely between threads; every search
+/// method may be called concurrently.
+///
+/// ### Offsets
+/// Matches are half-open byte ranges of the haystack as given (with `.unicode` folding too: the folding is
+/// done on the fly while scanning, and offsets are mapped back to the original bytes).
+///
+/// ### Allocation
+/// `forEachMatch`, `isMatch` and the batch `forEachMatch` never allocate; `matches(in:)` allocates its
+/// result array.
+public final class AhoCorasick: Sendable {
+    let image: _Image
+    /// Keeps the memory `image` points into alive.
+    let storage: MappedBytes
+
+    init(storage: MappedBytes, image: _Image) {
+        self.storage = storage
+        self.image = image
+    }
+
+    /// Loads an automaton written by `serialize()`, using its tables in place (no copy).
+    ///
+    /// Every header field, section offset, state id, match-list index and pattern index is checked, so a
+    /// truncated, damaged or hostile image is refused with an `AhoCorasickLoadError` and can never cause
+    /// an out-of-bounds read.
+    ///
+    /// - Parameters:
+    ///   - serialized: the bytes; the automaton keeps them alive.
+    ///   - range: the part of `serialized.bytes` holding the image (default: all of it). Its start must
+    ///     be 8-byte aligned in memory (mappings and `MappedBytes(copying:)` are 16-byte aligned, so an
+    ///     offset that is a multiple of 8 or 16 within them works).
+    /// - Complexity: O(size of the image): one checksum pass and one validation pass.
+    public convenience init(serialized: MappedBytes, range: Range<Int>? = nil) throws {
+        let all = serialized.bytes
+        let range = range ?? 0..<all.count
+        guard range.lowerBound >= 0, range.upperBound <= all.count else {
+            throw AhoCorasickLoadError(.rangeOutOfBounds(range, all.count))
+        }
+        let slice = UnsafeRawBufferPointer(rebasing: all[range])
+        let image = try _Image.load(slice)
+        self.init(storage: serialized, image: image)
+    }
+
+    /// The engine the builder picked.
+    public var engineKind: EngineKind { image.engine }
+    /// The number of patterns given to the builder.
+    public var patternCount: Int { image.patternCount }
+    /// The match kind the automaton was built with.
+    public var matchKind: MatchKind { image.matchKind }
+    /// The case folding the automaton was built with.
+    public var caseFolding: CaseFolding { image.caseFolding }
+    /// The number of automaton states (including the dead state).
+    public var stateCount: Int { image.stateCount }
+    /// The number of byte classes (the DFA's alphabet size).
+    public var byteClassCount: Int { image.alphabetLen }
+    /// The size in bytes of the tables (the serialized image).
+    public var memoryUsage: Int { image.bytes.count }
+
+    /// All matches in `haystack`, in the order `forEachMatch` reports them.
+    /// - Complexity: O(n + m) for a haystack of n bytes and m matches (unicode folding: O(n log f), f the
+    ///   size of the fold table).
+    public func matches(in haystack: [UInt8]) -> [Match] {
+        var result: [Match] = []
+        haystack.withUnsafeBytes { buffer in
+            forEachMatch(in: buffer) { match in
+                result.append(match)
+                return true
+            }
+        }
+        return result
+    }
+
+    /// All matches in the UTF-8 bytes of `haystack`.
+    /// - Complexity: as `matches(in:)` for bytes.
+    public func matches(in haystack: String) -> [Match] {
+        var copy = haystack
+        return copy.withUTF8 { utf8 in
+            var result: [Match] = []
+            forEachMatch(in: UnsafeRawBufferPointer(utf8)) { match in
+                result.append(match)
+                return true
+            }
+            return result
+        }
+    }
+
+    /// Calls `body` for each match, in order of end (`standard`) or of start (leftmost kinds); `body`
+    /// returns false to stop. Never allocates.
+    ///
+    /// With whole-word patterns, `standard` reports every match that passes the test (a rejected match
+    /// hides nothing); the leftmost kinds pick their non-overlapping matches first and then drop those
+    /// that fail the test (a dropped match is not replaced by an overlapping one).
+    /// - Complexity: O(n + m) (see `matches(in:)`).
+    public func forEachMatch(in haystack: UnsafeRawBufferPointer, _ body: (Match) -> Bool) {
+        guard let base = haystack.baseAddress, haystack.count > 0 else { return }
+        _ = image.search(base.assumingMemoryBound(to: UInt8.self), haystack.count, body)
+    }
+
+    /// Whether `haystack` has at least one match (what `forEachMatch` would report first). Never
+    /// allocates; stops at the first match.
+    /// - Complexity: O(n).
+    public func isMatch(in haystack: UnsafeRawBufferPointer) -> Bool {
+        var found = false
+        forEachMatch(in: haystack) { _ in
+            found = true
+            return false
+        }
+        return found
+    }
+
+    /// Searches many independent haystacks, spans of one buffer, in one call. Never allocates.
+    ///
+    /// Reports exactly what `forEachMatch` would report for each span on its own, span by span in the
+    /// order of `spans` *within a span*, but matches of different spans may interleave (the DFA scans
+    /// several spans in lockstep so that their table loads overlap). Match offsets are relative to the
+    /// span's start.
+    ///
+    /// - Precondition: every span lies within `buffer`.
+    /// - Complexity: O(total span bytes + matches).
+    public func forEachMatch(
+        in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
+        _ body: (_ spanIndex: Int, Match) -> Void
+    ) {
+        for span in spans {
+            precondition(span.lowerBound >= 0 && span.upperBound <= buffer.count, "span \(span) outside the buffer")
+        }
+        guard let base = buffer.baseAddress, !spans.isEmpty else { return }
+        image.searchBatch(base.assumingMemoryBound(to: UInt8.self), spans, body)
+    }
+
+    /// The serialized image: versioned, checksummed, little-endian. Load it with `init(serialized:range:)`.
+    /// - Complexity: O(size of the image) (a copy).
+    public func serialize() -> [UInt8] {
+        Array(image.bytes)
+    }
+
+    /// The simple case folding of `scalar` that `.unicode` uses (exposed for tests and oracles).
+    public static func simpleCaseFold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        _UnicodeFold.fold(scalar)
+    }
+
+    /// Whether `scalar` counts as part of a word for the whole-word test: a letter, a number or a
+    /// combining mark (general categories L*, N*, M*).
+    public static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        _isWordScalar(scalar.value)
+    }
+}

@@ -1,0 +1,105 @@
+// matcher-tool: quick Matcher measurements in GB/s, and the fixture files for the peers script.
+//
+//   swift run -c release matcher-tool                 measure (median of 7 repetitions each)
+//   swift run -c release matcher-tool fixtures DIR    write DIR/bodies-{real,generated}.txt, DIR/keywords-{50,5000}.txt
+import AhoCorasick
+import Foundation
+import MatcherFixtures
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+/// Median seconds of `repetitions` runs of `body`.
+func time(_ repetitions: Int = 7, _ body: () -> Void) -> Double {
+    var samples: [Double] = []
+    for _ in 0..<repetitions {
+        let start = now()
+        body()
+        samples.append(Double(now() - start) / 1e9)
+    }
+    return median(samples)
+}
+
+let arguments = CommandLine.arguments
+let real = MatcherFixtures.realBodies()
+let generated = MatcherFixtures.generatedBodies()
+let keywords5000 = MatcherFixtures.keywords(5000, from: real + generated)
+
+if arguments.count >= 3 && arguments[1] == "fixtures" {
+    let folder = arguments[2]
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try MatcherFixtures.write(bodies: real, to: folder + "/bodies-real.txt")
+    try MatcherFixtures.write(bodies: generated, to: folder + "/bodies-generated.txt")
+    try MatcherFixtures.write(keywords: MatcherFixtures.keywords50, to: folder + "/keywords-50.txt")
+    try MatcherFixtures.write(keywords: keywords5000, to: folder + "/keywords-5000.txt")
+    print("wrote \(real.count) real and \(generated.count) generated bodies, 50 and 5000 keywords to \(folder)")
+    exit(0)
+}
+
+let filter = arguments.count >= 2 ? arguments[1] : ""
+
+for (corpusName, bodies) in [("real", real), ("generated", generated)] {
+    let (buffer, spans) = MatcherFixtures.chunk(bodies)
+    let bytes = spans.reduce(0) { $0 + $1.count }
+    print("corpus \(corpusName): \(bodies.count) bodies, \(bytes) bytes, mean \(bytes / max(bodies.count, 1)) bytes")
+    for (keywordName, keywords) in [("50", MatcherFixtures.keywords50), ("5000", keywords5000)] {
+        for folding in [CaseFolding.none, .ascii] {
+            for engine in [EngineChoice.dfa, .nfa] {
+                let label = "\(corpusName) kw=\(keywordName) fold=\(folding) \(engine)"
+                if !filter.isEmpty && !label.contains(filter) { continue }
+                var builder = AhoCorasickBuilder()
+                builder.caseFolding = folding
+                builder.engine = engine
+                let ac = try builder.build(keywords)
+                var count = 0
+                let batch = buffer.withUnsafeBytes { raw in
+                    spans.withUnsafeBufferPointer { spanBuffer in
+                        time {
+                            count = 0
+                            ac.forEachMatch(in: raw, spans: spanBuffer) { _, _ in count += 1 }
+                        }
+                    }
+                }
+                let batchCount = count
+                let single = buffer.withUnsafeBytes { raw in
+                    time {
+                        count = 0
+                        for span in spans {
+                            ac.forEachMatch(in: UnsafeRawBufferPointer(rebasing: raw[span])) { _ in
+                                count += 1
+                                return true
+                            }
+                        }
+                    }
+                }
+                let gb = Double(bytes) / 1e9
+                print(
+                    String(
+                        format: "  %@  states=%d classes=%d  batch %.2f GB/s  single %.2f GB/s  matches %d%@", label,
+                        ac.stateCount, ac.byteClassCount, gb / batch, gb / single, batchCount,
+                        batchCount == count ? "" : " MISMATCH single=\(count)"))
+            }
+        }
+    }
+}
+
+if filter.isEmpty || filter == "build" {
+    for count in [5000, 100_000] {
+        let keywords = MatcherFixtures.randomKeywords(count)
+        var builder = AhoCorasickBuilder()
+        builder.caseFolding = .ascii
+        var ac: AhoCorasick? = nil
+        let compile = time(3) { ac = try! builder.build(keywords) }
+        let bytes = ac!.serialize()
+        let mapped = MappedBytes(copying: bytes)
+        let load = time(7) { _ = try! AhoCorasick(serialized: mapped) }
+        print(
+            String(
+                format: "compile %d keywords (auto -> %@, %d states, %d bytes): %.3f s; load %.2f ms", count,
+                "\(ac!.engineKind)", ac!.stateCount, bytes.count, compile, load * 1000))
+    }
+}
