@@ -1,3 +1,4 @@
+import AhoCorasick
 import Foundation
 
 /// A compiled, immutable rule set: the rules, their phrases in keyword automata, sender conditions and
@@ -51,12 +52,13 @@ public final class RuleSet: Sendable {
     public var capabilities: Capabilities { definition.capabilities }
 
     /// Compiles parsed rules (building the automata).
-    public convenience init(definition: RuleSetDefinition, source: String) {
-        self.init(definition: definition, source: source, prebuilt: nil)
+    /// - Throws: ``RuleSetBuildError`` when an automaton would be too large.
+    public convenience init(definition: RuleSetDefinition, source: String) throws {
+        try self.init(definition: definition, source: source, prebuilt: nil)
     }
 
     /// Compiles `definition`; with `prebuilt`, uses those automata (loaded from a `.smsf`) instead of building.
-    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, definitionBytes: [UInt8]? = nil) {
+    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, definitionBytes: [UInt8]? = nil) throws {
         self.definition = definition
         self.source = source
         ruleNames = definition.rules.map(\.name)
@@ -72,7 +74,7 @@ public final class RuleSet: Sendable {
         var wholes: [Bool] = []
         var usesPerPhrase: [[UInt32]] = []
         func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 {
-            let folded = rule.caseFold == .ascii ? String(decoding: text.utf8.map(_PhraseMatcher.fold), as: UTF8.self) : text.lowercased()
+            let folded = rule.caseFold == .ascii ? String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : String(String.UnicodeScalarView(text.unicodeScalars.map(AhoCorasick.simpleCaseFold)))
             let key = Key(mode: rule.caseFold, whole: rule.wholeWord, folded: folded)
             if let id = ids[key] { return id }
             let id = Int32(texts.count)
@@ -127,12 +129,21 @@ public final class RuleSet: Sendable {
         if let prebuilt {
             matchers = prebuilt
         } else {
-            matchers = CaseFoldMode.allCases.map { mode in
+            var built: [_PhraseMatcher?] = []
+            for mode in CaseFoldMode.allCases {
                 let ids = l2g[Int(mode.rawValue)]
-                if ids.isEmpty { return nil }
-                return _PhraseMatcher(patterns: ids.map { Array(texts[Int($0)].utf8) },
-                                      wholeWord: ids.map { wholes[Int($0)] }, folding: mode)
+                if ids.isEmpty {
+                    built.append(nil)
+                    continue
+                }
+                do {
+                    built.append(try _PhraseMatcher(patterns: ids.map { Array(texts[Int($0)].utf8) },
+                                                     wholeWord: ids.map { wholes[Int($0)] }, folding: mode))
+                } catch {
+                    throw RuleSetBuildError(source: source, detail: "\(mode.name) automaton: \(error)")
+                }
             }
+            matchers = built
         }
     }
 
@@ -146,7 +157,7 @@ public final class RuleSet: Sendable {
         var parser = _RuleFileParser(file: file, baseFolder: _folder(of: file))
         let def = parser.parse(yaml: yaml)
         if !parser.issues.isEmpty { throw RuleFileError(issues: parser.issues) }
-        return RuleSet(definition: def, source: file)
+        return try RuleSet(definition: def, source: file)
     }
 
     /// Parses a YAML rule file's text, returning the definition and every problem (for `smsfilter check`).
@@ -264,4 +275,13 @@ extension String {
 func _folder(of path: String) -> String? {
     guard let slash = path.lastIndex(of: "/") else { return nil }
     return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// Rules that parsed but could not be compiled (an automaton too large).
+public struct RuleSetBuildError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The rule file.
+    public let source: String
+    /// Details.
+    public let detail: String
+    public var description: String { "\(source): cannot compile the rules: \(detail)" }
 }

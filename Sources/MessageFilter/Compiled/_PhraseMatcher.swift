@@ -1,84 +1,52 @@
-// The one place MessageFilter touches a keyword matcher.
-//
-// TEMPORARY FALLBACK: until the AhoCorasick module lands, this is a small first-byte-indexed matcher with
-// the same observable behaviour (all overlapping matches, ASCII folding, whole-word checks). It is swapped
-// for AhoCorasick without changing any caller.
+import AhoCorasick
 
-/// A set of phrases scanned together in one case-folding mode; reports every (overlapping) match.
+/// The one place MessageFilter touches the keyword matcher: a set of phrases scanned together in one
+/// case-folding mode, reporting every (overlapping) match (`MatchKind.standard`), whole-word tests included.
 final class _PhraseMatcher: Sendable {
     let folding: CaseFoldMode
-    let patterns: [[UInt8]]
-    let wholeWord: [Bool]
-    /// For each first byte (folded), the patterns that start with it.
-    let byFirst: [[Int32]]
+    let automaton: AhoCorasick
 
-    var patternCount: Int { patterns.count }
+    var patternCount: Int { automaton.patternCount }
 
-    init(patterns: [[UInt8]], wholeWord: [Bool], folding: CaseFoldMode) {
+    static func caseFolding(_ mode: CaseFoldMode) -> CaseFolding { mode == .ascii ? .ascii : .unicode }
+
+    /// Builds the automaton.
+    /// - Throws: `AhoCorasickBuildError` (an automaton too large).
+    init(patterns: [[UInt8]], wholeWord: [Bool], folding: CaseFoldMode) throws {
         self.folding = folding
-        self.patterns = patterns.map { $0.map(_PhraseMatcher.fold) }
-        self.wholeWord = wholeWord
-        var idx = [[Int32]](repeating: [], count: 256)
-        for (i, p) in self.patterns.enumerated() where !p.isEmpty { idx[Int(p[0])].append(Int32(i)) }
-        byFirst = idx
+        var builder = AhoCorasickBuilder()
+        builder.matchKind = .standard
+        builder.caseFolding = Self.caseFolding(folding)
+        automaton = try builder.build(zip(patterns, wholeWord).map { Pattern($0, wholeWord: $1) })
     }
 
-    @inline(__always) static func fold(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
-
-    /// Serialized form: u32 count, then per pattern u8 wholeWord, u32 length, bytes.
-    func serialize() -> [UInt8] {
-        var w = _ByteWriter()
-        w.u8(folding.rawValue)
-        w.u32(UInt32(patterns.count))
-        for (p, ww) in zip(patterns, wholeWord) {
-            w.u8(ww ? 1 : 0)
-            w.bytes(p)
+    /// Loads an automaton image in place (zero-copy) from `range` of `storage`.
+    /// - Throws: `AhoCorasickLoadError`, or a `_ByteReader.Failure` when the image is of another kind or mode.
+    init(serialized storage: MappedBytes, range: Range<Int>, folding: CaseFoldMode) throws {
+        self.folding = folding
+        automaton = try AhoCorasick(serialized: storage, range: range)
+        guard automaton.matchKind == .standard, automaton.caseFolding == Self.caseFolding(folding) else {
+            throw _ByteReader.Failure(offset: range.lowerBound, what: "automaton of the wrong match kind or case folding")
         }
-        return w.buffer
     }
 
-    convenience init(serialized bytes: UnsafeRawBufferPointer) throws {
-        var r = _ByteReader(bytes)
-        guard let folding = CaseFoldMode(rawValue: try r.u8()) else { throw _ByteReader.Failure(offset: 0, what: "automaton folding") }
-        let n = try r.count(minimumBytesEach: 5)
-        var ps: [[UInt8]] = []
-        var ws: [Bool] = []
-        for _ in 0..<n {
-            ws.append(try r.u8() != 0)
-            ps.append(try r.bytes())
-        }
-        self.init(patterns: ps, wholeWord: ws, folding: folding)
-    }
+    func serialize() -> [UInt8] { automaton.serialize() }
 
-    /// Calls `body(pattern, start, end)` for every match in `haystack`.
+    /// Calls `body(pattern, start, end)` for every match in `haystack`. Never allocates.
+    @inline(__always)
     func forEachMatch(in haystack: UnsafeRawBufferPointer, _ body: (Int, Int, Int) -> Void) {
-        let n = haystack.count
-        var i = 0
-        while i < n {
-            let c = _PhraseMatcher.fold(haystack[i])
-            for p in byFirst[Int(c)] {
-                let pat = patterns[Int(p)]
-                if i + pat.count > n { continue }
-                var ok = true
-                var j = 1
-                while j < pat.count {
-                    if _PhraseMatcher.fold(haystack[i + j]) != pat[j] { ok = false; break }
-                    j += 1
-                }
-                if ok, wholeWord[Int(p)], !_WordBoundary.isBoundary(haystack, start: i, end: i + pat.count) { ok = false }
-                if ok { body(Int(p), i, i + pat.count) }
-            }
-            i += 1
+        automaton.forEachMatch(in: haystack) { m in
+            body(m.pattern, m.start, m.end)
+            return true
         }
     }
-}
 
-extension _PhraseMatcher {
-    /// Calls `body(spanIndex, pattern, start, end)` for every match in every span; offsets relative to the span.
+    /// Calls `body(spanIndex, pattern, start, end)` for every match of every span (lockstep scan; matches
+    /// of different spans may interleave); offsets relative to the span. Never allocates.
+    /// - Precondition: every span lies within `buffer`.
+    @inline(__always)
     func forEachMatch(in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
                       _ body: (Int, Int, Int, Int) -> Void) {
-        for (k, span) in spans.enumerated() {
-            forEachMatch(in: UnsafeRawBufferPointer(rebasing: buffer[span])) { p, s, e in body(k, p, s, e) }
-        }
+        automaton.forEachMatch(in: buffer, spans: spans) { k, m in body(k, m.pattern, m.start, m.end) }
     }
 }

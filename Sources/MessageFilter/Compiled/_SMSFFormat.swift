@@ -1,3 +1,4 @@
+import AhoCorasick
 import Foundation
 
 /// The compiled rule set file (`.smsf`), version 1. All integers little-endian.
@@ -59,15 +60,23 @@ enum _SMSFFormat {
     }
 
     static func load(path: String) throws -> RuleSet {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file")
+        let mapped: MappedBytes
+        do { mapped = try MappedBytes(path: path) } catch {
+            throw RuleSetLoadError(.unreadable, path: path, detail: "cannot map the file: \(error)")
         }
-        return try load(bytes: Array(data), path: path)
+        return try load(mapped: mapped, path: path)
     }
 
+    /// Loads from bytes (copied into an aligned buffer); for tests.
     static func load(bytes: [UInt8], path: String) throws -> RuleSet {
+        try load(mapped: MappedBytes(copying: bytes), path: path)
+    }
+
+    /// Loads a mapped `.smsf`: the automata are used in place (zero-copy).
+    static func load(mapped: MappedBytes, path: String) throws -> RuleSet {
         func damaged(_ detail: String) -> RuleSetLoadError { RuleSetLoadError(.damaged, path: path, detail: detail) }
-        return try bytes.withUnsafeBytes { raw -> RuleSet in
+        let raw = mapped.bytes
+        do {
             guard raw.count >= headerSize else { throw damaged("file is \(raw.count) bytes, shorter than the \(headerSize)-byte header") }
             guard Array(raw[0..<8]) == magic else { throw damaged("not a compiled rule set (bad magic)") }
             var r = _ByteReader(raw)
@@ -100,7 +109,7 @@ enum _SMSFFormat {
             let definition: RuleSetDefinition
             do { definition = try _DefinitionCodec.decode(defBytes) } catch { throw damaged("rule table: \(error)") }
             // Build the phrase table from the definition without automata, then load the automata and check them.
-            let shape = RuleSet(definition: definition, source: path, prebuilt: [nil, nil], definitionBytes: Array(defBytes))
+            let shape = try RuleSet(definition: definition, source: path, prebuilt: [nil, nil], definitionBytes: Array(defBytes))
             var matchers: [_PhraseMatcher?] = [nil, nil]
             for mode in CaseFoldMode.allCases {
                 let range = sections[UInt32(mode.rawValue) + 2]!
@@ -110,7 +119,7 @@ enum _SMSFFormat {
                     continue
                 }
                 let m: _PhraseMatcher
-                do { m = try _PhraseMatcher(serialized: UnsafeRawBufferPointer(rebasing: raw[range])) } catch {
+                do { m = try _PhraseMatcher(serialized: mapped, range: range, folding: mode) } catch {
                     throw damaged("\(mode.name) automaton: \(error)")
                 }
                 guard m.patternCount == expected, m.folding == mode else {
@@ -118,7 +127,7 @@ enum _SMSFFormat {
                 }
                 matchers[Int(mode.rawValue)] = m
             }
-            return RuleSet(definition: definition, source: path, prebuilt: matchers, definitionBytes: Array(defBytes))
+            return try RuleSet(definition: definition, source: path, prebuilt: matchers, definitionBytes: Array(defBytes))
         }
     }
 }
