@@ -9,6 +9,6 @@ struct SMSFilter: ParsableCommand {
         commandName: "smsfilter",
         abstract: "Label huge SMS archives into the folders of Apple's SMS message filters, offline and fast.",
         version: "smsfilter \(version) (libzstd \(zstdLibraryVersion))",
-        subcommands: []
+        subcommands: [CompileCommand.self, CheckCommand.self, ExplainCommand.self]
     )
 }

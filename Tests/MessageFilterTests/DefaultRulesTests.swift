@@ -129,3 +129,49 @@ final class DefaultRulesTests: XCTestCase {
         XCTAssertGreaterThan(precision, 0.0)
     }
 }
+
+/// Single, batch and String APIs give identical verdicts on every message of the real corpora.
+final class ClassificationAPIsAgreeTests: XCTestCase {
+    func testSingleBatchAndStringAgreeOnAllCorpora() throws {
+        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora not found") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jsonl.zst") }.sorted()
+        XCTAssertFalse(files.isEmpty)
+        let senders: [String?] = [nil, "VM-HDFCBK-T", "AD-FLIPKT-P", "56161", "+919876543210", "BX-UIDAIG-G"]
+        let c = Classifier(ruleSet: RuleSet.embeddedDefault)
+        var total = 0
+        for file in files {
+            guard let records = try DefaultRulesTests.corpus(file) else { continue }
+            var buffer: [UInt8] = []
+            var spans: [MessageSpan] = []
+            var pairs: [(String?, String)] = []
+            for (i, r) in records.enumerated() {
+                let sender = senders[i % senders.count]
+                var span = MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0)
+                if let sender {
+                    span.senderStart = buffer.count
+                    buffer += Array(sender.utf8)
+                    span.senderCount = sender.utf8.count
+                }
+                span.bodyStart = buffer.count
+                buffer += Array(r.body.utf8)
+                span.bodyCount = r.body.utf8.count
+                spans.append(span)
+                pairs.append((sender, r.body))
+            }
+            var batch = [Verdict](repeating: Verdict(), count: spans.count)
+            buffer.withUnsafeBytes { buf in
+                spans.withUnsafeBufferPointer { sp in batch.withUnsafeMutableBufferPointer { c.classify(buffer: buf, messages: sp, into: $0) } }
+                for (i, span) in spans.enumerated() {
+                    let body = UnsafeRawBufferPointer(rebasing: buf[span.bodyStart..<(span.bodyStart + span.bodyCount)])
+                    let sender = span.senderCount < 0 ? nil : UnsafeRawBufferPointer(rebasing: buf[span.senderStart..<(span.senderStart + span.senderCount)])
+                    let single = c.classify(sender: sender, body: body)
+                    if single != batch[i] { XCTFail("\(file) #\(i): batch \(batch[i]) != single \(single)") }
+                    let string = c.classify(sender: pairs[i].0, body: pairs[i].1)
+                    if string != single { XCTFail("\(file) #\(i): string API differs") }
+                }
+            }
+            total += records.count
+        }
+        XCTAssertGreaterThan(total, 9000)
+    }
+}
