@@ -50,7 +50,7 @@ final class CheckExplainTests: XCTestCase {
         let r = try run(["check", path])
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertTrue(r.out.contains("resolve: 3 rules, 7 phrases, capabilities: transactionalFinance, transactionalOrders, promotionalCoupons"), r.out)
-        XCTAssertTrue(r.out.contains("warning: \(path):15: rules[2].subAction: \"weather\": transactionalWeather is not declared"), r.out)
+        XCTAssertTrue(r.out.contains("warning: \(path):16: rules[2].subAction: \"weather\": transactionalWeather is not declared"), r.out)
         XCTAssertTrue(r.out.contains("confirm (target offline): 0 errors, 1 warning\n"), r.out)
         XCTAssertTrue(r.out.contains("\nverdict: ready (checksum "), r.out)
         let ios = try run(["check", "--target", "ios", path])

@@ -20,6 +20,7 @@ enum _DefinitionCodec {
             w.u8(r.caseFold.rawValue)
             w.u8(r.wholeWord ? 1 : 0)
             w.u32(UInt32(r.line))
+            w.u32(UInt32(r.subActionLine))
             if let s = r.sender {
                 w.u8(1)
                 w.strings(s.exact)
@@ -84,6 +85,7 @@ enum _DefinitionCodec {
             guard whole <= 1 else { throw fail("wholeWord") }
             rule.wholeWord = whole == 1
             rule.line = Int(try r.u32())
+            rule.subActionLine = Int(try r.u32())
             let hasSender = try r.u8()
             if hasSender == 1 {
                 var s = SenderCondition()

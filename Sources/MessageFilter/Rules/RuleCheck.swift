@@ -119,9 +119,9 @@ public enum RuleChecker {
             let at = "rules[\(i)]"
             let v = caps.validate(action: rule.action, subAction: rule.subAction)
             if v.dropped == .invalidPair {
-                add(.warning, rule.line, "\(at).subAction", "\"\(rule.name)\": \(rule.action.name) + \(rule.subAction.name) is an invalid pair; iOS drops the sub-action and keeps the action (folder \(v.folder.path))")
+                add(.warning, rule.subActionLine, "\(at).subAction", "\"\(rule.name)\": \(rule.action.name) + \(rule.subAction.name) is an invalid pair; iOS drops the sub-action and keeps the action (folder \(v.folder.path))")
             } else if v.dropped == .notDeclared {
-                add(.warning, rule.line, "\(at).subAction", "\"\(rule.name)\": \(rule.subAction.name) is not declared in capabilities; it is dropped (folder \(v.folder.path))")
+                add(.warning, rule.subActionLine, "\(at).subAction", "\"\(rule.name)\": \(rule.subAction.name) is not declared in capabilities; it is dropped (folder \(v.folder.path))")
             }
             // Rules that can never fire.
             let unless = rule.unless.map(fold)

@@ -58,6 +58,8 @@ public struct RuleDefinition: Sendable, Hashable {
     public var sender: SenderCondition?
     /// The line of the rule in its file (0 when unknown).
     public var line: Int = 0
+    /// The line of the rule's `subAction` field (the rule's line when it has none).
+    public var subActionLine: Int = 0
 
     /// A rule that asks for `action`; fill in the conditions.
     public init(name: String, action: Action) {

@@ -148,6 +148,7 @@ struct _RuleFileParser {
                 }
             case "subAction":
                 let s = v.string ?? ""
+                rule.subActionLine = v.mark?.line ?? 0
                 if let sub = SubAction(name: s) { rule.subAction = sub } else {
                     issue(v, f, _Suggest.unknown("sub-action", s, valid: SubAction.allCases.map(\.name))); ok = false
                 }
@@ -188,6 +189,7 @@ struct _RuleFileParser {
             issue(node, at, "rule \"\(name ?? "")\" has no condition; give it keywords, all or sender"); ok = false
         }
         guard ok, let name, let action else { return nil }
+        if rule.subActionLine == 0 { rule.subActionLine = rule.line }
         rule.name = name
         rule.action = action
         return rule
