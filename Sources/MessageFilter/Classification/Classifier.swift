@@ -30,6 +30,7 @@ public final class Classifier {
     var sortedBuffer: [_RawMatch] = []
     var spanBuffer: [Range<Int>] = []
     var spanCounts: [Int] = []
+    var spanCursor: [Int] = []
     var e164: [UInt8] = Array(repeating: 0, count: 24)
 
     /// Messages classified together by the batch API (bounded scratch for the lockstep scan).
@@ -54,6 +55,7 @@ public final class Classifier {
         sortedBuffer.reserveCapacity(4096)
         spanBuffer.reserveCapacity(Classifier.batchSize)
         spanCounts = Array(repeating: 0, count: Classifier.batchSize + 1)
+        spanCursor = Array(repeating: 0, count: Classifier.batchSize + 1)
     }
 
     /// Classifies one message given as UTF-8 bytes (the body may hold invalid UTF-8).
@@ -97,10 +99,10 @@ public final class Classifier {
             sortedBuffer.removeAll(keepingCapacity: true)
             if sortedBuffer.capacity < matchBuffer.count { sortedBuffer.reserveCapacity(matchBuffer.count * 2) }
             for _ in 0..<matchBuffer.count { sortedBuffer.append(_RawMatch(phrase: 0, start: 0, end: 0, span: 0)) }
-            var cursor = spanCounts
+            for i in 0...count { spanCursor[i] = spanCounts[i] }
             for m in matchBuffer {
-                sortedBuffer[cursor[Int(m.span)]] = m
-                cursor[Int(m.span)] += 1
+                sortedBuffer[spanCursor[Int(m.span)]] = m
+                spanCursor[Int(m.span)] += 1
             }
             for j in 0..<count {
                 let m = messages[first + j]
