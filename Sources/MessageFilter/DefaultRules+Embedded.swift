@@ -35,7 +35,7 @@ rules:
                "รหัสลงทะเบียน", "อย่าแชร์รหัส", "ref:", "ref code", "use this code", "enter this code", "please enter",
                "<#>", "code is", "code:", "into the app", "into app"]
     unless: ["free credit", "เครดิตฟรี", "bit.ly", prize, claim, " won ", winner, "discount code", "promo code",
-             "coupon", "voucher", "โค้ดส่วนลด"]
+             "coupon", "voucher", "โค้ดส่วนลด", "call 08", "call 09", "unredeemed", "un-redeemed"]
   - name: otp-code-word
     action: transaction
     subAction: transactionalOthers
@@ -66,7 +66,9 @@ rules:
                "customer service announcement", "un-redeemed", "unredeemed", "identifier code", "network mins",
                "anytime any network", "video phone", "free text", "text messages", "ringtones", "mobile update",
                "latest nokia", "latest motorola", "txt the word", "text the word", "reply yes", "text yes",
-               "chance to win", "to win ", "win a ", "10p", "25p", "50p", "totally free", "free!", "free entry", "dating service", "flirt",
+               "chance to win", "to win ", "win a ", "10p", "25p", "50p", "100p", "300p", "p/sms", "totally free",
+               "free!", "free entry", "singles", "final attempt", "attempt to contact", "call credit",
+               "mobile community", "filthy", "sms.ac", "sms. ac", "dating service", "flirt",
                "chat service", "ringtone", "polyphonic", "tones 4", "camera phone", "national rate",
                "t&c", "t&cs", "tcs apply", "£", "unclaimed", "your mobile number has", "won a",
                "your mob", "cash prize", "urgent!", "bonus caller", "await collection", "secret admirer"]
