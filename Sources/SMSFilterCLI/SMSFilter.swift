@@ -9,6 +9,9 @@ struct SMSFilter: ParsableCommand {
         commandName: "smsfilter",
         abstract: "Label huge SMS archives into the folders of Apple's SMS message filters, offline and fast.",
         version: "smsfilter \(version) (libzstd \(zstdLibraryVersion))",
-        subcommands: [ClassifyCommand.self, GenerateCommand.self, MergeCountsCommand.self]
+        subcommands: [
+            ClassifyCommand.self, CompileCommand.self, CheckCommand.self, ExplainCommand.self, GenerateCommand.self,
+            MergeCountsCommand.self,
+        ]
     )
 }

@@ -1,0 +1,356 @@
+/// Classifies messages with a ``RuleSet``. Not `Sendable`: make one per worker thread and reuse it for
+/// millions of messages; after warm-up, classifying allocates nothing.
+///
+/// ### Decision order
+/// 1. The sender is on the block list: junk (nothing else is looked at).
+/// 2. The sender is on the identification list: allow, with the list's label.
+/// 3. Rules: a rule fires when its sender condition holds, one of its `keywords` (if any) and one phrase of
+///    each `all` group are present, and none of its `unless` phrases is. Among the rules that fire, the
+///    highest `priority` wins, then the earliest match in the body (rules with only sender conditions
+///    count as matching after every phrase), then file order.
+/// 4. The winner's pair is validated (``Capabilities/validate(action:subAction:)``).
+public final class Classifier {
+    /// The rule set this classifier applies.
+    public let ruleSet: RuleSet
+    let rules: [_CompiledRule]
+    let useStart: [Int32]
+    let uses: [UInt32]
+
+    // Scratch, reused for every message (see `_evaluate`).
+    var generation: UInt32 = 0
+    var ruleStamp: [UInt32]
+    var rulePos: [Int32]
+    var ruleEnd: [Int32]
+    var rulePhrase: [Int32]
+    var ruleVeto: [Bool]
+    var ruleKeyword: [Bool]
+    var ruleMask: [UInt64]
+    var touched: [Int32]
+    var matchBuffer: [_RawMatch] = []
+    var sortedBuffer: [_RawMatch] = []
+    var spanBuffer: [Range<Int>] = []
+    var spanCounts: [Int] = []
+    var spanCursor: [Int] = []
+    var e164: [UInt8] = Array(repeating: 0, count: 24)
+
+    /// Messages classified together by the batch API (bounded scratch for the lockstep scan).
+    static let batchSize = 64
+
+    /// A classifier for `ruleSet`, with its scratch preallocated.
+    public init(ruleSet: RuleSet) {
+        self.ruleSet = ruleSet
+        rules = ruleSet.rules
+        useStart = ruleSet.useStart
+        uses = ruleSet.uses
+        let n = ruleSet.rules.count
+        ruleStamp = Array(repeating: 0, count: n)
+        rulePos = Array(repeating: 0, count: n)
+        ruleEnd = Array(repeating: 0, count: n)
+        rulePhrase = Array(repeating: 0, count: n)
+        ruleVeto = Array(repeating: false, count: n)
+        ruleKeyword = Array(repeating: false, count: n)
+        ruleMask = Array(repeating: 0, count: n)
+        touched = Array(repeating: 0, count: n)
+        matchBuffer.reserveCapacity(4096)
+        sortedBuffer.reserveCapacity(4096)
+        spanBuffer.reserveCapacity(Classifier.batchSize)
+        spanCounts = Array(repeating: 0, count: Classifier.batchSize + 1)
+        spanCursor = Array(repeating: 0, count: Classifier.batchSize + 1)
+    }
+
+    /// Classifies one message given as UTF-8 bytes (the body may hold invalid UTF-8).
+    ///
+    /// - Parameters:
+    ///   - sender: the sender's bytes, or nil when the message has none.
+    ///   - body: the body's bytes.
+    /// - Returns: the validated verdict.
+    /// - Complexity: O(body length + matches); no heap allocation in steady state.
+    public func classify(sender: UnsafeRawBufferPointer?, body: UnsafeRawBufferPointer) -> Verdict {
+        matchBuffer.removeAll(keepingCapacity: true)
+        _scan(body)
+        return matchBuffer.withUnsafeBufferPointer { _evaluate(sender: sender, body: body, matches: $0) }
+    }
+
+    /// Classifies many messages held in one buffer, scanning their bodies in lockstep; gives the same
+    /// verdicts as classifying them one by one.
+    ///
+    /// - Precondition: every span lies inside `buffer`, and `verdicts.count >= messages.count`.
+    public func classify(buffer: UnsafeRawBufferPointer, messages: UnsafeBufferPointer<MessageSpan>,
+                         into verdicts: UnsafeMutableBufferPointer<Verdict>) {
+        precondition(verdicts.count >= messages.count, "the verdict buffer is smaller than the message count")
+        var first = 0
+        while first < messages.count {
+            let count = min(Classifier.batchSize, messages.count - first)
+            spanBuffer.removeAll(keepingCapacity: true)
+            for k in first..<(first + count) {
+                let m = messages[k]
+                precondition(m.bodyStart >= 0 && m.bodyCount >= 0 && m.bodyStart <= buffer.count - m.bodyCount,
+                             "message body span outside the buffer")
+                precondition(m.senderCount < 0 || (m.senderStart >= 0 && m.senderStart <= buffer.count - m.senderCount),
+                             "message sender span outside the buffer")
+                spanBuffer.append(m.bodyStart..<(m.bodyStart + m.bodyCount))
+            }
+            matchBuffer.removeAll(keepingCapacity: true)
+            _scanBatch(buffer)
+            // Counting sort of the matches by message (stable).
+            for i in 0...count { spanCounts[i] = 0 }
+            for m in matchBuffer { spanCounts[Int(m.span) + 1] += 1 }
+            for i in 0..<count { spanCounts[i + 1] += spanCounts[i] }
+            sortedBuffer.removeAll(keepingCapacity: true)
+            if sortedBuffer.capacity < matchBuffer.count { sortedBuffer.reserveCapacity(matchBuffer.count * 2) }
+            for _ in 0..<matchBuffer.count { sortedBuffer.append(_RawMatch(phrase: 0, start: 0, end: 0, span: 0)) }
+            for i in 0...count { spanCursor[i] = spanCounts[i] }
+            for m in matchBuffer {
+                sortedBuffer[spanCursor[Int(m.span)]] = m
+                spanCursor[Int(m.span)] += 1
+            }
+            for j in 0..<count {
+                let m = messages[first + j]
+                let body = UnsafeRawBufferPointer(rebasing: buffer[m.bodyStart..<(m.bodyStart + m.bodyCount)])
+                let sender = m.senderCount < 0 ? nil
+                    : UnsafeRawBufferPointer(rebasing: buffer[m.senderStart..<(m.senderStart + m.senderCount)])
+                let lo = spanCounts[j]
+                let hi = spanCounts[j + 1]
+                verdicts[first + j] = sortedBuffer.withUnsafeBufferPointer {
+                    _evaluate(sender: sender, body: body, matches: UnsafeBufferPointer(rebasing: $0[lo..<hi]))
+                }
+            }
+            first += count
+        }
+    }
+
+    /// Classifies one message given as strings (convenience; allocates).
+    public func classify(sender: String?, body: String) -> Verdict {
+        var b = body
+        return b.withUTF8 { bodyBytes in
+            if var s = sender {
+                return s.withUTF8 { classify(sender: UnsafeRawBufferPointer($0), body: UnsafeRawBufferPointer(bodyBytes)) }
+            }
+            return classify(sender: nil, body: UnsafeRawBufferPointer(bodyBytes))
+        }
+    }
+
+    // MARK: Internal
+
+    /// Appends every phrase match in `body` to `matchBuffer` (span 0).
+    func _scan(_ body: UnsafeRawBufferPointer) {
+        for mode in 0..<2 {
+            guard let matcher = ruleSet.matchers[mode] else { continue }
+            let map = ruleSet.localToGlobal[mode]
+            matcher.forEachMatch(in: body) { p, s, e in
+                matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                                             end: Int32(truncatingIfNeeded: e), span: 0))
+            }
+        }
+    }
+
+    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`.
+    func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
+        for mode in 0..<2 {
+            guard let matcher = ruleSet.matchers[mode] else { continue }
+            let map = ruleSet.localToGlobal[mode]
+            spanBuffer.withUnsafeBufferPointer { spans in
+                matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
+                    matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                                                 end: Int32(truncatingIfNeeded: e), span: Int32(k)))
+                }
+            }
+        }
+    }
+
+    /// Decides one message from its matches.
+    func _evaluate(sender: UnsafeRawBufferPointer?, body: UnsafeRawBufferPointer,
+                   matches: UnsafeBufferPointer<_RawMatch>) -> Verdict {
+        let set = ruleSet
+        var info: SenderInfo?
+        if set.needsSender {
+            let i = SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)
+            info = i
+            if i.kind == .phoneNumber {
+                if set.definition.blockList._sortedIndex(of: i.number) != nil {
+                    var v = Verdict()
+                    v.action = .junk
+                    v.folder = .junk
+                    v.list = .blockList
+                    return v
+                }
+                if let k = set.definition.identificationNumbers._sortedIndex(of: i.number) {
+                    var v = Verdict()
+                    v.action = .allow
+                    v.folder = .inbox
+                    v.list = .identificationList
+                    v.label = set.definition.identificationLabels[k]
+                    return v
+                }
+            }
+        }
+
+        generation &+= 1
+        if generation == 0 {
+            for i in ruleStamp.indices { ruleStamp[i] = 0 }
+            generation = 1
+        }
+        let gen = generation
+        var touchedCount = 0
+        for m in matches {
+            let p = Int(m.phrase)
+            var u = Int(useStart[p])
+            let uEnd = Int(useStart[p + 1])
+            while u < uEnd {
+                let use = uses[u]
+                u += 1
+                let r = Int(use >> 8)
+                let role = use & 0xFF
+                if ruleStamp[r] != gen {
+                    ruleStamp[r] = gen
+                    rulePos[r] = Int32.max
+                    ruleEnd[r] = -1
+                    rulePhrase[r] = -1
+                    ruleVeto[r] = false
+                    ruleKeyword[r] = false
+                    ruleMask[r] = 0
+                    touched[touchedCount] = Int32(r)
+                    touchedCount += 1
+                }
+                if role == 1 {
+                    ruleVeto[r] = true
+                    continue
+                }
+                if role == 0 { ruleKeyword[r] = true } else { ruleMask[r] |= 1 << UInt64(role - 2) }
+                if m.start < rulePos[r] || (m.start == rulePos[r] && m.end > ruleEnd[r]) {
+                    rulePos[r] = m.start
+                    ruleEnd[r] = m.end
+                    rulePhrase[r] = m.phrase
+                }
+            }
+        }
+
+        var best = -1
+        var bestPriority = Int.min
+        var bestPos = Int32.max
+        func consider(_ r: Int) {
+            let rule = rules[r]
+            var pos = Int32.max
+            if ruleStamp[r] == gen {
+                if ruleVeto[r] { return }
+                if rule.needsKeyword && !ruleKeyword[r] { return }
+                if ruleMask[r] != rule.allMask { return }
+                pos = rulePos[r]
+            } else if rule.needsKeyword || rule.allMask != 0 {
+                return
+            }
+            if rule.sender >= 0 {
+                guard let info, _senderMatches(set.senderConditions[Int(rule.sender)], sender, info) else { return }
+            }
+            if rule.priority > bestPriority
+                || (rule.priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
+                best = r
+                bestPriority = rule.priority
+                bestPos = pos
+            }
+        }
+        for t in 0..<touchedCount { consider(Int(touched[t])) }
+        for r in set.senderOnlyRules where ruleStamp[Int(r)] != gen { consider(Int(r)) }
+
+        var v = Verdict()
+        guard best >= 0 else { return v }
+        let rule = rules[best]
+        v.action = rule.action
+        v.requestedSubAction = rule.requested
+        v.subAction = rule.validation.subAction
+        v.dropped = rule.validation.dropped
+        v.folder = rule.validation.folder
+        v.rule = Int32(best)
+        if bestPos != Int32.max {
+            v.matchStart = bestPos
+            v.matchEnd = ruleEnd[best]
+            v.phrase = rulePhrase[best]
+        }
+        return v
+    }
+
+    /// Whether the sender satisfies `c`. Compares without allocating (E.164 form in `e164`).
+    func _senderMatches(_ c: _CompiledSenderCondition, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo) -> Bool {
+        if c.kindMask != 0 {
+            let bit: UInt8 = switch info.kind {
+            case .phoneNumber: 1
+            case .shortCode: 2
+            case .alphanumeric: 4
+            case .email: 8
+            case .unknown: 16
+            }
+            if c.kindMask & bit == 0 { return false }
+        }
+        if !c.suffixes.isEmpty {
+            guard let s = info.traiSuffix, c.suffixes.contains(s) else { return false }
+        }
+        if !c.countryCodes.isEmpty {
+            guard info.kind == .phoneNumber, c.countryCodes.contains(info.countryCode) else { return false }
+        }
+        guard let sender else { return c.entities.isEmpty && c.exact.isEmpty && c.prefix.isEmpty }
+        if !c.entities.isEmpty {
+            guard info.isTRAIHeader else { return false }
+            let e = UnsafeRawBufferPointer(rebasing: sender[info.traiEntity])
+            if !c.entities.contains(where: { _Fold.equal(e, $0, prefix: false) }) { return false }
+        }
+        if c.exact.isEmpty && c.prefix.isEmpty { return true }
+        let trimmed = _Fold.trimmed(sender)
+        var n = 0
+        if info.kind == .phoneNumber {
+            // "+<number>" into the scratch buffer (at most 1 + 19 digits).
+            var digits = info.number
+            var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            var len = 0
+            withUnsafeMutableBytes(of: &tmp) { t in
+                repeat {
+                    t[len] = UInt8(digits % 10) + 0x30
+                    digits /= 10
+                    len += 1
+                } while digits > 0 && len < 24
+                e164[0] = 0x2B
+                for i in 0..<len { e164[1 + i] = t[len - 1 - i] }
+            }
+            n = len + 1
+        }
+        return e164.withUnsafeBytes { scratch in
+            let phone = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
+            for x in c.exact where _Fold.equal(trimmed, x, prefix: false) || (n > 0 && _Fold.equal(phone, x, prefix: false)) {
+                return true
+            }
+            for x in c.prefix where _Fold.equal(trimmed, x, prefix: true) || (n > 0 && _Fold.equal(phone, x, prefix: true)) {
+                return true
+            }
+            return false
+        }
+    }
+}
+
+/// One phrase match: global phrase id, byte span in the body, and the message it belongs to (batch).
+struct _RawMatch: Sendable {
+    var phrase: Int32
+    var start: Int32
+    var end: Int32
+    var span: Int32
+}
+
+/// ASCII case-insensitive byte comparisons.
+enum _Fold {
+    /// Whether `bytes` equals (or, with `prefix`, starts with) `upper`, which is already ASCII-uppercased.
+    static func equal(_ bytes: UnsafeRawBufferPointer, _ upper: [UInt8], prefix: Bool) -> Bool {
+        if prefix ? bytes.count < upper.count : bytes.count != upper.count { return false }
+        for i in 0..<upper.count {
+            var b = bytes[i]
+            if b >= 0x61 && b <= 0x7A { b &= 0xDF }
+            if b != upper[i] { return false }
+        }
+        return true
+    }
+
+    static func trimmed(_ b: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var lo = 0
+        var hi = b.count
+        while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 { lo += 1 }
+        while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 { hi -= 1 }
+        return UnsafeRawBufferPointer(rebasing: b[lo..<hi])
+    }
+}

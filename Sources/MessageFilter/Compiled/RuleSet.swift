@@ -1,0 +1,287 @@
+import AhoCorasick
+import Foundation
+
+/// A compiled, immutable rule set: the rules, their phrases in keyword automata, sender conditions and
+/// number lists. Share one across threads; give each thread its own ``Classifier``.
+///
+/// Load one from a YAML rule file or a compiled `.smsf` file (``load(path:)``), from YAML text
+/// (``parse(yaml:file:)``), or use the built-in rules (``embeddedDefault``).
+public final class RuleSet: Sendable {
+    /// The parsed rules, defaults filled in.
+    public let definition: RuleSetDefinition
+    /// Where the rules came from: the path, or `"embedded default rules"`.
+    public let source: String
+    /// Hex checksum of the rules (the same whether loaded from YAML or `.smsf`).
+    public let checksum: String
+    /// Rule names; the index is the rule id used in ``Verdict/rule``.
+    public let ruleNames: [String]
+
+    // Phrase table: global phrase id → text as written, mode, whole-word.
+    let phraseTexts: [String]
+    /// Per automaton (index = CaseFoldMode raw), nil when no rule uses the mode.
+    let matchers: [_PhraseMatcher?]
+    /// Per automaton: local pattern id → global phrase id.
+    let localToGlobal: [[Int32]]
+    /// Phrase uses, CSR: uses of phrase p are `uses[useStart[p]..<useStart[p+1]]`; each is
+    /// `rule << 8 | role` with role 0 keyword, 1 unless, 2 + g for `all` group g.
+    let useStart: [Int32]
+    let uses: [UInt32]
+    /// Per rule.
+    let rules: [_CompiledRule]
+    /// Rules with no text condition (sender-only): evaluated for every message.
+    let senderOnlyRules: [Int32]
+    /// Whether any rule has a sender condition or a number list exists (the sender must be classified).
+    let needsSender: Bool
+    let senderConditions: [_CompiledSenderCondition]
+
+    /// Rule-table bytes (the `.smsf` definition section); hashed for ``checksum``.
+    let definitionBytes: [UInt8]
+
+    /// The name used as ``source`` for the built-in rules.
+    public static let embeddedSourceName = "embedded default rules"
+
+    /// The phrase with id `index` (``Verdict/phrase``), as written in the rule file.
+    /// - Precondition: `0 <= index < phraseCount`.
+    public func phrase(at index: Int) -> String { phraseTexts[index] }
+    /// The number of distinct phrases.
+    public var phraseCount: Int { phraseTexts.count }
+    /// The identification-list label with index `index` (``Verdict/label``).
+    /// - Precondition: `0 <= index < definition.labels.count`.
+    public func label(at index: Int) -> String { definition.labels[index] }
+    /// The declared capabilities.
+    public var capabilities: Capabilities { definition.capabilities }
+
+    /// Compiles parsed rules (building the automata).
+    /// - Throws: ``RuleSetBuildError`` when an automaton would be too large.
+    public convenience init(definition: RuleSetDefinition, source: String) throws {
+        try self.init(definition: definition, source: source, prebuilt: nil)
+    }
+
+    /// Compiles `definition`; with `prebuilt`, uses those automata (loaded from a `.smsf`) instead of building.
+    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, definitionBytes: [UInt8]? = nil) throws {
+        self.definition = definition
+        self.source = source
+        ruleNames = definition.rules.map(\.name)
+        let bytes = definitionBytes ?? _DefinitionCodec.encode(definition)
+        self.definitionBytes = bytes
+        checksum = String(_Checksum.hash(bytes), radix: 16).leftPadded(to: 16)
+
+        // Phrase table.
+        struct Key: Hashable { var mode: CaseFoldMode; var whole: Bool; var folded: String }
+        var ids: [Key: Int32] = [:]
+        var texts: [String] = []
+        var modes: [CaseFoldMode] = []
+        var wholes: [Bool] = []
+        var usesPerPhrase: [[UInt32]] = []
+        func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 {
+            let folded = rule.caseFold == .ascii ? String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : String(String.UnicodeScalarView(text.unicodeScalars.map(AhoCorasick.simpleCaseFold)))
+            let key = Key(mode: rule.caseFold, whole: rule.wholeWord, folded: folded)
+            if let id = ids[key] { return id }
+            let id = Int32(texts.count)
+            ids[key] = id
+            texts.append(text)
+            modes.append(rule.caseFold)
+            wholes.append(rule.wholeWord)
+            usesPerPhrase.append([])
+            return id
+        }
+        var compiled: [_CompiledRule] = []
+        var senderOnly: [Int32] = []
+        var conditions: [_CompiledSenderCondition] = []
+        for (r, rule) in definition.rules.enumerated() {
+            func use(_ text: String, _ role: UInt32) {
+                let id = Int(phraseID(text, rule))
+                let u = UInt32(r) << 8 | role
+                if !usesPerPhrase[id].contains(u) { usesPerPhrase[id].append(u) }
+            }
+            for k in rule.keywords { use(k, 0) }
+            for k in rule.unless { use(k, 1) }
+            for (g, group) in rule.all.enumerated() { for k in group { use(k, 2 + UInt32(g)) } }
+            var senderIndex: Int32 = -1
+            if let s = rule.sender {
+                senderIndex = Int32(conditions.count)
+                conditions.append(_CompiledSenderCondition(s, defaultCountryCode: definition.defaultCountryCode))
+            }
+            let validation = definition.capabilities.validate(action: rule.action, subAction: rule.subAction)
+            compiled.append(_CompiledRule(
+                priority: rule.priority, needsKeyword: !rule.keywords.isEmpty,
+                allMask: rule.all.isEmpty ? 0 : (rule.all.count == 64 ? ~0 : (UInt64(1) << UInt64(rule.all.count)) - 1),
+                sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation))
+            if !rule.needsText { senderOnly.append(Int32(r)) }
+        }
+        phraseTexts = texts
+        rules = compiled
+        senderOnlyRules = senderOnly
+        senderConditions = conditions
+        needsSender = !conditions.isEmpty || !definition.blockList.isEmpty || !definition.identificationNumbers.isEmpty
+        var starts: [Int32] = [0]
+        var flat: [UInt32] = []
+        for u in usesPerPhrase {
+            flat.append(contentsOf: u)
+            starts.append(Int32(flat.count))
+        }
+        useStart = starts
+        uses = flat
+
+        var l2g: [[Int32]] = [[], []]
+        for (id, mode) in modes.enumerated() { l2g[Int(mode.rawValue)].append(Int32(id)) }
+        localToGlobal = l2g
+        if let prebuilt {
+            matchers = prebuilt
+        } else {
+            var built: [_PhraseMatcher?] = []
+            for mode in CaseFoldMode.allCases {
+                let ids = l2g[Int(mode.rawValue)]
+                if ids.isEmpty {
+                    built.append(nil)
+                    continue
+                }
+                do {
+                    built.append(try _PhraseMatcher(patterns: ids.map { Array(texts[Int($0)].utf8) },
+                                                     wholeWord: ids.map { wholes[Int($0)] }, folding: mode))
+                } catch {
+                    throw RuleSetBuildError(source: source, detail: "\(mode.name) automaton: \(error)")
+                }
+            }
+            matchers = built
+        }
+    }
+
+    /// Parses and compiles a YAML rule file's text.
+    ///
+    /// - Parameters:
+    ///   - yaml: the file's text.
+    ///   - file: the name used in errors and as ``source``; list paths are relative to its folder.
+    /// - Throws: ``RuleFileError`` naming every problem with file, line and field.
+    public static func parse(yaml: String, file: String) throws -> RuleSet {
+        var parser = _RuleFileParser(file: file, baseFolder: _folder(of: file))
+        let def = parser.parse(yaml: yaml)
+        if !parser.issues.isEmpty { throw RuleFileError(issues: parser.issues) }
+        return try RuleSet(definition: def, source: file)
+    }
+
+    /// Parses a YAML rule file's text, returning the definition and every problem (for `smsfilter check`).
+    public static func resolve(yaml: String, file: String) -> (definition: RuleSetDefinition, issues: [RuleFileError.Issue]) {
+        var parser = _RuleFileParser(file: file, baseFolder: _folder(of: file))
+        let def = parser.parse(yaml: yaml)
+        return (def, parser.issues)
+    }
+
+    /// Loads a rule set from a YAML rule file or a compiled `.smsf` file, told apart by magic bytes.
+    ///
+    /// - Throws: ``RuleSetLoadError`` (missing or unreadable file, damaged `.smsf`) or ``RuleFileError``.
+    public static func load(path: String) throws -> RuleSet {
+        guard FileManager.default.fileExists(atPath: path) else { throw RuleSetLoadError(.fileMissing, path: path, detail: "no such file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw RuleSetLoadError(.unreadable, path: path, detail: "cannot open the file") }
+        let head = (try? handle.read(upToCount: 8)) ?? Data()
+        try? handle.close()
+        if head.count == 8, Array(head) == _SMSFFormat.magic {
+            return try _SMSFFormat.load(path: path)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file") }
+        guard let yaml = String(data: data, encoding: .utf8) else { throw RuleSetLoadError(.unreadable, path: path, detail: "not UTF-8 text (and not a compiled .smsf)") }
+        return try parse(yaml: yaml, file: path)
+    }
+
+    /// The compiled `.smsf` bytes.
+    public func serialize() -> [UInt8] { _SMSFFormat.serialize(self) }
+
+    /// The built-in rules (``DefaultRules/yaml``), compiled on first use and cached.
+    public static let embeddedDefault: RuleSet = {
+        do { return try RuleSet.parse(yaml: DefaultRules.yaml, file: RuleSet.embeddedSourceName) } catch {
+            fatalError("the embedded default rules do not compile: \(error)")
+        }
+    }()
+}
+
+/// A rule set file that could not be loaded.
+public struct RuleSetLoadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Kind: String, Sendable, Hashable {
+        /// The file does not exist.
+        case fileMissing
+        /// The file cannot be read.
+        case unreadable
+        /// A `.smsf` file is damaged, truncated or of another version.
+        case damaged
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The file.
+    public let path: String
+    /// Details.
+    public let detail: String
+
+    init(_ kind: Kind, path: String, detail: String) {
+        self.kind = kind
+        self.path = path
+        self.detail = detail
+    }
+
+    public var description: String {
+        switch kind {
+        case .fileMissing: "\(path): file not found"
+        case .unreadable: "\(path): \(detail)"
+        case .damaged: "\(path): damaged compiled rule set: \(detail)"
+        }
+    }
+}
+
+struct _CompiledRule: Sendable {
+    var priority: Int
+    var needsKeyword: Bool
+    var allMask: UInt64
+    var sender: Int32
+    var action: Action
+    var requested: SubAction
+    var validation: Capabilities.Validation
+}
+
+/// A sender condition with its strings pre-folded to bytes.
+struct _CompiledSenderCondition: Sendable {
+    var exact: [[UInt8]]
+    var prefix: [[UInt8]]
+    var kindMask: UInt8
+    var suffixes: [TRAISuffix]
+    var entities: [[UInt8]]
+    var countryCodes: [Int32]
+
+    init(_ c: SenderCondition, defaultCountryCode: Int32) {
+        func norm(_ s: String) -> [UInt8] {
+            let info = SenderInfo.classify(s, defaultCountryCode: defaultCountryCode)
+            if info.kind == .phoneNumber, !s.hasSuffix("*") { return Array("+\(info.number)".utf8) }
+            return Array(s.utf8).map { $0 >= 0x61 && $0 <= 0x7A ? $0 & 0xDF : $0 }
+        }
+        exact = c.exact.map(norm)
+        prefix = c.prefix.map { p in
+            // A prefix of a phone number: keep "+" and digits only.
+            let digits = p.filter { $0.isNumber || $0 == "+" }
+            if digits.count == p.filter({ !$0.isWhitespace && $0 != "-" }).count, digits.hasPrefix("+") { return Array(digits.utf8) }
+            return Array(p.utf8).map { $0 >= 0x61 && $0 <= 0x7A ? $0 & 0xDF : $0 }
+        }
+        kindMask = c.kinds.reduce(0) { $0 | 1 << UInt8(SenderKind.allCases.firstIndex(of: $1)!) }
+        suffixes = c.suffixes
+        entities = c.entities.map { Array($0.uppercased().utf8) }
+        countryCodes = c.countryCodes
+    }
+}
+
+extension String {
+    func leftPadded(to n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
+}
+
+/// The folder part of a path ("a/b/rules.yaml" → "a/b"), nil when there is none.
+func _folder(of path: String) -> String? {
+    guard let slash = path.lastIndex(of: "/") else { return nil }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// Rules that parsed but could not be compiled (an automaton too large).
+public struct RuleSetBuildError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The rule file.
+    public let source: String
+    /// Details.
+    public let detail: String
+    public var description: String { "\(source): cannot compile the rules: \(detail)" }
+}

@@ -1,0 +1,133 @@
+/// The canonical binary encoding of a ``RuleSetDefinition`` (the `.smsf` rule-table section).
+/// Deterministic: the same rules always encode to the same bytes, so its hash is the rule set's checksum.
+enum _DefinitionCodec {
+    static func encode(_ d: RuleSetDefinition) -> [UInt8] {
+        var w = _ByteWriter()
+        w.u32(UInt32(d.version))
+        w.u8(d.capabilities.isDeclared ? 1 : 0)
+        w.u32(UInt32(d.capabilities._mask))
+        w.i32(d.defaultCountryCode)
+        w.u32(UInt32(d.rules.count))
+        for r in d.rules {
+            w.string(r.name)
+            w.u8(UInt8(r.action.rawValue))
+            w.u32(UInt32(r.subAction.rawValue))
+            w.i64(Int64(r.priority))
+            w.strings(r.keywords)
+            w.strings(r.unless)
+            w.u32(UInt32(r.all.count))
+            for g in r.all { w.strings(g) }
+            w.u8(r.caseFold.rawValue)
+            w.u8(r.wholeWord ? 1 : 0)
+            w.u32(UInt32(r.line))
+            w.u32(UInt32(r.subActionLine))
+            if let s = r.sender {
+                w.u8(1)
+                w.strings(s.exact)
+                w.strings(s.prefix)
+                w.strings(s.kinds.map(\.rawValue))
+                w.bytes(s.suffixes.map(\.rawValue))
+                w.strings(s.entities)
+                w.u32(UInt32(s.countryCodes.count))
+                for c in s.countryCodes { w.i32(c) }
+            } else {
+                w.u8(0)
+            }
+        }
+        w.u32(UInt32(d.blockList.count))
+        for n in d.blockList { w.i64(n) }
+        w.u32(UInt32(d.identificationNumbers.count))
+        for (n, l) in zip(d.identificationNumbers, d.identificationLabels) {
+            w.i64(n)
+            w.i32(l)
+        }
+        w.strings(d.labels)
+        return w.buffer
+    }
+
+    /// Decodes and re-validates everything (names, enum values, list order, label indices).
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> RuleSetDefinition {
+        var r = _ByteReader(bytes)
+        var d = RuleSetDefinition()
+        func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
+        d.version = Int(try r.u32())
+        guard d.version == 1 else { throw fail("rule-file version \(d.version)") }
+        let declared = try r.u8()
+        let mask = try r.u32()
+        guard declared <= 1, mask <= 0x0FFF else { throw fail("capabilities") }
+        d.capabilities = Capabilities(_mask: UInt16(mask), isDeclared: declared == 1)
+        d.defaultCountryCode = try r.i32()
+        guard (1...999).contains(d.defaultCountryCode) else { throw fail("default country code") }
+        let n = try r.count(minimumBytesEach: 30)
+        var names = Set<String>()
+        for _ in 0..<n {
+            let name = try r.string()
+            guard !name.isEmpty, names.insert(name).inserted else { throw fail("rule name") }
+            guard let action = Action(rawValue: Int(try r.u8())) else { throw fail("action") }
+            var rule = RuleDefinition(name: name, action: action)
+            guard let sub = SubAction(rawValue: Int(try r.u32())) else { throw fail("sub-action") }
+            rule.subAction = sub
+            rule.priority = Int(try r.i64())
+            guard abs(rule.priority) <= 1_000_000 else { throw fail("priority") }
+            rule.keywords = try r.strings()
+            rule.unless = try r.strings()
+            let groups = try r.count(minimumBytesEach: 4)
+            guard groups <= 64 else { throw fail("all groups") }
+            for _ in 0..<groups {
+                let g = try r.strings()
+                guard !g.isEmpty else { throw fail("empty all group") }
+                rule.all.append(g)
+            }
+            for p in rule.keywords + rule.unless + rule.all.flatMap({ $0 }) where p.isEmpty { throw fail("empty phrase") }
+            guard let fold = CaseFoldMode(rawValue: try r.u8()) else { throw fail("case folding") }
+            rule.caseFold = fold
+            let whole = try r.u8()
+            guard whole <= 1 else { throw fail("wholeWord") }
+            rule.wholeWord = whole == 1
+            rule.line = Int(try r.u32())
+            rule.subActionLine = Int(try r.u32())
+            let hasSender = try r.u8()
+            if hasSender == 1 {
+                var s = SenderCondition()
+                s.exact = try r.strings()
+                s.prefix = try r.strings()
+                for k in try r.strings() {
+                    guard let kind = SenderKind(rawValue: k) else { throw fail("sender kind") }
+                    s.kinds.append(kind)
+                }
+                for b in try r.bytes() {
+                    guard let suffix = TRAISuffix(rawValue: b) else { throw fail("TRAI suffix") }
+                    s.suffixes.append(suffix)
+                }
+                s.entities = try r.strings()
+                let cc = try r.count(minimumBytesEach: 4)
+                for _ in 0..<cc { s.countryCodes.append(try r.i32()) }
+                rule.sender = s
+            } else if hasSender != 0 {
+                throw fail("sender flag")
+            }
+            guard rule.needsText || rule.sender != nil else { throw fail("rule without condition") }
+            d.rules.append(rule)
+        }
+        let blocks = try r.count(minimumBytesEach: 8)
+        d.blockList.reserveCapacity(blocks)
+        for _ in 0..<blocks {
+            let v = try r.i64()
+            guard v >= 0, v <= NumberListReader.maximumNumber, v > (d.blockList.last ?? -1) else { throw fail("block list order") }
+            d.blockList.append(v)
+        }
+        let ids = try r.count(minimumBytesEach: 12)
+        var labelIndices: [Int32] = []
+        for _ in 0..<ids {
+            let v = try r.i64()
+            guard v >= 0, v <= NumberListReader.maximumNumber, v > (d.identificationNumbers.last ?? -1) else { throw fail("identification list order") }
+            d.identificationNumbers.append(v)
+            labelIndices.append(try r.i32())
+        }
+        d.labels = try r.strings()
+        guard labelIndices.allSatisfy({ $0 >= 0 && Int($0) < d.labels.count }) else { throw fail("label index") }
+        d.identificationLabels = labelIndices
+        guard r.remaining == 0 else { throw fail("trailing bytes in the rule table") }
+        return d
+    }
+}

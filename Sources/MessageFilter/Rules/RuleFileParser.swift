@@ -1,0 +1,255 @@
+import Foundation
+import Yams
+
+/// Parses rule files (YAML, version 1) into a ``RuleSetDefinition``, collecting every problem with its
+/// file, line and field.
+struct _RuleFileParser {
+    let file: String
+    /// Folder that list paths are relative to (nil: the current folder).
+    let baseFolder: String?
+    var issues: [RuleFileError.Issue] = []
+
+    static let topKeys = ["version", "capabilities", "defaultCountryCode", "blockList", "identificationList", "rules"]
+    static let ruleKeys = ["name", "action", "subAction", "priority", "keywords", "unless", "all", "caseFold",
+                           "wholeWord", "sender"]
+    static let senderKeys = ["exact", "prefix", "kind", "suffix", "entity", "countryCode"]
+
+    init(file: String, baseFolder: String?) {
+        self.file = file
+        self.baseFolder = baseFolder
+    }
+
+    mutating func issue(_ node: Node?, _ field: String, _ message: String) {
+        issues.append(.init(file: file, line: node?.mark?.line ?? 0, field: field, message: message))
+    }
+
+    mutating func parse(yaml: String) -> RuleSetDefinition {
+        var def = RuleSetDefinition()
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            issues.append(.init(file: file, line: Self.line(of: error), field: "", message: "not valid YAML: \(Self.problem(of: error))"))
+            return def
+        } catch {
+            issues.append(.init(file: file, line: 0, field: "", message: "not valid YAML: \(error)"))
+            return def
+        }
+        guard let root, let top = root.mapping else {
+            issue(root, "", "a rule file is a mapping with `version: 1` and `rules:`")
+            return def
+        }
+        var sawVersion = false
+        var sawRules = false
+        for (k, v) in top {
+            guard let key = k.string else { issue(k, "", "keys must be strings"); continue }
+            switch key {
+            case "version":
+                sawVersion = true
+                if v.int != 1 { issue(v, "version", "unsupported version \"\(v.string ?? "?")\"; valid: 1") }
+            case "capabilities":
+                var subs: [SubAction] = []
+                for (i, item) in list(v, "capabilities").enumerated() {
+                    let name = item.string ?? ""
+                    if let s = SubAction(name: name), s != .none {
+                        if subs.contains(s) { issue(item, "capabilities[\(i)]", "\"\(name)\" is declared twice") }
+                        subs.append(s)
+                    } else {
+                        issue(item, "capabilities[\(i)]", _Suggest.unknown("sub-action", name, valid: SubAction.all.map(\.name)))
+                    }
+                }
+                def.capabilities = Capabilities(declaring: subs)
+            case "defaultCountryCode":
+                if let n = v.int, (1...999).contains(n) { def.defaultCountryCode = Int32(n) } else {
+                    issue(v, "defaultCountryCode", "expected a country calling code from 1 to 999 (e.g. 91), got \"\(v.string ?? "?")\"")
+                }
+            case "blockList":
+                if let path = v.string {
+                    do { def.blockList = try NumberListReader.readBlockList(path: resolve(path)) } catch let e as NumberListError {
+                        issue(v, "blockList", e.description)
+                    } catch { issue(v, "blockList", "\(error)") }
+                } else { issue(v, "blockList", "expected the path of a block list file") }
+            case "identificationList":
+                if let path = v.string {
+                    do {
+                        let l = try NumberListReader.readIdentificationList(path: resolve(path))
+                        def.identificationNumbers = l.numbers
+                        def.identificationLabels = l.labelIndices
+                        def.labels = l.labels
+                    } catch let e as NumberListError { issue(v, "identificationList", e.description) } catch {
+                        issue(v, "identificationList", "\(error)")
+                    }
+                } else { issue(v, "identificationList", "expected the path of an identification list file") }
+            case "rules":
+                sawRules = true
+                guard let seq = v.sequence else { issue(v, "rules", "expected a list of rules"); continue }
+                var names: [String: Int] = [:]
+                for (i, r) in seq.enumerated() {
+                    if let name = r.mapping?["name"]?.string {
+                        if let first = names[name] {
+                            issue(r, "rules[\(i)].name", "duplicate rule name \"\(name)\" (first used by rules[\(first)]); names must be unique")
+                        } else {
+                            names[name] = i
+                        }
+                    }
+                    if let rule = parseRule(r, index: i) { def.rules.append(rule) }
+                }
+            default:
+                issue(k, key, _Suggest.unknown("key", key, valid: Self.topKeys))
+            }
+        }
+        if !sawVersion { issue(root, "version", "missing; add `version: 1`") }
+        if !sawRules { issue(root, "rules", "missing; add a `rules:` list") }
+        return def
+    }
+
+    func resolve(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let baseFolder, !baseFolder.isEmpty else { return path }
+        return baseFolder + "/" + path
+    }
+
+    mutating func list(_ node: Node, _ field: String) -> [Node] {
+        if let seq = node.sequence { return Array(seq) }
+        if node.scalar != nil { return [node] }
+        issue(node, field, "expected a list")
+        return []
+    }
+
+    mutating func phrases(_ node: Node, _ field: String) -> [String] {
+        var out: [String] = []
+        for (i, item) in list(node, field).enumerated() {
+            guard let s = item.scalar?.string else { issue(item, "\(field)[\(i)]", "expected a phrase (a string)"); continue }
+            if s.isEmpty { issue(item, "\(field)[\(i)]", "empty phrase; remove it"); continue }
+            if s.utf8.count > 1024 { issue(item, "\(field)[\(i)]", "phrase longer than 1024 bytes"); continue }
+            out.append(s)
+        }
+        return out
+    }
+
+    mutating func parseRule(_ node: Node, index i: Int) -> RuleDefinition? {
+        let at = "rules[\(i)]"
+        guard let map = node.mapping else { issue(node, at, "expected a rule (a mapping with name, action and conditions)"); return nil }
+        var name: String?
+        var action: Action?
+        var rule = RuleDefinition(name: "", action: .none)
+        rule.line = node.mark?.line ?? 0
+        var ok = true
+        for (k, v) in map {
+            guard let key = k.string else { issue(k, at, "keys must be strings"); ok = false; continue }
+            let f = "\(at).\(key)"
+            switch key {
+            case "name":
+                if let s = v.scalar?.string, !s.isEmpty { name = s } else { issue(v, f, "expected a non-empty name"); ok = false }
+            case "action":
+                let s = v.string ?? ""
+                if let a = Action(name: s) { action = a } else {
+                    issue(v, f, _Suggest.unknown("action", s, valid: Action.allCases.map(\.name))); ok = false
+                }
+            case "subAction":
+                let s = v.string ?? ""
+                rule.subActionLine = v.mark?.line ?? 0
+                if let sub = SubAction(name: s) { rule.subAction = sub } else {
+                    issue(v, f, _Suggest.unknown("sub-action", s, valid: SubAction.allCases.map(\.name))); ok = false
+                }
+            case "priority":
+                if let p = v.int, abs(p) <= 1_000_000 { rule.priority = p } else {
+                    issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
+                }
+            case "keywords": rule.keywords = phrases(v, f)
+            case "unless": rule.unless = phrases(v, f)
+            case "all":
+                guard let seq = v.sequence else { issue(v, f, "expected a list of keyword groups (lists)"); ok = false; continue }
+                for (g, group) in seq.enumerated() {
+                    let p = phrases(group, "\(f)[\(g)]")
+                    if p.isEmpty { issue(group, "\(f)[\(g)]", "empty group: it could never be satisfied"); ok = false }
+                    rule.all.append(p)
+                }
+                if rule.all.count > 64 { issue(v, f, "at most 64 groups"); ok = false }
+            case "caseFold":
+                let s = v.string ?? ""
+                if let m = CaseFoldMode.allCases.first(where: { $0.name == s }) { rule.caseFold = m } else {
+                    issue(v, f, _Suggest.unknown("case folding", s, valid: CaseFoldMode.allCases.map(\.name))); ok = false
+                }
+            case "wholeWord":
+                if let b = v.bool { rule.wholeWord = b } else { issue(v, f, "expected true or false"); ok = false }
+            case "sender":
+                if let c = parseSender(v, f) { rule.sender = c } else { ok = false }
+            default:
+                issue(k, f, _Suggest.unknown("rule field", key, valid: Self.ruleKeys)); ok = false
+            }
+        }
+        if name == nil, !issues.contains(where: { $0.field == "\(at).name" }) {
+            issue(node, "\(at).name", "missing; every rule needs a unique name"); ok = false
+        }
+        if action == nil, !issues.contains(where: { $0.field == "\(at).action" }) {
+            issue(node, "\(at).action", "missing; valid: \(Action.allCases.map(\.name).joined(separator: ", "))"); ok = false
+        }
+        if ok, rule.keywords.isEmpty, rule.all.isEmpty, rule.sender == nil {
+            issue(node, at, "rule \"\(name ?? "")\" has no condition; give it keywords, all or sender"); ok = false
+        }
+        guard ok, let name, let action else { return nil }
+        if rule.subActionLine == 0 { rule.subActionLine = rule.line }
+        rule.name = name
+        rule.action = action
+        return rule
+    }
+
+    mutating func parseSender(_ node: Node, _ at: String) -> SenderCondition? {
+        guard let map = node.mapping else { issue(node, at, "expected a mapping of sender conditions (\(Self.senderKeys.joined(separator: ", ")))"); return nil }
+        var c = SenderCondition()
+        var ok = true
+        for (k, v) in map {
+            let key = k.string ?? ""
+            let f = "\(at).\(key)"
+            switch key {
+            case "exact": c.exact = phrases(v, f)
+            case "prefix": c.prefix = phrases(v, f)
+            case "kind":
+                for (i, item) in list(v, f).enumerated() {
+                    let s = item.string ?? ""
+                    if let kind = SenderKind(rawValue: s) { c.kinds.append(kind) } else {
+                        issue(item, "\(f)[\(i)]", _Suggest.unknown("sender kind", s, valid: SenderKind.allCases.map(\.rawValue))); ok = false
+                    }
+                }
+            case "suffix":
+                for (i, item) in list(v, f).enumerated() {
+                    let s = (item.string ?? "").uppercased().replacingOccurrences(of: "-", with: "")
+                    if s.utf8.count == 1, let suffix = TRAISuffix(rawValue: s.utf8.first!) { c.suffixes.append(suffix) } else {
+                        issue(item, "\(f)[\(i)]", _Suggest.unknown("TRAI suffix", item.string ?? "", valid: ["P", "S", "T", "G"])); ok = false
+                    }
+                }
+            case "entity":
+                for (i, e) in phrases(v, f).enumerated() {
+                    if e.utf8.allSatisfy(SenderInfo.isASCIIAlnum) { c.entities.append(e.uppercased()) } else {
+                        issue(node, "\(f)[\(i)]", "a TRAI entity is letters and digits (e.g. HDFCBK), got \"\(e)\""); ok = false
+                    }
+                }
+            case "countryCode":
+                for (i, item) in list(v, f).enumerated() {
+                    if let n = item.int, (1...999).contains(n) { c.countryCodes.append(Int32(n)) } else {
+                        issue(item, "\(f)[\(i)]", "expected a country calling code from 1 to 999 (e.g. 91)"); ok = false
+                    }
+                }
+            default:
+                issue(k, f, _Suggest.unknown("sender condition", key, valid: Self.senderKeys)); ok = false
+            }
+        }
+        if ok, c.isEmpty { issue(node, at, "empty sender condition"); ok = false }
+        return ok ? c : nil
+    }
+
+    static func line(of error: YamlError) -> Int {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
+        default: return 0
+        }
+    }
+
+    static func problem(of error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let p, _, _), .parser(_, let p, _, _), .composer(_, let p, _, _): return p
+        default: return "\(error)"
+        }
+    }
+}

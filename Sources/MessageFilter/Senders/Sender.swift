@@ -1,0 +1,200 @@
+/// The kind of a message's sender string (SPEC §4).
+public enum SenderKind: String, Sendable, CaseIterable, Hashable {
+    /// An E.164 number (`+919876543210`) or national digits, normalised to country code + number.
+    case phoneNumber
+    /// 3 to 8 digits (`56161`, `121`).
+    case shortCode
+    /// Letters and digits (`HDFCBK`, `VM-HDFCBK-S`, `Amazon`).
+    case alphanumeric
+    /// An e-mail address (iMessage-style senders, SMS-to-mail gateways).
+    case email
+    /// No sender, or nothing recognisable (empty, only punctuation).
+    case unknown
+}
+
+/// A TRAI DLT header suffix (India): the message category the sender registered.
+public enum TRAISuffix: UInt8, Sendable, CaseIterable, Hashable {
+    /// `-P`: promotional.
+    case promotional = 0x50  // "P"
+    /// `-S`: service (service-implicit / service-explicit).
+    case service = 0x53  // "S"
+    /// `-T`: transactional.
+    case transactional = 0x54  // "T"
+    /// `-G`: government.
+    case government = 0x47  // "G"
+
+    /// The one-letter form (`"T"`).
+    public var letter: String { String(UnicodeScalar(rawValue)) }
+}
+
+/// A sender string, classified on its bytes without allocating.
+///
+/// Byte ranges index the sender bytes the value was parsed from.
+public struct SenderInfo: Sendable, Equatable {
+    /// The kind of sender.
+    public var kind: SenderKind
+    /// For ``SenderKind/phoneNumber``: country calling code + national number (CallKit's
+    /// `CXCallDirectoryPhoneNumber`); for ``SenderKind/shortCode``: the digits' value; else 0.
+    public var number: Int64
+    /// For a phone number: the country calling code (`91`), else 0.
+    public var countryCode: Int32
+    /// For a TRAI DLT header (`VM-HDFCBK-S`): the operator letter (`V`), else 0.
+    public var traiOperator: UInt8
+    /// For a TRAI DLT header: the circle letter (`M`), else 0.
+    public var traiCircle: UInt8
+    /// For a TRAI DLT header: the byte range of the entity (`HDFCBK`); empty otherwise.
+    public var traiEntity: Range<Int>
+    /// For a TRAI DLT header with a suffix: the suffix.
+    public var traiSuffix: TRAISuffix?
+
+    /// Whether the sender is a TRAI DLT header.
+    public var isTRAIHeader: Bool { traiOperator != 0 }
+
+    /// Classifies a sender given as UTF-8 bytes.
+    ///
+    /// - Parameters:
+    ///   - bytes: the sender (nil or empty: ``SenderKind/unknown``).
+    ///   - defaultCountryCode: the country calling code given to national numbers without one.
+    /// - Complexity: O(n) in the sender's length, no allocation.
+    public static func classify(_ bytes: UnsafeRawBufferPointer?, defaultCountryCode: Int32) -> SenderInfo {
+        var info = SenderInfo(kind: .unknown, number: 0, countryCode: 0, traiOperator: 0, traiCircle: 0,
+                              traiEntity: 0..<0, traiSuffix: nil)
+        guard let bytes, !bytes.isEmpty else { return info }
+        var lo = 0
+        var hi = bytes.count
+        while lo < hi, bytes[lo] == 0x20 || bytes[lo] == 0x09 { lo += 1 }
+        while hi > lo, bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09 { hi -= 1 }
+        if lo == hi { return info }
+
+        // Email: one "@" with something before it and a dot after it, no spaces.
+        var at = -1
+        var hasSpace = false
+        for i in lo..<hi {
+            if bytes[i] == 0x40 { at = at == -1 ? i : -2 }
+            if bytes[i] == 0x20 { hasSpace = true }
+        }
+        if at > lo, !hasSpace, (at + 1..<hi).contains(where: { bytes[$0] == 0x2E }) {
+            info.kind = .email
+            return info
+        }
+
+        // Numbers: optional "+", digits, and separators (space, -, ., parentheses).
+        var digits = 0
+        var value: Int64 = 0
+        var plus = false
+        var numeric = true
+        var overflow = false
+        for i in lo..<hi {
+            let b = bytes[i]
+            switch b {
+            case 0x30...0x39:
+                if digits >= 18 { overflow = true } else { value = value &* 10 &+ Int64(b &- 0x30) }
+                digits += 1
+            case 0x2B where i == lo: plus = true
+            case 0x20, 0x2D, 0x2E, 0x28, 0x29: continue
+            default: numeric = false
+            }
+            if !numeric { break }
+        }
+        if numeric, digits > 0, !overflow {
+            var leadingZeros = 0
+            for i in lo..<hi where bytes[i] != 0x2B {
+                guard bytes[i] >= 0x30, bytes[i] <= 0x39 else { continue }
+                if bytes[i] == 0x30 { leadingZeros += 1 } else { break }
+            }
+            let significant = digits - leadingZeros
+            if plus || (leadingZeros >= 2 && significant >= 7) {
+                // International: +CC… or 00CC…
+                if (7...15).contains(significant), let cc = SenderInfo.countryCode(of: value, digits: significant) {
+                    info.kind = .phoneNumber
+                    info.number = value
+                    info.countryCode = cc
+                    return info
+                }
+            } else if (3...8).contains(digits) {
+                info.kind = .shortCode
+                info.number = value
+                return info
+            } else if digits >= 9, digits <= 15 {
+                // 11+ digits that start with a known country code: written without "+".
+                if leadingZeros == 0, digits >= 11, let cc = SenderInfo.countryCode(of: value, digits: digits),
+                   cc == defaultCountryCode || digits >= 12 {
+                    info.kind = .phoneNumber
+                    info.number = value
+                    info.countryCode = cc
+                    return info
+                }
+                // National: drop one trunk "0", prefix the default country code.
+                let national = value
+                let nationalDigits = significant
+                var scale: Int64 = 1
+                for _ in 0..<nationalDigits { scale &*= 10 }
+                let (product, o1) = Int64(defaultCountryCode).multipliedReportingOverflow(by: scale)
+                let (sum, o2) = product.addingReportingOverflow(national)
+                if !o1, !o2, defaultCountryCode > 0 {
+                    info.kind = .phoneNumber
+                    info.number = sum
+                    info.countryCode = defaultCountryCode
+                    return info
+                }
+            }
+            info.kind = .unknown
+            return info
+        }
+
+        // Alphanumeric, and TRAI DLT headers: XY-ENTITY or XY-ENTITY-S.
+        var alnum = false
+        for i in lo..<hi where SenderInfo.isASCIIAlnum(bytes[i]) || bytes[i] >= 0x80 { alnum = true; break }
+        guard alnum else { return info }
+        info.kind = .alphanumeric
+        if hi - lo >= 6, SenderInfo.isASCIILetter(bytes[lo]), SenderInfo.isASCIILetter(bytes[lo + 1]),
+           bytes[lo + 2] == 0x2D {
+            var end = hi
+            var suffix: TRAISuffix?
+            if hi - lo >= 8, bytes[hi - 2] == 0x2D, let s = TRAISuffix(rawValue: bytes[hi - 1] & 0xDF) {
+                suffix = s
+                end = hi - 2
+            }
+            let entity = (lo + 3)..<end
+            if (3...11).contains(entity.count), entity.allSatisfy({ SenderInfo.isASCIIAlnum(bytes[$0]) }) {
+                info.traiOperator = bytes[lo] & 0xDF
+                info.traiCircle = bytes[lo + 1] & 0xDF
+                info.traiEntity = entity
+                info.traiSuffix = suffix
+            }
+        }
+        return info
+    }
+
+    /// Classifies a sender string (convenience; allocates).
+    public static func classify(_ sender: String?, defaultCountryCode: Int32 = 1) -> SenderInfo {
+        guard let sender else { return classify(nil as UnsafeRawBufferPointer?, defaultCountryCode: defaultCountryCode) }
+        var copy = sender
+        return copy.withUTF8 { classify(UnsafeRawBufferPointer($0), defaultCountryCode: defaultCountryCode) }
+    }
+
+    @inline(__always) static func isASCIILetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+    @inline(__always) static func isASCIIAlnum(_ b: UInt8) -> Bool { isASCIILetter(b) || (b >= 0x30 && b <= 0x39) }
+
+    /// The ITU country calling code that `value` (with `digits` digits) starts with, if it is a known one.
+    static func countryCode(of value: Int64, digits: Int) -> Int32? {
+        var scale: Int64 = 1
+        for _ in 0..<(digits - 1) { scale &*= 10 }
+        let d1 = Int32(value / scale)
+        if d1 == 1 || d1 == 7 { return d1 }
+        guard digits >= 2 else { return nil }
+        let d2 = Int32(value / (scale / 10))
+        if SenderInfo.twoDigitCodes.contains(d2) { return d2 }
+        guard digits >= 3 else { return nil }
+        let d3 = Int32(value / (scale / 100))
+        // Three-digit codes: every prefix not taken by a one- or two-digit code (2xx, 3xx, 4xx, 5xx, 6xx, 8xx, 9xx).
+        if d1 >= 2, d1 != 7, d1 != 1 { return d3 }
+        return nil
+    }
+
+    /// ITU-T E.164 two-digit country calling codes.
+    static let twoDigitCodes: Set<Int32> = [
+        20, 27, 30, 31, 32, 33, 34, 36, 39, 40, 41, 43, 44, 45, 46, 47, 48, 49, 51, 52, 53, 54, 55, 56, 57, 58,
+        60, 61, 62, 63, 64, 65, 66, 81, 82, 84, 86, 90, 91, 92, 93, 94, 95, 98,
+    ]
+}

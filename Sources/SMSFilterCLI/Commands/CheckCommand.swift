@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import MessageFilter
+
+extension RuleCheckReport.Target: ExpressibleByArgument {}
+
+/// `smsfilter check RULES [--target ios] [--json]`
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a rule file in three phases (resolve, confirm, verdict) and say whether it is ready."
+    )
+
+    @Argument(help: "The rule file to check (YAML or .smsf).")
+    var rules: String
+
+    @Option(name: .long, help: "What the rules must be fit for: offline or ios (at most five sub-actions).")
+    var target: RuleCheckReport.Target = .offline
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    func run() throws {
+        let report: RuleCheckReport
+        do {
+            report = try RuleChecker.check(path: rules, target: target)
+        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
+            throw RuleCLI.exit(RuleCommandError(message: "\(rules): no such rule file", status: .fileMissing))
+        } catch {
+            throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badRules))
+        }
+        print(json ? Self.jsonText(report) : Self.text(report), terminator: "")
+        if report.verdict == .failure { throw ExitCode(RuleCommandError.Status.badRules.rawValue) }
+    }
+
+    static func text(_ r: RuleCheckReport) -> String {
+        var out = ""
+        let resolveErrors = r.findings.filter { $0.phase == .resolve }
+        out += "resolve: "
+        if resolveErrors.isEmpty, let set = r.ruleSet {
+            let caps = set.capabilities
+            out += "\(set.ruleNames.count) rules, \(set.phraseCount) phrases, capabilities: "
+            out += caps.isDeclared ? caps.subActions.map(\.name).joined(separator: ", ") : "none declared (all twelve)"
+            if !set.definition.blockList.isEmpty || !set.definition.identificationNumbers.isEmpty {
+                out += ", block list \(set.definition.blockList.count), identification list \(set.definition.identificationNumbers.count)"
+            }
+            out += "\n"
+        } else if resolveErrors.isEmpty {
+            out += "ok\n"
+        } else {
+            out += "\(resolveErrors.count) error\(resolveErrors.count == 1 ? "" : "s")\n"
+            for f in resolveErrors { out += "  error: \(f)\n" }
+        }
+        let confirm = r.findings.filter { $0.phase == .confirm }
+        if resolveErrors.isEmpty {
+            out += "confirm (target \(r.target.rawValue)): "
+            let errors = confirm.filter { $0.severity == .error }.count
+            let warnings = confirm.count - errors
+            out += confirm.isEmpty ? "ok\n" : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
+            for f in confirm { out += "  \(f.severity.rawValue): \(f)\n" }
+        }
+        out += "verdict: \(r.verdict.rawValue)"
+        if let set = r.ruleSet, r.verdict == .ready { out += " (checksum \(set.checksum))" }
+        return out + "\n"
+    }
+
+    static func jsonText(_ r: RuleCheckReport) -> String {
+        var o: [String: Any] = [
+            "file": r.file, "target": r.target.rawValue, "verdict": r.verdict.rawValue,
+            "findings": r.findings.map { f -> [String: Any] in
+                ["phase": f.phase.rawValue, "severity": f.severity.rawValue, "file": f.file, "line": f.line,
+                 "field": f.field, "message": f.message]
+            },
+        ]
+        if let set = r.ruleSet {
+            o["rules"] = set.ruleNames.count
+            o["phrases"] = set.phraseCount
+            o["checksum"] = set.checksum
+            o["capabilities"] = set.capabilities.isDeclared ? set.capabilities.subActions.map(\.name) : NSNull()
+        }
+        return RuleCLI.json(o)
+    }
+}

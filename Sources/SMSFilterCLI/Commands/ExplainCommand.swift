@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import MessageFilter
+
+/// `smsfilter explain [--rules R] [--sender S] [--json] TEXT`
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Show why a message lands in its folder: phrases matched, rules weighed, validation steps."
+    )
+
+    @OptionGroup var ruleOptions: RuleOptions
+
+    @Option(name: .long, help: "The message's sender (phone number, short code, alphanumeric or TRAI header).")
+    var sender: String?
+
+    @Flag(name: .long, help: "Print the explanation as JSON (the filter keys at top level, with matches and steps).")
+    var json = false
+
+    @Argument(help: "The message body.")
+    var text: String
+
+    func run() throws {
+        try RuleCLI.run {
+            let set = try RuleCLI.load(ruleOptions.rules)
+            let e = Classifier(ruleSet: set).explain(sender: sender, body: text)
+            print(json ? Self.jsonText(e, set) : Self.text(e, set), terminator: "")
+        }
+    }
+
+    static func text(_ e: Explanation, _ set: RuleSet) -> String {
+        var out = "rules: \(set.source) (checksum \(set.checksum))\n"
+        if e.matches.isEmpty {
+            out += "matches: none\n"
+        } else {
+            out += "matches:\n"
+            for m in e.matches {
+                out += "  \(m.start)..<\(m.end) \"\(m.text)\""
+                if m.text != m.phrase { out += " (phrase \"\(m.phrase)\")" }
+                out += " → \(m.uses.joined(separator: ", "))\n"
+            }
+        }
+        if e.rules.isEmpty {
+            out += "rules considered: none\n"
+        } else {
+            out += "rules considered:\n"
+            for r in e.rules {
+                out += "  \(r.name) (priority \(r.priority), \(r.action.name)"
+                if r.subAction != .none { out += "/\(r.subAction.name)" }
+                out += ")"
+                if let p = r.phrase, let s = r.start, let end = r.end { out += " \"\(p)\" at \(s)..<\(end)" }
+                out += ": \(r.outcome)\n"
+            }
+        }
+        out += "steps:\n"
+        for (i, s) in e.steps.enumerated() { out += "  \(i + 1). \(s)\n" }
+        out += "folder: \(e.verdict.folder.path)\n"
+        return out
+    }
+
+    static func jsonText(_ e: Explanation, _ set: RuleSet) -> String {
+        let v = e.verdict
+        var o: [String: Any] = [
+            "action": v.action.name,
+            "subAction": v.subAction == .none ? NSNull() : v.subAction.name as Any,
+            "folder": v.folder.path,
+            "rule": e.ruleName.map { $0 as Any } ?? NSNull(),
+            "matches": e.matches.map { m -> [String: Any] in
+                ["phrase": m.phrase, "text": m.text, "start": m.start, "end": m.end, "uses": m.uses]
+            },
+            "rules": e.rules.map { r -> [String: Any] in
+                var d: [String: Any] = ["name": r.name, "priority": r.priority, "action": r.action.name,
+                                        "outcome": r.outcome.code, "reason": r.outcome.description]
+                if r.subAction != .none { d["subAction"] = r.subAction.name }
+                if let p = r.phrase, let s = r.start, let end = r.end {
+                    d["phrase"] = p
+                    d["span"] = [s, end]
+                }
+                return d
+            },
+            "steps": e.steps,
+            "ruleSet": set.checksum,
+        ]
+        if let dropped = v.dropped {
+            o["dropped"] = dropped.rawValue
+            o["requestedSubAction"] = v.requestedSubAction.name
+        }
+        if let phrase = e.phrase {
+            o["phrase"] = phrase
+            o["span"] = [Int(v.matchStart), Int(v.matchEnd)]
+        }
+        if let label = e.label { o["label"] = label }
+        if let list = v.list { o["list"] = list.rawValue }
+        if let s = e.sender { o["senderKind"] = s.kind.rawValue }
+        return RuleCLI.json(o)
+    }
+}

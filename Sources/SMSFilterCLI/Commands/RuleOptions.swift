@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import MessageFilter
+
+/// The `--rules` option shared by the rule subcommands.
+struct RuleOptions: ParsableArguments {
+    @Option(name: .long, help: "A rule file, YAML or compiled .smsf (default: the embedded default rules).")
+    var rules: String?
+}
+
+/// A failure of a rule subcommand, printed as `smsfilter: error: …` with its exit status.
+struct RuleCommandError: Error, CustomStringConvertible {
+    /// Exit statuses (SPEC §7).
+    enum Status: Int32 {
+        case badRules = 65
+        case fileMissing = 66
+        case cannotWrite = 73
+    }
+
+    let message: String
+    let status: Status
+    var description: String { message }
+}
+
+/// Helpers for the rule subcommands (compile, check, explain).
+enum RuleCLI {
+    /// Prints `smsfilter: error: <error>` on stderr and returns the exit code to throw.
+    static func exit(_ error: RuleCommandError) -> ExitCode {
+        FileHandle.standardError.write(Data("smsfilter: error: \(error.message)\n".utf8))
+        return ExitCode(error.status.rawValue)
+    }
+
+    /// Runs `body`, turning a ``RuleCommandError`` into its message and exit status.
+    static func run(_ body: () throws -> Void) throws {
+        do { try body() } catch let error as RuleCommandError { throw exit(error) }
+    }
+
+    /// Loads a rule set: the embedded default when `path` is nil.
+    static func load(_ path: String?) throws -> RuleSet {
+        guard let path else { return RuleSet.embeddedDefault }
+        do {
+            return try RuleSet.load(path: path)
+        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
+            throw RuleCommandError(message: "\(path): no such rule file", status: .fileMissing)
+        } catch {
+            throw RuleCommandError(message: "\(error)", status: .badRules)
+        }
+    }
+
+    /// JSON text of `object` (sorted keys, no escaped slashes), with a final newline.
+    static func json(_ object: Any) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object,
+                                                options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// Writes `bytes` to `path` under a temporary name in the same folder, then renames it into place.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let temp = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
+        do {
+            try Data(bytes).write(to: temp, options: [])
+            if FileManager.default.fileExists(atPath: url.path) {
+                _ = try FileManager.default.replaceItemAt(url, withItemAt: temp)
+            } else {
+                try FileManager.default.moveItem(at: temp, to: url)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temp)
+            throw RuleCommandError(message: "\(path): cannot write: \(error.localizedDescription)", status: .cannotWrite)
+        }
+    }
+}

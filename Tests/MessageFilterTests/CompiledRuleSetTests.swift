@@ -1,0 +1,94 @@
+import XCTest
+@testable import MessageFilter
+
+final class CompiledRuleSetTests: XCTestCase {
+    func temp() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("smsf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir
+    }
+
+    let bodies: [(String?, String)] = [
+        (nil, "Rs 500 debited"), ("AD-FLIPKT-P", "hi"), ("VM-HDFCBK-T", "OTP 1234"), (nil, "big sale"),
+        ("56161", ""), (nil, "You won, claim now"), ("+441234567890", "hello"), (nil, "Ваша ДОСТАВКА"),
+        (nil, "coupon for order #4"), (nil, "forecast"), (nil, "voucher"),
+    ]
+
+    func testRoundTripGivesIdenticalVerdictsAndChecksum() throws {
+        let yamlSet = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
+        let path = try temp().appendingPathComponent("t.smsf").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(yamlSet.serialize())))
+        let loaded = try RuleSet.load(path: path)
+        XCTAssertEqual(loaded.checksum, yamlSet.checksum)
+        XCTAssertEqual(loaded.ruleNames, yamlSet.ruleNames)
+        XCTAssertEqual(loaded.definition, yamlSet.definition)
+        XCTAssertEqual(loaded.serialize(), yamlSet.serialize())
+        let a = Classifier(ruleSet: yamlSet)
+        let b = Classifier(ruleSet: loaded)
+        for (s, body) in bodies { XCTAssertEqual(a.classify(sender: s, body: body), b.classify(sender: s, body: body), body) }
+        XCTAssertEqual(RuleSet.embeddedDefault.checksum.count, 16)
+        XCTAssertNotEqual(RuleSet.embeddedDefault.checksum, yamlSet.checksum)
+    }
+
+    func testEveryTruncationIsRefused() throws {
+        let set = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
+        let bytes = set.serialize()
+        for n in 0..<bytes.count {
+            XCTAssertThrowsError(try _SMSFFormat.load(bytes: Array(bytes[0..<n]), path: "t.smsf"), "length \(n)") { e in
+                XCTAssertEqual((e as? RuleSetLoadError)?.kind, .damaged)
+            }
+        }
+    }
+
+    /// Every single-bit flip is refused (the checksums catch it) or loads rules that behave identically.
+    func testBitFlipsAreRefusedOrHarmless() throws {
+        let set = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
+        let bytes = set.serialize()
+        let reference = Classifier(ruleSet: set)
+        var refused = 0
+        for i in 0..<bytes.count {
+            for bit in [0, 3, 7] {
+                var damaged = bytes
+                damaged[i] ^= UInt8(1 << bit)
+                if let loaded = try? _SMSFFormat.load(bytes: damaged, path: "t.smsf") {
+                    let c = Classifier(ruleSet: loaded)
+                    for (s, body) in bodies { XCTAssertEqual(c.classify(sender: s, body: body), reference.classify(sender: s, body: body)) }
+                } else {
+                    refused += 1
+                }
+            }
+        }
+        XCTAssertEqual(refused, bytes.count * 3)  // every byte is covered by a checksum or a check
+    }
+
+    /// A hostile file with valid checksums but bad contents is still refused by the bounds checks.
+    func testResignedGarbageIsRefused() throws {
+        let set = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
+        var bytes = set.serialize()
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            var d = bytes
+            let i = Int.random(in: 64..<d.count, using: &rng)
+            d[i] = UInt8.random(in: 0...255, using: &rng)
+            // Re-sign so that only the structural checks can catch the damage.
+            let defRange: Range<Int> = d.withUnsafeBytes { raw in
+                let off = Int(raw.loadUnaligned(fromByteOffset: 64 + 8, as: UInt64.self))
+                let len = Int(raw.loadUnaligned(fromByteOffset: 64 + 16, as: UInt64.self))
+                return off..<(off + len)
+            }
+            if defRange.upperBound <= d.count {
+                let rs = d.withUnsafeBytes { _Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[defRange])) }
+                withUnsafeBytes(of: rs.littleEndian) { for k in 0..<8 { d[32 + k] = $0[k] } }
+            }
+            let fs = d.withUnsafeBytes { _Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[64...])) }
+            withUnsafeBytes(of: fs.littleEndian) { for k in 0..<8 { d[24 + k] = $0[k] } }
+            if let loaded = try? _SMSFFormat.load(bytes: d, path: "t.smsf") {
+                let c = Classifier(ruleSet: loaded)
+                for (s, body) in bodies { _ = c.classify(sender: s, body: body) }
+            }
+        }
+        bytes[0] = 0
+        XCTAssertThrowsError(try _SMSFFormat.load(bytes: bytes, path: "t.smsf"))
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import MessageFilter
+
+/// The embedded default rules: in sync with samples/default-rules.yaml, fast to compile, covering every
+/// sub-action, and their quality on the real corpora (shared/corpora).
+final class DefaultRulesTests: XCTestCase {
+    static var sampleYAML: String {
+        get throws { try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("samples/default-rules.yaml"), encoding: .utf8) }
+    }
+
+    /// Run `Scripts/embed-default-rules.sh` when this fails.
+    func testEmbeddedMatchesSample() throws {
+        XCTAssertEqual(DefaultRules.yaml, try Self.sampleYAML,
+                       "Sources/MessageFilter/DefaultRules+Embedded.swift is stale: run Scripts/embed-default-rules.sh")
+    }
+
+    func testCoversEverySubActionAndCompilesFast() throws {
+        let start = Date()
+        let set = try RuleSet.parse(yaml: DefaultRules.yaml, file: "default")
+        let seconds = Date().timeIntervalSince(start)
+        print("default rules: \(set.ruleNames.count) rules, \(set.phraseCount) phrases, compiled in \(Int(seconds * 1000)) ms")
+        let asked = Set(set.definition.rules.map(\.subAction))
+        for sub in SubAction.all { XCTAssertTrue(asked.contains(sub), "no default rule asks for \(sub)") }
+        let actions = Set(set.definition.rules.map(\.action))
+        XCTAssertTrue(actions.isSuperset(of: [.junk, .allow, .promotion, .transaction]))
+        XCTAssertFalse(set.capabilities.isDeclared)
+        XCTAssertEqual(RuleSet.embeddedDefault.source, "embedded default rules")
+        XCTAssertEqual(RuleSet.embeddedDefault.checksum, set.checksum)
+    }
+
+    func testSampleMessagesInEveryLanguage() throws {
+        let c = Classifier(ruleSet: try RuleSet.parse(yaml: Self.sampleYAML, file: "default"))
+        let cases: [(String?, String, String)] = [
+            ("VM-HDFCBK-T", "Rs 2,500.00 debited from A/c XX1234 on 05-Jun. Avl Bal Rs 10,200", "Transactions/Finance"),
+            ("AD-SWIGGY-S", "Your order #4521 has been delivered. Enjoy your meal!", "Transactions/Orders"),
+            (nil, "Reminder: your appointment with Dr. Rao is due on 12 June at 10 am", "Transactions/Reminders"),
+            (nil, "Your lab report is ready. Collect it from the hospital reception.", "Transactions/Health"),
+            (nil, "IMD alert: heavy rain and thunderstorm expected in Mumbai tomorrow", "Transactions/Weather"),
+            ("JD-AIRTEL", "Your data pack expires today. Recharge now to continue.", "Transactions/Carrier"),
+            (nil, "You have earned 250 reward points on your last purchase", "Transactions/Rewards"),
+            ("BX-UIDAIG-G", "Your Aadhaar update request has been processed", "Transactions/Public Services"),
+            (nil, "123456 is your OTP for login. Do not share it with anyone.", "Transactions/Others"),
+            ("AD-MYNTRA-P", "Use coupon SAVE20 on your next purchase", "Promotions/Coupons"),
+            ("AD-BIGBZR-P", "Flat 50% off on all shoes this weekend only", "Promotions/Offers"),
+            ("AD-BRANDX-P", "Our new store is open in your city", "Promotions/Others"),
+            (nil, "Congratulations! You have won a prize of Rs 25 lakh. Call now to claim.", "Junk"),
+            (nil, "Aapke khate se Rs 500 nikale gaye hain", "Transactions/Finance"),
+            (nil, "Badhai ho! Aapne KBC lottery mein 25 lakh jeeta hai, claim karne ke liye call karein", "Junk"),
+            (nil, "आपके खाते से 500 रुपये डेबिट किए गए हैं", "Transactions/Finance"),
+            (nil, "आपका ओटीपी 482913 है", "Transactions/Others"),
+            (nil, "【银行】您的账户支出人民币500元，余额1200元", "Transactions/Finance"),
+            (nil, "您的验证码是 482913，5分钟内有效", "Transactions/Others"),
+            (nil, "您的订单已发货，快递单号 SF123456", "Transactions/Orders"),
+            (nil, "全场商品限时特价，5折起！", "Promotions/Offers"),
+            (nil, "恭喜您中奖了！请点击链接领取奖金", "Junk"),
+            (nil, "รหัส OTP ของคุณคือ 123456 ห้ามบอกผู้อื่น", "Transactions/Others"),
+            (nil, "แจกเครดิตฟรี 100 บาท สมัครเลย", "Junk"),
+            (nil, "ลดราคาสูงสุด 50% ทุกสินค้า วันนี้เท่านั้น", "Promotions/Offers"),
+            (nil, "Hey, are you coming home for dinner?", "Inbox"),
+            (nil, "ok", "Unknown Senders"),
+        ]
+        for (sender, body, folder) in cases {
+            let v = c.classify(sender: sender, body: body)
+            XCTAssertEqual(v.folder.path, folder, "\(body) → rule \(v.rule >= 0 ? c.ruleSet.ruleNames[Int(v.rule)] : "none")")
+        }
+    }
+
+    struct Record { var id: String; var body: String; var label: String }
+
+    static func corpus(_ name: String) throws -> [Record]? {
+        guard let folder = Fixtures.corporaFolder else { return nil }
+        let r = try Fixtures.run("zstd", ["-dc", folder.appendingPathComponent(name).path])
+        guard r.status == 0 else { return nil }
+        var out: [Record] = []
+        for line in r.stdout.split(separator: UInt8(ascii: "\n")) {
+            let o = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
+            out.append(Record(id: o["id"] as! String, body: o["body"] as! String, label: o["label"] as! String))
+        }
+        return out
+    }
+
+    /// The quality report in docs/RULES.md comes from this test's output (`swift test --filter DefaultRulesTests`).
+    func testQualityOnCorpora() throws {
+        guard let uci = try Self.corpus("uci_sms_spam.jsonl.zst"), let thai = try Self.corpus("thai_sms.jsonl.zst") else {
+            throw XCTSkip("shared/corpora not found")
+        }
+        let set = try RuleSet.parse(yaml: Self.sampleYAML, file: "default")
+        let c = Classifier(ruleSet: set)
+        let dump = ProcessInfo.processInfo.environment["SMSFILTER_QUALITY_DUMP"]
+        var misses = ""
+        var tp = 0, fp = 0, fn = 0, tn = 0
+        for r in uci {
+            let v = c.classify(sender: nil, body: r.body)
+            let positive = v.action == .junk || v.action == .promotion
+            switch (r.label == "spam", positive) {
+            case (true, true): tp += 1
+            case (false, true): fp += 1; misses += "UCI FP [\(v.rule >= 0 ? set.ruleNames[Int(v.rule)] : "-")/\(v.phrase >= 0 ? set.phrase(at: Int(v.phrase)) : "")] \(r.body)\n"
+            case (true, false): fn += 1; misses += "UCI FN \(r.body)\n"
+            case (false, false): tn += 1
+            }
+        }
+        let precision = Double(tp) / Double(max(1, tp + fp))
+        let recall = Double(tp) / Double(max(1, tp + fn))
+        var agree = 0
+        var perLabel: [String: (Int, Int)] = [:]
+        for r in thai {
+            let v = c.classify(sender: nil, body: r.body)
+            let ok: Bool = switch r.label {
+            case "OTP": v.action == .transaction
+            case "scam": v.action == .junk
+            case "spam": v.action == .promotion
+            default: v.action != .junk && v.action != .promotion  // OK: anything but filtered as unwanted
+            }
+            let okStrict = ok
+            if okStrict { agree += 1 } else {
+                misses += "THAI \(r.label) → \(v.folder.path) [\(v.rule >= 0 ? set.ruleNames[Int(v.rule)] : "-")/\(v.phrase >= 0 ? set.phrase(at: Int(v.phrase)) : "")] \(r.body)\n"
+            }
+            let p = perLabel[r.label] ?? (0, 0)
+            perLabel[r.label] = (p.0 + (okStrict ? 1 : 0), p.1 + 1)
+        }
+        let agreement = Double(agree) / Double(thai.count)
+        func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
+        print("QUALITY uci: precision \(pct(precision)) recall \(pct(recall)) (tp \(tp) fp \(fp) fn \(fn) tn \(tn))")
+        print("QUALITY thai: agreement \(pct(agreement)) (\(agree)/\(thai.count)); " + perLabel.keys.sorted().map {
+            "\($0) \(perLabel[$0]!.0)/\(perLabel[$0]!.1)" }.joined(separator: ", "))
+        if let dump { try misses.write(toFile: dump, atomically: true, encoding: .utf8) }
+        XCTAssertGreaterThan(precision, 0.0)
+    }
+}
+
+/// Single, batch and String APIs give identical verdicts on every message of the real corpora.
+final class ClassificationAPIsAgreeTests: XCTestCase {
+    func testSingleBatchAndStringAgreeOnAllCorpora() throws {
+        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora not found") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jsonl.zst") }.sorted()
+        XCTAssertFalse(files.isEmpty)
+        let senders: [String?] = [nil, "VM-HDFCBK-T", "AD-FLIPKT-P", "56161", "+919876543210", "BX-UIDAIG-G"]
+        let c = Classifier(ruleSet: RuleSet.embeddedDefault)
+        var total = 0
+        for file in files {
+            guard let records = try DefaultRulesTests.corpus(file) else { continue }
+            var buffer: [UInt8] = []
+            var spans: [MessageSpan] = []
+            var pairs: [(String?, String)] = []
+            for (i, r) in records.enumerated() {
+                let sender = senders[i % senders.count]
+                var span = MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0)
+                if let sender {
+                    span.senderStart = buffer.count
+                    buffer += Array(sender.utf8)
+                    span.senderCount = sender.utf8.count
+                }
+                span.bodyStart = buffer.count
+                buffer += Array(r.body.utf8)
+                span.bodyCount = r.body.utf8.count
+                spans.append(span)
+                pairs.append((sender, r.body))
+            }
+            var batch = [Verdict](repeating: Verdict(), count: spans.count)
+            buffer.withUnsafeBytes { buf in
+                spans.withUnsafeBufferPointer { sp in batch.withUnsafeMutableBufferPointer { c.classify(buffer: buf, messages: sp, into: $0) } }
+                for (i, span) in spans.enumerated() {
+                    let body = UnsafeRawBufferPointer(rebasing: buf[span.bodyStart..<(span.bodyStart + span.bodyCount)])
+                    let sender = span.senderCount < 0 ? nil : UnsafeRawBufferPointer(rebasing: buf[span.senderStart..<(span.senderStart + span.senderCount)])
+                    let single = c.classify(sender: sender, body: body)
+                    if single != batch[i] { XCTFail("\(file) #\(i): batch \(batch[i]) != single \(single)") }
+                    let string = c.classify(sender: pairs[i].0, body: pairs[i].1)
+                    if string != single { XCTFail("\(file) #\(i): string API differs") }
+                }
+            }
+            total += records.count
+        }
+        XCTAssertGreaterThan(total, 9000)
+    }
+}

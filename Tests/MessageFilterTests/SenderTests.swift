@@ -1,0 +1,94 @@
+import XCTest
+@testable import MessageFilter
+
+final class SenderTests: XCTestCase {
+    func testKinds() {
+        let cases: [(String?, SenderKind, Int64, Int32)] = [
+            ("+919876543210", .phoneNumber, 919_876_543_210, 91),
+            ("+1 (408) 555-0001", .phoneNumber, 14_085_550_001, 1),
+            ("0044 20 7946 0958", .phoneNumber, 442_079_460_958, 44),
+            ("14085550001", .phoneNumber, 14_085_550_001, 1),
+            ("09876543210", .phoneNumber, 19_876_543_210, 1),  // national, default country 1
+            ("56161", .shortCode, 56161, 0),
+            ("121", .shortCode, 121, 0),
+            ("HDFCBK", .alphanumeric, 0, 0),
+            ("Amazon", .alphanumeric, 0, 0),
+            ("alerts@bank.example.com", .email, 0, 0),
+            (nil, .unknown, 0, 0),
+            ("", .unknown, 0, 0),
+            ("--", .unknown, 0, 0),
+        ]
+        for (s, kind, number, cc) in cases {
+            let info = SenderInfo.classify(s)
+            XCTAssertEqual(info.kind, kind, "\(s ?? "nil")")
+            XCTAssertEqual(info.number, number, "\(s ?? "nil")")
+            XCTAssertEqual(info.countryCode, cc, "\(s ?? "nil")")
+        }
+    }
+
+    func testDefaultCountryCode() {
+        let info = SenderInfo.classify("09876543210", defaultCountryCode: 91)
+        XCTAssertEqual(info.number, 919_876_543_210)
+        XCTAssertEqual(info.countryCode, 91)
+        XCTAssertEqual(SenderInfo.classify("9876543210", defaultCountryCode: 91).number, 919_876_543_210)
+        XCTAssertEqual(SenderInfo.classify("+66812345678", defaultCountryCode: 91).countryCode, 66)
+        XCTAssertEqual(SenderInfo.classify("+8613800138000", defaultCountryCode: 91).countryCode, 86)
+        XCTAssertEqual(SenderInfo.classify("+971501234567", defaultCountryCode: 91).countryCode, 971)
+    }
+
+    func testTRAIHeaders() {
+        let s = "VM-HDFCBK-S"
+        let info = SenderInfo.classify(s)
+        XCTAssertTrue(info.isTRAIHeader)
+        XCTAssertEqual(info.traiOperator, UInt8(ascii: "V"))
+        XCTAssertEqual(info.traiCircle, UInt8(ascii: "M"))
+        XCTAssertEqual(String(decoding: Array(s.utf8)[info.traiEntity], as: UTF8.self), "HDFCBK")
+        XCTAssertEqual(info.traiSuffix, .service)
+        XCTAssertEqual(SenderInfo.classify("AD-AMAZON").traiSuffix, nil)
+        XCTAssertTrue(SenderInfo.classify("AD-AMAZON").isTRAIHeader)
+        XCTAssertEqual(SenderInfo.classify("jd-airtel-p").traiSuffix, .promotional)
+        XCTAssertEqual(SenderInfo.classify("BX-GOVTIN-G").traiSuffix, .government)
+        XCTAssertEqual(SenderInfo.classify("TM-ICICIT-T").traiSuffix, .transactional)
+        XCTAssertFalse(SenderInfo.classify("HDFCBK").isTRAIHeader)
+        XCTAssertFalse(SenderInfo.classify("V-HDFCBK").isTRAIHeader)
+        XCTAssertFalse(SenderInfo.classify("VM-HD").isTRAIHeader)
+    }
+
+    func testNumberListOrderErrors() throws {
+        var got: [Int64] = []
+        try NumberListReader.parse("# comment\n+14085550001\n14085550002\n\n919876543210\n", file: "b.txt", labelled: false) { n, _ in got.append(n) }
+        XCTAssertEqual(got, [14_085_550_001, 14_085_550_002, 919_876_543_210])
+        XCTAssertThrowsError(try NumberListReader.parse("2\n1\n", file: "b.txt", labelled: false) { _, _ in }) { e in
+            let e = e as! NumberListError
+            XCTAssertEqual(e.kind, .entriesOutOfOrder)
+            XCTAssertEqual(e.line, 2)
+            XCTAssertTrue(e.description.hasPrefix("b.txt:2: entriesOutOfOrder"), e.description)
+        }
+        XCTAssertThrowsError(try NumberListReader.parse("1\n2\n\n2\n", file: "b.txt", labelled: false) { _, _ in }) { e in
+            XCTAssertEqual((e as! NumberListError).kind, .duplicateEntries)
+            XCTAssertEqual((e as! NumberListError).line, 4)
+        }
+        XCTAssertThrowsError(try NumberListReader.parse("12a\n", file: "b.txt", labelled: false) { _, _ in })
+        XCTAssertThrowsError(try NumberListReader.parse("99999999999999999999\n", file: "b.txt", labelled: false) { _, _ in })
+        var labels: [String] = []
+        try NumberListReader.parse("14085550001\tAcme Bank\n14085550009 Pharmacy\n", file: "i.tsv", labelled: true) { _, l in labels.append(l) }
+        XCTAssertEqual(labels, ["Acme Bank", "Pharmacy"])
+        XCTAssertThrowsError(try NumberListReader.parse("14085550001\n", file: "i.tsv", labelled: true) { _, _ in })
+    }
+
+    /// A list of a million numbers streams from disk in batches and is searched by binary search.
+    func testLargeListFromFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var text = ""
+        text.reserveCapacity(14_000_000)
+        for i in 0..<1_000_000 { text += "\(14_085_000_000 + Int64(i) * 3)\n" }
+        let path = dir.appendingPathComponent("block.txt").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let list = try NumberListReader.readBlockList(path: path)
+        XCTAssertEqual(list.count, 1_000_000)
+        XCTAssertNotNil(list._sortedIndex(of: 14_085_000_000 + 3 * 777_777))
+        XCTAssertNil(list._sortedIndex(of: 14_085_000_001))
+    }
+}

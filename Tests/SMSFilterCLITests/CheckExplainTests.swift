@@ -1,0 +1,154 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// compile, check and explain, end to end through the built `smsfilter` binary (run `swift build` first).
+final class CheckExplainTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = try Fixtures.temporaryFolder("check-explain")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        let r = try Fixtures.run(Fixtures.smsfilterBinary, args)
+        return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static let good = """
+        version: 1
+        capabilities: [transactionalFinance, transactionalOrders, promotionalCoupons]
+        rules:
+          - name: bank-debit
+            action: transaction
+            subAction: transactionalFinance
+            keywords: [debited, "a/c", "txn of"]
+          - name: coupon
+            action: promotion
+            subAction: promotionalCoupons
+            priority: 10
+            keywords: [coupon, "promo code"]
+            unless: ["order #"]
+          - name: weather
+            action: transaction
+            subAction: transactionalWeather
+            keywords: [forecast]
+        """
+
+    func testCheckReadyWithWarnings() throws {
+        let path = try write("rules.yaml", Self.good)
+        let r = try run(["check", path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.contains("resolve: 3 rules, 7 phrases, capabilities: transactionalFinance, transactionalOrders, promotionalCoupons"), r.out)
+        XCTAssertTrue(r.out.contains("warning: \(path):16: rules[2].subAction: \"weather\": transactionalWeather is not declared"), r.out)
+        XCTAssertTrue(r.out.contains("confirm (target offline): 0 errors, 1 warning\n"), r.out)
+        XCTAssertTrue(r.out.contains("\nverdict: ready (checksum "), r.out)
+        let ios = try run(["check", "--target", "ios", path])
+        XCTAssertEqual(ios.status, 0, ios.out)
+    }
+
+    func testCheckFailures() throws {
+        let bad = try write("bad.yaml", "version: 1\nrules:\n  - name: a\n    action: transaction\n    subAction: finance\n    keywords: [x]\n")
+        let r = try run(["check", bad])
+        XCTAssertEqual(r.status, 65)
+        XCTAssertTrue(r.out.contains("error: \(bad):5: rules[0].subAction: unknown sub-action \"finance\"; valid: none, transactionalOthers, transactionalFinance"), r.out)
+        XCTAssertTrue(r.out.contains("did you mean \"transactionalFinance\"?"), r.out)
+        XCTAssertTrue(r.out.hasSuffix("verdict: failure\n"), r.out)
+
+        let six = try write("six.yaml", "version: 1\ncapabilities: [transactionalFinance, transactionalOrders, transactionalHealth, transactionalWeather, promotionalOffers, promotionalCoupons]\nrules:\n  - {name: a, action: junk, keywords: [x]}\n")
+        XCTAssertEqual(try run(["check", six]).status, 0)
+        let ios = try run(["check", "--target", "ios", six])
+        XCTAssertEqual(ios.status, 65)
+        XCTAssertTrue(ios.out.contains("declares 6 sub-actions"), ios.out)
+
+        let missing = try run(["check", dir.appendingPathComponent("nope.yaml").path])
+        XCTAssertEqual(missing.status, 66)
+        XCTAssertTrue(missing.err.hasPrefix("smsfilter: error: "), missing.err)
+        XCTAssertEqual(try run(["check", "--target", "android", six]).status, 64)
+        XCTAssertEqual(try run(["check"]).status, 64)
+    }
+
+    func testCheckJSONAndNeverFire() throws {
+        let path = try write("r.yaml", """
+            version: 1
+            rules:
+              - {name: dead, action: junk, keywords: [win], unless: [wi]}
+              - {name: a, action: junk, keywords: [deal]}
+              - {name: b, action: allow, keywords: [deal]}
+              - {name: big, action: junk, priority: 5, keywords: [free]}
+              - {name: shadow, action: promotion, keywords: [free gift]}
+              - {name: odd, action: allow, sender: {kind: [shortCode], suffix: [P]}}
+            """)
+        let r = try run(["check", "--json", path])
+        XCTAssertEqual(r.status, 0, r.err)
+        let o = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        XCTAssertEqual(o["verdict"] as? String, "ready")
+        XCTAssertEqual(o["rules"] as? Int, 6)
+        let messages = (o["findings"] as! [[String: Any]]).map { $0["message"] as! String }
+        XCTAssertTrue(messages.contains { $0.contains("\"dead\" can never fire") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.contains("\"shadow\" can never win") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.contains("\"odd\" can never fire") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.contains("keyword \"deal\" is claimed at priority 0 by rules of different folders") }, "\(messages)")
+    }
+
+    func testCompileThenExplainSameVerdicts() throws {
+        let yaml = try write("rules.yaml", Self.good)
+        let smsf = dir.appendingPathComponent("rules.smsf").path
+        let c = try run(["compile", yaml, "-o", smsf])
+        XCTAssertEqual(c.status, 0, c.err)
+        XCTAssertTrue(c.err.contains("compiled 3 rules, 7 phrases"), c.err)
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
+        for rules in [yaml, smsf] {
+            let e = try run(["explain", "--rules", rules, "--json", "Rs 100 debited; coupon for order #12; forecast"])
+            XCTAssertEqual(e.status, 0, e.err)
+            let o = try JSONSerialization.jsonObject(with: Data(e.out.utf8)) as! [String: Any]
+            XCTAssertEqual(o["action"] as? String, "transaction")
+            XCTAssertEqual(o["subAction"] as? String, "transactionalFinance")
+            XCTAssertEqual(o["folder"] as? String, "Transactions/Finance")
+            XCTAssertEqual(o["rule"] as? String, "bank-debit")
+            XCTAssertEqual(o["span"] as? [Int], [7, 14])
+            XCTAssertNil(o["dropped"])
+            let outcomes = Dictionary(uniqueKeysWithValues: (o["rules"] as! [[String: Any]]).map { ($0["name"] as! String, $0["outcome"] as! String) })
+            XCTAssertEqual(outcomes, ["bank-debit": "won", "coupon": "vetoed", "weather": "lostToEarlierMatch"])
+            XCTAssertNotNil(o["matches"] as? [[String: Any]])
+            XCTAssertNotNil(o["steps"] as? [String])
+        }
+        let dropped = try run(["explain", "--rules", smsf, "--json", "forecast: rain"])
+        let o = try JSONSerialization.jsonObject(with: Data(dropped.out.utf8)) as! [String: Any]
+        XCTAssertEqual(o["dropped"] as? String, "notDeclared")
+        XCTAssertEqual(o["folder"] as? String, "Transactions")
+        XCTAssertTrue(o["subAction"] is NSNull)
+
+        // A damaged .smsf is refused with exit 65.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: smsf))
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: smsf))
+        let damaged = try run(["explain", "--rules", smsf, "x"])
+        XCTAssertEqual(damaged.status, 65)
+        XCTAssertTrue(damaged.err.contains("damaged compiled rule set"), damaged.err)
+        XCTAssertEqual(try run(["compile", yaml + ".missing", "-o", smsf]).status, 66)
+        XCTAssertEqual(try run(["compile", yaml, "-o", "/nonexistent-dir/x.smsf"]).status, 73)
+    }
+
+    func testExplainTextWithDefaultRules() throws {
+        let r = try run(["explain", "--sender", "VM-HDFCBK-T", "Rs 2,500 debited from A/c XX1234"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.hasPrefix("rules: embedded default rules (checksum "), r.out)
+        XCTAssertTrue(r.out.contains("  9..<16 \"debited\" → "), r.out)
+        XCTAssertTrue(r.out.contains("finance (priority 50, transaction/transactionalFinance) \"debited\" at 9..<16: won"), r.out)
+        XCTAssertTrue(r.out.contains("TRAI header: operator V, circle M, entity HDFCBK, suffix -T (transactional)"), r.out)
+        XCTAssertTrue(r.out.hasSuffix("folder: Transactions/Finance\n"), r.out)
+        XCTAssertEqual(try run(["explain", "--rules", dir.appendingPathComponent("none.yaml").path, "x"]).status, 66)
+        XCTAssertEqual(try run(["explain"]).status, 64)
+    }
+}
