@@ -10,7 +10,7 @@ struct SMSFilter: ParsableCommand {
         abstract: "Label huge SMS archives into the folders of Apple's SMS message filters, offline and fast.",
         version: "smsfilter \(version) (libzstd \(zstdLibraryVersion))",
         subcommands: [
-            ClassifyCommand.self, CompileCommand.self, CheckCommand.self, ExplainCommand.self, GenerateCommand.self,
+            BenchCommand.self, ClassifyCommand.self, CompileCommand.self, CheckCommand.self, ExplainCommand.self, GenerateCommand.self,
             MergeCountsCommand.self,
         ]
     )

@@ -1,0 +1,208 @@
+import AhoCorasick
+import ArgumentParser
+import BatchPipeline
+import Dispatch
+import Foundation
+import MessageFilter
+import ZstdStream
+
+/// `smsfilter bench`: throughput of the matcher alone and of the whole job.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure the matcher alone and the whole classify job on an archive.",
+        discussion: """
+            Matcher: the input's bodies are loaded into memory first (up to --matcher-bytes), then \
+            classified in batches (the rule set's automata and rules: what a worker does per message), \
+            --repeat times; the median is reported. "automaton" is the bare Aho-Corasick scan of the rule \
+            set's phrases over the same bodies. End to end: decode, frame, parse, match and write \
+            (to a temporary .jsonl.zst, or labels only), with each stage's share, per-chunk latency \
+            percentiles and peak memory. Bytes are body bytes (matcher) or decoded input bytes (end to end).
+
+            Example: smsfilter bench --json corpus.jsonl.zst
+            """
+    )
+
+    @Argument(help: "A JSON Lines archive (plain or .zst).")
+    var input: String
+
+    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    var rules: String?
+
+    @Option(name: .long, help: "Worker threads (default: all cores).")
+    var threads: Int?
+
+    @Option(name: .long, help: "How many times to run each measurement (the median is reported).")
+    var `repeat` = 3
+
+    @Option(name: .long, help: "Body bytes to load for the matcher measurement.")
+    var matcherBytes = ByteSize(256 << 20)
+
+    @Flag(name: .long, help: "End to end: write labels only instead of whole records.")
+    var labelsOnly = false
+
+    @Flag(name: .long, help: "Skip the end-to-end measurement.")
+    var matcherOnly = false
+
+    @Flag(name: .long, help: "Print the results as JSON.")
+    var json = false
+
+    func validate() throws {
+        if `repeat` < 1 { throw ValidationError("Please give --repeat of at least 1.") }
+        if let threads, threads < 1 { throw ValidationError("Please give --threads of at least 1.") }
+    }
+
+    func run() throws {
+        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: 66) }
+        let ruleSet = try CLI.loadRules(rules)
+        let threadCount = threads ?? CLI.cores
+        let messages: LoadedMessages
+        do {
+            messages = try LoadedMessages.load(path: input, limit: matcherBytes.bytes)
+        } catch {
+            throw CLI.fail("\(error)", code: 65)
+        }
+        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no JSON Lines record with a body", code: 65) }
+
+        // Matcher: one classifier per thread over its share of the messages.
+        func classifyAll(threads: Int) -> Double {
+            let shares = (0..<threads).map { k in (messages.spans.count * k / threads)..<(messages.spans.count * (k + 1) / threads) }
+            let classifiers = (0..<threads).map { _ in _Box(Classifier(ruleSet: ruleSet)) }
+            let start = DispatchTime.now().uptimeNanoseconds
+            messages.buffer.withUnsafeBytes { buffer in
+                messages.spans.withUnsafeBufferPointer { spans in
+                    let box = _Box((buffer, spans))
+                    DispatchQueue.concurrentPerform(iterations: threads) { k in
+                        let (buffer, spans) = box.value
+                        let share = shares[k]
+                        var verdicts = [Verdict](repeating: Verdict(), count: 4096)
+                        var i = share.lowerBound
+                        verdicts.withUnsafeMutableBufferPointer { out in
+                            while i < share.upperBound {
+                                let n = min(4096, share.upperBound - i)
+                                classifiers[k].value.classify(
+                                    buffer: buffer, messages: UnsafeBufferPointer(rebasing: spans[i..<(i + n)]),
+                                    into: UnsafeMutableBufferPointer(rebasing: out[0..<n]))
+                                i += n
+                            }
+                        }
+                    }
+                }
+            }
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        let matcherSeconds = median((0..<`repeat`).map { _ in classifyAll(threads: 1) })
+        let matcherThreadsSeconds = threadCount > 1 ? median((0..<`repeat`).map { _ in classifyAll(threads: threadCount) }) : matcherSeconds
+
+        // The bare automaton over the rule set's phrases.
+        var builder = AhoCorasickBuilder()
+        builder.caseFolding = .ascii
+        let phrases = (0..<ruleSet.phraseCount).map { Pattern(ruleSet.phrase(at: $0)) }
+        var automatonSeconds = 0.0
+        var automatonKind = "none"
+        if let automaton = try? builder.build(phrases) {
+            automatonKind = "\(automaton.engineKind)"
+            let ranges = messages.spans.map { $0.bodyStart..<($0.bodyStart + $0.bodyCount) }
+            automatonSeconds = median(
+                (0..<`repeat`).map { _ in
+                    var hits = 0
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    messages.buffer.withUnsafeBytes { buffer in
+                        ranges.withUnsafeBufferPointer { spans in
+                            automaton.forEachMatch(in: buffer, spans: spans) { _, _ in hits += 1 }
+                        }
+                    }
+                    blackHole(hits)
+                    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                })
+        }
+
+        var report: [String: Any] = [
+            "input": input, "ruleSet": ruleSet.checksum,
+            "matcher": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherSeconds, threads: 1),
+            "matcherThreads": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherThreadsSeconds, threads: threadCount),
+            "automaton": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: automatonSeconds, threads: 1)
+                .merging(["engine": automatonKind, "patterns": phrases.count], uniquingKeysWith: { a, _ in a }),
+        ]
+
+        if !matcherOnly {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smsfilter-bench-\(getpid())")
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var options = PipelineOptions()
+            options.threads = threadCount
+            options.compressionWorkers = threadCount > 1 ? threadCount : 0
+            options.collectStats = true
+            options.labelsOnly = labelsOnly
+            options.outputPath = folder.appendingPathComponent(labelsOnly ? "labels.jsonl" : "out.jsonl.zst").path
+            var runs: [RunResult] = []
+            for _ in 0..<`repeat` {
+                do {
+                    runs.append(try Pipeline(ruleSet: ruleSet, options: options).run(inputs: [input]))
+                } catch {
+                    throw CLI.fail(error.description, code: error.exitCode)
+                }
+            }
+            let run = runs.sorted { $0.counts.seconds < $1.counts.seconds }[runs.count / 2]
+            report["endToEnd"] = figures(bytes: Int(run.counts.bytes), records: run.counts.records, seconds: run.counts.seconds, threads: threadCount)
+            report["stages"] = run.stages
+            let total = run.stages.values.reduce(0, +)
+            report["stageShares"] = run.stages.mapValues { total > 0 ? ($0 / total * 1000).rounded() / 10 : 0 }
+            let latencies = run.chunkLatencies.sorted()
+            func percentile(_ p: Double) -> Double {
+                latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+            }
+            report["chunkLatencyMs"] = ["p50": percentile(0.5) * 1000, "p90": percentile(0.9) * 1000, "p99": percentile(0.99) * 1000, "max": (latencies.last ?? 0) * 1000, "chunks": latencies.count]
+        }
+        report["peakResidentBytes"] = peakResidentBytes()
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(text(report))
+        }
+    }
+
+    func figures(bytes: Int, records: Int, seconds: Double, threads: Int) -> [String: Any] {
+        [
+            "bytes": bytes, "records": records, "seconds": seconds, "threads": threads,
+            "mbPerSecond": seconds > 0 ? Double(bytes) / 1e6 / seconds : 0,
+            "messagesPerSecond": seconds > 0 ? Double(records) / seconds : 0,
+        ]
+    }
+
+    func text(_ report: [String: Any]) -> String {
+        var lines: [String] = []
+        func row(_ name: String, _ key: String) {
+            guard let f = report[key] as? [String: Any] else { return }
+            lines.append(
+                name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                    + String(format: "%10.1f MB/s %14.0f msg/s  %8.3f s  ", f["mbPerSecond"] as! Double,
+                        f["messagesPerSecond"] as! Double, f["seconds"] as! Double) + "\(f["threads"]!) thread(s)")
+        }
+        row("automaton", "automaton")
+        row("matcher", "matcher")
+        row("matcher, threads", "matcherThreads")
+        row("end to end", "endToEnd")
+        if let shares = report["stageShares"] as? [String: Double] {
+            lines.append("stages: " + shares.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)%" }.joined(separator: ", "))
+        }
+        if let l = report["chunkLatencyMs"] as? [String: Any] {
+            lines.append(String(format: "chunk latency: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms", l["p50"] as! Double, l["p90"] as! Double, l["p99"] as! Double))
+        }
+        lines.append(String(format: "peak memory: %.1f MiB", Double(report["peakResidentBytes"] as! Int) / 1048576))
+        return lines.joined(separator: "\n")
+    }
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// Keeps a value alive so the optimizer cannot drop the work that made it.
+@inline(never)
+func blackHole<T>(_ value: T) { _ = value }
+
+/// Carries a value into a concurrent closure (each thread uses its own element or reads only).
+final class _Box<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
