@@ -117,6 +117,29 @@ struct BenchCommand: ParsableCommand {
                 })
         }
 
+        // The decoder alone, beside the zstd command-line tool on the same file.
+        func decodeOnce() throws -> (seconds: Double, bytes: Int) {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let decoder = try ZstdDecoder(path: input)
+            var bytes = 0
+            while true {
+                let n = try decoder.read(into: buffer)
+                if n == 0 { break }
+                bytes += n
+            }
+            return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, bytes)
+        }
+        var decodeRuns: [(seconds: Double, bytes: Int)] = []
+        do {
+            for _ in 0..<`repeat` { decodeRuns.append(try decodeOnce()) }
+        } catch {
+            throw CLI.fail("\(error)", code: 65)
+        }
+        let decodeSeconds = median(decodeRuns.map(\.seconds))
+        let zstdSeconds = median((0..<`repeat`).compactMap { _ in Self.timeZstdCLI(input) })
+
         var report: [String: Any] = [
             "input": input, "ruleSet": ruleSet.checksum,
             "matcher": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherSeconds, threads: 1),
@@ -124,6 +147,12 @@ struct BenchCommand: ParsableCommand {
             "automaton": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: automatonSeconds, threads: 1)
                 .merging(["engine": automatonKind, "patterns": phrases.count], uniquingKeysWith: { a, _ in a }),
         ]
+
+        report["decode"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: decodeSeconds, threads: 1)
+        if zstdSeconds > 0 {
+            report["zstdCLI"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: zstdSeconds, threads: 1)
+                .merging(["command": "zstd -dc INPUT > /dev/null", "decoderSpeedRatio": zstdSeconds / decodeSeconds], uniquingKeysWith: { a, _ in a })
+        }
 
         if !matcherOnly {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smsfilter-bench-\(getpid())")
@@ -163,6 +192,20 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
+    /// Times `zstd -dc input > /dev/null` (nil when the zstd tool is not installed).
+    static func timeZstdCLI(_ input: String) -> Double? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["zstd", "-q", "-dc", input]
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard (try? process.run()) != nil else { return nil }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
     func figures(bytes: Int, records: Int, seconds: Double, threads: Int) -> [String: Any] {
         [
             "bytes": bytes, "records": records, "seconds": seconds, "threads": threads,
@@ -180,6 +223,8 @@ struct BenchCommand: ParsableCommand {
                     + String(format: "%10.1f MB/s %14.0f msg/s  %8.3f s  ", f["mbPerSecond"] as! Double,
                         f["messagesPerSecond"] as! Double, f["seconds"] as! Double) + "\(f["threads"]!) thread(s)")
         }
+        row("zstd -dc", "zstdCLI")
+        row("decoder", "decode")
         row("automaton", "automaton")
         row("matcher", "matcher")
         row("matcher, threads", "matcherThreads")
