@@ -45,7 +45,7 @@ enum _DelimitedParser {
         return last
     }
 
-    static func parse(_ chunk: _Chunk, _ file: _FileState, _ worker: _Worker) {
+    static func parse(_ chunk: _Chunk, _ file: _FileState, _ worker: _Worker, _ out: inout _Parsed) {
         let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
         let quoting = file.format == .csv
         let end = chunk.recordBytes
@@ -69,7 +69,7 @@ enum _DelimitedParser {
                 continue
             }
             // Split into fields.
-            worker.csvFields.removeAll(keepingCapacity: true)
+            out.csvFields.removeAll(keepingCapacity: true)
             var f = start
             var malformed: String?
             while true {
@@ -91,7 +91,7 @@ enum _DelimitedParser {
                         malformed = "unterminated quoted field"
                         break
                     }
-                    worker.csvFields.append((f + 1, i, true))
+                    out.csvFields.append((f + 1, i, true))
                     i += 1
                     if i == contentEnd { break }
                     if input[i] != file.separator {
@@ -101,7 +101,7 @@ enum _DelimitedParser {
                     f = i + 1
                 } else {
                     let sep = _find(file.separator, in: input, from: f, to: contentEnd) ?? contentEnd
-                    worker.csvFields.append((f, sep, false))
+                    out.csvFields.append((f, sep, false))
                     if sep == contentEnd { break }
                     f = sep + 1
                 }
@@ -111,13 +111,13 @@ enum _DelimitedParser {
                 continue
             }
             let columns = file.columns
-            guard columns.body < worker.csvFields.count else {
+            guard columns.body < out.csvFields.count else {
                 worker.reject(
                     chunk, start: start, end: contentEnd, line: recordLine,
-                    reason: "the row has \(worker.csvFields.count) fields; the body is column \(columns.body + 1)")
+                    reason: "the row has \(out.csvFields.count) fields; the body is column \(columns.body + 1)")
                 continue
             }
-            let (bodyStart, bodyEnd) = fieldSpan(worker.csvFields[columns.body], input, chunk, worker)
+            let (bodyStart, bodyEnd) = fieldSpan(out.csvFields[columns.body], input, chunk, worker)
             guard _isValidUTF8(UnsafeRawBufferPointer(rebasing: chunk.input.bytes[bodyStart..<bodyEnd])) else {
                 worker.reject(chunk, start: start, end: contentEnd, line: recordLine, reason: "invalid UTF-8 in the body")
                 continue
@@ -128,20 +128,20 @@ enum _DelimitedParser {
             record.rawEnd = next
             record.insertAt = contentEnd
             record.relativeLine = recordLine
-            if columns.id >= 0 && columns.id < worker.csvFields.count {
-                (record.idStart, record.idEnd) = fieldSpan(worker.csvFields[columns.id], input, chunk, worker)
+            if columns.id >= 0 && columns.id < out.csvFields.count {
+                (record.idStart, record.idEnd) = fieldSpan(out.csvFields[columns.id], input, chunk, worker)
             }
             var senderStart = 0
             var senderCount = -1
-            if columns.sender >= 0 && columns.sender < worker.csvFields.count {
-                let (s, e) = fieldSpan(worker.csvFields[columns.sender], input, chunk, worker)
+            if columns.sender >= 0 && columns.sender < out.csvFields.count {
+                let (s, e) = fieldSpan(out.csvFields[columns.sender], input, chunk, worker)
                 if e > s {
                     senderStart = s
                     senderCount = e - s
                 }
             }
-            worker.records.append(record)
-            worker.spans.append(
+            out.records.append(record)
+            out.spans.append(
                 MessageSpan(senderStart: senderStart, senderCount: senderCount, bodyStart: bodyStart, bodyCount: bodyEnd - bodyStart))
         }
         chunk.counts.newlines = line

@@ -4,7 +4,7 @@ import MessageFilter
 
 /// JSON Lines: one object per line; `id`, `sender` and `body` pulled out by `_JSONScanner`.
 enum _JSONLParser {
-    static func parse(_ chunk: _Chunk, _ file: _FileState, _ worker: _Worker) {
+    static func parse(_ chunk: _Chunk, _ file: _FileState, _ worker: _Worker, _ out: inout _Parsed) {
         let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
         let keys = UnsafeBufferPointer(file.keyBuffers)
         let fields = worker.fields
@@ -81,8 +81,8 @@ enum _JSONLParser {
             default:
                 break
             }
-            worker.records.append(record)
-            worker.spans.append(
+            out.records.append(record)
+            out.spans.append(
                 MessageSpan(senderStart: senderStart, senderCount: senderCount, bodyStart: bodyStart, bodyCount: bodyEnd - bodyStart))
         }
         chunk.counts.newlines = line

@@ -41,7 +41,7 @@ enum _XMLParser {
         return last
     }
 
-    static func parse(_ chunk: _Chunk, _ file: _FileState, _ worker: _Worker) {
+    static func parse(_ chunk: _Chunk, _ file: _FileState, _ worker: _Worker, _ out: inout _Parsed) {
         let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
         let end = chunk.recordBytes
         var i = 0
@@ -67,14 +67,14 @@ enum _XMLParser {
                 worker.reject(chunk, start: lt, end: problem.end, line: line, reason: problem.reason)
                 // The rejected element is not copied to the output: blank it out of the passthrough by
                 // recording it as a gap the emitter skips.
-                worker.records.append(_Record.skip(lt, problem.end))
-                worker.spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0))
+                out.records.append(_Record.skip(lt, problem.end))
+                out.spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0))
                 i = problem.end
             case .success(let parsed):
                 var record = parsed.0
                 record.relativeLine = line
-                worker.records.append(record)
-                worker.spans.append(parsed.1)
+                out.records.append(record)
+                out.spans.append(parsed.1)
                 i = record.rawEnd
             }
         }

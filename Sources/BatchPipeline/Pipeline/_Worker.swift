@@ -7,16 +7,22 @@
 import Dispatch
 import MessageFilter
 
+/// What a parser found in a chunk. Passed `inout` through a whole chunk, so the hot loops touch local
+/// storage rather than class properties (which would pay a dynamic exclusivity check per access).
+struct _Parsed {
+    var records: [_Record] = []
+    var spans: [MessageSpan] = []
+    var verdicts: [Verdict] = []
+    /// CSV: field boundaries of the current record (start, end, quoted).
+    var csvFields: [(Int, Int, Bool)] = []
+}
+
 final class _Worker {
     let classifier: Classifier
     let emitter: _Emitter
     let options: PipelineOptions
-    var records: [_Record] = []
-    var spans: [MessageSpan] = []
-    var verdicts: [Verdict] = []
+    var parsed = _Parsed()
     let fields: UnsafeMutableBufferPointer<JSONField>
-    /// CSV: field boundaries of the current record (start, end, quoted).
-    var csvFields: [(Int, Int, Bool)] = []
 
     init(ruleSet: RuleSet, emitter: _Emitter, options: PipelineOptions, keyCount: Int) {
         classifier = Classifier(ruleSet: ruleSet)
@@ -24,17 +30,21 @@ final class _Worker {
         self.options = options
         fields = .allocate(capacity: keyCount)
         fields.initialize(repeating: JSONField())
-        records.reserveCapacity(16_384)
-        spans.reserveCapacity(16_384)
-        verdicts.reserveCapacity(16_384)
-        csvFields.reserveCapacity(64)
+        parsed.records.reserveCapacity(16_384)
+        parsed.spans.reserveCapacity(16_384)
+        parsed.verdicts.reserveCapacity(16_384)
+        parsed.csvFields.reserveCapacity(64)
     }
 
     deinit { fields.deallocate() }
 
     func process(_ chunk: _Chunk) {
-        records.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
+        // One exclusive access to `parsed` for the whole chunk.
+        var out = _Parsed()
+        swap(&out, &parsed)
+        defer { swap(&out, &parsed) }
+        out.records.removeAll(keepingCapacity: true)
+        out.spans.removeAll(keepingCapacity: true)
         guard let file = chunk.file else { return }
         // Decoded strings go after the records; they are never longer than their source, so reserving
         // the records' size up front means the buffer cannot move while we parse.
@@ -42,14 +52,14 @@ final class _Worker {
         chunk.input.reserve(chunk.recordBytes + 16)
         let t0 = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
         switch file.format {
-        case .jsonl: _JSONLParser.parse(chunk, file, self)
-        case .csv, .tsv: _DelimitedParser.parse(chunk, file, self)
-        case .xml: _XMLParser.parse(chunk, file, self)
+        case .jsonl: _JSONLParser.parse(chunk, file, self, &out)
+        case .csv, .tsv: _DelimitedParser.parse(chunk, file, self, &out)
+        case .xml: _XMLParser.parse(chunk, file, self, &out)
         }
         let t1 = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
-        classify(chunk)
+        classify(chunk, &out)
         let t2 = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
-        emit(chunk, file)
+        emit(chunk, file, out)
         if options.collectStats {
             let t3 = DispatchTime.now().uptimeNanoseconds
             chunk.parseNanos = t1 - t0
@@ -58,21 +68,28 @@ final class _Worker {
         }
     }
 
-    private func classify(_ chunk: _Chunk) {
-        let n = spans.count
-        if verdicts.count < n {
-            verdicts.append(contentsOf: repeatElement(Verdict(), count: n - verdicts.count))
+    private func classify(_ chunk: _Chunk, _ parsed: inout _Parsed) {
+        let n = parsed.spans.count
+        if parsed.verdicts.count < n {
+            parsed.verdicts.append(contentsOf: repeatElement(Verdict(), count: n - parsed.verdicts.count))
         }
         let buffer = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
-        spans.withUnsafeBufferPointer { messages in
-            verdicts.withUnsafeMutableBufferPointer { out in
+        let classifier = self.classifier
+        parsed.spans.withUnsafeBufferPointer { messages in
+            parsed.verdicts.withUnsafeMutableBufferPointer { out in
                 classifier.classify(
                     buffer: buffer, messages: messages, into: UnsafeMutableBufferPointer(rebasing: out[0..<n]))
             }
         }
     }
 
-    private func emit(_ chunk: _Chunk, _ file: _FileState) {
+    private func emit(_ chunk: _Chunk, _ file: _FileState, _ parsed: _Parsed) {
+        let records = parsed.records
+        let verdicts = parsed.verdicts
+        let emitter = self.emitter
+        let labelsOnly = options.labelsOnly
+        var counts = chunk.counts
+        defer { chunk.counts = counts }
         let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
         let out = chunk.output
         var passthroughFrom = 0
@@ -81,19 +98,19 @@ final class _Worker {
             let verdict = verdicts[k]
             if record.insertAt < 0 {
                 // A rejected XML element: left out of the output.
-                if !options.labelsOnly {
+                if !labelsOnly {
                     out.append(UnsafeRawBufferPointer(rebasing: input[passthroughFrom..<record.rawStart]))
                 }
                 passthroughFrom = record.rawEnd
                 continue
             }
-            chunk.counts.labelled += 1
-            chunk.counts.folders[emitter.folderIndex(verdict.folder)] += 1
-            if verdict.rule >= 0 { chunk.counts.rules[Int(verdict.rule)] += 1 } else { chunk.counts.noRule += 1 }
+            counts.labelled += 1
+            counts.folders[emitter.folderIndex(verdict.folder)] += 1
+            if verdict.rule >= 0 { counts.rules[Int(verdict.rule)] += 1 } else { counts.noRule += 1 }
             if let dropped = verdict.dropped {
-                if dropped == .invalidPair { chunk.counts.invalidPair += 1 } else { chunk.counts.notDeclared += 1 }
+                if dropped == .invalidPair { counts.invalidPair += 1 } else { counts.notDeclared += 1 }
             }
-            if options.labelsOnly {
+            if labelsOnly {
                 emitter.appendLabelLine(record, verdict, input, chunk.firstLine, out)
                 continue
             }
@@ -116,7 +133,7 @@ final class _Worker {
                 passthroughFrom = record.rawEnd
             }
         }
-        if file.format == .xml && !options.labelsOnly {
+        if file.format == .xml && !labelsOnly {
             out.append(UnsafeRawBufferPointer(rebasing: input[passthroughFrom..<chunk.recordBytes]))
         }
     }
