@@ -47,14 +47,28 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the results as JSON.")
     var json = false
 
+    @Option(name: .long, help: "Also write the rule set's phrases, one per line, for peer tools (then exit).")
+    var writePhrases: String?
+
     func validate() throws {
         if `repeat` < 1 { throw ValidationError("Please give --repeat of at least 1.") }
         if let threads, threads < 1 { throw ValidationError("Please give --threads of at least 1.") }
     }
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: 66) }
         let ruleSet = try CLI.loadRules(rules)
+        if let writePhrases {
+            let text = (0..<ruleSet.phraseCount).map { ruleSet.phrase(at: $0) }.filter { !$0.contains("\n") }.joined(separator: "\n") + "\n"
+            do {
+                let file = try OutputFile(path: writePhrases)
+                try file.write(text)
+                try file.finish()
+            } catch {
+                throw CLI.fail("\(error)", code: 73)
+            }
+            return
+        }
+        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: 66) }
         let threadCount = threads ?? CLI.cores
         let messages: LoadedMessages
         do {
