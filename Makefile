@@ -41,6 +41,9 @@ test: deps ## Build everything and run the whole test suite.
 bench: build ## Run `smsfilter bench` on the sample and the nested Benchmarks package.
 	$(BIN) bench $(SAMPLE)
 
+peers: build ## Measure smsfilter beside zstd, ripgrep, pyahocorasick, ahocorasick_rs, hyperscan and a Python pipeline.
+	bash Benchmarks/peers/run.sh
+
 clean: ## Remove build products.
 	rm -rf .build Benchmarks/.build
 
