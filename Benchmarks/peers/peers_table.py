@@ -46,7 +46,7 @@ def main():
 
     # Floors.
     rows.append(("job", "zstd -dc (decompression floor)", timed(f"zstd -q -dc {corpus} > /dev/null", a.repeat), decoded_bytes, records, f"zstd -dc IN > /dev/null"))
-    rows.append(("job", "zstd -dc | zstd -1 (codec floor)", timed(f"zstd -q -dc {corpus} | zstd -q -1 -c > {work}/floor.zst", a.repeat), decoded_bytes, records, "zstd -dc IN | zstd -1 -c > OUT"))
+    rows.append(("job", "zstd -dc \\| zstd -1 (codec floor)", timed(f"zstd -q -dc {corpus} | zstd -q -1 -c > {work}/floor.zst", a.repeat), decoded_bytes, records, "zstd -dc IN | zstd -1 -c > OUT"))
     rows.append(("job", "ripgrep -z -c -F -i -f (count only)", timed(f"rg -z -c -F -i -f {phrases_path} {corpus} > /dev/null || true", a.repeat), decoded_bytes, records, "rg -z -c -F -i -f PHRASES IN"))
 
     # smsfilter.
@@ -118,8 +118,8 @@ def main():
         lines.append(f"| {group} | {name} | {mbps:,.1f} | {nrecords / seconds if seconds else 0:,.0f} | {seconds:.3f} | {mbps / ref:.2f}× |")
     table = "\n".join(lines)
     versions = {
-        "zstd": sh("zstd --version").stdout.decode().strip(),
-        "ripgrep": sh("rg --version").stdout.decode().splitlines()[0],
+        "zstd": (re.findall(r"v[0-9.]+", sh("zstd --version").stdout.decode()) or ["?"])[0],
+        "ripgrep": sh("rg --version").stdout.decode().split()[1],
         "python": platform.python_version(),
     }
     for module in ["ahocorasick", "ahocorasick_rs", "hyperscan", "zstandard", "orjson"]:
