@@ -47,3 +47,44 @@ final class AllocationProbeTests: XCTestCase {
         XCTAssertNotEqual(checksum, 0)
     }
 }
+
+/// Throughput of the embedded default rules on the real corpora, printed, never asserted (SPEC §8: timing
+/// lives in benchmarks). Run in release: `swift build -c release --build-tests -Xswiftc -enable-testing` then
+/// `SMSFILTER_THROUGHPUT=1 .build/release/smsfilterPackageTests.xctest MessageFilterTests.ThroughputProbeTests`.
+final class ThroughputProbeTests: XCTestCase {
+    func testDefaultRulesThroughput() throws {
+        guard ProcessInfo.processInfo.environment["SMSFILTER_THROUGHPUT"] != nil else { throw XCTSkip("set SMSFILTER_THROUGHPUT=1") }
+        var records: [DefaultRulesTests.Record] = []
+        for name in ["uci_sms_spam.jsonl.zst", "thai_sms.jsonl.zst"] { records += try DefaultRulesTests.corpus(name) ?? [] }
+        var buffer: [UInt8] = []
+        var spans: [MessageSpan] = []
+        for r in records {
+            spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: buffer.count, bodyCount: r.body.utf8.count))
+            buffer += Array(r.body.utf8)
+        }
+        let c = Classifier(ruleSet: RuleSet.embeddedDefault)
+        var verdicts = [Verdict](repeating: Verdict(), count: spans.count)
+        let rounds = 20
+        var sink = 0
+        var t0 = Date()
+        buffer.withUnsafeBytes { buf in
+            for _ in 0..<rounds {
+                for m in spans {
+                    sink &+= Int(c.classify(sender: nil, body: UnsafeRawBufferPointer(rebasing: buf[m.bodyStart..<(m.bodyStart + m.bodyCount)])).rule)
+                }
+            }
+        }
+        let single = Date().timeIntervalSince(t0)
+        t0 = Date()
+        buffer.withUnsafeBytes { buf in
+            spans.withUnsafeBufferPointer { sp in
+                verdicts.withUnsafeMutableBufferPointer { out in for _ in 0..<rounds { c.classify(buffer: buf, messages: sp, into: out) } }
+            }
+        }
+        let batch = Date().timeIntervalSince(t0)
+        let mb = Double(buffer.count * rounds) / 1e6
+        let msgs = Double(spans.count * rounds)
+        print(String(format: "THROUGHPUT single: %.0f MB/s, %.2f M msg/s; batch: %.0f MB/s, %.2f M msg/s (%d bodies, %.1f MB, sink %d)",
+                     mb / single, msgs / single / 1e6, mb / batch, msgs / batch / 1e6, spans.count, Double(buffer.count) / 1e6, sink))
+    }
+}

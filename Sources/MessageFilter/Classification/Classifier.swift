@@ -16,22 +16,23 @@ public final class Classifier {
     let useStart: [Int32]
     let uses: [UInt32]
 
-    // Scratch, reused for every message (see `_evaluate`).
-    var generation: UInt32 = 0
-    var ruleStamp: [UInt32]
-    var rulePos: [Int32]
-    var ruleEnd: [Int32]
-    var rulePhrase: [Int32]
-    var ruleVeto: [Bool]
-    var ruleKeyword: [Bool]
-    var ruleMask: [UInt64]
-    var touched: [Int32]
-    var matchBuffer: [_RawMatch] = []
-    var sortedBuffer: [_RawMatch] = []
-    var spanBuffer: [Range<Int>] = []
-    var spanCounts: [Int] = []
-    var spanCursor: [Int] = []
-    var e164: [UInt8] = Array(repeating: 0, count: 24)
+    // Scratch, reused for every message (see `_evaluate`). A Classifier is used by one thread at a time
+    // and these are never accessed re-entrantly, so the dynamic exclusivity checks are switched off.
+    @exclusivity(unchecked) var generation: UInt32 = 0
+    @exclusivity(unchecked) var ruleStamp: [UInt32]
+    @exclusivity(unchecked) var rulePos: [Int32]
+    @exclusivity(unchecked) var ruleEnd: [Int32]
+    @exclusivity(unchecked) var rulePhrase: [Int32]
+    @exclusivity(unchecked) var ruleVeto: [Bool]
+    @exclusivity(unchecked) var ruleKeyword: [Bool]
+    @exclusivity(unchecked) var ruleMask: [UInt64]
+    @exclusivity(unchecked) var touched: [Int32]
+    @exclusivity(unchecked) var matchBuffer: [_RawMatch] = []
+    @exclusivity(unchecked) var sortedBuffer: [_RawMatch] = []
+    @exclusivity(unchecked) var spanBuffer: [Range<Int>] = []
+    @exclusivity(unchecked) var spanCounts: [Int] = []
+    @exclusivity(unchecked) var spanCursor: [Int] = []
+    @exclusivity(unchecked) var e164: [UInt8] = Array(repeating: 0, count: 24)
 
     /// Messages classified together by the batch API (bounded scratch for the lockstep scan).
     static let batchSize = 64
