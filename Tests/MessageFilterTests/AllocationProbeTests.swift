@@ -82,6 +82,21 @@ final class ThroughputProbeTests: XCTestCase {
             }
         }
         let batch = Date().timeIntervalSince(t0)
+        // The matcher alone (every automaton, counting matches).
+        var matches = 0
+        t0 = Date()
+        buffer.withUnsafeBytes { buf in
+            for _ in 0..<rounds {
+                for m in spans {
+                    let body = UnsafeRawBufferPointer(rebasing: buf[m.bodyStart..<(m.bodyStart + m.bodyCount)])
+                    for matcher in c.ruleSet.matchers { matcher?.forEachMatch(in: body) { _, _, _ in matches &+= 1 } }
+                }
+            }
+        }
+        let scan = Date().timeIntervalSince(t0)
+        let engines = c.ruleSet.matchers.compactMap { $0.map { "\($0.automaton.engineKind) \($0.automaton.stateCount) states \($0.automaton.memoryUsage / 1024) KiB" } }
+        print(String(format: "THROUGHPUT matcher only: %.0f MB/s, %.1f matches per message; ", Double(buffer.count * rounds) / 1e6 / scan,
+                     Double(matches) / Double(spans.count * rounds)) + engines.joined(separator: ", "))
         let mb = Double(buffer.count * rounds) / 1e6
         let msgs = Double(spans.count * rounds)
         print(String(format: "THROUGHPUT single: %.0f MB/s, %.2f M msg/s; batch: %.0f MB/s, %.2f M msg/s (%d bodies, %.1f MB, sink %d)",
