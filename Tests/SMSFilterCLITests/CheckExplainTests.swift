@@ -151,4 +151,19 @@ final class CheckExplainTests: XCTestCase {
         XCTAssertEqual(try run(["explain", "--rules", dir.appendingPathComponent("none.yaml").path, "x"]).status, 66)
         XCTAssertEqual(try run(["explain"]).status, 64)
     }
+
+    func testShippedSamples() throws {
+        let samples = Fixtures.packageRoot.appendingPathComponent("samples")
+        let example = samples.appendingPathComponent("example-rules.yaml").path
+        let ios = try run(["check", "--target", "ios", example])
+        XCTAssertEqual(ios.status, 0, ios.out)
+        XCTAssertTrue(ios.out.contains("block list 3, identification list 2"), ios.out)
+        XCTAssertEqual(try run(["check", samples.appendingPathComponent("default-rules.yaml").path]).status, 0)
+        let known = try run(["explain", "--rules", example, "--sender", "09876500000", "--json", "appointment reminder"])
+        let o = try JSONSerialization.jsonObject(with: Data(known.out.utf8)) as! [String: Any]
+        XCTAssertEqual(o["action"] as? String, "allow")
+        XCTAssertEqual(o["label"] as? String, "City Hospital")
+        XCTAssertEqual(o["list"] as? String, "identificationList")
+        XCTAssertTrue(o["rule"] is NSNull)
+    }
 }
