@@ -108,6 +108,10 @@ final class CheckExplainTests: XCTestCase {
         XCTAssertEqual(c.status, 0, c.err)
         XCTAssertTrue(c.err.contains("compiled 3 rules, 7 phrases"), c.err)
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
+        let again = try run(["compile", yaml, "-o", smsf, "--quiet"])  // over an existing file
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertEqual(again.err, "")
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
         for rules in [yaml, smsf] {
             let e = try run(["explain", "--rules", rules, "--json", "Rs 100 debited; coupon for order #12; forecast"])
             XCTAssertEqual(e.status, 0, e.err)
