@@ -108,6 +108,10 @@ final class CheckExplainTests: XCTestCase {
         XCTAssertEqual(c.status, 0, c.err)
         XCTAssertTrue(c.err.contains("compiled 3 rules, 7 phrases"), c.err)
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
+        let again = try run(["compile", yaml, "-o", smsf, "--quiet"])  // over an existing file
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertEqual(again.err, "")
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
         for rules in [yaml, smsf] {
             let e = try run(["explain", "--rules", rules, "--json", "Rs 100 debited; coupon for order #12; forecast"])
             XCTAssertEqual(e.status, 0, e.err)
@@ -150,5 +154,20 @@ final class CheckExplainTests: XCTestCase {
         XCTAssertTrue(r.out.hasSuffix("folder: Transactions/Finance\n"), r.out)
         XCTAssertEqual(try run(["explain", "--rules", dir.appendingPathComponent("none.yaml").path, "x"]).status, 66)
         XCTAssertEqual(try run(["explain"]).status, 64)
+    }
+
+    func testShippedSamples() throws {
+        let samples = Fixtures.packageRoot.appendingPathComponent("samples")
+        let example = samples.appendingPathComponent("example-rules.yaml").path
+        let ios = try run(["check", "--target", "ios", example])
+        XCTAssertEqual(ios.status, 0, ios.out)
+        XCTAssertTrue(ios.out.contains("block list 3, identification list 2"), ios.out)
+        XCTAssertEqual(try run(["check", samples.appendingPathComponent("default-rules.yaml").path]).status, 0)
+        let known = try run(["explain", "--rules", example, "--sender", "09876500000", "--json", "appointment reminder"])
+        let o = try JSONSerialization.jsonObject(with: Data(known.out.utf8)) as! [String: Any]
+        XCTAssertEqual(o["action"] as? String, "allow")
+        XCTAssertEqual(o["label"] as? String, "City Hospital")
+        XCTAssertEqual(o["list"] as? String, "identificationList")
+        XCTAssertTrue(o["rule"] is NSNull)
     }
 }

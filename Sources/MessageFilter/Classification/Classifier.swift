@@ -16,22 +16,23 @@ public final class Classifier {
     let useStart: [Int32]
     let uses: [UInt32]
 
-    // Scratch, reused for every message (see `_evaluate`).
-    var generation: UInt32 = 0
-    var ruleStamp: [UInt32]
-    var rulePos: [Int32]
-    var ruleEnd: [Int32]
-    var rulePhrase: [Int32]
-    var ruleVeto: [Bool]
-    var ruleKeyword: [Bool]
-    var ruleMask: [UInt64]
-    var touched: [Int32]
-    var matchBuffer: [_RawMatch] = []
-    var sortedBuffer: [_RawMatch] = []
-    var spanBuffer: [Range<Int>] = []
-    var spanCounts: [Int] = []
-    var spanCursor: [Int] = []
-    var e164: [UInt8] = Array(repeating: 0, count: 24)
+    // Scratch, reused for every message (see `_evaluate`). A Classifier is used by one thread at a time
+    // and these are never accessed re-entrantly, so the dynamic exclusivity checks are switched off.
+    @exclusivity(unchecked) var generation: UInt32 = 0
+    @exclusivity(unchecked) var ruleStamp: [UInt32]
+    @exclusivity(unchecked) var rulePos: [Int32]
+    @exclusivity(unchecked) var ruleEnd: [Int32]
+    @exclusivity(unchecked) var rulePhrase: [Int32]
+    @exclusivity(unchecked) var ruleVeto: [Bool]
+    @exclusivity(unchecked) var ruleKeyword: [Bool]
+    @exclusivity(unchecked) var ruleMask: [UInt64]
+    @exclusivity(unchecked) var touched: [Int32]
+    @exclusivity(unchecked) var matchBuffer: [_RawMatch] = []
+    @exclusivity(unchecked) var sortedBuffer: [_RawMatch] = []
+    @exclusivity(unchecked) var spanBuffer: [Range<Int>] = []
+    @exclusivity(unchecked) var spanCounts: [Int] = []
+    @exclusivity(unchecked) var spanCursor: [Int] = []
+    @exclusivity(unchecked) var e164: [UInt8] = Array(repeating: 0, count: 24)
 
     /// Messages classified together by the batch API (bounded scratch for the lockstep scan).
     static let batchSize = 64
@@ -93,16 +94,26 @@ public final class Classifier {
             matchBuffer.removeAll(keepingCapacity: true)
             _scanBatch(buffer)
             // Counting sort of the matches by message (stable).
-            for i in 0...count { spanCounts[i] = 0 }
-            for m in matchBuffer { spanCounts[Int(m.span) + 1] += 1 }
-            for i in 0..<count { spanCounts[i + 1] += spanCounts[i] }
+            // (Index loops: iterators over arrays allocate coroutine frames in unoptimised builds.)
+            let matchCount = matchBuffer.count
+            var i = 0
+            while i <= count { spanCounts[i] = 0; i += 1 }
+            i = 0
+            while i < matchCount { spanCounts[Int(matchBuffer[i].span) + 1] += 1; i += 1 }
+            i = 0
+            while i < count { spanCounts[i + 1] += spanCounts[i]; i += 1 }
             sortedBuffer.removeAll(keepingCapacity: true)
-            if sortedBuffer.capacity < matchBuffer.count { sortedBuffer.reserveCapacity(matchBuffer.count * 2) }
-            for _ in 0..<matchBuffer.count { sortedBuffer.append(_RawMatch(phrase: 0, start: 0, end: 0, span: 0)) }
-            for i in 0...count { spanCursor[i] = spanCounts[i] }
-            for m in matchBuffer {
+            if sortedBuffer.capacity < matchCount { sortedBuffer.reserveCapacity(matchCount * 2) }
+            i = 0
+            while i < matchCount { sortedBuffer.append(_RawMatch(phrase: 0, start: 0, end: 0, span: 0)); i += 1 }
+            i = 0
+            while i <= count { spanCursor[i] = spanCounts[i]; i += 1 }
+            i = 0
+            while i < matchCount {
+                let m = matchBuffer[i]
                 sortedBuffer[spanCursor[Int(m.span)]] = m
                 spanCursor[Int(m.span)] += 1
+                i += 1
             }
             for j in 0..<count {
                 let m = messages[first + j]
@@ -225,32 +236,34 @@ public final class Classifier {
             }
         }
 
+        // Choose the winner: priority, then earliest match, then file order. (Plain loops and a method,
+        // no local closure, so nothing is captured and boxed.)
         var best = -1
         var bestPriority = Int.min
         var bestPos = Int32.max
-        func consider(_ r: Int) {
-            let rule = rules[r]
-            var pos = Int32.max
-            if ruleStamp[r] == gen {
-                if ruleVeto[r] { return }
-                if rule.needsKeyword && !ruleKeyword[r] { return }
-                if ruleMask[r] != rule.allMask { return }
-                pos = rulePos[r]
-            } else if rule.needsKeyword || rule.allMask != 0 {
-                return
+        var k = 0
+        let senderOnly = set.senderOnlyRules
+        while k < touchedCount + senderOnly.count {
+            let r: Int
+            if k < touchedCount {
+                r = Int(touched[k])
+            } else {
+                r = Int(senderOnly[k - touchedCount])
+                if ruleStamp[r] == gen {  // already considered among the touched rules
+                    k += 1
+                    continue
+                }
             }
-            if rule.sender >= 0 {
-                guard let info, _senderMatches(set.senderConditions[Int(rule.sender)], sender, info) else { return }
-            }
-            if rule.priority > bestPriority
-                || (rule.priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
+            k += 1
+            let pos = _firingPosition(r, generation: gen, sender: sender, info: info)
+            guard pos >= 0 else { continue }
+            let priority = rules[r].priority
+            if priority > bestPriority || (priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
                 best = r
-                bestPriority = rule.priority
+                bestPriority = priority
                 bestPos = pos
             }
         }
-        for t in 0..<touchedCount { consider(Int(touched[t])) }
-        for r in set.senderOnlyRules where ruleStamp[Int(r)] != gen { consider(Int(r)) }
 
         var v = Verdict()
         guard best >= 0 else { return v }
@@ -269,6 +282,26 @@ public final class Classifier {
         return v
     }
 
+    /// The position at which rule `r` fires for the current message (`Int32.max` for a rule without
+    /// text conditions), or -1 when it does not fire.
+    @inline(__always)
+    func _firingPosition(_ r: Int, generation gen: UInt32, sender: UnsafeRawBufferPointer?, info: SenderInfo?) -> Int32 {
+        let rule = rules[r]
+        var pos = Int32.max
+        if ruleStamp[r] == gen {
+            if ruleVeto[r] { return -1 }
+            if rule.needsKeyword && !ruleKeyword[r] { return -1 }
+            if ruleMask[r] != rule.allMask { return -1 }
+            pos = rulePos[r]
+        } else if rule.needsKeyword || rule.allMask != 0 {
+            return -1
+        }
+        if rule.sender >= 0 {
+            guard let info, _senderMatches(ruleSet.senderConditions[Int(rule.sender)], sender, info) else { return -1 }
+        }
+        return pos
+    }
+
     /// Whether the sender satisfies `c`. Compares without allocating (E.164 form in `e164`).
     func _senderMatches(_ c: _CompiledSenderCondition, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo) -> Bool {
         if c.kindMask != 0 {
@@ -282,16 +315,36 @@ public final class Classifier {
             if c.kindMask & bit == 0 { return false }
         }
         if !c.suffixes.isEmpty {
-            guard let s = info.traiSuffix, c.suffixes.contains(s) else { return false }
+            guard let s = info.traiSuffix else { return false }
+            var found = false
+            var i = 0
+            while i < c.suffixes.count {
+                if c.suffixes[i] == s { found = true }
+                i += 1
+            }
+            if !found { return false }
         }
         if !c.countryCodes.isEmpty {
-            guard info.kind == .phoneNumber, c.countryCodes.contains(info.countryCode) else { return false }
+            guard info.kind == .phoneNumber else { return false }
+            var found = false
+            var i = 0
+            while i < c.countryCodes.count {
+                if c.countryCodes[i] == info.countryCode { found = true }
+                i += 1
+            }
+            if !found { return false }
         }
         guard let sender else { return c.entities.isEmpty && c.exact.isEmpty && c.prefix.isEmpty }
         if !c.entities.isEmpty {
             guard info.isTRAIHeader else { return false }
             let e = UnsafeRawBufferPointer(rebasing: sender[info.traiEntity])
-            if !c.entities.contains(where: { _Fold.equal(e, $0, prefix: false) }) { return false }
+            var found = false
+            var i = 0
+            while i < c.entities.count {
+                if _Fold.equal(e, c.entities[i], prefix: false) { found = true }
+                i += 1
+            }
+            if !found { return false }
         }
         if c.exact.isEmpty && c.prefix.isEmpty { return true }
         let trimmed = _Fold.trimmed(sender)
@@ -308,17 +361,29 @@ public final class Classifier {
                     len += 1
                 } while digits > 0 && len < 24
                 e164[0] = 0x2B
-                for i in 0..<len { e164[1 + i] = t[len - 1 - i] }
+                var i = 0
+                while i < len {
+                    e164[1 + i] = t[len - 1 - i]
+                    i += 1
+                }
             }
             n = len + 1
         }
         return e164.withUnsafeBytes { scratch in
             let phone = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
-            for x in c.exact where _Fold.equal(trimmed, x, prefix: false) || (n > 0 && _Fold.equal(phone, x, prefix: false)) {
-                return true
+            var i = 0
+            while i < c.exact.count {
+                if _Fold.equal(trimmed, c.exact[i], prefix: false) || (n > 0 && _Fold.equal(phone, c.exact[i], prefix: false)) {
+                    return true
+                }
+                i += 1
             }
-            for x in c.prefix where _Fold.equal(trimmed, x, prefix: true) || (n > 0 && _Fold.equal(phone, x, prefix: true)) {
-                return true
+            i = 0
+            while i < c.prefix.count {
+                if _Fold.equal(trimmed, c.prefix[i], prefix: true) || (n > 0 && _Fold.equal(phone, c.prefix[i], prefix: true)) {
+                    return true
+                }
+                i += 1
             }
             return false
         }
@@ -338,10 +403,12 @@ enum _Fold {
     /// Whether `bytes` equals (or, with `prefix`, starts with) `upper`, which is already ASCII-uppercased.
     static func equal(_ bytes: UnsafeRawBufferPointer, _ upper: [UInt8], prefix: Bool) -> Bool {
         if prefix ? bytes.count < upper.count : bytes.count != upper.count { return false }
-        for i in 0..<upper.count {
+        var i = 0
+        while i < upper.count {
             var b = bytes[i]
             if b >= 0x61 && b <= 0x7A { b &= 0xDF }
             if b != upper[i] { return false }
+            i += 1
         }
         return true
     }

@@ -238,14 +238,15 @@ struct _CompiledRule: Sendable {
     var validation: Capabilities.Validation
 }
 
-/// A sender condition with its strings pre-folded to bytes.
-struct _CompiledSenderCondition: Sendable {
-    var exact: [[UInt8]]
-    var prefix: [[UInt8]]
-    var kindMask: UInt8
-    var suffixes: [TRAISuffix]
-    var entities: [[UInt8]]
-    var countryCodes: [Int32]
+/// A sender condition with its strings pre-folded to bytes. A class, so that looking one up per message
+/// costs one retain instead of a copy of five arrays.
+final class _CompiledSenderCondition: Sendable {
+    let exact: [[UInt8]]
+    let prefix: [[UInt8]]
+    let kindMask: UInt8
+    let suffixes: [TRAISuffix]
+    let entities: [[UInt8]]
+    let countryCodes: [Int32]
 
     init(_ c: SenderCondition, defaultCountryCode: Int32) {
         func norm(_ s: String) -> [UInt8] {

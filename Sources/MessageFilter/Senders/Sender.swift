@@ -73,7 +73,15 @@ public struct SenderInfo: Sendable, Equatable {
             if bytes[i] == 0x40 { at = at == -1 ? i : -2 }
             if bytes[i] == 0x20 { hasSpace = true }
         }
-        if at > lo, !hasSpace, (at + 1..<hi).contains(where: { bytes[$0] == 0x2E }) {
+        var dotAfterAt = false
+        if at > lo {
+            var i = at + 1
+            while i < hi {
+                if bytes[i] == 0x2E { dotAfterAt = true }
+                i += 1
+            }
+        }
+        if at > lo, !hasSpace, dotAfterAt {
             info.kind = .email
             return info
         }
@@ -156,7 +164,9 @@ public struct SenderInfo: Sendable, Equatable {
                 end = hi - 2
             }
             let entity = (lo + 3)..<end
-            if (3...11).contains(entity.count), entity.allSatisfy({ SenderInfo.isASCIIAlnum(bytes[$0]) }) {
+            var alnumEntity = entity.count >= 3 && entity.count <= 11
+            for i in entity where !SenderInfo.isASCIIAlnum(bytes[i]) { alnumEntity = false }
+            if alnumEntity {
                 info.traiOperator = bytes[lo] & 0xDF
                 info.traiCircle = bytes[lo + 1] & 0xDF
                 info.traiEntity = entity

@@ -3,22 +3,39 @@
 /// ``path`` gives the display path: `"Transactions/Finance"`, `"Transactions"` (All Transactions),
 /// `"Promotions/Offers"`, `"Junk"`, `"Inbox"` (allow), `"Unknown Senders"` (none).
 public enum Folder: Sendable, CaseIterable, Hashable, CustomStringConvertible {
+    /// `Unknown Senders (action none)`.
     case unknownSenders
+    /// `Inbox (action allow)`.
     case inbox
+    /// `Junk`.
     case junk
+    /// `Promotions (no sub-action)`.
     case promotions
+    /// `Promotions/Others`.
     case promotionsOthers
+    /// `Promotions/Offers`.
     case promotionsOffers
+    /// `Promotions/Coupons`.
     case promotionsCoupons
+    /// `Transactions, "All Transactions" (no sub-action)`.
     case transactions
+    /// `Transactions/Others`.
     case transactionsOthers
+    /// `Transactions/Finance`.
     case transactionsFinance
+    /// `Transactions/Orders`.
     case transactionsOrders
+    /// `Transactions/Reminders`.
     case transactionsReminders
+    /// `Transactions/Health`.
     case transactionsHealth
+    /// `Transactions/Weather`.
     case transactionsWeather
+    /// `Transactions/Carrier`.
     case transactionsCarrier
+    /// `Transactions/Rewards`.
     case transactionsRewards
+    /// `Transactions/Public Services`.
     case transactionsPublicServices
 
     /// The folder of a *validated* pair: `action` with `subAction` (pass ``SubAction/none`` when dropped).

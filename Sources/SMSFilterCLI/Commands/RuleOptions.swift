@@ -61,11 +61,13 @@ enum RuleCLI {
             .appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
         do {
             try Data(bytes).write(to: temp, options: [])
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temp)
-            } else {
-                try FileManager.default.moveItem(at: temp, to: url)
+            // rename(2) replaces an existing file atomically.
+            guard rename(temp.path, url.path) == 0 else {
+                throw RuleCommandError(message: "\(path): cannot write: \(String(cString: strerror(errno)))", status: .cannotWrite)
             }
+        } catch let error as RuleCommandError {
+            try? FileManager.default.removeItem(at: temp)
+            throw error
         } catch {
             try? FileManager.default.removeItem(at: temp)
             throw RuleCommandError(message: "\(path): cannot write: \(error.localizedDescription)", status: .cannotWrite)
