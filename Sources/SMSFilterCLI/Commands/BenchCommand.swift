@@ -254,7 +254,8 @@ struct BenchCommand: ParsableCommand {
     }
 }
 
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+/// The median, or 0 for no values.
+func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
 
 /// Keeps a value alive so the optimizer cannot drop the work that made it.
 @inline(never)
