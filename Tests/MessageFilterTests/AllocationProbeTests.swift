@@ -94,7 +94,8 @@ final class ThroughputProbeTests: XCTestCase {
             }
         }
         let scan = Date().timeIntervalSince(t0)
-        let engines = c.ruleSet.matchers.compactMap { $0.map { "\($0.automaton.engineKind) \($0.automaton.stateCount) states \($0.automaton.memoryUsage / 1024) KiB" } }
+        let engines = c.ruleSet.matchers.compactMap { $0 }.flatMap { [$0.narrow, $0.wide].compactMap { $0 } }
+            .map { "\($0.engineKind) \($0.stateCount) states \($0.memoryUsage / 1024) KiB" }
         print(String(format: "THROUGHPUT matcher only: %.0f MB/s, %.1f matches per message; ", Double(buffer.count * rounds) / 1e6 / scan,
                      Double(matches) / Double(spans.count * rounds)) + engines.joined(separator: ", "))
         let mb = Double(buffer.count * rounds) / 1e6

@@ -1,12 +1,13 @@
 import AhoCorasick
 import Foundation
 
-/// The compiled rule set file (`.smsf`), version 1. All integers little-endian.
+/// The compiled rule set file (`.smsf`), version 2 (each automaton section holds a `_PhraseMatcher`
+/// container: the narrow and wide automata). All integers little-endian.
 ///
 /// ```
 /// offset  size  field
 ///      0     8  magic "SMSF\0\r\n\u{1A}"
-///      8     4  format version (1)
+///      8     4  format version (2)
 ///     12     4  section count (3)
 ///     16     8  total file length
 ///     24     8  checksum of bytes [64, length)
@@ -14,13 +15,13 @@ import Foundation
 ///     40    24  reserved, zero
 ///     64  24×n  section table: kind u32, reserved u32, offset u64, length u64
 ///   ...         sections, each at a 16-byte-aligned offset:
-///               1 rule table (the canonical rule encoding), 2 ASCII automaton, 3 Unicode automaton
+///               1 rule table (the canonical rule encoding), 2 ASCII-folding matcher, 3 Unicode-folding matcher
 /// ```
 /// Loading checks the magic, version, length, both checksums, every section's bounds and alignment, then
 /// decodes the rule table with bounds-checked reads and checks each automaton's pattern count against it.
 enum _SMSFFormat {
     static let magic: [UInt8] = [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A]
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerSize = 64
     static let sectionEntry = 24
 
