@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench peers fuzz clean help test-spark
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark
 
 all: build
 
@@ -38,8 +38,18 @@ test: deps ## Build everything and run the whole test suite.
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-bench: build ## Run `smsfilter bench` on the sample and the nested Benchmarks package.
-	$(BIN) bench $(SAMPLE)
+BENCH_CORPUS := .build/bench/corpus-500k.jsonl.zst
+
+$(BENCH_CORPUS): | build
+	@mkdir -p $(dir $@)
+	$(BIN) generate --count 500000 --seed 1 --out $@ --quiet
+
+bench: build $(BENCH_CORPUS) ## `smsfilter bench` on a generated corpus, then the Benchmarks package suites.
+	$(BIN) bench $(BENCH_CORPUS)
+	cd Benchmarks && swift package --disable-sandbox benchmark --no-progress
+
+bench-check: build ## Check the Benchmarks package against its committed thresholds (exits non-zero on a regression).
+	cd Benchmarks && swift package --disable-sandbox benchmark thresholds check --no-progress
 
 peers: build ## Measure smsfilter beside zstd, ripgrep, pyahocorasick, ahocorasick_rs, hyperscan and a Python pipeline.
 	bash Benchmarks/peers/run.sh

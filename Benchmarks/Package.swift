@@ -36,6 +36,27 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Zstd",
+            dependencies: [
+                .product(name: "ZstdStream", package: root),
+                .product(name: "BatchPipeline", package: root),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Zstd",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "Pipeline",
+            dependencies: [
+                .product(name: "ZstdStream", package: root),
+                .product(name: "MessageFilter", package: root),
+                .product(name: "BatchPipeline", package: root),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Pipeline",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "matcher-tool",
             dependencies: ["MatcherFixtures", .product(name: "AhoCorasick", package: root)],
             path: "MatcherTool"
