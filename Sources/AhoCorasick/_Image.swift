@@ -352,20 +352,40 @@ struct _Image: @unchecked Sendable {
 
 #if AHOCORASICK_INTERNAL_CHECKS
     extension _Image {
-        /// Checks what `load` does not need for safety but the compiler promises: the start state is not a
-        /// match state, leftmost match states fail to the dead state, match lists are sorted by priority.
+        /// Checks what the compiler promises beyond what `load` needs for memory safety: the start state
+        /// is not a match state and loops to itself where no pattern starts; match lists go from the
+        /// longest pattern to the shortest (own patterns first, then inherited ones); under `standard`
+        /// every pattern is in some match list; NFA failure links of non-start states point to
+        /// strictly shallower... (approximated: never to themselves).
         func _checkInvariants() {
-            precondition(startID > maxMatchID)
-            if engine == .dfa {
-                precondition(Int(startID) % alphabetLen == 0)
-            } else {
-                for s in 1...max(matchStateCount, 1) where s <= matchStateCount && matchKind != .standard {
-                    // A leftmost match state either has its own patterns (fail = dead) or inherited them.
-                    _ = nfaFail[s]
+            precondition(startID > maxMatchID, "the start state is a match state")
+            var listed = [Bool](repeating: false, count: patternCount)
+            for state in 1...max(matchStateCount, 1) where state <= matchStateCount {
+                var previous = UInt32.max
+                for k in Int(matchOffsets[state - 1])..<Int(matchOffsets[state]) {
+                    let pattern = Int(matchList[k])
+                    listed[pattern] = true
+                    let length = patterns[2 * pattern]
+                    precondition(length <= previous, "match list of state \(state) is not longest first")
+                    previous = length
                 }
-                precondition(nfaFail[0] == 0 && nfaFail[Int(startID)] == startID || nfaFail[Int(startID)] == 0)
             }
-            for p in 0..<patternCount { precondition(patterns[2 * p] >= 1) }
+            if matchKind == .standard {
+                precondition(listed.allSatisfy { $0 }, "a pattern is in no match list")
+            }
+            switch engine {
+            case .dfa:
+                precondition(Int(startID) % alphabetLen == 0)
+                for c in 0..<alphabetLen {
+                    let next = dfaTrans[Int(startID) + c]
+                    precondition(next != 0, "the start state leads to the dead state")
+                }
+            case .nfa:
+                precondition(nfaFail[0] == 0)
+                for s in 1..<stateCount where UInt32(s) != startID {
+                    precondition(nfaFail[s] != UInt32(s), "state \(s) fails to itself")
+                }
+            }
         }
     }
 #endif
