@@ -355,8 +355,7 @@ struct _Image: @unchecked Sendable {
         /// Checks what the compiler promises beyond what `load` needs for memory safety: the start state
         /// is not a match state and loops to itself where no pattern starts; match lists go from the
         /// longest pattern to the shortest (own patterns first, then inherited ones); under `standard`
-        /// every pattern is in some match list; NFA failure links of non-start states point to
-        /// strictly shallower... (approximated: never to themselves).
+        /// every pattern is in some match list; no NFA state other than the start fails to itself.
         func _checkInvariants() {
             precondition(startID > maxMatchID, "the start state is a match state")
             var listed = [Bool](repeating: false, count: patternCount)
