@@ -168,6 +168,42 @@ final class BehaviourTests: XCTestCase {
 
     // MARK: Batches
 
+    /// A DFA past the eight-lane threshold (more than 2^18 transitions), batch against single scans.
+    func testBatchEqualsSingleWithALargeDFA() throws {
+        var rng = Fixtures.SeededGenerator(seed: 0x8A4E)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let words = (0..<4000).map { _ in String((0..<Int.random(in: 4...9, using: &rng)).map { _ in letters.randomElement(using: &rng)! }) }
+        var builder = AhoCorasickBuilder()
+        builder.engine = .dfa
+        builder.caseFolding = .ascii
+        let ac = try builder.build(words)
+        XCTAssertGreaterThan(ac.stateCount * ac.byteClassCount, 1 << 18)
+        var buffer: [UInt8] = []
+        var spans: [Range<Int>] = []
+        for _ in 0..<300 {
+            var body = ""
+            for _ in 0..<Int.random(in: 0...25, using: &rng) {
+                body += Int.random(in: 0..<3, using: &rng) == 0 ? words.randomElement(using: &rng)!.uppercased() : String(letters.randomElement(using: &rng)!)
+                body += Int.random(in: 0..<2, using: &rng) == 0 ? " " : ""
+            }
+            spans.append(buffer.count..<buffer.count + body.utf8.count)
+            buffer.append(contentsOf: Array(body.utf8))
+        }
+        var batch = [[Match]](repeating: [], count: spans.count)
+        buffer.withUnsafeBytes { raw in
+            spans.withUnsafeBufferPointer { spanBuffer in
+                ac.forEachMatch(in: raw, spans: spanBuffer) { k, match in batch[k].append(match) }
+            }
+        }
+        var total = 0
+        for (k, span) in spans.enumerated() {
+            let single = ac.matches(in: Array(buffer[span]))
+            total += single.count
+            XCTAssertEqual(batch[k], single, "span \(k)")
+        }
+        XCTAssertGreaterThan(total, 300)
+    }
+
     func testBatchEqualsSingle() throws {
         var rng = Fixtures.SeededGenerator(seed: 0xBA7C)
         for round in 0..<40 {
