@@ -104,3 +104,11 @@ if filter.isEmpty || filter == "build" {
                 "\(ac!.engineKind)", ac!.stateCount, bytes.count, compile, load * 1000))
     }
 }
+
+if filter == "loadprofile" {
+    var builder = AhoCorasickBuilder()
+    builder.caseFolding = .ascii
+    let mapped = MappedBytes(copying: try builder.build(MatcherFixtures.randomKeywords(100_000)).serialize())
+    let seconds = time(100) { _ = try! AhoCorasick(serialized: mapped) }
+    print(String(format: "load 100000-keyword NFA: %.2f ms", seconds * 1000))
+}

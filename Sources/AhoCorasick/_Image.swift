@@ -330,22 +330,27 @@ struct _Image: @unchecked Sendable {
     }
 
     /// Throws unless following `fail` from every state reaches `start` or the dead state 0.
+    /// - Complexity: O(S): each state is walked over at most twice.
     private static func checkFailChains(_ fail: UnsafePointer<UInt32>, _ count: Int, start: Int) throws {
-        // 0 = unknown, 1 = on the current path, 2 = known to end.
+        // 0 = unknown, 1 = on the current walk, 2 = known to end.
         var mark = [UInt8](repeating: 0, count: count)
-        mark[0] = 2
-        mark[start] = 2
-        var path: [Int] = []
-        for s in 0..<count where mark[s] == 0 {
-            var t = s
-            while mark[t] == 0 {
-                mark[t] = 1
-                path.append(t)
-                t = Int(fail[t])
+        try mark.withUnsafeMutableBufferPointer { mark in
+            mark[0] = 2
+            mark[start] = 2
+            for s in 0..<count where mark[s] == 0 {
+                var t = s
+                while mark[t] == 0 {
+                    mark[t] = 1
+                    t = Int(fail[t])
+                }
+                // Marks of 1 are all from this walk (earlier walks end with 2s), so meeting one is a cycle.
+                if mark[t] == 1 { throw corrupt("failure links form a cycle through state \(t)") }
+                var u = s
+                while mark[u] == 1 {
+                    mark[u] = 2
+                    u = Int(fail[u])
+                }
             }
-            if mark[t] == 1 { throw corrupt("failure links form a cycle through state \(t)") }
-            for u in path { mark[u] = 2 }
-            path.removeAll(keepingCapacity: true)
         }
     }
 }
