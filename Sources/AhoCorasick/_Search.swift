@@ -80,6 +80,10 @@ extension _Image {
     }
 
     /// Searches `p[0..<n]`; returns false when `body` stopped the search.
+    ///
+    /// - Precondition: `p` points to `n >= 1` readable bytes that stay valid during the call. Every
+    ///   haystack read below is at an index checked against `n`; every table read is at an index the
+    ///   loader validated (state ids, classes, match offsets, pattern indexes).
     func search(_ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
         switch engine {
         case .dfa: return search(dfa, p, n, body)
@@ -283,6 +287,7 @@ extension _Image {
 
     // MARK: Batch
 
+    /// - Precondition: every span lies within the buffer at `base` (checked by the caller).
     func searchBatch(
         _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
         _ body: (_ spanIndex: Int, Match) -> Void
