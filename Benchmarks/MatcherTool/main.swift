@@ -13,7 +13,8 @@ func median(_ values: [Double]) -> Double {
     return sorted[sorted.count / 2]
 }
 
-/// Median seconds of `repetitions` runs of `body`.
+/// Seconds of `repetitions` runs of `body`: the median, or the minimum with MATCHER_TOOL_MIN=1 (steadier
+/// on a busy machine).
 func time(_ repetitions: Int = 7, _ body: () -> Void) -> Double {
     var samples: [Double] = []
     for _ in 0..<repetitions {
@@ -21,7 +22,7 @@ func time(_ repetitions: Int = 7, _ body: () -> Void) -> Double {
         body()
         samples.append(Double(now() - start) / 1e9)
     }
-    return median(samples)
+    return ProcessInfo.processInfo.environment["MATCHER_TOOL_MIN"] == "1" ? samples.min()! : median(samples)
 }
 
 let arguments = CommandLine.arguments
@@ -102,4 +103,30 @@ if filter.isEmpty || filter == "build" {
                 format: "compile %d keywords (auto -> %@, %d states, %d bytes): %.3f s; load %.2f ms", count,
                 "\(ac!.engineKind)", ac!.stateCount, bytes.count, compile, load * 1000))
     }
+}
+
+if filter == "loadprofile" {
+    var builder = AhoCorasickBuilder()
+    builder.caseFolding = .ascii
+    let mapped = MappedBytes(copying: try builder.build(MatcherFixtures.randomKeywords(100_000)).serialize())
+    let seconds = time(100) { _ = try! AhoCorasick(serialized: mapped) }
+    print(String(format: "load 100000-keyword NFA: %.2f ms", seconds * 1000))
+}
+
+if filter == "unicode" {
+    var builder = AhoCorasickBuilder()
+    builder.caseFolding = .unicode
+    let start = now()
+    let first = try builder.build(["σας", "привет", "été"])
+    let firstSeconds = Double(now() - start) / 1e9
+    let second = time(5) { _ = try! builder.build(["σας", "привет", "été"]) }
+    print(String(format: "first .unicode build %.1f ms (fold table), later builds %.3f ms; %d states", firstSeconds * 1000, second * 1000, first.stateCount))
+    let (buffer, spans) = MatcherFixtures.chunk(real)
+    let bytes = spans.reduce(0) { $0 + $1.count }
+    let ac = try builder.build(MatcherFixtures.keywords50)
+    var count = 0
+    let seconds = buffer.withUnsafeBytes { raw in
+        spans.withUnsafeBufferPointer { s in time { count = 0; ac.forEachMatch(in: raw, spans: s) { _, _ in count += 1 } } }
+    }
+    print(String(format: "real kw=50 fold=unicode: %.2f GB/s, %d matches", Double(bytes) / 1e9 / seconds, count))
 }

@@ -330,42 +330,66 @@ struct _Image: @unchecked Sendable {
     }
 
     /// Throws unless following `fail` from every state reaches `start` or the dead state 0.
+    /// - Complexity: O(S): each state is walked over at most twice.
     private static func checkFailChains(_ fail: UnsafePointer<UInt32>, _ count: Int, start: Int) throws {
-        // 0 = unknown, 1 = on the current path, 2 = known to end.
+        // 0 = unknown, 1 = on the current walk, 2 = known to end.
         var mark = [UInt8](repeating: 0, count: count)
-        mark[0] = 2
-        mark[start] = 2
-        var path: [Int] = []
-        for s in 0..<count where mark[s] == 0 {
-            var t = s
-            while mark[t] == 0 {
-                mark[t] = 1
-                path.append(t)
-                t = Int(fail[t])
+        try mark.withUnsafeMutableBufferPointer { mark in
+            mark[0] = 2
+            mark[start] = 2
+            for s in 0..<count where mark[s] == 0 {
+                var t = s
+                while mark[t] == 0 {
+                    mark[t] = 1
+                    t = Int(fail[t])
+                }
+                // Marks of 1 are all from this walk (earlier walks end with 2s), so meeting one is a cycle.
+                if mark[t] == 1 { throw corrupt("failure links form a cycle through state \(t)") }
+                var u = s
+                while mark[u] == 1 {
+                    mark[u] = 2
+                    u = Int(fail[u])
+                }
             }
-            if mark[t] == 1 { throw corrupt("failure links form a cycle through state \(t)") }
-            for u in path { mark[u] = 2 }
-            path.removeAll(keepingCapacity: true)
         }
     }
 }
 
 #if AHOCORASICK_INTERNAL_CHECKS
     extension _Image {
-        /// Checks what `load` does not need for safety but the compiler promises: the start state is not a
-        /// match state, leftmost match states fail to the dead state, match lists are sorted by priority.
+        /// Checks what the compiler promises beyond what `load` needs for memory safety: the start state
+        /// is not a match state and loops to itself where no pattern starts; match lists go from the
+        /// longest pattern to the shortest (own patterns first, then inherited ones); under `standard`
+        /// every pattern is in some match list; no NFA state other than the start fails to itself.
         func _checkInvariants() {
-            precondition(startID > maxMatchID)
-            if engine == .dfa {
-                precondition(Int(startID) % alphabetLen == 0)
-            } else {
-                for s in 1...max(matchStateCount, 1) where s <= matchStateCount && matchKind != .standard {
-                    // A leftmost match state either has its own patterns (fail = dead) or inherited them.
-                    _ = nfaFail[s]
+            precondition(startID > maxMatchID, "the start state is a match state")
+            var listed = [Bool](repeating: false, count: patternCount)
+            for state in 1...max(matchStateCount, 1) where state <= matchStateCount {
+                var previous = UInt32.max
+                for k in Int(matchOffsets[state - 1])..<Int(matchOffsets[state]) {
+                    let pattern = Int(matchList[k])
+                    listed[pattern] = true
+                    let length = patterns[2 * pattern]
+                    precondition(length <= previous, "match list of state \(state) is not longest first")
+                    previous = length
                 }
-                precondition(nfaFail[0] == 0 && nfaFail[Int(startID)] == startID || nfaFail[Int(startID)] == 0)
             }
-            for p in 0..<patternCount { precondition(patterns[2 * p] >= 1) }
+            if matchKind == .standard {
+                precondition(listed.allSatisfy { $0 }, "a pattern is in no match list")
+            }
+            switch engine {
+            case .dfa:
+                precondition(Int(startID) % alphabetLen == 0)
+                for c in 0..<alphabetLen {
+                    let next = dfaTrans[Int(startID) + c]
+                    precondition(next != 0, "the start state leads to the dead state")
+                }
+            case .nfa:
+                precondition(nfaFail[0] == 0)
+                for s in 1..<stateCount where UInt32(s) != startID {
+                    precondition(nfaFail[s] != UInt32(s), "state \(s) fails to itself")
+                }
+            }
         }
     }
 #endif

@@ -26,8 +26,12 @@ struct _DFA: _Engine {
         trans[Int(s) &+ Int(c)]
     }
 
+    /// ceil(2^40 / stride): `s * reciprocal >> 40` is `s / stride` exactly for s < 2^32 and
+    /// stride <= 256 (the error stays below 1/stride; see DESIGN.md).
+    let reciprocal: UInt64
+
     @inline(__always)
-    func index(_ s: UInt32) -> Int { Int(s) / stride }
+    func index(_ s: UInt32) -> Int { Int(truncatingIfNeeded: (UInt64(s) &* reciprocal) >> 40) }
 }
 
 /// The compact NFA: a dense start row, sorted sparse transitions, failure links.
@@ -64,7 +68,11 @@ struct _NFA: _Engine {
 }
 
 extension _Image {
-    var dfa: _DFA { _DFA(trans: dfaTrans, stride: alphabetLen, start: startID, maxMatch: maxMatchID) }
+    var dfa: _DFA {
+        _DFA(
+            trans: dfaTrans, stride: alphabetLen, start: startID, maxMatch: maxMatchID,
+            reciprocal: ((UInt64(1) << 40) + UInt64(alphabetLen) - 1) / UInt64(alphabetLen))
+    }
     var nfa: _NFA {
         _NFA(
             fail: nfaFail, sparseStart: nfaSparseStart, sparseClass: nfaSparseClass, sparseNext: nfaSparseNext,
@@ -72,6 +80,10 @@ extension _Image {
     }
 
     /// Searches `p[0..<n]`; returns false when `body` stopped the search.
+    ///
+    /// - Precondition: `p` points to `n >= 1` readable bytes that stay valid during the call. Every
+    ///   haystack read below is at an index checked against `n`; every table read is at an index the
+    ///   loader validated (state ids, classes, match offsets, pattern indexes).
     func search(_ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
         switch engine {
         case .dfa: return search(dfa, p, n, body)
@@ -275,12 +287,18 @@ extension _Image {
 
     // MARK: Batch
 
+    /// - Precondition: every span lies within the buffer at `base` (checked by the caller).
     func searchBatch(
         _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
         if engine == .dfa && matchKind == .standard && caseFolding != .unicode {
-            _lockstepDFA(base, spans, body)
+            // Past the L2 cache, steps wait for misses: more lanes keep more misses in flight.
+            if stateCount &* alphabetLen > _lockstep8Cells {
+                _lockstepDFA8(base, spans, body)
+            } else {
+                _lockstepDFA(base, spans, body)
+            }
             return
         }
         for (k, span) in spans.enumerated() where !span.isEmpty {
@@ -290,6 +308,9 @@ extension _Image {
             }
         }
     }
+
+    /// DFAs with more transitions than this (1 MiB of table) use eight lanes.
+    var _lockstep8Cells: Int { 1 << 18 }
 
     /// One haystack being scanned by `_lockstepDFA`.
     struct _Lane {
@@ -312,7 +333,7 @@ extension _Image {
         _ s: UInt32, _ lane: _Lane, _ at: UnsafePointer<UInt8>, _ body: (_ spanIndex: Int, Match) -> Void
     ) {
         let n = lane.start.distance(to: lane.end)
-        _ = reportAll(Int(s) / alphabetLen, lane.start.distance(to: at), lane.start, n) { match in
+        _ = reportAll(dfa.index(s), lane.start.distance(to: at), lane.start, n) { match in
             body(lane.span, match)
             return true
         }
@@ -363,23 +384,9 @@ extension _Image {
             let p1 = l1.at
             let p2 = l2.at
             let p3 = l3.at
-            var s0 = l0.state
-            var s1 = l1.state
-            var s2 = l2.state
-            var s3 = l3.state
-            var j = 0
-            // The hot loop: no calls, so states and pointers stay in registers. It stops after a step
-            // that puts any lane in a match state; the matches are reported below and the loop resumes.
-            // Why in bounds: each lane has at least n bytes left and j < n; states are validated
-            // premultiplied ids and classes are < the stride, so every table index is < S × A.
-            while j < n {
-                s0 = trans[Int(s0) &+ Int(classes[Int(p0[j])])]
-                s1 = trans[Int(s1) &+ Int(classes[Int(p1[j])])]
-                s2 = trans[Int(s2) &+ Int(classes[Int(p2[j])])]
-                s3 = trans[Int(s3) &+ Int(classes[Int(p3[j])])]
-                j &+= 1
-                if min(min(s0, s1), min(s2, s3)) <= maxMatch { break }
-            }
+            var states = (l0.state, l1.state, l2.state, l3.state)
+            let j = Self._steps4(trans, classes, maxMatch, p0, p1, p2, p3, n, &states)
+            let (s0, s1, s2, s3) = states
             l0.at = p0 + j
             l1.at = p1 + j
             l2.at = p2 + j
@@ -402,6 +409,154 @@ extension _Image {
         _finishLane(l1, body)
         _finishLane(l2, body)
         _finishLane(l3, body)
+    }
+
+    /// Advances four lanes by up to `n` bytes each; stops after the first step that puts a lane in a
+    /// match state. Returns the number of steps taken. A function of its own so that the register
+    /// allocator sees only the loop's values (inlined into the lane bookkeeping, the states spilled).
+    ///
+    /// - Precondition: each `p` has at least `n` readable bytes; `states` are validated premultiplied
+    ///   ids of the DFA `trans`, and `classes` maps every byte to a class below its stride.
+    @inline(never)
+    static func _steps4(
+        _ trans: UnsafePointer<UInt32>, _ classes: UnsafePointer<UInt8>, _ maxMatch: UInt32,
+        _ p0: UnsafePointer<UInt8>, _ p1: UnsafePointer<UInt8>, _ p2: UnsafePointer<UInt8>,
+        _ p3: UnsafePointer<UInt8>, _ n: Int, _ states: inout (UInt32, UInt32, UInt32, UInt32)
+    ) -> Int {
+        var (s0, s1, s2, s3) = states
+        defer { states = (s0, s1, s2, s3) }
+        var j = 0
+        var hit = false
+        // The hot loop: no calls, so states and pointers stay in registers. It stops after a step
+        // that puts any lane in a match state; the matches are reported below and the loop resumes.
+        // Haystack bytes are read 8 at a time per lane (one load instead of eight), leaving two loads
+        // per byte: the byte's class and the transition.
+        // Why in bounds: each lane has at least n bytes left, the words are read only when
+        // j + 8 <= n, the byte loop only when j < n; states are validated premultiplied ids and
+        // classes are < the stride, so every table index is < S × A.
+        words: while j &+ 8 <= n {
+            var w0 = UnsafeRawPointer(p0 + j).loadUnaligned(as: UInt64.self)
+            var w1 = UnsafeRawPointer(p1 + j).loadUnaligned(as: UInt64.self)
+            var w2 = UnsafeRawPointer(p2 + j).loadUnaligned(as: UInt64.self)
+            var w3 = UnsafeRawPointer(p3 + j).loadUnaligned(as: UInt64.self)
+            for _ in 0..<8 {
+                s0 = trans[Int(s0) &+ Int(classes[Int(truncatingIfNeeded: w0 & 0xFF)])]
+                s1 = trans[Int(s1) &+ Int(classes[Int(truncatingIfNeeded: w1 & 0xFF)])]
+                s2 = trans[Int(s2) &+ Int(classes[Int(truncatingIfNeeded: w2 & 0xFF)])]
+                s3 = trans[Int(s3) &+ Int(classes[Int(truncatingIfNeeded: w3 & 0xFF)])]
+                w0 >>= 8
+                w1 >>= 8
+                w2 >>= 8
+                w3 >>= 8
+                j &+= 1
+                if min(min(s0, s1), min(s2, s3)) <= maxMatch {
+                    hit = true
+                    break words
+                }
+            }
+        }
+        if !hit {
+            while j < n {
+                s0 = trans[Int(s0) &+ Int(classes[Int(p0[j])])]
+                s1 = trans[Int(s1) &+ Int(classes[Int(p1[j])])]
+                s2 = trans[Int(s2) &+ Int(classes[Int(p2[j])])]
+                s3 = trans[Int(s3) &+ Int(classes[Int(p3[j])])]
+                j &+= 1
+                if min(min(s0, s1), min(s2, s3)) <= maxMatch { break }
+            }
+        }
+        return j
+    }
+
+    /// `_steps4` for eight lanes, byte by byte: used when the DFA is larger than the L2 cache, where a
+    /// step waits for a cache miss and more chains in flight pay off more than fewer loads.
+    ///
+    /// - Precondition: as `_steps4`.
+    @inline(never)
+    static func _steps8(
+        _ trans: UnsafePointer<UInt32>, _ classes: UnsafePointer<UInt8>, _ maxMatch: UInt32,
+        _ p: UnsafePointer<UnsafePointer<UInt8>>, _ n: Int, _ states: UnsafeMutablePointer<UInt32>
+    ) -> Int {
+        let p0 = p[0]
+        let p1 = p[1]
+        let p2 = p[2]
+        let p3 = p[3]
+        let p4 = p[4]
+        let p5 = p[5]
+        let p6 = p[6]
+        let p7 = p[7]
+        var s0 = states[0]
+        var s1 = states[1]
+        var s2 = states[2]
+        var s3 = states[3]
+        var s4 = states[4]
+        var s5 = states[5]
+        var s6 = states[6]
+        var s7 = states[7]
+        var j = 0
+        // Why in bounds: as in `_steps4`.
+        while j < n {
+            s0 = trans[Int(s0) &+ Int(classes[Int(p0[j])])]
+            s1 = trans[Int(s1) &+ Int(classes[Int(p1[j])])]
+            s2 = trans[Int(s2) &+ Int(classes[Int(p2[j])])]
+            s3 = trans[Int(s3) &+ Int(classes[Int(p3[j])])]
+            s4 = trans[Int(s4) &+ Int(classes[Int(p4[j])])]
+            s5 = trans[Int(s5) &+ Int(classes[Int(p5[j])])]
+            s6 = trans[Int(s6) &+ Int(classes[Int(p6[j])])]
+            s7 = trans[Int(s7) &+ Int(classes[Int(p7[j])])]
+            j &+= 1
+            if min(min(min(s0, s1), min(s2, s3)), min(min(s4, s5), min(s6, s7))) <= maxMatch { break }
+        }
+        states[0] = s0
+        states[1] = s1
+        states[2] = s2
+        states[3] = s3
+        states[4] = s4
+        states[5] = s5
+        states[6] = s6
+        states[7] = s7
+        return j
+    }
+
+    /// The eight-lane driver (see `_lockstepDFA`); lane bookkeeping lives in stack buffers
+    /// (`withUnsafeTemporaryAllocation`, no heap allocation).
+    func _lockstepDFA8(
+        _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
+        _ body: (_ spanIndex: Int, Match) -> Void
+    ) {
+        let trans = dfaTrans
+        let classes = self.classes
+        let maxMatch = maxMatchID
+        withUnsafeTemporaryAllocation(of: _Lane.self, capacity: 8) { lanes in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 8) { pointers in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 8) { states in
+                    let idle = _Lane(start: base, at: base, end: base, state: startID, span: -1)
+                    lanes.initialize(repeating: idle)
+                    var next = 0
+                    var full = true
+                    for k in 0..<8 where full { full = _refill(&lanes[k], &next, base, spans) }
+                    while full {
+                        var n = Int.max
+                        for k in 0..<8 {
+                            n = min(n, lanes[k].left)
+                            pointers[k] = lanes[k].at
+                            states[k] = lanes[k].state
+                        }
+                        let j = Self._steps8(
+                            trans, classes, maxMatch, UnsafePointer(pointers.baseAddress!), n, states.baseAddress!)
+                        for k in 0..<8 {
+                            lanes[k].at += j
+                            lanes[k].state = states[k]
+                            if states[k] <= maxMatch { _reportLane(states[k], lanes[k], lanes[k].at, body) }
+                        }
+                        for k in 0..<8 where full && lanes[k].left == 0 {
+                            full = _refill(&lanes[k], &next, base, spans)
+                        }
+                    }
+                    for k in 0..<8 { _finishLane(lanes[k], body) }
+                }
+            }
+        }
     }
 
     func _finishLane(_ lane: _Lane, _ body: (_ spanIndex: Int, Match) -> Void) {
