@@ -54,6 +54,9 @@ bench-check: build ## Check the Benchmarks package against its committed thresho
 peers: build ## Measure smsfilter beside zstd, ripgrep, pyahocorasick, ahocorasick_rs, hyperscan and a Python pipeline.
 	bash Benchmarks/peers/run.sh
 
+fuzz: ## Fuzz AhoCorasick's load-then-scan with libFuzzer (FUZZ_SECONDS, default 60).
+	bash Scripts/fuzz-aho.sh $${FUZZ_SECONDS:-60}
+
 clean: ## Remove build products.
 	rm -rf .build Benchmarks/.build
 
