@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""Run `smsfilter classify` over a manifest of SMS archives on Apache Spark.
+
+One Spark task per archive. Each task runs the shipped `smsfilter` binary on its archive and writes
+
+    <output-prefix>/<stem>.labelled.<ext>.zst   (or <stem>.labels.jsonl.zst with --labels-only)
+    <output-prefix>/<stem>.counts.json
+
+and the driver sums every archive's counts with `smsfilter merge-counts` into
+<output-prefix>/total.counts.json, next to <output-prefix>/index.json (archive → output, status).
+
+Archives and the output prefix are either bare local paths (read and written by the binary itself, so
+they must be visible to every executor: local mode, NFS, a FUSE mount) or URIs of any file system the
+cluster's Hadoop configuration can reach (hdfs://, s3a://, abfs://, gs://, file://…), read and written
+through Hadoop: see README.md in this folder.
+
+Exit status of the driver: 0 success; 65 at least one archive was damaged (and --allow-damaged was not
+given); 64 bad arguments or manifest; 70 the Spark job failed (a task's error names the archive, the
+binary's exit status and its standard error).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from xml.sax.saxutils import escape as xml_escape
+
+EXIT_DAMAGED = 65
+EXIT_USAGE = 64
+EXIT_FAILED = 70
+
+FORMAT_EXTENSIONS = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".xml")
+COMPRESSION_EXTENSIONS = (".zst", ".zstd")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers shared by the driver and the executors (everything a task needs travels in `TaskConfig`).
+# ---------------------------------------------------------------------------------------------------
+
+def is_uri(text):
+    """True for `scheme://…` and `scheme:/…` (not for bare paths, nor Windows drive letters)."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]+:/", text) is not None
+
+
+def ensure_executable(path):
+    """Return a path to an executable copy of `path` (files fetched by Spark or YARN may lack +x)."""
+    if os.access(path, os.X_OK):
+        return path
+    try:
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        return path
+    except OSError:
+        copy_dir = tempfile.mkdtemp(prefix="smsfilter-bin-")
+        copy = os.path.join(copy_dir, os.path.basename(path))
+        shutil.copy2(path, copy)
+        os.chmod(copy, 0o755)
+        return copy
+
+
+def resolve_shipped(spec):
+    """Find a file shipped to this process (driver or executor).
+
+    Tries, in order: the file Spark fetched (`SparkContext.addFile` or `--files`, found by its base name
+    with `SparkFiles.get`), the spec as a path relative to the working directory (`--archives
+    bundle.tgz#bundle` with `--binary bundle/smsfilter`), and the spec as an absolute path (a binary
+    installed on every node).
+    """
+    from pyspark import SparkFiles
+
+    candidates = []
+    try:
+        candidates.append(SparkFiles.get(os.path.basename(spec.rstrip("/"))))
+    except Exception:  # no SparkContext/SparkFiles root here: try the other places
+        pass
+    if not is_uri(spec):
+        candidates.append(os.path.abspath(spec))
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return candidate
+    raise FileNotFoundError(
+        "%s: not found among the files shipped to this node (looked at %s); ship it with --files, "
+        "--archives or a local path the driver can read" % (spec, ", ".join(candidates) or "nothing"))
+
+
+def scratch_dir():
+    """A fresh directory on the node's big local disks (YARN's LOCAL_DIRS, Spark's SPARK_LOCAL_DIRS)."""
+    for variable in ("SPARK_LOCAL_DIRS", "LOCAL_DIRS"):
+        for directory in os.environ.get(variable, "").split(","):
+            if directory and os.path.isdir(directory) and os.access(directory, os.W_OK):
+                return tempfile.mkdtemp(prefix="smsfilter-task-", dir=directory)
+    return tempfile.mkdtemp(prefix="smsfilter-task-")
+
+
+def tail(text, limit=4000):
+    text = text.strip()
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+class HadoopShell:
+    """`hadoop fs` on an executor: streams bytes from and to any Hadoop file system.
+
+    Python workers cannot reach their executor's JVM, so the Hadoop FileSystem API is driven through its
+    shell (`org.apache.hadoop.fs.FsShell`): the node's `hadoop` command when there is one, otherwise a
+    small JVM on the Hadoop client jars that Spark itself ships. The `spark.hadoop.*` settings of the job
+    are handed over in a private configuration file (-conf), so credentials never show in `ps`.
+    """
+
+    def __init__(self, hadoop_conf, workdir):
+        self.command = self._command()
+        self.conf_file = None
+        if hadoop_conf:
+            self.conf_file = os.path.join(workdir, "hadoop-conf.xml")
+            fd = os.open(self.conf_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as handle:
+                handle.write("<?xml version=\"1.0\"?>\n<configuration>\n")
+                for key, value in sorted(hadoop_conf.items()):
+                    handle.write("  <property><name>%s</name><value>%s</value></property>\n"
+                                 % (xml_escape(key), xml_escape(value)))
+                handle.write("</configuration>\n")
+
+    @staticmethod
+    def _command():
+        for hadoop in (os.path.join(os.environ.get("HADOOP_HOME", ""), "bin", "hadoop"),
+                       shutil.which("hadoop")):
+            if hadoop and os.path.isfile(hadoop) and os.access(hadoop, os.X_OK):
+                return [hadoop, "fs"]
+        java_home = os.environ.get("JAVA_HOME")
+        java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
+        if not java:
+            raise RuntimeError("neither a `hadoop` command nor `java` on this node: cannot reach Hadoop")
+        classpath = []
+        if os.environ.get("HADOOP_CONF_DIR"):
+            classpath.append(os.environ["HADOOP_CONF_DIR"])
+        jar_dirs = [os.path.join(os.environ.get("SPARK_HOME", ""), "jars"), "__spark_libs__"]
+        try:
+            import pyspark
+            jar_dirs.append(os.path.join(os.path.dirname(pyspark.__file__), "jars"))
+        except ImportError:
+            pass
+        for directory in jar_dirs:
+            if os.path.isdir(directory) and any(name.startswith("hadoop-client") for name in os.listdir(directory)):
+                classpath.append(os.path.join(os.path.abspath(directory), "*"))
+                break
+        else:
+            raise RuntimeError("no Hadoop client jars found (SPARK_HOME/jars, __spark_libs__, pyspark/jars)")
+        return [java, "-Xmx256m", "-cp", os.pathsep.join(classpath), "org.apache.hadoop.fs.FsShell"]
+
+    def _args(self, *args):
+        generic = ["-conf", self.conf_file] if self.conf_file else []
+        return self.command + generic + list(args)
+
+    def cat(self, uri, stderr):
+        """A running `-cat` whose standard output is the file's bytes."""
+        return subprocess.Popen(self._args("-cat", uri), stdout=subprocess.PIPE, stderr=stderr)
+
+    def put(self, local, uri):
+        """Upload `local` to `uri` (FsShell writes `uri._COPYING_` and renames it when complete)."""
+        done = subprocess.run(self._args("-put", "-f", local, uri), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+        if done.returncode != 0:
+            raise RuntimeError("cannot write %s through Hadoop (exit %d): %s"
+                               % (uri, done.returncode, tail(done.stderr.decode("utf-8", "replace"))))
+
+
+# ---------------------------------------------------------------------------------------------------
+# The task: one archive.
+# ---------------------------------------------------------------------------------------------------
+
+def classify_archive(config, entry, payload=None):
+    """Run `smsfilter classify` on one archive; return a small dict for the driver.
+
+    `payload` holds the archive's bytes when Spark read them (`sc.binaryFiles`, --remote-read spark).
+    A non-zero exit other than 65 raises (Spark then fails the task, retries it, and fails the job with
+    this message); 65 (damaged archive) is returned, so the other archives still run and the driver
+    reports every damaged archive at once.
+    """
+    started = time.time()
+    archive = entry["archive"]
+    workdir = scratch_dir()
+    try:
+        binary = ensure_executable(resolve_shipped(config["binary"]))
+        env = dict(os.environ)
+        # A bundle shipped with --archives may carry libzstd/Swift runtime libraries next to the binary.
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(
+            p for p in (os.path.dirname(binary), env.get("LD_LIBRARY_PATH", "")) if p)
+
+        prefix = config["output_prefix"]
+        if config["remote_prefix"]:
+            output_path = os.path.join(workdir, entry["output"])
+            counts_path = os.path.join(workdir, entry["counts"])
+        else:
+            output_path = os.path.join(prefix, entry["output"])
+            counts_path = os.path.join(prefix, entry["counts"])
+
+        command = [binary, "classify", "--quiet", "--threads", str(config["threads"]),
+                   "--counts", counts_path, "-o", output_path]
+        if config["rules"]:
+            command += ["--rules", resolve_shipped(config["rules"])]
+        if config["labels_only"]:
+            command.append("--labels-only")
+        command += config["classify_args"]
+
+        stderr_path = os.path.join(workdir, "stderr.txt")
+        shell = None
+        reader_status = None
+        with open(stderr_path, "wb") as stderr:
+            if not entry["remote"]:
+                done = subprocess.run(command + [archive], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                      stderr=stderr, env=env)
+                status, stray = done.returncode, done.stdout
+            elif payload is not None:
+                done = subprocess.run(command + ["-"], input=bytes(payload), stdout=subprocess.PIPE,
+                                      stderr=stderr, env=env)
+                status, stray = done.returncode, done.stdout
+            else:
+                shell = HadoopShell(config["hadoop_conf"], workdir)
+                reader_err_path = os.path.join(workdir, "reader-stderr.txt")
+                with open(reader_err_path, "wb") as reader_err:
+                    reader = shell.cat(archive, reader_err)
+                    proc = subprocess.Popen(command + ["-"], stdin=reader.stdout, stdout=subprocess.PIPE,
+                                            stderr=stderr, env=env)
+                    reader.stdout.close()  # the binary holds the only read end now
+                    stray = proc.stdout.read()
+                    status = proc.wait()
+                    reader_status = reader.wait()
+                if reader_status != 0:
+                    with open(reader_err_path, "rb") as handle:
+                        message = tail(handle.read().decode("utf-8", "replace"))
+                    raise RuntimeError("smsfilter-job: cannot read %s through Hadoop (exit %d): %s"
+                                       % (archive, reader_status, message))
+        with open(stderr_path, "rb") as handle:
+            message = tail(handle.read().decode("utf-8", "replace"))
+        if status not in (0, EXIT_DAMAGED):
+            raise RuntimeError("smsfilter-job: smsfilter classify failed on %s with exit status %d: %s"
+                               % (archive, status, message or "(no message on standard error)"))
+        if stray:
+            raise RuntimeError("smsfilter-job: smsfilter classify wrote %d unexpected bytes to standard "
+                               "output on %s" % (len(stray), archive))
+
+        counts_text = None
+        if os.path.isfile(counts_path):
+            with open(counts_path, "r", encoding="utf-8") as handle:
+                counts_text = handle.read()
+        elif status == 0:
+            raise RuntimeError("smsfilter-job: smsfilter classify wrote no counts for %s" % archive)
+
+        if config["remote_prefix"]:
+            shell = shell or HadoopShell(config["hadoop_conf"], workdir)
+            if os.path.isfile(output_path):
+                shell.put(output_path, prefix + "/" + entry["output"])
+            if counts_text is not None:  # the counts go last: they mark the archive as done
+                shell.put(counts_path, prefix + "/" + entry["counts"])
+
+        return {
+            "index": entry["index"],
+            "archive": archive,
+            "output": entry["output"],
+            "counts": entry["counts"] if counts_text is not None else None,
+            "status": "ok" if status == 0 else "damaged",
+            "exitStatus": status,
+            "stderr": message,
+            "countsJSON": counts_text,
+            "seconds": round(time.time() - started, 3),
+            "host": os.uname().nodename,
+        }
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The driver.
+# ---------------------------------------------------------------------------------------------------
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="smsfilter_job.py",
+        description="Label a manifest of SMS archives with smsfilter on Spark, one task per archive.")
+    parser.add_argument("--manifest", required=True,
+                        help="File listing the archives, one path or URI per line (# comments, blank lines "
+                             "allowed); a local path or any Hadoop URI.")
+    parser.add_argument("--output-prefix", required=True,
+                        help="Folder (local path or Hadoop URI) for the outputs, counts and total.counts.json.")
+    parser.add_argument("--rules", help="Rule file (YAML) or compiled rule set (.smsf) shipped to the executors; "
+                                        "default: the binary's embedded rules.")
+    parser.add_argument("--binary", default="smsfilter",
+                        help="The smsfilter binary: a path on the driver or a URI (shipped with addFile), or "
+                             "the name/relative path of one shipped with --files/--archives (default: smsfilter).")
+    parser.add_argument("--threads-per-task", type=int, default=1,
+                        help="smsfilter --threads for each task; spark.task.cpus is set to match (default 1).")
+    parser.add_argument("--labels-only", action="store_true",
+                        help="Write one {id, filter} line per record instead of whole records.")
+    parser.add_argument("--allow-damaged", action="store_true",
+                        help="Exit 0 and write total.counts.json even when archives are damaged (exit 65).")
+    parser.add_argument("--remote-read", choices=("spark", "hadoop"), default="spark",
+                        help="How executors read archives given as URIs: spark = sc.binaryFiles (the whole "
+                             "archive in the task's memory, under 2 GB), hadoop = streamed through Hadoop's "
+                             "FsShell -cat (default: spark).")
+    parser.add_argument("--classify-arg", action="append", default=[], metavar="ARG",
+                        help="Extra argument for smsfilter classify, repeatable, e.g. "
+                             "--classify-arg=--input-format --classify-arg=csv.")
+    parser.add_argument("--master", help="Spark master when run with python3 (spark-submit gives its own).")
+    parser.add_argument("--log-level", default="WARN", help="Spark log level (default WARN).")
+    args = parser.parse_args(argv)
+    if args.threads_per_task < 1 or args.threads_per_task > 256:
+        parser.error("--threads-per-task must be between 1 and 256")
+    return args
+
+
+def read_manifest(sc, manifest):
+    if is_uri(manifest) and not manifest.startswith("file:"):
+        lines = sc.textFile(manifest, 1).collect()
+    else:
+        path = manifest[len("file://"):] if manifest.startswith("file://") else manifest
+        with open(path, "r", encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    archives = []
+    for line in lines:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            archives.append(line)
+    return archives
+
+
+def output_names(archives, labels_only, classify_args):
+    """`<stem>.labelled.<ext>.zst` and `<stem>.counts.json` per archive; clashing stems get a hash."""
+    forced_format = None
+    for i, arg in enumerate(classify_args):
+        if arg == "--input-format" and i + 1 < len(classify_args):
+            forced_format = classify_args[i + 1]
+        elif arg.startswith("--input-format="):
+            forced_format = arg.split("=", 1)[1]
+    stems = []
+    for archive in archives:
+        base = archive.rstrip("/").rsplit("/", 1)[-1]
+        for suffix in COMPRESSION_EXTENSIONS:
+            if base.endswith(suffix):
+                base = base[: -len(suffix)]
+        ext = "jsonl"
+        for suffix in FORMAT_EXTENSIONS:
+            if base.endswith(suffix):
+                base = base[: -len(suffix)]
+                ext = {"ndjson": "jsonl", "json": "jsonl"}.get(suffix[1:], suffix[1:])
+                break
+        stems.append((base or "archive", forced_format or ext))
+    seen = {}
+    for stem, _ in stems:
+        seen[stem] = seen.get(stem, 0) + 1
+    names = []
+    for archive, (stem, ext) in zip(archives, stems):
+        if seen[stem] > 1 or stem in ("total", "index"):
+            stem = "%s-%s" % (stem, hashlib.sha1(archive.encode("utf-8")).hexdigest()[:10])
+        output = "%s.labels.jsonl.zst" % stem if labels_only else "%s.labelled.%s.zst" % (stem, ext)
+        names.append((output, "%s.counts.json" % stem))
+    return names
+
+
+class Driver:
+    def __init__(self, sc, args):
+        self.sc = sc
+        self.args = args
+        self.prefix = args.output_prefix.rstrip("/") or "/"
+        self.remote_prefix = is_uri(self.prefix)
+
+    # -- Hadoop FileSystem through the driver's JVM gateway ------------------------------------------
+    def _hadoop_path(self, uri):
+        jvm = self.sc._jvm
+        path = jvm.org.apache.hadoop.fs.Path(uri)
+        return path, path.getFileSystem(self.sc._jsc.hadoopConfiguration())
+
+    def make_prefix(self):
+        if self.remote_prefix:
+            path, fs = self._hadoop_path(self.prefix)
+            fs.mkdirs(path)
+        else:
+            os.makedirs(self.prefix, exist_ok=True)
+
+    def write(self, name, data):
+        """Write `data` (bytes) to <prefix>/<name> completely or not at all."""
+        if self.remote_prefix:
+            target, fs = self._hadoop_path(self.prefix + "/" + name)
+            temporary, _ = self._hadoop_path(self.prefix + "/._" + name + ".tmp")
+            stream = fs.create(temporary, True)
+            stream.write(bytearray(data))
+            stream.close()
+            fs.delete(target, False)
+            if not fs.rename(temporary, target):
+                raise RuntimeError("cannot rename %s into place" % target.toString())
+        else:
+            target = os.path.join(self.prefix, name)
+            fd, temporary = tempfile.mkstemp(prefix="._" + name, dir=self.prefix)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+
+    def remove(self, name):
+        if self.remote_prefix:
+            target, fs = self._hadoop_path(self.prefix + "/" + name)
+            fs.delete(target, False)
+        else:
+            try:
+                os.remove(os.path.join(self.prefix, name))
+            except FileNotFoundError:
+                pass
+
+    # -- the job ---------------------------------------------------------------------------------------
+    def ship(self, spec):
+        """addFile `spec` when the driver can reach it; return the name the executors look it up by."""
+        if is_uri(spec) or os.path.isfile(spec):
+            self.sc.addFile(spec)
+            return os.path.basename(spec.rstrip("/"))
+        return spec  # shipped with --files/--archives, or installed at this path on every node
+
+    def run(self):
+        args, sc = self.args, self.sc
+        archives = read_manifest(sc, args.manifest)
+        if not archives:
+            raise UsageError("%s lists no archives" % args.manifest)
+        duplicates = sorted({a for a in archives if archives.count(a) > 1})
+        if duplicates:
+            raise UsageError("%s lists these archives more than once: %s" % (args.manifest, ", ".join(duplicates)))
+
+        config = {
+            "binary": self.ship(args.binary),
+            "rules": self.ship(args.rules) if args.rules else None,
+            "threads": args.threads_per_task,
+            "labels_only": args.labels_only,
+            "classify_args": list(args.classify_arg),
+            "output_prefix": self.prefix,
+            "remote_prefix": self.remote_prefix,
+            "hadoop_conf": {key[len("spark.hadoop."):]: value for key, value in sc.getConf().getAll()
+                            if key.startswith("spark.hadoop.")},
+        }
+        driver_binary = ensure_executable(resolve_shipped(config["binary"]))
+        self.make_prefix()
+
+        entries = []
+        for index, (archive, (output, counts)) in enumerate(
+                zip(archives, output_names(archives, args.labels_only, args.classify_arg))):
+            entries.append({"index": index, "archive": archive, "output": output, "counts": counts,
+                            "remote": is_uri(archive)})
+
+        # One task per archive. Bare paths (and URIs streamed by FsShell) are distributed by
+        # parallelizing the manifest with one slice per archive; URIs read by Spark come from one
+        # single-file sc.binaryFiles RDD each (one partition per file), appended to the same job.
+        by_spark = [e for e in entries if e["remote"] and args.remote_read == "spark"]
+        by_path = [e for e in entries if not (e["remote"] and args.remote_read == "spark")]
+        rdds = []
+        if by_path:
+            rdds.append(sc.parallelize(by_path, len(by_path))
+                        .map(lambda entry: classify_archive(config, entry)))
+        for entry in by_spark:
+            rdds.append(sc.binaryFiles(entry["archive"])
+                        .map(lambda pair, entry=entry: classify_archive(config, entry, pair[1])))
+        rdd = rdds[0] if len(rdds) == 1 else sc.union(rdds)
+        sc.setJobDescription("smsfilter classify: %d archives" % len(entries))
+        started = time.time()
+        results = rdd.collect()
+        elapsed = time.time() - started
+
+        results.sort(key=lambda r: r["index"])
+        if len(results) != len(entries):
+            raise RuntimeError("expected %d task results, got %d" % (len(entries), len(results)))
+        damaged = [r for r in results if r["status"] == "damaged"]
+
+        index = [{k: r[k] for k in ("archive", "output", "counts", "status", "exitStatus", "seconds", "host")}
+                 for r in results]
+        self.write("index.json", (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+        for r in damaged:
+            print("smsfilter-job: DAMAGED archive %s (exit 65): %s" % (r["archive"], r["stderr"]), file=sys.stderr)
+
+        if damaged and not args.allow_damaged:
+            self.remove("total.counts.json")
+            print("smsfilter-job: %d of %d archives are damaged; their records before the damage were "
+                  "written, no total.counts.json was written (rerun with --allow-damaged to accept them)"
+                  % (len(damaged), len(results)), file=sys.stderr)
+            return EXIT_DAMAGED
+
+        total = self.merge([r for r in results if r["countsJSON"] is not None], driver_binary)
+        self.write("total.counts.json", total)
+        summary = json.loads(total)
+        print("smsfilter-job: %d archives (%d damaged) in %.1f s: %s records, %s labelled, %s rejected → %s/"
+              "total.counts.json" % (len(results), len(damaged), elapsed, summary.get("records"),
+                                     summary.get("labelled"), summary.get("rejected"), self.prefix),
+              file=sys.stderr)
+        return 0
+
+    def merge(self, results, binary):
+        """Sum the per-archive counts with `smsfilter merge-counts` (exact, refuses mixed rule sets)."""
+        workdir = tempfile.mkdtemp(prefix="smsfilter-merge-")
+        try:
+            paths = []
+            for r in results:
+                path = os.path.join(workdir, "%06d.counts.json" % r["index"])
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(r["countsJSON"])
+                paths.append(path)
+            total = os.path.join(workdir, "total.counts.json")
+            done = subprocess.run([binary, "merge-counts", "-o", total] + paths, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+            if done.returncode != 0:
+                raise RuntimeError("smsfilter merge-counts failed with exit status %d: %s"
+                                   % (done.returncode, tail(done.stderr.decode("utf-8", "replace"))))
+            with open(total, "rb") as handle:
+                return handle.read()
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+class UsageError(Exception):
+    pass
+
+
+def task_error_message(error):
+    """The smsfilter-job line from a failed Spark job's Java stack trace, or the whole text."""
+    text = str(error)
+    lines = [line for line in text.splitlines() if "smsfilter-job:" in line]
+    return lines[0][lines[0].index("smsfilter-job:"):] if lines else tail(text, 8000)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("smsfilter")
+    if args.master:
+        builder = builder.master(args.master)
+    if args.threads_per_task > 1:
+        builder = builder.config("spark.task.cpus", str(args.threads_per_task))
+    # Deterministic damage must not be retried; other failures (a full disk, a lost node) may be.
+    spark = builder.getOrCreate()
+    sc = spark.sparkContext
+    sc.setLogLevel(args.log_level)
+    try:
+        return Driver(sc, args).run()
+    except UsageError as error:
+        print("smsfilter-job: %s" % error, file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a failed task: print the archive, the exit status and the binary's stderr
+        print("smsfilter-job: the job failed: %s" % task_error_message(error), file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
