@@ -114,7 +114,7 @@ class HadoopShell:
     """
 
     def __init__(self, hadoop_conf, workdir):
-        self.command = self._command()
+        self.command = self._command(workdir)
         self.conf_file = None
         if hadoop_conf:
             self.conf_file = os.path.join(workdir, "hadoop-conf.xml")
@@ -127,7 +127,7 @@ class HadoopShell:
                 handle.write("</configuration>\n")
 
     @staticmethod
-    def _command():
+    def _command(workdir):
         for hadoop in (os.path.join(os.environ.get("HADOOP_HOME", ""), "bin", "hadoop"),
                        shutil.which("hadoop")):
             if hadoop and os.path.isfile(hadoop) and os.access(hadoop, os.X_OK):
@@ -139,6 +139,12 @@ class HadoopShell:
         classpath = []
         if os.environ.get("HADOOP_CONF_DIR"):
             classpath.append(os.environ["HADOOP_CONF_DIR"])
+        # FsShell loads core-site.xml loudly (quiet mode off) and dies when the classpath has none.
+        fallback = os.path.join(workdir, "hadoop-default-conf")
+        os.makedirs(fallback, exist_ok=True)
+        with open(os.path.join(fallback, "core-site.xml"), "w") as handle:
+            handle.write("<?xml version=\"1.0\"?>\n<configuration/>\n")
+        classpath.append(fallback)
         jar_dirs = [os.path.join(os.environ.get("SPARK_HOME", ""), "jars"), "__spark_libs__"]
         try:
             import pyspark
@@ -161,13 +167,14 @@ class HadoopShell:
         """A running `-cat` whose standard output is the file's bytes."""
         return subprocess.Popen(self._args("-cat", uri), stdout=subprocess.PIPE, stderr=stderr)
 
-    def put(self, local, uri):
-        """Upload `local` to `uri` (FsShell writes `uri._COPYING_` and renames it when complete)."""
-        done = subprocess.run(self._args("-put", "-f", local, uri), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+    def put(self, local_files, directory_uri):
+        """Upload files, in order, into a folder (FsShell writes each as `name._COPYING_`, then renames)."""
+        done = subprocess.run(self._args("-put", "-f", *local_files, directory_uri + "/"),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if done.returncode != 0:
-            raise RuntimeError("cannot write %s through Hadoop (exit %d): %s"
-                               % (uri, done.returncode, tail(done.stderr.decode("utf-8", "replace"))))
+            raise RuntimeError("smsfilter-job: cannot write %s into %s through Hadoop (exit %d): %s"
+                               % (", ".join(os.path.basename(f) for f in local_files), directory_uri,
+                                  done.returncode, tail(done.stderr.decode("utf-8", "replace"))))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -254,10 +261,10 @@ def classify_archive(config, entry, payload=None):
 
         if config["remote_prefix"]:
             shell = shell or HadoopShell(config["hadoop_conf"], workdir)
-            if os.path.isfile(output_path):
-                shell.put(output_path, prefix + "/" + entry["output"])
-            if counts_text is not None:  # the counts go last: they mark the archive as done
-                shell.put(counts_path, prefix + "/" + entry["counts"])
+            # The counts go last: their presence marks the archive as done.
+            uploads = [p for p in (output_path, counts_path) if os.path.isfile(p)]
+            if uploads:
+                shell.put(uploads, prefix)
 
         return {
             "index": entry["index"],
@@ -523,8 +530,8 @@ class UsageError(Exception):
 def task_error_message(error):
     """The smsfilter-job line from a failed Spark job's Java stack trace, or the whole text."""
     text = str(error)
-    lines = [line for line in text.splitlines() if "smsfilter-job:" in line]
-    return lines[0][lines[0].index("smsfilter-job:"):] if lines else tail(text, 8000)
+    found = re.findall(r"^\w*(?:Error|Exception): (smsfilter-job: .*(?:\n(?!\s+at |\t).*)*)", text, re.MULTILINE)
+    return tail(found[0], 8000) if found else tail(text, 8000)
 
 
 def main(argv=None):
