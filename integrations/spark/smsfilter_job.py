@@ -29,7 +29,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from xml.sax.saxutils import escape as xml_escape
 
@@ -78,6 +77,8 @@ def resolve_shipped(spec):
     candidates = []
     try:
         candidates.append(SparkFiles.get(os.path.basename(spec.rstrip("/"))))
+        if not is_uri(spec) and not os.path.isabs(spec):  # inside an --archives folder (local mode)
+            candidates.append(os.path.join(SparkFiles.getRootDirectory(), spec))
     except Exception:  # no SparkContext/SparkFiles root here: try the other places
         pass
     if not is_uri(spec):
@@ -86,7 +87,7 @@ def resolve_shipped(spec):
         if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError(
-        "%s: not found among the files shipped to this node (looked at %s); ship it with --files, "
+        "smsfilter-job: %s: not found among the files shipped to this node (looked at %s); ship it with --files, "
         "--archives or a local path the driver can read" % (spec, ", ".join(candidates) or "nothing"))
 
 
@@ -152,11 +153,21 @@ class HadoopShell:
         except ImportError:
             pass
         for directory in jar_dirs:
-            if os.path.isdir(directory) and any(name.startswith("hadoop-client") for name in os.listdir(directory)):
+            if os.path.isdir(directory) and any(name.startswith("hadoop-") for name in os.listdir(directory)):
                 classpath.append(os.path.join(os.path.abspath(directory), "*"))
                 break
         else:
-            raise RuntimeError("no Hadoop client jars found (SPARK_HOME/jars, __spark_libs__, pyspark/jars)")
+            raise RuntimeError("smsfilter-job: no Hadoop client jars on this node (looked in SPARK_HOME/jars, "
+                               "__spark_libs__, pyspark/jars) and no `hadoop` command")
+        # Jars shipped with --jars/--packages (hadoop-aws, gcs-connector…) land in the working
+        # directory (YARN) or in Spark's file root.
+        extra = {os.getcwd()}
+        try:
+            from pyspark import SparkFiles
+            extra.add(SparkFiles.getRootDirectory())
+        except Exception:
+            pass
+        classpath += [os.path.join(d, "*") for d in sorted(extra) if d and os.path.isdir(d)]
         return [java, "-Xmx256m", "-cp", os.pathsep.join(classpath), "org.apache.hadoop.fs.FsShell"]
 
     def _args(self, *args):
@@ -282,6 +293,33 @@ def classify_archive(config, entry, payload=None):
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def merge_counts(binary, counts_texts):
+    """Sum count files with `smsfilter merge-counts` (exact; refuses mixed rule sets); return the JSON bytes."""
+    workdir = scratch_dir()
+    try:
+        paths = []
+        for number, text in enumerate(counts_texts):
+            path = os.path.join(workdir, "%06d.counts.json" % number)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            paths.append(path)
+        total = os.path.join(workdir, "total.counts.json")
+        done = subprocess.run([binary, "merge-counts", "-o", total] + paths, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        if done.returncode != 0:
+            raise RuntimeError("smsfilter-job: smsfilter merge-counts failed with exit status %d: %s"
+                               % (done.returncode, tail(done.stderr.decode("utf-8", "replace"))))
+        with open(total, "rb") as handle:
+            return handle.read()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def merge_counts_on_node(config, counts_texts):
+    binary = ensure_executable(resolve_shipped(config["binary"]))
+    return merge_counts(binary, counts_texts)
+
+
 # ---------------------------------------------------------------------------------------------------
 # The driver.
 # ---------------------------------------------------------------------------------------------------
@@ -373,8 +411,8 @@ class Driver:
     def __init__(self, sc, args):
         self.sc = sc
         self.args = args
-        self.prefix = args.output_prefix.rstrip("/") or "/"
-        self.remote_prefix = is_uri(self.prefix)
+        self.remote_prefix = is_uri(args.output_prefix)
+        self.prefix = args.output_prefix.rstrip("/") if self.remote_prefix else os.path.abspath(args.output_prefix)
 
     # -- Hadoop FileSystem through the driver's JVM gateway ------------------------------------------
     def _hadoop_path(self, uri):
@@ -428,7 +466,8 @@ class Driver:
 
     def run(self):
         args, sc = self.args, self.sc
-        archives = read_manifest(sc, args.manifest)
+        # Bare relative paths mean the driver's working directory, whatever the executors' is.
+        archives = [a if is_uri(a) else os.path.abspath(a) for a in read_manifest(sc, args.manifest)]
         if not archives:
             raise UsageError("%s lists no archives" % args.manifest)
         duplicates = sorted({a for a in archives if archives.count(a) > 1})
@@ -446,7 +485,10 @@ class Driver:
             "hadoop_conf": {key[len("spark.hadoop."):]: value for key, value in sc.getConf().getAll()
                             if key.startswith("spark.hadoop.")},
         }
-        driver_binary = ensure_executable(resolve_shipped(config["binary"]))
+        try:
+            driver_binary = ensure_executable(resolve_shipped(config["binary"]))
+        except FileNotFoundError:
+            driver_binary = None
         self.make_prefix()
 
         entries = []
@@ -492,7 +534,7 @@ class Driver:
                   % (len(damaged), len(results)), file=sys.stderr)
             return EXIT_DAMAGED
 
-        total = self.merge([r for r in results if r["countsJSON"] is not None], driver_binary)
+        total = self.merge(config, [r for r in results if r["countsJSON"] is not None], driver_binary)
         self.write("total.counts.json", total)
         summary = json.loads(total)
         print("smsfilter-job: %d archives (%d damaged) in %.1f s: %s records, %s labelled, %s rejected → %s/"
@@ -501,26 +543,15 @@ class Driver:
               file=sys.stderr)
         return 0
 
-    def merge(self, results, binary):
-        """Sum the per-archive counts with `smsfilter merge-counts` (exact, refuses mixed rule sets)."""
-        workdir = tempfile.mkdtemp(prefix="smsfilter-merge-")
-        try:
-            paths = []
-            for r in results:
-                path = os.path.join(workdir, "%06d.counts.json" % r["index"])
-                with open(path, "w", encoding="utf-8") as handle:
-                    handle.write(r["countsJSON"])
-                paths.append(path)
-            total = os.path.join(workdir, "total.counts.json")
-            done = subprocess.run([binary, "merge-counts", "-o", total] + paths, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-            if done.returncode != 0:
-                raise RuntimeError("smsfilter merge-counts failed with exit status %d: %s"
-                                   % (done.returncode, tail(done.stderr.decode("utf-8", "replace"))))
-            with open(total, "rb") as handle:
-                return handle.read()
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+    def merge(self, config, results, driver_binary):
+        """merge-counts on the driver; in one task on an executor when the driver has no binary (an
+        --archives bundle in YARN client mode is unpacked on the executors only)."""
+        texts = [r["countsJSON"] for r in results]
+        if driver_binary:
+            return merge_counts(driver_binary, texts)
+        print("smsfilter-job: no smsfilter binary on the driver; merging the counts in one task",
+              file=sys.stderr)
+        return bytes(self.sc.parallelize([texts], 1).map(lambda t: merge_counts_on_node(config, t)).collect()[0])
 
 
 class UsageError(Exception):
@@ -543,7 +574,6 @@ def main(argv=None):
         builder = builder.master(args.master)
     if args.threads_per_task > 1:
         builder = builder.config("spark.task.cpus", str(args.threads_per_task))
-    # Deterministic damage must not be retried; other failures (a full disk, a lost node) may be.
     spark = builder.getOrCreate()
     sc = spark.sparkContext
     sc.setLogLevel(args.log_level)

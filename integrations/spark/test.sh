@@ -8,7 +8,8 @@
 #   1. bare paths and file:// URIs read by Spark (sc.binaryFiles), a local output prefix, --rules shipped;
 #   2. file:// URIs streamed through Hadoop's FsShell, a file:// output prefix written through Hadoop,
 #      --labels-only, one truncated archive: the job must name it and exit 65 without a total;
-#   3. the same archives with --allow-damaged and --threads-per-task 2: exit 0 and a total;
+#   3. the same archives with the binary and its libraries shipped as an --archives bundle
+#      (make-bundle.sh), --allow-damaged and --threads-per-task 2: exit 0 and a total;
 #   4. a missing archive: the task fails with the archive's name, exit status 66 and the binary's
 #      message, and the job exits 70 without a total.
 # Also checks the streaming filter mode: stdin → stdout carries records only, nothing on stderr with -q.
@@ -236,11 +237,13 @@ print("  ok: " + summary)
 EOF
 }
 
-submit() {  # log name, expected exit status, job arguments…
+SUBMIT_OPTS=()
+submit() {  # log name, expected exit status, job arguments… (spark-submit options in SUBMIT_OPTS)
     local log=$1 expected=$2; shift 2
     local status=0 t0=$SECONDS
     # spark-submit runs the Python driver with its stderr merged into stdout: keep both in one log.
-    "$SPARK_SUBMIT" --master 'local[2]' "$JOB" --log-level ERROR "$@" > "$TMP/$log.err" 2>&1 || status=$?
+    "$SPARK_SUBMIT" --master 'local[2]' ${SUBMIT_OPTS[@]+"${SUBMIT_OPTS[@]}"} "$JOB" --log-level ERROR "$@" \
+        > "$TMP/$log.err" 2>&1 || status=$?
     if [ "$status" != "$expected" ]; then
         echo "---- spark-submit stderr ($log) ----" >&2; tail -n 60 "$TMP/$log.err" >&2
         fail "the Spark job ($log) exited $status, expected $expected"
@@ -261,9 +264,12 @@ grep -q "DAMAGED archive file://$A/f/broken.jsonl.zst (exit 65): .*truncated" "$
     || { tail -n 20 "$TMP/run2.err" >&2; fail "run 2 did not name the truncated archive with the binary's message"; }
 check run2 "$TMP/out2" no || exit 1
 
-say "run 3: --allow-damaged, --threads-per-task 2 (spark.task.cpus=2), --labels-only"
-submit run3 0 --manifest "$TMP/manifest3.txt" --output-prefix "$TMP/out3" --binary "$BIN" \
+say "run 3: binary + libraries shipped with --archives (make-bundle.sh), --allow-damaged, --threads-per-task 2, --labels-only"
+bash "$here/make-bundle.sh" "$BIN" "$TMP/smsfilter-bundle.tar.gz" > "$TMP/bundle.log" || fail "make-bundle.sh failed"
+SUBMIT_OPTS=(--archives "$TMP/smsfilter-bundle.tar.gz#smsbundle")
+submit run3 0 --manifest "$TMP/manifest3.txt" --output-prefix "$TMP/out3" --binary smsbundle/smsfilter \
     --labels-only --threads-per-task 2 --allow-damaged
+SUBMIT_OPTS=()
 grep -q "DAMAGED archive $A/f/broken.jsonl.zst" "$TMP/run3.err" || fail "run 3 did not report the truncated archive"
 check run3 "$TMP/out3" yes || exit 1
 
