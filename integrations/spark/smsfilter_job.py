@@ -211,12 +211,14 @@ def classify_archive(config, entry, payload=None):
             p for p in (os.path.dirname(binary), env.get("LD_LIBRARY_PATH", "")) if p)
 
         prefix = config["output_prefix"]
+        # Labelled records go straight to a local prefix (the binary writes them under a temporary name
+        # and renames them when complete); the counts always go to the scratch folder first, so a counts
+        # file left in the prefix by an earlier run can never be taken for this run's.
+        counts_path = os.path.join(workdir, entry["counts"])
         if config["remote_prefix"]:
             output_path = os.path.join(workdir, entry["output"])
-            counts_path = os.path.join(workdir, entry["counts"])
         else:
             output_path = os.path.join(prefix, entry["output"])
-            counts_path = os.path.join(prefix, entry["counts"])
 
         command = [binary, "classify", "--quiet", "--threads", str(config["threads"]),
                    "--counts", counts_path, "-o", output_path]
@@ -235,7 +237,8 @@ def classify_archive(config, entry, payload=None):
                                       stderr=stderr, env=env)
                 status, stray = done.returncode, done.stdout
             elif payload is not None:
-                done = subprocess.run(command + ["-"], input=bytes(payload), stdout=subprocess.PIPE,
+                data = payload if isinstance(payload, bytes) else bytes(payload)
+                done = subprocess.run(command + ["-"], input=data, stdout=subprocess.PIPE,
                                       stderr=stderr, env=env)
                 status, stray = done.returncode, done.stdout
             else:
@@ -249,7 +252,8 @@ def classify_archive(config, entry, payload=None):
                     stray = proc.stdout.read()
                     status = proc.wait()
                     reader_status = reader.wait()
-                if reader_status != 0:
+                # When the binary stopped early the reader dies of a broken pipe: report the binary.
+                if reader_status != 0 and status in (0, EXIT_DAMAGED):
                     with open(reader_err_path, "rb") as handle:
                         message = tail(handle.read().decode("utf-8", "replace"))
                     raise RuntimeError("smsfilter-job: cannot read %s through Hadoop (exit %d): %s"
@@ -270,7 +274,12 @@ def classify_archive(config, entry, payload=None):
         elif status == 0:
             raise RuntimeError("smsfilter-job: smsfilter classify wrote no counts for %s" % archive)
 
-        if config["remote_prefix"]:
+        if not config["remote_prefix"] and counts_text is not None:
+            target = os.path.join(prefix, entry["counts"])
+            temporary = os.path.join(prefix, "._%s.%s.tmp" % (entry["counts"], os.getpid()))
+            shutil.copyfile(counts_path, temporary)
+            os.replace(temporary, target)
+        elif config["remote_prefix"]:
             shell = shell or HadoopShell(config["hadoop_conf"], workdir)
             # The counts go last: their presence marks the archive as done.
             uploads = [p for p in (output_path, counts_path) if os.path.isfile(p)]
