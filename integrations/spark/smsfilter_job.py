@@ -324,6 +324,18 @@ def merge_counts(binary, counts_texts):
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def name_stdin(counts_text, archive):
+    """Put the archive's URI where the counts of an archive fed through standard input say `<stdin>`,
+    so that the `files` list of total.counts.json names every archive (the per-archive counts files
+    stay exactly as the binary wrote them)."""
+    counts = json.loads(counts_text)
+    files = counts.get("files")
+    if isinstance(files, list) and len(files) == 1 and files[0].get("path") in ("<stdin>", "-"):
+        files[0]["path"] = archive
+        return json.dumps(counts, indent=2, sort_keys=True, ensure_ascii=False)
+    return counts_text
+
+
 def merge_counts_on_node(config, counts_texts):
     binary = ensure_executable(resolve_shipped(config["binary"]))
     return merge_counts(binary, counts_texts)
@@ -555,7 +567,7 @@ class Driver:
     def merge(self, config, results, driver_binary):
         """merge-counts on the driver; in one task on an executor when the driver has no binary (an
         --archives bundle in YARN client mode is unpacked on the executors only)."""
-        texts = [r["countsJSON"] for r in results]
+        texts = [name_stdin(r["countsJSON"], r["archive"]) for r in results]
         if driver_binary:
             return merge_counts(driver_binary, texts)
         print("smsfilter-job: no smsfilter binary on the driver; merging the counts in one task",

@@ -183,6 +183,32 @@ for archive in "${GOOD[@]}"; do
         || fail "stdout of the stdin → stdout filter differs from the -o output on $archive"
 done
 
+# --- the job's helpers, without Spark ----------------------------------------------------------------
+say "job helpers (names, URIs, error lines)"
+"$PYTHON" - "$JOB" <<'EOF' || fail "the job's helper functions misbehave"
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("job", sys.argv[1])
+job = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(job)
+names = job.output_names(["/a/sms.jsonl.zst", "hdfs://nn/b/sms.jsonl", "/c/export.csv.zst", "/d/total.xml",
+                          "/e/plain"], False, [])
+assert names[2] == ("export.labelled.csv.zst", "export.counts.json"), names
+assert names[0][0].startswith("sms-") and names[1][0].startswith("sms-") and names[0] != names[1], names
+assert names[3][0].startswith("total-") and names[3][0].endswith(".labelled.xml.zst"), names
+assert names[4] == ("plain.labelled.jsonl.zst", "plain.counts.json"), names
+assert job.output_names(["/x/y.tsv"], True, [])[0] == ("y.labels.jsonl.zst", "y.counts.json")
+assert job.output_names(["/x/y"], False, ["--input-format", "csv"])[0][0] == "y.labelled.csv.zst"
+assert job.is_uri("s3a://b/k") and job.is_uri("file:///x") and job.is_uri("hdfs:/x")
+assert not job.is_uri("/x/y") and not job.is_uri("x/y") and not job.is_uri("C:/x")
+trace = ("Traceback…\n  File \"job.py\", line 3\n    raise RuntimeError(\"smsfilter-job: %s\")\n"
+         "RuntimeError: smsfilter-job: smsfilter classify failed on /a with exit status 66: no such file\n"
+         "\n\tat org.apache.spark.api.python.BasePythonRunner\n")
+message = job.task_error_message(Exception(trace))
+assert message == "smsfilter-job: smsfilter classify failed on /a with exit status 66: no such file", message
+fixed = json.loads(job.name_stdin(json.dumps({"files": [{"path": "<stdin>"}], "records": 1}), "s3a://b/k"))
+assert fixed == {"files": [{"path": "s3a://b/k"}], "records": 1}, fixed
+EOF
+
 # --- the comparisons --------------------------------------------------------------------------------------
 check() {  # tag, output prefix (path), expect-total (yes/no)
     "$PYTHON" - "$A" "$TMP/ref/$1" "$2" "$3" <<'EOF'
@@ -221,6 +247,10 @@ if expect_total == "yes":
         if total.get(key) != single.get(key):
             problems.append("total.counts.json[%s] %r != single-machine run over all archives %r"
                             % (key, total.get(key), single.get(key)))
+    named = sorted(f.get("path") for f in total.get("files", []))
+    wanted = sorted(entry["archive"] for entry in index)
+    if named != wanted:
+        problems.append("total.counts.json names the files %s, not the archives %s" % (named, wanted))
     if total.get("records") != total.get("labelled", 0) + total.get("rejected", 0):
         problems.append("total: records != labelled + rejected")
     summary = "%d archives, %s records, %s labelled, %s rejected, folders %s" % (
