@@ -511,6 +511,9 @@ class Driver:
         except FileNotFoundError:
             driver_binary = None
         self.make_prefix()
+        # A total (or index) left by an earlier run must not pass for this run's while it is under way.
+        self.remove("total.counts.json")
+        self.remove("index.json")
 
         entries = []
         for index, (archive, (output, counts)) in enumerate(
@@ -531,6 +534,9 @@ class Driver:
             rdds.append(sc.binaryFiles(entry["archive"])
                         .map(lambda pair, entry=entry: classify_archive(config, entry, pair[1])))
         rdd = rdds[0] if len(rdds) == 1 else sc.union(rdds)
+        if rdd.getNumPartitions() != len(entries):
+            print("smsfilter-job: warning: %d tasks for %d archives" % (rdd.getNumPartitions(), len(entries)),
+                  file=sys.stderr)
         sc.setJobDescription("smsfilter classify: %d archives" % len(entries))
         started = time.time()
         results = rdd.collect()
@@ -555,7 +561,11 @@ class Driver:
                   % (len(damaged), len(results)), file=sys.stderr)
             return EXIT_DAMAGED
 
-        total = self.merge(config, [r for r in results if r["countsJSON"] is not None], driver_binary)
+        counted = [r for r in results if r["countsJSON"] is not None]
+        if not counted:
+            print("smsfilter-job: no archive produced counts; no total.counts.json was written", file=sys.stderr)
+            return EXIT_DAMAGED
+        total = self.merge(config, counted, driver_binary)
         self.write("total.counts.json", total)
         summary = json.loads(total)
         print("smsfilter-job: %d archives (%d damaged) in %.1f s: %s records, %s labelled, %s rejected → %s/"

@@ -278,6 +278,7 @@ submit() {  # log name, expected exit status, job arguments… (spark-submit opt
         echo "---- spark-submit stderr ($log) ----" >&2; tail -n 60 "$TMP/$log.err" >&2
         fail "the Spark job ($log) exited $status, expected $expected"
     fi
+    ! grep -q 'smsfilter-job: warning' "$TMP/$log.err" || fail "$(grep 'smsfilter-job: warning' "$TMP/$log.err")"
     say "  spark-submit ($log) exited $status as expected in $((SECONDS - t0)) s"
 }
 
