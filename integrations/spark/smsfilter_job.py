@@ -227,6 +227,8 @@ def classify_archive(config, entry, payload=None):
         if config["labels_only"]:
             command.append("--labels-only")
         command += config["classify_args"]
+        if entry["remote"] and entry.get("format") and forced_input_format(config["classify_args"]) is None:
+            command += ["--input-format", entry["format"]]  # stdin has no name to guess from
 
         stderr_path = os.path.join(workdir, "stderr.txt")
         shell = None
@@ -395,14 +397,31 @@ def read_manifest(sc, manifest):
     return archives
 
 
-def output_names(archives, labels_only, classify_args):
-    """`<stem>.labelled.<ext>.zst` and `<stem>.counts.json` per archive; clashing stems get a hash."""
-    forced_format = None
+def format_by_name(archive):
+    """The input format smsfilter guesses from a file name (mirrors InputFormat's suffix table), or None.
+
+    An archive fed through standard input has no name, so the task passes this as --input-format to
+    get exactly the reading the binary gives the named file; without it the binary sniffs the bytes."""
+    name = archive.lower()
+    for suffix, fmt in ((".tsv", "tsv"), (".csv", "csv"), (".xml", "xml"), (".jsonl", "jsonl"), (".ndjson", "jsonl")):
+        if name.endswith(suffix) or name.endswith(suffix + ".zst"):
+            return fmt
+    return None
+
+
+def forced_input_format(classify_args):
+    forced = None
     for i, arg in enumerate(classify_args):
         if arg == "--input-format" and i + 1 < len(classify_args):
-            forced_format = classify_args[i + 1]
+            forced = classify_args[i + 1]
         elif arg.startswith("--input-format="):
-            forced_format = arg.split("=", 1)[1]
+            forced = arg.split("=", 1)[1]
+    return forced
+
+
+def output_names(archives, labels_only, classify_args):
+    """`<stem>.labelled.<ext>.zst` and `<stem>.counts.json` per archive; clashing stems get a hash."""
+    forced_format = forced_input_format(classify_args)
     stems = []
     for archive in archives:
         base = archive.rstrip("/").rsplit("/", 1)[-1]
@@ -519,7 +538,7 @@ class Driver:
         for index, (archive, (output, counts)) in enumerate(
                 zip(archives, output_names(archives, args.labels_only, args.classify_arg))):
             entries.append({"index": index, "archive": archive, "output": output, "counts": counts,
-                            "remote": is_uri(archive)})
+                            "remote": is_uri(archive), "format": format_by_name(archive)})
 
         # One task per archive. Bare paths (and URIs streamed by FsShell) are distributed by
         # parallelizing the manifest with one slice per archive; URIs read by Spark come from one

@@ -74,7 +74,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/smsfilter-spark-test.XXXXXX")
 cleanup() { if [ "${KEEP_TMP:-0}" = 1 ]; then echo "test-spark: kept $TMP"; else rm -rf "$TMP"; fi; }
 trap cleanup EXIT
 
-mkdir -p "$TMP/conf" "$TMP/archives"/{a,b,c,d,e,f} "$TMP/ref" "$TMP/sparktmp"
+mkdir -p "$TMP/conf" "$TMP/archives"/{a,b,c,d,e,f,g} "$TMP/ref" "$TMP/sparktmp"
 cat > "$TMP/conf/log4j2.properties" <<'EOF'
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
@@ -108,8 +108,18 @@ sed -n '1,1800p'    "$TMP/thai.jsonl" | zstd -q -1 -c > "$A/d/thai.jsonl.zst"
 sed -n '1801,$p'    "$TMP/thai.jsonl" > "$A/e/thai.jsonl"             # same stem as d/thai.jsonl.zst
 full=$(stat -c %s "$A/c/uci-part3.jsonl.zst")
 head -c $((full - 200)) "$A/c/uci-part3.jsonl.zst" > "$A/f/broken.jsonl.zst"   # truncated inside a frame
+# CSV (header row, CRLF, RFC 4180 quoting) of the first 300 UCI messages, read through stdin in run 1.
+sed -n '1,300p' "$TMP/uci.jsonl" | "$PYTHON" -c '
+import csv, json, sys
+out = csv.writer(sys.stdout, lineterminator="\r\n")
+out.writerow(["id", "sender", "body", "label"])
+for line in sys.stdin:
+    record = json.loads(line)
+    out.writerow([record["id"], record["sender"] or "", record["body"], record["label"]])
+' | zstd -q -c > "$A/g/uci-sample.csv.zst"
 rm -f "$TMP/uci.jsonl" "$TMP/thai.jsonl"
-GOOD=("$A/a/uci-part1.jsonl.zst" "$A/b/uci-part2.jsonl" "$A/c/uci-part3.jsonl.zst" "$A/d/thai.jsonl.zst" "$A/e/thai.jsonl")
+GOOD=("$A/a/uci-part1.jsonl.zst" "$A/b/uci-part2.jsonl" "$A/c/uci-part3.jsonl.zst" "$A/d/thai.jsonl.zst" "$A/e/thai.jsonl"
+      "$A/g/uci-sample.csv.zst")
 
 cat > "$TMP/rules.yaml" <<'EOF'
 version: 1
@@ -131,6 +141,7 @@ file://$A/b/uci-part2.jsonl
 $A/c/uci-part3.jsonl.zst
 file://$A/d/thai.jsonl.zst
 $A/e/thai.jsonl
+file://$A/g/uci-sample.csv.zst
 EOF
 cat > "$TMP/manifest2.txt" <<EOF
 file://$A/a/uci-part1.jsonl.zst
@@ -176,7 +187,8 @@ status=0
 say "streaming filter mode (stdin → stdout)"
 for archive in "${GOOD[@]}"; do
     id=$(echo "${archive#"$A"/}" | tr '/' '_')
-    "$BIN" classify -q --threads 1 --rules "$TMP/rules.yaml" --counts "$TMP/stream.counts.json" \
+    fmt=(); case "$archive" in *.csv.zst) fmt=(--input-format csv) ;; esac   # stdin has no name
+    "$BIN" classify -q --threads 1 --rules "$TMP/rules.yaml" ${fmt[@]+"${fmt[@]}"} --counts "$TMP/stream.counts.json" \
         < "$archive" > "$TMP/stream.out" 2> "$TMP/stream.err" || fail "stdin → stdout run on $archive failed"
     [ ! -s "$TMP/stream.err" ] || fail "classify -q wrote to stderr on $archive: $(head -c 500 "$TMP/stream.err")"
     zstd -dcq "$TMP/ref/run1/$id.zst" | cmp -s - "$TMP/stream.out" \
@@ -205,6 +217,8 @@ trace = ("Traceback…\n  File \"job.py\", line 3\n    raise RuntimeError(\"smsf
          "\n\tat org.apache.spark.api.python.BasePythonRunner\n")
 message = job.task_error_message(Exception(trace))
 assert message == "smsfilter-job: smsfilter classify failed on /a with exit status 66: no such file", message
+assert [job.format_by_name(n) for n in ("a.CSV.zst", "b.tsv", "c.ndjson.zst", "d.xml", "e.json", "f.csv.zstd")] == \
+    ["csv", "tsv", "jsonl", "xml", None, None]
 fixed = json.loads(job.name_stdin(json.dumps({"files": [{"path": "<stdin>"}], "records": 1}), "s3a://b/k"))
 assert fixed == {"files": [{"path": "s3a://b/k"}], "records": 1}, fixed
 EOF
@@ -286,7 +300,7 @@ say "run 1: Spark local[2], bare paths + file:// read by sc.binaryFiles, --rules
 submit run1 0 --manifest "$TMP/manifest1.txt" --output-prefix "$TMP/out1" --binary "$BIN" \
     --rules "$TMP/rules.yaml" --threads-per-task 1
 check run1 "$TMP/out1" yes || exit 1
-grep -q 'smsfilter-job: 5 archives (0 damaged)' "$TMP/run1.err" || fail "run 1 printed no summary line"
+grep -q 'smsfilter-job: 6 archives (0 damaged)' "$TMP/run1.err" || fail "run 1 printed no summary line"
 
 say "run 2: file:// URIs streamed by Hadoop FsShell, file:// prefix written through Hadoop, --labels-only, one truncated archive"
 submit run2 65 --manifest "$TMP/manifest2.txt" --output-prefix "file://$TMP/out2" --binary "$BIN" \
