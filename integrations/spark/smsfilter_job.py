@@ -347,8 +347,14 @@ def merge_counts_on_node(config, counts_texts):
 # The driver.
 # ---------------------------------------------------------------------------------------------------
 
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):  # exit 64 (usage), like smsfilter, instead of argparse's 2
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, "%s: error: %s\n" % (self.prog, message))
+
+
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="smsfilter_job.py",
         description="Label a manifest of SMS archives with smsfilter on Spark, one task per archive.")
     parser.add_argument("--manifest", required=True,
@@ -387,8 +393,11 @@ def read_manifest(sc, manifest):
         lines = sc.textFile(manifest, 1).collect()
     else:
         path = manifest[len("file://"):] if manifest.startswith("file://") else manifest
-        with open(path, "r", encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+        try:
+            with open(path, "r", encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError("cannot read the manifest %s: %s" % (manifest, error))
     archives = []
     for line in lines:
         line = line.strip()
