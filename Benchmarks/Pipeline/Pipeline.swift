@@ -17,8 +17,9 @@ final class PipelineFixtures: @unchecked Sendable {
     let messages: LoadedMessages
 
     private init() {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("smsfilter-bench-pipeline-\(getpid())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smsfilter-bench-pipeline-\(getpid())")
         try! FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.folder = folder
         func corpus(_ count: Int) -> String {
             let path = folder.appendingPathComponent("corpus-\(count).jsonl.zst").path
             let file = try! OutputFile(path: path, compression: .zstd(level: 3, workers: 0))

@@ -113,7 +113,7 @@ final class _Job: @unchecked Sendable {
         counts.threads = max(1, options.threads)
         for folder in folders { counts.folders[folder.path] = 0 }
         for name in ruleSet.ruleNames { counts.rules[name] = 0 }
-        counts.files = inputs.map { RunCounts.File(path: $0 == "-" ? "<stdin>" : $0, format: "") }
+        counts.files = inputs.map { RunCounts.File(path: $0 == "-" ? options.stdinName : $0, format: "") }
     }
 
     var failed: Bool {
@@ -201,7 +201,7 @@ final class _Job: @unchecked Sendable {
             let decoder: ZstdDecoder
             do {
                 decoder = path == "-"
-                    ? try ZstdDecoder(fileDescriptor: 0, path: "<stdin>", options: .init(maxWindowBytes: options.maxWindowBytes))
+                    ? try ZstdDecoder(fileDescriptor: 0, path: options.stdinName, options: .init(maxWindowBytes: options.maxWindowBytes))
                     : try ZstdDecoder(path: path, options: .init(maxWindowBytes: options.maxWindowBytes))
             } catch {
                 fail(PipelineError(.inputMissing, error.description))
@@ -406,7 +406,7 @@ final class _Job: @unchecked Sendable {
     // Guarded by `lock`.
     private var pendingHeaderLines: [Int: Int] = [:]
 
-    private func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+    private func displayName(_ path: String) -> String { path == "-" ? options.stdinName : path }
 
     private func lastBoundary(_ format: InputFormat, _ bytes: UnsafeRawBufferPointer) -> Int? {
         switch format {
@@ -423,16 +423,17 @@ final class _Job: @unchecked Sendable {
     }
 
     private func makeFileState(index: Int, path: String, bytes: UnsafeRawBufferPointer, eof: Bool) -> _StateResult {
-        let format = options.inputFormat ?? InputFormat.sniff(bytes, path: path == "-" ? nil : path)
+        let format = options.inputFormat ?? InputFormat.sniff(bytes, path: path == "-" ? (options.stdinName == "<stdin>" ? nil : options.stdinName) : path)
         let fields = options.fields
         switch format {
         case .jsonl:
-            return .ready(_FileState(index: index, path: path, format: format, keys: keyNames), headerBytes: 0)
+            return .ready(_FileState(index: index, path: path, displayPath: displayName(path), format: format, keys: keyNames), headerBytes: 0)
         case .xml:
             // SMS Backup & Restore names the sender `address`; there is no id (labels fall back to lines).
             let sender = fields.sender == "sender" ? "address" : fields.sender
             return .ready(
-                _FileState(index: index, path: path, format: format, keys: [fields.id, sender, fields.body]), headerBytes: 0)
+                _FileState(index: index, path: path, displayPath: displayName(path), format: format, keys: [fields.id, sender, fields.body]),
+                headerBytes: 0)
         case .csv, .tsv:
             let quoting = format == .csv
             let separator: UInt8 = quoting ? UInt8(ascii: ",") : 0x09
@@ -460,7 +461,8 @@ final class _Job: @unchecked Sendable {
             let id = column(fields.id, names) ?? -1
             let sender = column(fields.sender, names) ?? -1
             return .ready(
-                _FileState(index: index, path: path, format: format, keys: keyNames, columns: (id, sender, body)),
+                _FileState(
+                    index: index, path: path, displayPath: displayName(path), format: format, keys: keyNames, columns: (id, sender, body)),
                 headerBytes: headerBytes)
         }
     }

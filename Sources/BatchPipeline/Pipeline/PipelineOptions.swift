@@ -29,6 +29,8 @@ public struct PipelineOptions: Sendable {
     public var strict = false
     /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).
     public var rejectsPath: String?
+    /// The name standard input (`-`) goes by in counts, rejects and errors (default `<stdin>`).
+    public var stdinName = "<stdin>"
     /// zstd decoding window cap.
     public var maxWindowBytes = 128 << 20
     /// Time each stage and each chunk's latency (``RunResult/stages``, ``RunResult/chunkLatencies``).

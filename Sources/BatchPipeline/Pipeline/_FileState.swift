@@ -19,9 +19,16 @@ final class _FileState: @unchecked Sendable {
     static let senderSlot = 1
     static let bodySlot = 2
 
-    init(index: Int, path: String, format: InputFormat, keys: [String], columns: (Int, Int, Int) = (-1, -1, -1)) {
+    /// The name used in counts, rejects and errors.
+    let displayPath: String
+
+    init(
+        index: Int, path: String, displayPath: String? = nil, format: InputFormat, keys: [String],
+        columns: (Int, Int, Int) = (-1, -1, -1)
+    ) {
         self.index = index
         self.path = path
+        self.displayPath = displayPath ?? (path == "-" ? "<stdin>" : path)
         self.format = format
         self.keys = keys.map { Array($0.utf8) }
         self.columns = columns
@@ -39,5 +46,4 @@ final class _FileState: @unchecked Sendable {
         keyBuffers.deallocate()
     }
 
-    var displayPath: String { path == "-" ? "<stdin>" : path }
 }

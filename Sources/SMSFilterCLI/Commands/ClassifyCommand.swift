@@ -57,6 +57,9 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Same as --format labels: one {\"id\": …, \"filter\": {…}} line per record.")
     var labelsOnly = false
 
+    @Option(name: .long, help: "The name standard input goes by in counts and rejects (and its format is guessed from).")
+    var inputName: String?
+
     @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
     var inputFormat: InputFormat?
 
@@ -153,6 +156,7 @@ struct ClassifyCommand: ParsableCommand {
         options.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
+        if let inputName { options.stdinName = inputName }
         let progress = ProgressLine()
         if !quiet && CLI.stderrIsTerminal {
             options.progress = { progress.update($0) }
