@@ -416,9 +416,19 @@ func _firstInvalidUTF8(_ s: UnsafeRawBufferPointer) -> Int? {
     while i < end {
         while i + 8 <= end && s.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 { i += 8 }
         guard i < end else { return nil }
-        if s[i] < 0x80 {
+        let b0 = s[i]
+        if b0 < 0x80 {
             i += 1
             continue
+        }
+        // Fast path for the common three-byte scalars (Thai, Devanagari, CJK): lead E1–EC or EE–EF
+        // and two continuation bytes, checked with one 4-byte load when 4 bytes are readable.
+        if i + 4 <= end && b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED {
+            let w = s.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian
+            if w & 0x00C0_C000 == 0x0080_8000 {
+                i += 3
+                continue
+            }
         }
         guard let n = _utf8Scalar(s, i, end) else { return i }
         i = n
