@@ -35,7 +35,7 @@ extension EvaluationReport {
         let never = neverFired
         let cards: [(String, String)] = [
             ("records", Self.grouped(records)), ("scored", Self.grouped(scored)), ("accuracy", Self.percent(accuracy)),
-            ("macro F1", Self.percent(macroF1)), ("conflicts", Self.grouped(conflicts)),
+            ("macro F1 (truth labels)", Self.percent(macroF1)), ("conflicts", Self.grouped(conflicts)),
             ("rules never fired", "\(never.count) of \(rules.count)"),
         ]
         h += "<div class=\"cards\">" + cards.map { "<div class=\"card\"><div class=\"v\">\(Self.escape($0.1))</div><div class=\"k\">\($0.0)</div></div>" }.joined() + "</div>\n"
@@ -50,6 +50,14 @@ extension EvaluationReport {
         h += "<h2>Confusion matrix: truth label → predicted \(granularity.rawValue)</h2>\n" + heatMap()
         h += "<p class=\"note\">Each row is one truth label (its mapping in brackets); shade = share of the row; a green outline marks the \(granularity.rawValue)s the mapping accepts for that label.</p>\n"
 
+        h += "<h2>Per truth label</h2>\n<table><tr><th class=\"l\">label</th><th class=\"l\">accepted</th><th>records</th><th>scored</th><th>correct</th><th>precision</th><th>recall</th><th>F1</th></tr>\n"
+        for (i, label) in labels.enumerated() {
+            let t = labelTotals[i]
+            h += "<tr><td class=\"l\">\(Self.escape(label))</td><td class=\"l\">\(Self.escape(targetText(label)))</td><td>\(confusion[i].reduce(0, +))</td><td>\(t.records)</td><td>\(t.correct)</td>"
+            h += "<td>\(Self.percent(t.precision))</td><td>\(Self.percent(t.recall))</td><td><b>\(Self.percent(t.f1))</b></td></tr>\n"
+        }
+        h += "</table>\n"
+
         // Per class.
         h += "<h2>Per \(granularity.rawValue)</h2>\n<table><tr><th class=\"l\">\(granularity.rawValue)</th><th>predicted</th><th>correct</th><th>support</th><th>precision</th><th>recall</th><th>F1</th></tr>\n"
         for c in activeClasses {
@@ -57,14 +65,6 @@ extension EvaluationReport {
             h += "<td>\(Self.percent(precision(c)))</td><td>\(Self.percent(recall(c)))</td><td><b>\(Self.percent(f1(c)))</b></td></tr>\n"
         }
         h += "</table>\n"
-        h += "<h2>Per truth label</h2>\n<table><tr><th class=\"l\">label</th><th class=\"l\">accepted</th><th>records</th><th>scored</th><th>correct</th><th>share correct</th></tr>\n"
-        for (i, label) in labels.enumerated() {
-            let t = labelTotals[i]
-            h += "<tr><td class=\"l\">\(Self.escape(label))</td><td class=\"l\">\(Self.escape(targetText(label)))</td><td>\(confusion[i].reduce(0, +))</td><td>\(t.records)</td><td>\(t.correct)</td>"
-            h += "<td>\(Self.percent(t.records > 0 ? Double(t.correct) / Double(t.records) : nil))</td></tr>\n"
-        }
-        h += "</table>\n"
-
         // Rules.
         let totalTP = ruleTruePositives
         let fired = rules.filter { $0.fired > 0 }.sorted { ($1.hits, $0.name) < ($0.hits, $1.name) }

@@ -34,6 +34,23 @@ public struct EvaluationReport: Sendable {
         public var precision: Double? { scoredHits > 0 ? Double(correct) / Double(scoredHits) : nil }
     }
 
+    /// Per truth label: records scored, correct ones, and scored records of any label predicted into this
+    /// label's targets (for its precision).
+    public struct LabelFigures: Sendable {
+        public var records = 0
+        public var correct = 0
+        public var predictedInto = 0
+
+        /// correct / records: the share of this label's records that landed in an accepted class.
+        public var recall: Double? { records > 0 ? Double(correct) / Double(records) : nil }
+        /// correct / predictedInto.
+        public var precision: Double? { predictedInto > 0 ? Double(correct) / Double(predictedInto) : nil }
+        public var f1: Double? {
+            guard let p = precision, let r = recall else { return records > 0 ? 0 : nil }
+            return p + r > 0 ? 2 * p * r / (p + r) : 0
+        }
+    }
+
     public struct RulePair: Sendable, Hashable {
         public var winner: Int
         public var other: Int
@@ -72,7 +89,7 @@ public struct EvaluationReport: Sendable {
 
     /// Truth labels in row order, and per row: scored records and correct ones.
     public private(set) var labels: [String] = []
-    public var labelTotals: [(records: Int, correct: Int)] = []
+    public var labelTotals: [LabelFigures] = []
     /// Truth label (row) × predicted class (column).
     public var confusion: [[Int]] = []
     /// Per class (scored records only).
@@ -147,7 +164,7 @@ public struct EvaluationReport: Sendable {
     mutating func row(for label: String) -> Int {
         if let i = labels.firstIndex(of: label) { return i }
         labels.append(label)
-        labelTotals.append((0, 0))
+        labelTotals.append(LabelFigures())
         confusion.append(Array(repeating: 0, count: classNames.count))
         return labels.count - 1
     }
@@ -173,8 +190,14 @@ public struct EvaluationReport: Sendable {
     /// Classes that are a target of some scored record or were predicted for one.
     public var activeClasses: [Int] { classNames.indices.filter { support[$0] > 0 || predicted[$0] > 0 } }
 
-    /// Mean F1 over the classes some scored record has as a target.
+    /// Mean F1 over the scored truth labels (each label's accepted classes as one group).
     public var macroF1: Double? {
+        let fs = labelTotals.filter { $0.records > 0 }.compactMap(\.f1)
+        return fs.isEmpty ? nil : fs.reduce(0, +) / Double(fs.count)
+    }
+
+    /// Mean F1 over the classes some scored record has as a target.
+    public var macroF1Classes: Double? {
         let cs = classNames.indices.filter { support[$0] > 0 }
         guard !cs.isEmpty else { return nil }
         return cs.map { f1($0) ?? 0 }.reduce(0, +) / Double(cs.count)
@@ -216,7 +239,8 @@ public struct EvaluationReport: Sendable {
             let t = labelTotals[i]
             labelObject[label] = [
                 "target": targetText(label), "records": confusion[i].reduce(0, +), "scored": t.records, "correct": t.correct,
-                "recall": Self.number(t.records > 0 ? Double(t.correct) / Double(t.records) : nil),
+                "predictedInto": t.predictedInto, "precision": Self.number(t.precision), "recall": Self.number(t.recall),
+                "f1": Self.number(t.f1),
             ]
         }
         let totalTP = ruleTruePositives
@@ -238,6 +262,7 @@ public struct EvaluationReport: Sendable {
             "mapping": Dictionary(uniqueKeysWithValues: mapping.entries.map { ($0.label, $0.targets.map(\.description)) }),
             "records": records, "skipped": skipped, "withoutTruth": withoutTruth, "unmapped": unmapped, "ignored": ignored,
             "scored": scored, "correct": correct, "accuracy": Self.number(accuracy), "macroF1": Self.number(macroF1),
+            "macroF1Classes": Self.number(macroF1Classes),
             "classes": classes, "labels": labelObject,
             "confusion": [
                 "rows": labels, "columns": columns.map { classNames[$0] },
@@ -271,7 +296,7 @@ public struct EvaluationReport: Sendable {
     /// The table printed on standard error.
     public func table(maxRules: Int = 25) -> String {
         var out = "evaluate: \(corpus.joined(separator: ", ")) with \(ruleSource) (\(ruleSetChecksum.prefix(16)))\n"
-        out += "records \(records), scored \(scored), correct \(correct), accuracy \(Self.percent(accuracy)), macro F1 \(Self.percent(macroF1))"
+        out += "records \(records), scored \(scored), correct \(correct), accuracy \(Self.percent(accuracy)), macro F1 (over truth labels) \(Self.percent(macroF1))"
         if withoutTruth > 0 { out += ", without truth \(withoutTruth)" }
         if ignored > 0 { out += ", ignored \(ignored)" }
         if !unmapped.isEmpty { out += ", unmapped " + unmapped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
@@ -283,6 +308,12 @@ public struct EvaluationReport: Sendable {
             out += Self.pad(classNames[c], cw)
             out += [String(predicted[c]), String(truePositives[c]), String(support[c]), Self.percent(precision(c)), Self.percent(recall(c)), Self.percent(f1(c))]
                 .map { Self.lpad($0, 11) }.joined() + "\n"
+        }
+        out += "\n" + Self.pad("per truth label", cw) + ["records", "correct", "precision", "recall", "F1"].map { Self.lpad($0, 11) }.joined() + "  accepted\n"
+        for (i, label) in labels.enumerated() where labelTotals[i].records > 0 {
+            let t = labelTotals[i]
+            out += Self.pad(label, cw) + [String(t.records), String(t.correct), Self.percent(t.precision), Self.percent(t.recall), Self.percent(t.f1)]
+                .map { Self.lpad($0, 11) }.joined() + "  " + targetText(label) + "\n"
         }
         // Confusion matrix.
         let columns = confusionColumns

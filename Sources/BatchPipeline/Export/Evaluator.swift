@@ -60,6 +60,11 @@ public final class Evaluator {
         for entry in options.mapping.entries {
             accepted[entry.label] = entry.targets.contains(.ignore) ? nil : report.classes(of: entry.targets)
         }
+        // Rows of the scored labels, with their accepted classes (for per-label precision).
+        let scoredRows: [(row: Int, classes: [Int])] = options.mapping.entries.compactMap { entry in
+            guard let cls = accepted[entry.label] ?? nil else { return nil }
+            return (report.row(for: entry.label), cls)
+        }
         var id: [UInt8] = []
         var sender: [UInt8] = []
         var body: [UInt8] = []
@@ -128,6 +133,7 @@ public final class Evaluator {
                 report.labelTotals[row].records += 1
                 report.predicted[predicted] += 1
                 for t in targets { report.support[t] += 1 }
+                for s in scoredRows where s.classes.contains(predicted) { report.labelTotals[s.row].predictedInto += 1 }
                 let correct = targets.contains(predicted)
                 if correct {
                     report.correct += 1
