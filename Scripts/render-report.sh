@@ -41,6 +41,7 @@ profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 # A private profile and no first-run chatter; --no-sandbox because containers often run as root.
 timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+  --run-all-compositor-stages-before-draw --virtual-time-budget=5000 \
   --user-data-dir="$profile" --screenshot="$abs_out" --window-size="${size/x/,}" "file://$abs_report" \
   >/dev/null 2>&1 || { echo "render-report: $browser failed" >&2; exit 1; }
 

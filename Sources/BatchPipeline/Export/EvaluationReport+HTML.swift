@@ -7,6 +7,10 @@ extension EvaluationReport {
     /// matrix as a heat map, and the per-class, per-rule and conflict tables.
     public func html(maxRules: Int = 30) -> String {
         let formatter = ISO8601DateFormatter()
+        let mapped = confusionRows.map { labels[$0] }.filter { mapping.targets(of: $0) != nil }
+        let differing = mapped.filter { targetText($0) != $0 }
+        var mappingText = differing.map { "<code>\(Self.escape($0))=\(Self.escape(targetText($0)))</code>" }.joined(separator: " ")
+        if differing.count < mapped.count { mappingText += (differing.isEmpty ? "" : " and ") + "labels that are folder or action names stand for themselves" }
         let corpusNames = corpus.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
         var h = """
             <!DOCTYPE html>
@@ -27,7 +31,7 @@ extension EvaluationReport {
             <h1>smsfilter evaluation</h1>
             <p class="meta">Corpus: <b>\(Self.escape(corpusNames))</b> · truth field <code>\(Self.escape(truthField))</code> · scored per \(granularity.rawValue)</p>
             <p class="meta">Rule set: \(Self.escape(ruleSource)) · checksum <code>\(Self.escape(ruleSetChecksum))</code></p>
-            <p class="meta">Mapping: \(labels.filter { mapping.targets(of: $0) != nil }.map { "<code>\(Self.escape($0))=\(Self.escape(targetText($0)))</code>" }.joined(separator: " "))
+            <p class="meta">Mapping: \(mappingText)
             · generated \(formatter.string(from: date))</p>
 
             """
@@ -48,10 +52,11 @@ extension EvaluationReport {
 
         h += "<h2>Predicted folders</h2>\n" + folderChart()
         h += "<h2>Confusion matrix: truth label → predicted \(granularity.rawValue)</h2>\n" + heatMap()
-        h += "<p class=\"note\">Each row is one truth label (its mapping in brackets); shade = share of the row; a green outline marks the \(granularity.rawValue)s the mapping accepts for that label.</p>\n"
+        h += "<p class=\"note\">Each row is one truth label (its mapping in brackets); shade = share of the row (empty cells: no record); a green outline marks the \(granularity.rawValue)s the mapping accepts for that label.</p>\n"
 
         h += "<h2>Per truth label</h2>\n<table><tr><th class=\"l\">label</th><th class=\"l\">accepted</th><th>records</th><th>scored</th><th>correct</th><th>precision</th><th>recall</th><th>F1</th></tr>\n"
-        for (i, label) in labels.enumerated() {
+        for i in confusionRows {
+            let label = labels[i]
             let t = labelTotals[i]
             h += "<tr><td class=\"l\">\(Self.escape(label))</td><td class=\"l\">\(Self.escape(targetText(label)))</td><td>\(confusion[i].reduce(0, +))</td><td>\(t.records)</td><td>\(t.correct)</td>"
             h += "<td>\(Self.percent(t.precision))</td><td>\(Self.percent(t.recall))</td><td><b>\(Self.percent(t.f1))</b></td></tr>\n"
@@ -131,29 +136,35 @@ extension EvaluationReport {
     /// The confusion matrix as a heat map (rows: truth labels, columns: predicted classes).
     func heatMap() -> String {
         let columns = confusionColumns
-        guard !labels.isEmpty, !columns.isEmpty else { return "<p class=\"note\">No record had a truth label.</p>\n" }
-        let labelW = 230
-        let cellW = max(74, min(130, 860 / max(1, columns.count)))
+        let rows = confusionRows
+        guard !rows.isEmpty, !columns.isEmpty else { return "<p class=\"note\">No record had a truth label.</p>\n" }
+        let labelW = 210
+        let cellW = max(52, min(130, 820 / max(1, columns.count)))
         let cellH = 46
         let rotate = columns.contains { classNames[$0].count * 8 > cellW }
-        let headH = rotate ? 130 : 34
-        let width = labelW + columns.count * cellW + 20
-        let height = headH + labels.count * cellH + 10
+        let headH = rotate ? 170 : 34
+        let width = labelW + columns.count * cellW + (rotate ? 90 : 20)
+        let height = headH + rows.count * cellH + 10
         var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\" role=\"img\" aria-label=\"confusion matrix\">\n"
         for (k, c) in columns.enumerated() {
             let x = labelW + k * cellW + cellW / 2
             if rotate {
-                s += "<text transform=\"translate(\(x + 4),\(headH - 8)) rotate(-40)\" font-size=\"13\" fill=\"#1d2330\">\(Self.escape(classNames[c]))</text>\n"
+                s += "<text transform=\"translate(\(x + 4),\(headH - 8)) rotate(-60)\" font-size=\"13\" fill=\"#1d2330\">\(Self.escape(classNames[c]))</text>\n"
             } else {
                 s += "<text x=\"\(x)\" y=\"\(headH - 12)\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"600\" fill=\"#1d2330\">\(Self.escape(classNames[c]))</text>\n"
             }
         }
-        for (i, label) in labels.enumerated() {
-            let y = headH + i * cellH
+        for (n, i) in rows.enumerated() {
+            let label = labels[i]
+            let y = headH + n * cellH
             let rowTotal = max(1, confusion[i].reduce(0, +))
             let accepted = mapping.targets(of: label).map { classes(of: $0) } ?? []
-            s += "<text x=\"\(labelW - 10)\" y=\"\(y + 20)\" text-anchor=\"end\" font-size=\"14\" font-weight=\"600\" fill=\"#1d2330\">\(Self.escape(label))</text>"
-            s += "<text x=\"\(labelW - 10)\" y=\"\(y + 37)\" text-anchor=\"end\" font-size=\"12\" fill=\"#4a5366\">\(Self.escape(targetText(label)))</text>\n"
+            let labelY = targetText(label) != label ? y + 20 : y + 28
+            s += "<text x=\"\(labelW - 10)\" y=\"\(labelY)\" text-anchor=\"end\" font-size=\"14\" font-weight=\"600\" fill=\"#1d2330\">\(Self.escape(label))</text>"
+            if targetText(label) != label {
+                s += "<text x=\"\(labelW - 10)\" y=\"\(y + 37)\" text-anchor=\"end\" font-size=\"12\" fill=\"#4a5366\">\(Self.escape(targetText(label)))</text>"
+            }
+            s += "\n"
             for (k, c) in columns.enumerated() {
                 let n = confusion[i][c]
                 let share = Double(n) / Double(rowTotal)
@@ -162,9 +173,13 @@ extension EvaluationReport {
                 if accepted.contains(c) {
                     s += "<rect x=\"\(x + 3)\" y=\"\(y + 3)\" width=\"\(cellW - 6)\" height=\"\(cellH - 6)\" fill=\"none\" stroke=\"#16a34a\" stroke-width=\"3\"/>"
                 }
-                let ink = share > 0.5 ? "#ffffff" : "#1d2330"
-                s += "<text x=\"\(x + cellW / 2)\" y=\"\(y + 21)\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"600\" fill=\"\(ink)\">\(Self.grouped(n))</text>"
-                s += "<text x=\"\(x + cellW / 2)\" y=\"\(y + 37)\" text-anchor=\"middle\" font-size=\"11\" fill=\"\(ink)\">\(String(format: "%.1f", share * 100))%</text>\n"
+                // Empty cells stay blank, so the eye goes to the counts.
+                if n > 0 {
+                    let ink = share > 0.5 ? "#ffffff" : "#1d2330"
+                    s += "<text x=\"\(x + cellW / 2)\" y=\"\(y + 21)\" text-anchor=\"middle\" font-size=\"\(cellW < 70 ? 13 : 15)\" font-weight=\"600\" fill=\"\(ink)\">\(Self.grouped(n))</text>"
+                    s += "<text x=\"\(x + cellW / 2)\" y=\"\(y + 37)\" text-anchor=\"middle\" font-size=\"11\" fill=\"\(ink)\">\(String(format: "%.1f", share * 100))%</text>"
+                }
+                s += "\n"
             }
         }
         return s + "</svg>\n"

@@ -203,6 +203,9 @@ public struct EvaluationReport: Sendable {
         return cs.map { f1($0) ?? 0 }.reduce(0, +) / Double(cs.count)
     }
 
+    /// Rows of the confusion matrix worth showing: labels with records.
+    public var confusionRows: [Int] { labels.indices.filter { confusion[$0].contains { $0 > 0 } } }
+
     /// Columns of the confusion matrix worth showing: classes predicted or targeted.
     public var confusionColumns: [Int] {
         classNames.indices.filter { c in confusion.contains { $0[c] > 0 } || support[c] > 0 }
@@ -235,7 +238,8 @@ public struct EvaluationReport: Sendable {
             ]
         }
         var labelObject: [String: Any] = [:]
-        for (i, label) in labels.enumerated() {
+        for i in confusionRows {
+            let label = labels[i]
             let t = labelTotals[i]
             labelObject[label] = [
                 "target": targetText(label), "records": confusion[i].reduce(0, +), "scored": t.records, "correct": t.correct,
@@ -256,17 +260,19 @@ public struct EvaluationReport: Sendable {
         let columns = confusionColumns
         let pairs = conflictPairs.sorted { ($1.value, rules[$0.key.winner].name) < ($0.value, rules[$1.key.winner].name) }
         let formatter = ISO8601DateFormatter()
+        let rowNames: [String] = confusionRows.map { labels[$0] }
+        let columnNames: [String] = columns.map { classNames[$0] }
+        let cells: [[Int]] = confusionRows.map { i in columns.map { confusion[i][$0] } }
         return [
             "corpus": corpus, "ruleSet": ruleSetChecksum, "ruleSource": ruleSource, "date": formatter.string(from: date),
             "by": granularity.rawValue, "truthField": truthField,
-            "mapping": Dictionary(uniqueKeysWithValues: mapping.entries.map { ($0.label, $0.targets.map(\.description)) }),
+            "mapping": Dictionary(uniqueKeysWithValues: confusionRows.map { (labels[$0], mapping.targets(of: labels[$0])?.map(\.description) ?? []) }),
             "records": records, "skipped": skipped, "withoutTruth": withoutTruth, "unmapped": unmapped, "ignored": ignored,
             "scored": scored, "correct": correct, "accuracy": Self.number(accuracy), "macroF1": Self.number(macroF1),
             "macroF1Classes": Self.number(macroF1Classes),
             "classes": classes, "labels": labelObject,
             "confusion": [
-                "rows": labels, "columns": columns.map { classNames[$0] },
-                "cells": confusion.map { row in columns.map { row[$0] } },
+                "rows": rowNames, "columns": columnNames, "cells": cells,
             ],
             "folders": Dictionary(uniqueKeysWithValues: Folder.allCases.enumerated().map { ($1.path, folderCounts[$0]) }),
             "rules": ruleObject, "neverFired": neverFired,
@@ -315,15 +321,22 @@ public struct EvaluationReport: Sendable {
             out += Self.pad(label, cw) + [String(t.records), String(t.correct), Self.percent(t.precision), Self.percent(t.recall), Self.percent(t.f1)]
                 .map { Self.lpad($0, 11) }.joined() + "  " + targetText(label) + "\n"
         }
-        // Confusion matrix.
+        // Confusion matrix (folder names shortened to keep the table narrow).
         let columns = confusionColumns
-        let lw = max(18, (labels.map { $0.count + targetText($0).count + 3 }.max() ?? 0) + 2)
-        let colWidth = columns.map { max(8, classNames[$0].count + 2) }
-        out += "\nconfusion (truth → predicted)\n" + Self.pad("", lw)
-        for (k, c) in columns.enumerated() { out += Self.lpad(classNames[c], colWidth[k]) }
+        func short(_ name: String) -> String {
+            name.replacingOccurrences(of: "Transactions/", with: "T/").replacingOccurrences(of: "Promotions/", with: "P/")
+                .replacingOccurrences(of: "Unknown Senders", with: "Unknown").replacingOccurrences(of: "Public Services", with: "Public")
+        }
+        func rowName(_ label: String) -> String { targetText(label) == label ? label : "\(label) (\(targetText(label)))" }
+        let lw = max(18, (confusionRows.map { rowName(labels[$0]).count }.max() ?? 0) + 2)
+        let colWidth = columns.map { max(7, short(classNames[$0]).count + 2) }
+        out += "\nconfusion (truth → predicted)"
+        if granularity == .folder { out += "; T/ = Transactions/, P/ = Promotions/" }
+        out += "\n" + Self.pad("", lw)
+        for (k, c) in columns.enumerated() { out += Self.lpad(short(classNames[c]), colWidth[k]) }
         out += "\n"
-        for (i, label) in labels.enumerated() {
-            out += Self.pad("\(label) (\(targetText(label)))", lw)
+        for i in confusionRows {
+            out += Self.pad(rowName(labels[i]), lw)
             for (k, c) in columns.enumerated() { out += Self.lpad(String(confusion[i][c]), colWidth[k]) }
             out += "\n"
         }

@@ -79,10 +79,23 @@ public struct TruthMapping: Sendable, Equatable {
         entries.first { $0.label == label }?.targets
     }
 
-    /// Parses `spam=junk|promotion,ham=none`.
+    /// Every folder path and action name mapped to itself (`Transactions/Finance=Transactions/Finance`,
+    /// `junk=junk`, …): for corpora whose truth labels already are folders, like `smsfilter generate`'s.
+    /// Scores per folder.
+    public static let identity: TruthMapping = {
+        var entries: [(label: String, targets: [Target])] = Folder.allCases.map { ($0.path, [.folder($0)]) }
+        entries += Folder.allCases.filter { $0.path.contains(" ") && $0.path.contains("/") }.map {
+            ($0.path.replacingOccurrences(of: " ", with: "_"), [.folder($0)])
+        }
+        entries += Action.allCases.map { ($0.name, [.action($0)]) }
+        return TruthMapping(entries)
+    }()
+
+    /// Parses `spam=junk|promotion,ham=none` (`identity`: ``identity``).
     ///
     /// - Throws: ``MappingError`` naming the bad entry.
     public static func parse(_ text: String) throws(MappingError) -> TruthMapping {
+        if text.trimmingCharacters(in: .whitespaces) == "identity" { return identity }
         var entries: [(String, [Target])] = []
         for item in text.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1)

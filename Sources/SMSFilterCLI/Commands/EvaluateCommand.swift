@@ -35,7 +35,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, help: "Field holding the truth label.")
     var truthField = "label"
 
-    @Option(name: .long, help: "Truth label → targets, e.g. spam=junk|promotion,ham=other.")
+    @Option(name: .long, help: "Truth label → targets, e.g. spam=junk|promotion,ham=other (identity: the labels are folder paths).")
     var map: String?
 
     @Option(name: .long, help: "A JSON or flat YAML file mapping truth labels to targets.")
