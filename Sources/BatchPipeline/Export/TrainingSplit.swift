@@ -87,9 +87,10 @@ public enum StableHash {
         return z ^ (z >> 31)
     }
 
-    /// The hash of a message body after normalisation: case folded (ASCII fast path; Unicode lowercase
-    /// when the body has non-ASCII bytes), runs of whitespace collapsed to one space, leading and
-    /// trailing whitespace removed. Two bodies that differ only in case or spacing hash alike.
+    /// The hash of a message body after normalisation: lowercased (each Unicode scalar by its lowercase
+    /// mapping, so `É` → `é`; ASCII by a fast path), runs of whitespace (Unicode `White_Space`) collapsed
+    /// to one space, leading and trailing whitespace removed. Two bodies that differ only in case or
+    /// spacing hash alike.
     ///
     /// - Complexity: O(n).
     public static func normalizedBody(_ body: UnsafeRawBufferPointer) -> UInt64 {
@@ -116,12 +117,27 @@ public enum StableHash {
             }
             return mix(h)
         }
-        let text = String(decoding: body, as: UTF8.self).lowercased()
-        for scalar in text.unicodeScalars {
-            if scalar.properties.isWhitespace {
-                pendingSpace = true
-            } else {
-                _encodeUTF8(scalar.value) { feed($0) }
+        // Non-ASCII: decode the scalars; fold each one that has a lowercase mapping (scripts without case,
+        // such as Thai, Devanagari or Han, pass through untouched, with no String built).
+        var iterator = body.makeIterator()
+        var decoder = UTF8()
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar.value < 0x80 {
+                    let b = UInt8(scalar.value)
+                    if b == 0x20 || (b >= 0x09 && b <= 0x0D) { pendingSpace = true } else { feed(b >= 0x41 && b <= 0x5A ? b | 0x20 : b) }
+                } else if scalar.properties.isWhitespace {
+                    pendingSpace = true
+                } else if scalar.properties.changesWhenLowercased {
+                    for lower in scalar.properties.lowercaseMapping.unicodeScalars { _encodeUTF8(lower.value) { feed($0) } }
+                } else {
+                    _encodeUTF8(scalar.value) { feed($0) }
+                }
+            case .emptyInput:
+                break decoding
+            case .error:
+                _encodeUTF8(0xFFFD) { feed($0) }
             }
         }
         return mix(h)
