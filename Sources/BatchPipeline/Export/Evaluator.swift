@@ -16,6 +16,8 @@ public struct EvaluationOptions: Sendable {
     public var conflictExamples = 20
     /// Longest line read; a longer one is skipped and counted.
     public var maxRecord = 64 << 20
+    /// Called about four times a second with the progress so far.
+    public var progress: (@Sendable (Progress) -> Void)?
 
     public init(mapping: TruthMapping) {
         self.mapping = mapping
@@ -70,6 +72,7 @@ public final class Evaluator {
         var body: [UInt8] = []
         var truth: [UInt8] = []
         let keys = [options.fields.id, options.fields.sender, options.fields.body, options.truthField]
+        var throttle = _ProgressThrottle()
         try _RecordStream.read(
             inputs: inputs, keys: keys, bodySlot: 2, maxRecord: options.maxRecord,
             record: { r in
@@ -155,6 +158,9 @@ public final class Evaluator {
             skip: { reason, _, _ in
                 report.records += 1
                 report.skipped[reason.rawValue, default: 0] += 1
+            },
+            progress: { position in
+                throttle.tick(position, records: report.records, rejected: report.skipped.values.reduce(0, +), self.options.progress)
             })
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return report

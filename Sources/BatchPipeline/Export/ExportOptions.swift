@@ -63,6 +63,8 @@ public struct ExportOptions: Sendable {
     public var compressionLevel: Int32?
     /// Longest line read; a longer one is skipped and counted.
     public var maxRecord = 64 << 20
+    /// Called about four times a second with the progress so far.
+    public var progress: (@Sendable (Progress) -> Void)?
 
     public init() {}
 }

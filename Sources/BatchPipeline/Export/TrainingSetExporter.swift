@@ -173,6 +173,7 @@ final class _ExportJob {
             for o in outputs { try write(o, Array("id,label,body\n".utf8)) }
         }
         var usedRules = false
+        var throttle = _ProgressThrottle()
         try _RecordStream.read(
             inputs: inputs, keys: keys, bodySlot: Self.bodySlot, maxRecord: options.maxRecord,
             record: { (r) throws(PipelineError) in
@@ -182,6 +183,9 @@ final class _ExportJob {
             skip: { reason, _, _ in
                 stats.records += 1
                 stats.skipped[reason.rawValue, default: 0] += 1
+            },
+            progress: { position in
+                throttle.tick(position, records: stats.records, rejected: stats.skipped.values.reduce(0, +), self.options.progress)
             })
         if usedRules { stats.ruleSet = ruleSet.checksum }
         if options.trackDuplicates || options.deduplicate {

@@ -5,6 +5,7 @@
 // spans of the wanted top-level keys. Memory is one read buffer (grown only for a line longer than the
 // buffer, up to `maxRecord`) and the caller's reusable scratch; nothing is kept per record.
 
+import Dispatch
 import ZstdStream
 
 /// One JSON Lines record as the scanner saw it: the line and the spans of the wanted keys.
@@ -50,6 +51,38 @@ enum _SkipReason: String {
     case tooLong = "record longer than --max-record"
 }
 
+/// Where the stream is, for a progress line.
+struct _StreamPosition {
+    var fileIndex: Int
+    var fileCount: Int
+    var inputBytesRead: Int64 = 0
+    var inputBytesTotal: Int64?
+    /// Decoded bytes of every input so far.
+    var decodedBytes: Int64 = 0
+}
+
+/// Throttles progress reports to about four a second.
+struct _ProgressThrottle {
+    let started = DispatchTime.now().uptimeNanoseconds
+    var last: UInt64 = 0
+
+    /// Calls `report` with the progress when a quarter second has passed since the last call (or `force`).
+    mutating func tick(
+        _ position: _StreamPosition, records: Int, rejected: Int, force: Bool = false,
+        _ report: ((Progress) -> Void)?
+    ) {
+        guard let report else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard force || now - last > 250_000_000 else { return }
+        last = now
+        report(
+            Progress(
+                records: records, rejected: rejected, bytes: position.decodedBytes, inputBytesRead: position.inputBytesRead,
+                inputBytesTotal: position.inputBytesTotal, fileIndex: position.fileIndex, fileCount: position.fileCount,
+                seconds: Double(now - started) / 1e9))
+    }
+}
+
 enum _RecordStream {
     /// Reads every input in order and calls `record` for each well-formed JSON object line with a string
     /// body (`bodySlot`), and `skip` for each other non-blank line.
@@ -59,7 +92,8 @@ enum _RecordStream {
     static func read(
         inputs: [String], keys: [String], bodySlot: Int, maxRecord: Int = 64 << 20,
         record: (_ScannedRecord) throws(PipelineError) -> Void,
-        skip: (_SkipReason, Int, Int) -> Void
+        skip: (_SkipReason, Int, Int) -> Void,
+        progress: (_StreamPosition) -> Void = { _ in }
     ) throws(PipelineError) {
         for path in inputs where path != "-" {
             var isFolder = false
@@ -72,6 +106,7 @@ enum _RecordStream {
         fields.initialize(repeating: JSONField())
         let keyBuffers = UnsafeBufferPointer(state.keyBuffers)
         let buffer = _ByteBuffer(capacity: 1 << 20)
+        var decoded: Int64 = 0
         for (fileIndex, path) in inputs.enumerated() {
             let decoder: ZstdDecoder
             do {
@@ -80,6 +115,11 @@ enum _RecordStream {
                 throw PipelineError(.inputMissing, error.description)
             }
             buffer.removeAll()
+            var position = _StreamPosition(fileIndex: fileIndex, fileCount: inputs.count, decodedBytes: decoded)
+            if path != "-" {
+                var info = stat()
+                if stat(path, &info) == 0 { position.inputBytesTotal = Int64(info.st_size) }
+            }
             var lineNumber = 1
             var eof = false
             var damage: String?
@@ -92,10 +132,14 @@ enum _RecordStream {
                 do {
                     let n = try decoder.read(into: target)
                     if n == 0 { eof = true } else { buffer.count += n }
+                    decoded += Int64(n)
                 } catch {
                     damage = error.description
                     eof = true
                 }
+                position.inputBytesRead = decoder.compressedBytesConsumed
+                position.decodedBytes = decoded
+                progress(position)
                 let bytes = buffer.bytes
                 var start = 0
                 while start < bytes.count {

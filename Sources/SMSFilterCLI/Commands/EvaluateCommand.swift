@@ -93,12 +93,16 @@ struct EvaluateCommand: ParsableCommand {
         options.truthField = truthField
         options.granularity = by
         options.conflictExamples = conflictExamples
+        let progress = ProgressLine()
+        if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
         let result: EvaluationReport
         do {
             result = try Evaluator(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         } catch {
+            progress.clear()
             throw CLI.fail(error.description, code: error.exitCode)
         }
+        progress.clear()
         if let json {
             do {
                 let data = Array(try result.jsonData()) + [0x0A]

@@ -111,12 +111,16 @@ struct ExportCommand: ParsableCommand {
         options.labelPrefix = labelPrefix
         options.outputFolder = outDir
         options.compressionLevel = zst ? level : nil
+        let progress = ProgressLine()
+        if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
         let result: ExportStats
         do {
             result = try TrainingSetExporter(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         } catch {
+            progress.clear()
             throw CLI.fail(error.description, code: error.exitCode)
         }
+        progress.clear()
         if let stats {
             do {
                 let data = try result.jsonData()
