@@ -288,7 +288,7 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(untracked.written, 10)
     }
 
-    func testMaxPerLabelKeepsTheSmallestIdHashes() throws {
+    func testMaxPerLabelKeepsTheSmallestSelectionRanks() throws {
         var records: [(id: String?, body: String, label: String?)] = []
         for i in 0..<300 { records.append(("r\(i)", "body \(i)", i % 3 == 0 ? "rare" : "common")) }
         let input = try writeCorpus("cap.jsonl", records)
@@ -303,10 +303,13 @@ final class ExportTests: XCTestCase {
             for (label, n) in stats.splits[split.name] ?? [:] { perLabel[label, default: 0] += n }
         }
         XCTAssertEqual(perLabel, ["rare": 40, "common": 40])
+        // The choice does not favour a split: validation and test get their share.
+        XCTAssertGreaterThan(stats.splits["train"]!.values.reduce(0, +), 50)
+        XCTAssertGreaterThan(stats.splits["validation"]!.values.reduce(0, +) + stats.splits["test"]!.values.reduce(0, +), 5)
         // Exactly the 40 smallest hashes per label, written in input order.
         for label in ["rare", "common"] {
             let expected = records.filter { $0.label == label }.map { $0.id! }
-                .sorted { StableHash.id($0) < StableHash.id($1) }.prefix(40)
+                .sorted { StableHash.selection(StableHash.id($0)) < StableHash.selection(StableHash.id($1)) }.prefix(40)
             var got: [String] = []
             for split in TrainingSplit.allCases {
                 for line in try lines("cap", split) {

@@ -53,7 +53,8 @@ public struct ExportOptions: Sendable {
     /// Count duplicates and cross-split leaks (memory: one 64-bit hash and one byte per distinct body).
     /// Off: memory stays flat whatever the input size, and no duplicate or leak is counted.
     public var trackDuplicates = true
-    /// Keep at most this many records per label: those with the smallest id hashes.
+    /// Keep at most this many records per label: those with the smallest ``StableHash/selection(_:)`` ranks
+    /// (a hash of the id independent of the split, so the kept records spread over the splits as the rest).
     public var maxPerLabel: Int?
     /// fastText's label prefix.
     public var labelPrefix = "__label__"

@@ -13,7 +13,8 @@ import ZstdStream
 ///    in a table of one hash and one byte of split bits per distinct body, which counts duplicates and
 ///    cross-split leaks and, with ``ExportOptions/deduplicate``, drops every repeat after the first;
 /// 4. the cap: with ``ExportOptions/maxPerLabel`` N, a bounded max-heap per label keeps the N records with
-///    the smallest id hashes (written in input order at the end);
+///    the smallest ``StableHash/selection(_:)`` ranks, a second hash of the id independent of the split
+///    (written in input order at the end);
 /// 5. the record is written to its split's file.
 ///
 /// Memory: one read buffer, the duplicate table (about 16–40 bytes per distinct body, never the bodies),
@@ -265,7 +266,7 @@ final class _ExportJob {
         format(r, label: label)
         if let cap = options.maxPerLabel {
             sequence += 1
-            let held = _HeldRecord(hash: hash, sequence: sequence, split: split, label: label, line: Array(line.bytes))
+            let held = _HeldRecord(hash: StableHash.selection(hash), sequence: sequence, split: split, label: label, line: Array(line.bytes))
             var heap = heaps.removeValue(forKey: label) ?? _BoundedHeap(capacity: cap)
             if heap.offer(held) { stats.cappedOut += 1 }
             heaps[label] = heap

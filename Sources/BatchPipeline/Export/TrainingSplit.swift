@@ -78,6 +78,12 @@ public enum StableHash {
     /// `id(_:)` of a string's UTF-8.
     public static func id(_ text: String) -> UInt64 { id(Array(text.utf8)) }
 
+    /// The rank of a record for ``ExportOptions/maxPerLabel``: a second hash of the id hash, independent
+    /// of it. (Ranking by the split hash itself would keep only the smallest hashes, which all fall in
+    /// the train part.)
+    @inline(__always)
+    public static func selection(_ idHash: UInt64) -> UInt64 { mix(idHash ^ 0x5851_F42D_4C95_7F2D) }
+
     /// The SplitMix64 finaliser.
     @inline(__always)
     public static func mix(_ x: UInt64) -> UInt64 {
