@@ -19,8 +19,9 @@ struct EvaluateCommand: ParsableCommand {
             conflicts (rules of different folders firing on one record) and rules that never fire.
 
             Examples:
-              smsfilter evaluate uci_sms_spam.jsonl.zst --map spam=junk\\|promotion,ham=other --report uci.html
+              smsfilter evaluate uci_sms_spam.jsonl.zst --map 'spam=junk|promotion,ham=other' --report uci.html
               smsfilter evaluate thai_sms.jsonl.zst --map-file thai-map.yaml --json thai.json
+              smsfilter evaluate generated.jsonl.zst --map identity      # labels are folder paths
 
             Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input missing, 73 an output could not be written.
             """
