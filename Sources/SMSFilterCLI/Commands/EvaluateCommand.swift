@@ -1,0 +1,137 @@
+import ArgumentParser
+import BatchPipeline
+import Foundation
+import MessageFilter
+import ZstdStream
+
+/// `smsfilter evaluate`: how well a rule set agrees with a corpus's own labels.
+struct EvaluateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Score a rule set against a corpus with truth labels: per class, per rule, confusion and conflicts.",
+        discussion: """
+            Each record is classified; its truth label (--truth-field) is mapped to the actions or folders \
+            it may land in (--map or --map-file). Targets: an action (none, allow, junk, promotion, \
+            transaction: any folder of it), a folder path (Transactions/Finance), other (none or allow), \
+            ignore (not scored); several as a|b. Scoring is per folder when a target is a sub-folder, per \
+            action otherwise (--by to choose). Reports precision, recall and F1 per class, a confusion \
+            matrix (truth label × prediction), per-rule hits, precision and share of true positives, \
+            conflicts (rules of different folders firing on one record) and rules that never fire.
+
+            Examples:
+              smsfilter evaluate uci_sms_spam.jsonl.zst --map 'spam=junk|promotion,ham=other' --report uci.html
+              smsfilter evaluate thai_sms.jsonl.zst --map-file thai-map.yaml --json thai.json
+              smsfilter evaluate generated.jsonl.zst --map identity      # labels are folder paths
+
+            Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input missing, 73 an output could not be written.
+            """
+    )
+
+    @Argument(help: "Input JSON Lines archives (plain or .zst); - or nothing reads standard input.")
+    var inputs: [String] = []
+
+    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    var rules: String?
+
+    @Option(name: .long, help: "Field holding the truth label.")
+    var truthField = "label"
+
+    @Option(name: .long, help: "Truth label → targets, e.g. spam=junk|promotion,ham=other (identity: the labels are folder paths).")
+    var map: String?
+
+    @Option(name: .long, help: "A JSON or flat YAML file mapping truth labels to targets.")
+    var mapFile: String?
+
+    @Option(name: .long, help: "Score per action or per folder (default: from the mapping).")
+    var by: TruthMapping.Granularity?
+
+    @Option(name: .long, help: "Write the figures as JSON to this file (- is standard output).")
+    var json: String?
+
+    @Option(name: .long, help: "Write a self-contained HTML report to this file.")
+    var report: String?
+
+    @Option(name: .long, help: "How many conflict examples to keep.")
+    var conflictExamples = 20
+
+    @Option(name: .long, help: "Field holding the record id.")
+    var idField = "id"
+
+    @Option(name: .long, help: "Field holding the sender.")
+    var senderField = "sender"
+
+    @Option(name: .long, help: "Field holding the message text.")
+    var bodyField = "body"
+
+    @Flag(name: [.short, .long], help: "Print no table.")
+    var quiet = false
+
+    func validate() throws {
+        if (map == nil) == (mapFile == nil) {
+            throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=other) or --map-file, one of them.")
+        }
+        if conflictExamples < 0 { throw ValidationError("Please give --conflict-examples of 0 or more.") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
+        if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
+    }
+
+    func run() throws {
+        let mapping: TruthMapping
+        do {
+            if let map {
+                mapping = try TruthMapping.parse(map)
+            } else {
+                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: 66) }
+                mapping = try TruthMapping.load(path: mapFile!)
+            }
+        } catch let error as MappingError {
+            CLI.stderr("smsfilter: error: \(error.message)\n")
+            throw ExitCode(64)
+        }
+        let ruleSet = try CLI.loadRules(rules)
+        var options = EvaluationOptions(mapping: mapping)
+        options.fields = FieldNames(id: idField, sender: senderField, body: bodyField)
+        options.truthField = truthField
+        options.granularity = by
+        options.conflictExamples = conflictExamples
+        let progress = ProgressLine()
+        if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
+        let result: EvaluationReport
+        do {
+            result = try Evaluator(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
+        } catch {
+            progress.clear()
+            throw CLI.fail(error.description, code: error.exitCode)
+        }
+        progress.clear()
+        if let json {
+            do {
+                let data = Array(try result.jsonData()) + [0x0A]
+                if json == "-" {
+                    FileHandle.standardOutput.write(Data(data))
+                } else {
+                    let file = try OutputFile(path: json)
+                    try file.write(data)
+                    try file.finish()
+                }
+            } catch {
+                throw CLI.fail("\(json): cannot write the JSON: \(error)", code: 73)
+            }
+        }
+        if let report {
+            do {
+                let file = try OutputFile(path: report)
+                try file.write(result.html())
+                try file.finish()
+            } catch {
+                throw CLI.fail("\(report): cannot write the report: \(error)", code: 73)
+            }
+        }
+        if !quiet { CLI.stderr(result.table()) }
+        if result.records > 0 && result.scored == 0 && !quiet {
+            CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(truthField)\" right, and are its labels in the mapping?\n")
+        }
+    }
+}
+
+extension TruthMapping.Granularity: ExpressibleByArgument {}

@@ -1,0 +1,231 @@
+import Foundation
+import MessageFilter
+import TestSupport
+import XCTest
+
+@testable import BatchPipeline
+
+/// `Evaluator` on a small hand-made corpus, every figure computed by hand.
+final class EvaluateTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("evaluate") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    static let rulesYAML = """
+        version: 1
+        rules:
+          - name: win-prize
+            action: junk
+            keywords: [prize]
+          - name: sale
+            action: promotion
+            subAction: promotionalOffers
+            keywords: [sale]
+          - name: otp
+            action: transaction
+            subAction: transactionalOthers
+            priority: 5
+            keywords: [code]
+          - name: never
+            action: junk
+            keywords: [zzzzqqq]
+        """
+
+    static let ruleSet = try! RuleSet.parse(yaml: rulesYAML, file: "eval.yaml")
+
+    /// Nine records. Scored: 1–7. Record 8 has an unmapped label, record 9 none.
+    ///
+    /// | # | body | truth | rules that fire | winner → action | correct (spam=junk, ham=none) |
+    /// |---|---|---|---|---|---|
+    /// | 1 | you won a prize | spam | win-prize | junk | yes |
+    /// | 2 | big sale today | spam | sale | promotion | no |
+    /// | 3 | prize sale | spam | win-prize, sale (conflict) | junk (earlier match) | yes |
+    /// | 4 | your code is 1234 | ham | otp | transaction | no |
+    /// | 5 | hello there | ham | – | none | yes |
+    /// | 6 | sale code 55 | ham | sale, otp (conflict) | transaction (priority) | no |
+    /// | 7 | see you | ham | – | none | yes |
+    /// | 8 | prize | weird | win-prize | junk | unmapped |
+    /// | 9 | hello | – | – | none | no truth |
+    static let corpus = """
+        {"id": "1", "body": "you won a prize", "label": "spam"}
+        {"id": "2", "body": "big sale today", "label": "spam"}
+        {"id": "3", "body": "prize sale", "label": "spam"}
+        {"id": "4", "body": "your code is 1234", "label": "ham"}
+        {"id": "5", "body": "hello there", "label": "ham"}
+        {"id": "6", "body": "sale code 55", "label": "ham"}
+        {"id": "7", "body": "see you", "label": "ham"}
+        {"id": "8", "body": "prize", "label": "weird"}
+        {"id": "9", "body": "hello"}
+
+        """
+
+    func evaluate(_ map: String, by: TruthMapping.Granularity? = nil) throws -> EvaluationReport {
+        let path = folder.appendingPathComponent("corpus.jsonl").path
+        try Self.corpus.write(toFile: path, atomically: true, encoding: .utf8)
+        var options = EvaluationOptions(mapping: try TruthMapping.parse(map))
+        options.granularity = by
+        return try Evaluator(ruleSet: Self.ruleSet, options: options).run(inputs: [path])
+    }
+
+    func testFiguresEqualHandComputedValues() throws {
+        let r = try evaluate("spam=junk,ham=none")
+        XCTAssertEqual(r.granularity, .action)
+        XCTAssertEqual(r.records, 9)
+        XCTAssertEqual(r.scored, 7)
+        XCTAssertEqual(r.correct, 4)
+        XCTAssertEqual(r.withoutTruth, 1)
+        XCTAssertEqual(r.unmapped, ["weird": 1])
+        XCTAssertEqual(r.accuracy!, 4.0 / 7.0, accuracy: 1e-12)
+
+        let none = 0, junk = 2, promotion = 3, transaction = 4
+        XCTAssertEqual(r.classNames, ["none", "allow", "junk", "promotion", "transaction"])
+        // junk: predicted 2 (1, 3), both right; missed: record 2.
+        XCTAssertEqual(r.predicted[junk], 2)
+        XCTAssertEqual(r.truePositives[junk], 2)
+        XCTAssertEqual(r.falseNegatives[junk], 1)
+        XCTAssertEqual(r.precision(junk)!, 1.0)
+        XCTAssertEqual(r.recall(junk)!, 2.0 / 3.0, accuracy: 1e-12)
+        XCTAssertEqual(r.f1(junk)!, 0.8, accuracy: 1e-12)
+        // none: predicted 2 (5, 7), both right; missed: 4 and 6.
+        XCTAssertEqual(r.precision(none)!, 1.0)
+        XCTAssertEqual(r.recall(none)!, 0.5)
+        XCTAssertEqual(r.f1(none)!, 2.0 / 3.0, accuracy: 1e-12)
+        // promotion: predicted once, wrongly; no record is truly promotion.
+        XCTAssertEqual(r.precision(promotion)!, 0)
+        XCTAssertNil(r.recall(promotion))
+        XCTAssertEqual(r.f1(promotion)!, 0)
+        XCTAssertEqual(r.falsePositives[transaction], 2)
+        XCTAssertEqual(r.precision(transaction)!, 0)
+        XCTAssertEqual(r.support[junk], 3)
+        XCTAssertEqual(r.support[none], 4)
+
+        // Confusion: rows spam, ham, weird; columns per action.
+        XCTAssertEqual(r.labels, ["spam", "ham", "weird"])
+        XCTAssertEqual(r.confusion[0], [0, 0, 2, 1, 0])
+        XCTAssertEqual(r.confusion[1], [2, 0, 0, 0, 2])
+        XCTAssertEqual(r.confusion[2], [0, 0, 1, 0, 0])
+        XCTAssertEqual(r.confusionColumns, [none, junk, promotion, transaction])
+
+        // Per truth label: spam 2 of 3 right, and both records predicted junk were spam.
+        XCTAssertEqual(r.labelTotals[0].records, 3)
+        XCTAssertEqual(r.labelTotals[0].correct, 2)
+        XCTAssertEqual(r.labelTotals[0].precision!, 1.0)
+        XCTAssertEqual(r.labelTotals[0].recall!, 2.0 / 3.0, accuracy: 1e-12)
+        XCTAssertEqual(r.labelTotals[1].recall!, 0.5)
+        XCTAssertEqual(r.macroF1!, (0.8 + 2.0 / 3.0) / 2, accuracy: 1e-12)
+
+        // Rules.
+        let rule = Dictionary(uniqueKeysWithValues: r.rules.map { ($0.name, $0) })
+        XCTAssertEqual(rule["win-prize"]!.hits, 3)  // 1, 3, 8
+        XCTAssertEqual(rule["win-prize"]!.fired, 3)
+        XCTAssertEqual(rule["win-prize"]!.scoredHits, 2)
+        XCTAssertEqual(rule["win-prize"]!.precision!, 1.0)
+        XCTAssertEqual(rule["sale"]!.hits, 1)  // 2
+        XCTAssertEqual(rule["sale"]!.fired, 3)  // 2, 3, 6
+        XCTAssertEqual(rule["sale"]!.precision!, 0)
+        XCTAssertEqual(rule["otp"]!.hits, 2)  // 4, 6
+        XCTAssertEqual(rule["otp"]!.precision!, 0)
+        XCTAssertEqual(rule["never"]!.fired, 0)
+        XCTAssertNil(rule["never"]!.precision)
+        XCTAssertEqual(r.neverFired, ["never"])
+        XCTAssertEqual(r.ruleTruePositives, 2)
+
+        // Conflicts: records 3 and 6.
+        XCTAssertEqual(r.conflicts, 2)
+        let names = r.ruleNames
+        XCTAssertEqual(
+            Set(r.conflictPairs.map { "\(names[$0.key.winner])>\(names[$0.key.other])=\($0.value)" }), ["win-prize>sale=1", "otp>sale=1"])
+        XCTAssertEqual(r.conflictExamples.map(\.id), ["3", "6"])
+        XCTAssertEqual(r.conflictExamples[1].winner, "otp")
+        XCTAssertEqual(r.conflictExamples[1].winnerFolder, "Transactions/Others")
+        XCTAssertEqual(r.conflictExamples[1].others.map(\.rule), ["sale"])
+        XCTAssertEqual(r.conflictExamples[1].truth, "ham")
+
+        // JSON carries the same figures.
+        let json = try JSONSerialization.jsonObject(with: r.jsonData()) as! [String: Any]
+        XCTAssertEqual(json["scored"] as? Int, 7)
+        XCTAssertEqual(json["accuracy"] as? Double, 0.5714)
+        let classes = json["classes"] as! [String: [String: Any]]
+        XCTAssertEqual(classes["junk"]?["f1"] as? Double, 0.8)
+        XCTAssertEqual(classes["none"]?["recall"] as? Double, 0.5)
+        let rules = json["rules"] as! [String: [String: Any]]
+        XCTAssertEqual(rules["win-prize"]?["shareOfTruePositives"] as? Double, 1.0)
+        XCTAssertEqual(rules["sale"]?["hits"] as? Int, 1)
+        XCTAssertEqual(json["neverFired"] as? [String], ["never"])
+        let confusion = json["confusion"] as! [String: Any]
+        XCTAssertEqual(confusion["cells"] as? [[Int]], [[0, 2, 1, 0], [2, 0, 0, 2], [0, 1, 0, 0]])
+        XCTAssertEqual((json["conflicts"] as! [String: Any])["records"] as? Int, 2)
+    }
+
+    func testTargetListsAndFolderGranularity() throws {
+        // spam may be junk or promotion: record 2 is now right.
+        let r = try evaluate("spam=junk|promotion,ham=none")
+        XCTAssertEqual(r.correct, 5)
+        XCTAssertEqual(r.truePositives[3], 1)
+        XCTAssertEqual(r.falseNegatives[2], 0)
+        XCTAssertEqual(r.rules.first { $0.name == "sale" }!.precision!, 1.0)
+        // A folder target switches to per-folder scoring; `other` accepts none and allow.
+        let f = try evaluate("spam=Promotions/Offers|junk,ham=other")
+        XCTAssertEqual(f.granularity, .folder)
+        XCTAssertEqual(f.correct, 5)
+        let offers = f.classNames.firstIndex(of: "Promotions/Offers")!
+        XCTAssertEqual(f.truePositives[offers], 1)
+        XCTAssertEqual(f.predicted[f.classNames.firstIndex(of: "Transactions/Others")!], 2)
+        // `ignore` leaves a label out of the scores.
+        let i = try evaluate("spam=junk,ham=ignore")
+        XCTAssertEqual(i.scored, 3)
+        XCTAssertEqual(i.ignored, 4)
+        // Per action on request, even with a folder target.
+        let a = try evaluate("spam=Promotions/Offers|Junk,ham=none", by: .action)
+        XCTAssertEqual(a.granularity, .action)
+        XCTAssertEqual(a.correct, 5)
+    }
+
+    func testMappingParsing() throws {
+        let m = try TruthMapping.parse("spam=junk|promotion, ham=none,x=Transactions/Public_Services,y=other,z=INBOX")
+        XCTAssertEqual(m.targets(of: "spam"), [.action(.junk), .action(.promotion)])
+        XCTAssertEqual(m.targets(of: "x"), [.folder(.transactionsPublicServices)])
+        XCTAssertEqual(m.targets(of: "y"), [.other])
+        XCTAssertEqual(m.targets(of: "z"), [.action(.allow)])
+        XCTAssertEqual(m.granularity, .folder)
+        XCTAssertThrowsError(try TruthMapping.parse("spam=jank"))
+        XCTAssertThrowsError(try TruthMapping.parse("spam"))
+        XCTAssertThrowsError(try TruthMapping.parse("a=junk,a=none"))
+        let yaml = folder.appendingPathComponent("map.yaml").path
+        try "# Thai corpus\nOTP: transaction\nscam: junk   # phishing\nspam: [promotion, junk]\n\"OK\": other\n".write(
+            toFile: yaml, atomically: true, encoding: .utf8)
+        let y = try TruthMapping.load(path: yaml)
+        XCTAssertEqual(y.entries.map(\.label), ["OTP", "scam", "spam", "OK"])
+        XCTAssertEqual(y.targets(of: "spam"), [.action(.promotion), .action(.junk)])
+        XCTAssertEqual(y.granularity, .action)
+        let json = folder.appendingPathComponent("map.json").path
+        try #"{"spam": ["junk", "promotion"], "ham": "none"}"#.write(toFile: json, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try TruthMapping.load(path: json).targets(of: "spam"), [.action(.junk), .action(.promotion)])
+    }
+
+    func testHTMLIsSelfContainedAndNamesTheKeyFigures() throws {
+        let r = try evaluate("spam=junk,ham=none")
+        let html = r.html()
+        XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>"))
+        XCTAssertFalse(html.lowercased().contains("<script"))
+        XCTAssertFalse(html.contains("http://") && html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "").contains("http://"))
+        XCTAssertFalse(html.contains("https://"))
+        XCTAssertEqual(html.components(separatedBy: "<svg").count - 1, 2)  // bar chart and heat map
+        XCTAssertTrue(html.contains(Self.ruleSet.checksum))
+        XCTAssertTrue(html.contains("57.1%"))  // accuracy
+        XCTAssertTrue(html.contains("Confusion matrix"))
+        XCTAssertTrue(html.contains("never"))
+        // Bodies and labels are escaped.
+        XCTAssertEqual(EvaluationReport.escape("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;")
+        // The table.
+        let table = r.table()
+        XCTAssertTrue(table.contains("accuracy 57.1%"))
+        XCTAssertTrue(table.contains("rules that never fired: 1 of 4: never"))
+        XCTAssertTrue(table.contains("conflicts (rules of different folders fired on one record): 2"))
+    }
+}
+
+extension EvaluationReport {
+    var ruleNames: [String] { rules.map(\.name) }
+}
