@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check
 
 all: build
 
@@ -53,6 +53,12 @@ bench-check: build ## Check the Benchmarks package against its committed thresho
 
 peers: build ## Measure smsfilter beside zstd, ripgrep, pyahocorasick, ahocorasick_rs, hyperscan and a Python pipeline.
 	bash Benchmarks/peers/run.sh
+
+report-check: build ## Evaluate the sample, render the HTML report in headless Chromium (installs it if missing) and check the PNG.
+	$(BIN) evaluate $(SAMPLE) --map 'spam=junk|promotion,ham=other,OTP=transaction,scam=junk,OK=other' --report /tmp/smsfilter-report.html --json /tmp/smsfilter-report.json
+	bash Scripts/render-report.sh /tmp/smsfilter-report.html /tmp/smsfilter-report.png
+	$(SWIFT) build --build-tests
+	SMSFILTER_BROWSER_TESTS=1 $(SWIFT) test --skip-build --filter ExportEvaluateTests.testReportRendersInAHeadlessBrowser
 
 fuzz: ## Fuzz AhoCorasick's load-then-scan with libFuzzer (FUZZ_SECONDS, default 60).
 	bash Scripts/fuzz-aho.sh $${FUZZ_SECONDS:-60}
