@@ -35,20 +35,23 @@ func automaton(_ keywords: [String], _ engine: EngineChoice = .auto, folding: Ca
 let scanMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
 
 let benchmarks: @Sendable () -> Void = {
-    // Allocations must stay exactly as recorded (0 per scan); times may drift 35% (2 shared cores here).
+    // Allocations must stay exactly as recorded (0 per scan). Times may drift 75%: on 2 cores shared with
+    // other builds, p90 wall clock moved by -60%…+50% between two runs of the same code, so only gross
+    // regressions (a lost lockstep path, an allocation per match) are caught.
+    // Names have no spaces: `thresholds update` writes `Thresholds/<target>.<name>.p90.json` with spaces
+    // turned into underscores, but `thresholds check` looks the name up unchanged (package-benchmark 1.38.1).
+    let allocationsExact = BenchmarkThresholds(absolute: [.p50: 0, .p90: 0])
+    let timeLoose = BenchmarkThresholds(relative: [.p50: 75.0, .p90: 75.0])
     Benchmark.defaultConfiguration = .init(
         metrics: scanMetrics, timeUnits: .microseconds, maxDuration: .seconds(2), maxIterations: 1000,
-        thresholds: [
-            .mallocCountTotal: BenchmarkThresholds(absolute: [.p50: 0, .p90: 0]),
-            .wallClock: BenchmarkThresholds(relative: [.p50: 35.0]),
-            .throughput: BenchmarkThresholds(relative: [.p50: 35.0]),
-        ])
+        thresholds: [.mallocCountTotal: allocationsExact, .wallClock: timeLoose, .throughput: timeLoose])
+    let oneShot: [BenchmarkMetric: BenchmarkThresholds] = [.mallocCountTotal: timeLoose, .wallClock: timeLoose]
 
     for (corpusName, corpus) in [("real", \Fixtures.real), ("generated", \Fixtures.generated)] {
         for keywordCount in [50, 5000] {
             for engine in [EngineChoice.dfa, .nfa] {
                 // Batch: every body of the corpus as spans of one buffer, lockstep where possible.
-                Benchmark("scan batch \(corpusName) \(keywordCount) keywords \(engine)") { benchmark, ac in
+                Benchmark("scan-batch-\(corpusName)-\(keywordCount)-keywords-\(engine)") { benchmark, ac in
                     let (buffer, spans) = Fixtures.shared[keyPath: corpus]
                     var count = 0
                     buffer.withUnsafeBytes { raw in
@@ -66,7 +69,7 @@ let benchmarks: @Sendable () -> Void = {
                 }
             }
             // Single: one forEachMatch call per body.
-            Benchmark("scan single \(corpusName) \(keywordCount) keywords") { benchmark, ac in
+            Benchmark("scan-single-\(corpusName)-\(keywordCount)-keywords") { benchmark, ac in
                 let (buffer, spans) = Fixtures.shared[keyPath: corpus]
                 var count = 0
                 buffer.withUnsafeBytes { raw in
@@ -89,8 +92,9 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark(
-        "compile 100000 keywords",
-        configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds, maxIterations: 5)
+        "compile-100000-keywords",
+        configuration: .init(
+            metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds, maxIterations: 5, thresholds: oneShot)
     ) { benchmark, keywords in
         for _ in benchmark.scaledIterations {
             blackHole(automaton(keywords))
@@ -101,8 +105,10 @@ let benchmarks: @Sendable () -> Void = {
 
     for (name, count) in [("5000", 5000), ("100000", 100_000)] {
         Benchmark(
-            "load serialized \(name) keywords",
-            configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds, maxIterations: 50)
+            "load-serialized-\(name)-keywords",
+            configuration: .init(
+                metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds, maxIterations: 50,
+                thresholds: oneShot)
         ) { benchmark, mapped in
             for _ in benchmark.scaledIterations {
                 blackHole(try! AhoCorasick(serialized: mapped))

@@ -77,6 +77,7 @@ public struct Match: Hashable, Sendable, CustomStringConvertible {
     /// Offset just past the last byte of the match.
     public var end: Int
 
+    /// A match of pattern `pattern` over `start..<end`.
     public init(pattern: Int, start: Int, end: Int) {
         self.pattern = pattern
         self.start = start
@@ -86,6 +87,7 @@ public struct Match: Hashable, Sendable, CustomStringConvertible {
     /// `start..<end`.
     public var range: Range<Int> { start..<end }
 
+    /// `(pattern, start..<end)`, e.g. `(2, 1..<4)`.
     public var description: String { "(\(pattern), \(start)..<\(end))" }
 }
 
@@ -97,6 +99,7 @@ public struct Pattern: Sendable, Hashable {
     /// letter, a digit or a combining mark (Unicode-aware, see `AhoCorasickBuilder.wholeWord`).
     public var wholeWord: Bool
 
+    /// A pattern of raw bytes.
     public init(_ bytes: [UInt8], wholeWord: Bool = false) {
         self.bytes = bytes
         self.wholeWord = wholeWord

@@ -4,7 +4,8 @@
 /// var builder = AhoCorasickBuilder()
 /// builder.matchKind = .leftmostFirst
 /// builder.caseFolding = .ascii
-/// let ac = try builder.build(["debited", "txn of", Pattern("a/c", wholeWord: true)].map { ... })
+/// let ac = try builder.build([Pattern("debited"), Pattern("txn of"), Pattern("a/c", wholeWord: true)])
+/// ac.matches(in: "Your A/C was DEBITED")   // [(2, 5..<8), (0, 13..<20)]
 /// ```
 ///
 /// ### Whole words
@@ -25,6 +26,7 @@ public struct AhoCorasickBuilder: Sendable {
     /// With `.auto`, the largest DFA table (in bytes) built before falling back to the NFA.
     public var dfaSizeLimit: Int = 16 << 20
 
+    /// A builder with the defaults: `standard`, no case folding, no whole words, `.auto` engine.
     public init() {}
 
     /// Compiles `patterns`.
@@ -67,6 +69,7 @@ public struct AhoCorasickBuildError: Error, Sendable, Hashable, CustomStringConv
     let kind: Kind
     init(_ kind: Kind) { self.kind = kind }
 
+    /// One sentence naming the pattern or the limit.
     public var description: String {
         switch kind {
         case .emptyPattern(let index): "pattern \(index) is empty (empty patterns are not supported)"
@@ -97,6 +100,7 @@ public struct AhoCorasickLoadError: Error, Sendable, Hashable, CustomStringConve
     let kind: Kind
     init(_ kind: Kind) { self.kind = kind }
 
+    /// One sentence naming the path, the field or the damage.
     public var description: String {
         switch kind {
         case .open(let path, let errno): "cannot open '\(path)' (errno \(errno))"

@@ -159,6 +159,14 @@ final class BehaviourTests: XCTestCase {
         XCTAssertFalse(ac.isMatch(in: UnsafeRawBufferPointer(start: nil, count: 0)))
     }
 
+    func testBuilderDocumentationExample() throws {
+        var builder = AhoCorasickBuilder()
+        builder.matchKind = .leftmostFirst
+        builder.caseFolding = .ascii
+        let ac = try builder.build([Pattern("debited"), Pattern("txn of"), Pattern("a/c", wholeWord: true)])
+        XCTAssertEqual(ac.matches(in: "Your A/C was DEBITED").map(\.description), ["(2, 5..<8)", "(0, 13..<20)"])
+    }
+
     func testMatchKindDocumentationExample() throws {
         let patterns = [Pattern("abcd"), Pattern("b"), Pattern("bcd")]
         XCTAssertEqual(try build(patterns, kind: .standard).matches(in: "abcd").map(\.description), ["(1, 1..<2)", "(0, 0..<4)", "(2, 1..<4)"])
