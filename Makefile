@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks
 
 all: build
 
@@ -62,6 +62,12 @@ report-check: build ## Evaluate the sample, render the HTML report in headless C
 
 fuzz: ## Fuzz AhoCorasick's load-then-scan with libFuzzer (FUZZ_SECONDS, default 60).
 	bash Scripts/fuzz-aho.sh $${FUZZ_SECONDS:-60}
+
+peers-matcher: ## The matcher alone beside pyahocorasick, ahocorasick_rs, hyperscan and ripgrep on the same bodies.
+	bash Benchmarks/peers/run-matcher-peers.sh 5
+
+test-aho-checks: deps ## AhoCorasick tests with AHOCORASICK_INTERNAL_CHECKS (_checkInvariants on every build).
+	$(SWIFT) test -Xswiftc -DAHOCORASICK_INTERNAL_CHECKS --scratch-path .build-checks --filter AhoCorasickTests
 
 clean: ## Remove build products.
 	rm -rf .build Benchmarks/.build
