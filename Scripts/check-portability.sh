@@ -19,7 +19,7 @@
 #     MSG_NOSIGNAL, 64-bit-suffixed libc calls such as stat64/lseek64/off64_t, or a path under /proc/,
 #     /sys/ or /dev/shm);
 #   - Foundation API that exists on Linux and macOS but not on iOS: Process, NSTask, Host, XMLDocument,
-#     XMLElement, XMLDTD, NSWorkspace, homeDirectoryForCurrentUser;
+#     XMLElement, XMLDTD, NSWorkspace, homeDirectoryForCurrentUser; and Float80 (x86 only);
 #   - and, with a package, a dependency of a checked target that is neither another checked target nor a
 #     package known to support iOS (IOS_CAPABLE below).
 #
@@ -157,6 +157,16 @@ function problem(msg) {
     problems++
 }
 
+# Whether the line is inside a branch whose condition requires x86 (`#if arch(x86_64) || arch(i386)`).
+function x86_only(    d, c) {
+    for (d = 1; d <= depth; d++) {
+        c = branch_cond[d]
+        gsub(/[ \t]/, "", c)
+        if (c ~ /^\(*arch\((x86_64|i386)\)\)*(\|\|\(*arch\((x86_64|i386)\)\)*)*$/) return 1
+    }
+    return 0
+}
+
 function guarded(    d) {
     for (d = 1; d <= depth; d++) if (branch_guarded[d]) return 1
     return 0
@@ -211,6 +221,7 @@ FNR == 1 {
         if_line[depth] = FNR
         branch_guarded[depth] = linux_only(cond)
         apple_seen[depth] = apple_all(cond)
+        branch_cond[depth] = cond
         next
     }
     if (line ~ /^#elseif([ \t(!]|$)/) {
@@ -218,11 +229,13 @@ FNR == 1 {
         cond = trim(substr(line, 8))
         branch_guarded[depth] = apple_seen[depth] || linux_only(cond)
         if (apple_all(cond)) apple_seen[depth] = 1
+        branch_cond[depth] = cond
         next
     }
     if (line ~ /^#else([ \t]|$)/) {
         if (depth == 0) { problem("#else without #if"); next }
         branch_guarded[depth] = apple_seen[depth]
+        branch_cond[depth] = "#else"
         next
     }
     if (line ~ /^#endif([ \t]|$)/) {
@@ -248,6 +261,10 @@ FNR == 1 {
     if (match(padded, /[^A-Za-z0-9_](epoll_[a-z_]+|inotify_[a-z_]+|eventfd|memfd_create|sendfile|splice|statx|pipe2|accept4|dup3|posix_fadvise|fallocate|sched_getaffinity|sched_setaffinity|get_nprocs|get_nprocs_conf|malloc_usable_size|malloc_trim|mallinfo2?|mremap|gettid|prctl|MAP_POPULATE|O_DIRECT|O_TMPFILE|O_PATH|O_NOATIME|MADV_HUGEPAGE|MADV_DONTDUMP|CLOCK_BOOTTIME|SOCK_CLOEXEC|SOCK_NONBLOCK|MSG_NOSIGNAL|stat64|fstat64|lstat64|lseek64|open64|mmap64|off64_t|pread64|pwrite64|__errno_location)[^A-Za-z0-9_]/)) {
         m = substr(padded, RSTART + 1, RLENGTH - 2)
         problem("Linux-only API " m " used outside a #if canImport(Glibc)/#if os(Linux) block")
+        next
+    }
+    if (match(padded, /[^A-Za-z0-9_]Float80[^A-Za-z0-9_]/) && !x86_only()) {
+        problem("Float80 exists only on x86 (not on iOS devices, which are ARM): guard it with #if arch(x86_64) || arch(i386)")
         next
     }
     if (match(padded, /[^A-Za-z0-9_.](Process|NSTask|Host|XMLDocument|XMLElement|XMLDTD|NSWorkspace|homeDirectoryForCurrentUser)[^A-Za-z0-9_]/)) {
