@@ -419,7 +419,7 @@ final class ExportExtensionTests: XCTestCase {
         // Unknown raw codes are named by their raw value, never switched on as a case.
         XCTAssertEqual(try harness(h, ["describe", "calldirectory", "102"]).out, "HARNESS Call Directory error unrecognised code (raw 102)\n")
         XCTAssertEqual(try harness(h, ["describe", "calldirectory", "5"]).out,
-                       "HARNESS Call Directory error maximumEntriesExceeded (too many entries; about 1.5 million is the practical limit) (raw 5)\n")
+                       "HARNESS Call Directory error maximumEntriesExceeded (about 1.5 million is the practical limit) (raw 5)\n")
         XCTAssertTrue(try harness(h, ["describe", "calldirectory", "3"]).out.contains("entriesOutOfOrder (raw 3)"))
 
         // Long lists across many read chunks (64 KiB) and batches (batch size 1000).
@@ -473,12 +473,20 @@ final class ExportExtensionTests: XCTestCase {
         try FileManager.default.removeItem(at: missing.appendingPathComponent("IdentificationList.tsv"))
         XCTAssertTrue(try harness(missing.appendingPathComponent("harness").path, ["calldirectory", "full"]).out
             .hasPrefix("HARNESS cancelled domain=CallDirectoryHandler code=2 description=IdentificationList.tsv: not in the extension's bundle"))
-        // Without Rules.smsf the message filter answers none for everything instead of crashing.
-        try FileManager.default.removeItem(at: missing.appendingPathComponent("Rules.smsf"))
-        let input = try write("one.jsonl", "{\"sender\": null, \"body\": \"Rs 500 debited\"}\n")
-        let noRules = try Fixtures.run(missing.appendingPathComponent("harness").path, ["messages", input, dir.appendingPathComponent("x.tsv").path])
-        XCTAssertNotEqual(noRules.status, 0)  // the harness itself needs Rules.smsf to compare …
-        XCTAssertTrue(String(decoding: noRules.stdout, as: UTF8.self).contains("no Rules.smsf"))
+        // Without a usable Rules.smsf the message filter answers none for everything instead of crashing.
+        let missingHarness = missing.appendingPathComponent("harness").path
+        XCTAssertEqual(try harness(missingHarness, ["query", "", "Rs 500 debited from A/c XX12"]).out, "HARNESS action=4 subAction=10001\n")
+        XCTAssertEqual(try harness(missingHarness, ["query", "+91 98123 45678", "hi"]).out, "HARNESS action=2 subAction=0\n")
+        let rulesFile = missing.appendingPathComponent("Rules.smsf")
+        let compiled = try Data(contentsOf: rulesFile)
+        try compiled.prefix(compiled.count / 2).write(to: rulesFile)
+        let damagedRules = try Fixtures.run(missingHarness, ["query", "", "Rs 500 debited from A/c XX12"])
+        XCTAssertEqual(String(decoding: damagedRules.stdout, as: UTF8.self), "HARNESS action=0 subAction=0\n")
+        XCTAssertTrue(String(decoding: damagedRules.stderr, as: UTF8.self).contains("cannot load Rules.smsf: "))
+        try FileManager.default.removeItem(at: rulesFile)
+        let noRules = try Fixtures.run(missingHarness, ["query", "", "Rs 500 debited from A/c XX12"])
+        XCTAssertEqual(String(decoding: noRules.stdout, as: UTF8.self), "HARNESS action=0 subAction=0\n")
+        XCTAssertTrue(String(decoding: noRules.stderr, as: UTF8.self).contains("Rules.smsf is not in the extension's bundle"))
     }
 
     // MARK: Portability

@@ -151,13 +151,15 @@ struct ExtensionGenerator {
 
                 static func loadBundledRuleSet() -> RuleSet? {
                     guard let url = Bundle.main.url(forResource: "Rules", withExtension: "smsf") else {
-                        NSLog("\(cls): \(Names.rules) is not in the extension's bundle (add it to Copy Bundle Resources)")
+                        NSLog("\(cls): \(Names.rules) is not in the extension's bundle (Copy Bundle Resources)")
                         return nil
                     }
                     do {
                         let ruleSet = try RuleSet.load(path: url.path)
                         if ruleSet.checksum != expectedRulesChecksum {
-                            NSLog("\(cls): the bundled \(Names.rules) (checksum %@) is not the rule set this file was generated for (%@); run smsfilter export-extension again", ruleSet.checksum, expectedRulesChecksum)
+                            NSLog(
+                                "\(cls): the bundled \(Names.rules) has checksum %@, this file was generated for %@: "
+                                    + "run smsfilter export-extension again", ruleSet.checksum, expectedRulesChecksum)
                         }
                         return ruleSet
                     } catch {
@@ -231,8 +233,7 @@ struct ExtensionGenerator {
                         }
                     } catch {
                         NSLog("\(cls): unable to add blocking phone numbers: %@", String(describing: error))
-                        context.cancelRequest(withError: NSError(
-                            domain: "\(cls)", code: 1, userInfo: [NSLocalizedDescriptionKey: String(describing: error)]))
+                        context.cancelRequest(withError: Self.requestError(code: 1, error))
                         return
                     }
                     do {
@@ -243,11 +244,17 @@ struct ExtensionGenerator {
                         }
                     } catch {
                         NSLog("\(cls): unable to add identification phone numbers: %@", String(describing: error))
-                        context.cancelRequest(withError: NSError(
-                            domain: "\(cls)", code: 2, userInfo: [NSLocalizedDescriptionKey: String(describing: error)]))
+                        context.cancelRequest(withError: Self.requestError(code: 2, error))
                         return
                     }
                     context.completeRequest()
+                }
+
+                /// The error a failed request is cancelled with, made as Apple's template makes it (domain: the
+                /// class name; code 1: block list, 2: identification list), described by `error`.
+                static func requestError(code: Int, _ error: Error) -> NSError {
+                    let description = String(describing: error)
+                    return NSError(domain: "\(cls)", code: code, userInfo: [NSLocalizedDescriptionKey: description])
                 }
 
                 /// One list entry (the label is empty in the block list).
@@ -274,7 +281,7 @@ struct ExtensionGenerator {
                 ) throws {
                     let file = resource + "." + ext
                     guard let url = Bundle.main.url(forResource: resource, withExtension: ext) else {
-                        throw ListError(file: file, line: 0, reason: "not in the extension's bundle (add it to Copy Bundle Resources)")
+                        throw ListError(file: file, line: 0, reason: "not in the extension's bundle (Copy Bundle Resources)")
                     }
                     let handle: FileHandle
                     do {
@@ -395,7 +402,7 @@ struct ExtensionGenerator {
                         case .loadingInterrupted: name = "loadingInterrupted"
                         case .entriesOutOfOrder: name = "entriesOutOfOrder"
                         case .duplicateEntries: name = "duplicateEntries"
-                        case .maximumEntriesExceeded: name = "maximumEntriesExceeded (too many entries; about 1.5 million is the practical limit)"
+                        case .maximumEntriesExceeded: name = "maximumEntriesExceeded (about 1.5 million is the practical limit)"
                         case .extensionDisabled: name = "extensionDisabled (enable it in Settings)"
                         case .currentlyLoading: name = "currentlyLoading"
                         case .unexpectedIncrementalRemoval: name = "unexpectedIncrementalRemoval"

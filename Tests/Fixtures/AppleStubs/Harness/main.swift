@@ -6,6 +6,7 @@
 //   harness messages IN.jsonl OUT.tsv   every {"sender", "body"} line through the generated message filter
 //                                       class; OUT gets "action<TAB>subAction" (raw values) per line, and every
 //                                       answer is compared with the Classifier API on the same bundled rules
+//   harness query SENDER BODY           one message through the generated class alone (SENDER "" for none)
 //   harness capabilities                the capabilities response, compared with the rule set's capabilities
 //   harness calldirectory full|incremental   one Call Directory request; the entries are compared with the
 //                                       rule set's lists; prints the outcome
@@ -71,6 +72,16 @@ case "messages":
     if context._testDeferrals != 0 { fail("the extension deferred \(context._testDeferrals) requests to the network") }
     if mismatches > 0 { fail("\(mismatches) of \(count) messages disagree with the Classifier API; first: \(firstMismatch)") }
     print("HARNESS messages=\(count) classifierMismatches=0")
+
+case "query":
+    // One message through the generated class alone (no comparison, so it also runs without Rules.smsf).
+    guard arguments.count == 4 else { fail("usage: harness query SENDER|\"\" BODY") }
+    let request = ILMessageFilterQueryRequest(
+        _testSender: arguments[2].isEmpty ? nil : arguments[2], messageBody: arguments[3], receiverISOCountryCode: nil)
+    var answer: ILMessageFilterQueryResponse?
+    FilterClass().handle(request, context: ILMessageFilterExtensionContext()) { answer = $0 }
+    guard let response = answer else { fail("the completion handler was not called") }
+    print("HARNESS action=\(response.action.rawValue) subAction=\(response.subAction.rawValue)")
 
 case "capabilities":
     let ruleSet = bundledRuleSet()
