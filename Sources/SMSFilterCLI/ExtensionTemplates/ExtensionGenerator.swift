@@ -513,8 +513,9 @@ struct ExtensionGenerator {
                target's *Copy Bundle Resources*, and check the principal class against `\(Names.callDirectoryPlist)`.
             6. **Build and run** on a device.
             7. **Enable them in Settings.** Message filter: Settings › Apps › Messages › Unknown & Spam (Settings › Messages ›
-               Unknown & Spam before iOS 18), turn on *Filter Unknown Senders* and choose the app under SMS Filtering. Only
-               one filter is active at a time, and it sees only SMS/MMS from senders not in Contacts. Call Directory:
+               Unknown & Spam before iOS 18), turn on *Filter Unknown Senders* and choose the app under SMS Filtering (iOS 26
+               names the section *Screen Unknown Senders* and the choice *Text Message Filter*). Only one filter is active
+               at a time, and it sees only SMS/MMS from senders not in Contacts. Call Directory:
                Settings › Apps › Phone › Call Blocking & Identification (Settings › Phone › … before iOS 18), turn the app on.
                After changing the lists in a new app version, the app can call
                `CXCallDirectoryManager.sharedInstance.reloadExtension(withIdentifier:)` to load them again.
