@@ -8,17 +8,17 @@ struct ExportExtensionCommand: ParsableCommand {
         commandName: "export-extension",
         abstract: "Write an iOS message filter and Call Directory extension (Swift sources, compiled rules, README) for a rule set.",
         discussion: """
-            Writes into DIR: the message filter extension class (capabilities query and message query, classifying
-            with the MessageFilter library and the bundled Rules.smsf), the Call Directory handler (block and
-            identification lists from BlockList.txt and IdentificationList.tsv, in ascending order and bounded
-            batches), the NSExtension Info.plist entries, and a README on adding them to an Xcode project.
-            Files of the same names are replaced; other files in DIR are left alone.
+            Writes into DIR: the message filter extension class (capabilities query and message query, \
+            classifying with the MessageFilter library and the bundled Rules.smsf), the Call Directory handler \
+            (block and identification lists from BlockList.txt and IdentificationList.tsv, in ascending order \
+            and bounded batches), the NSExtension Info.plist entries, and a README on adding them to an Xcode \
+            project. Files of the same names are replaced; other files in DIR are left alone.
 
-            The rule set must pass `smsfilter check --target ios` (at most five sub-actions declared, no errors);
-            otherwise nothing is written and the exit status is 65.
+            The rule set must pass `smsfilter check --target ios` (at most five sub-actions declared, no \
+            errors); otherwise nothing is written and the exit status is 65.
 
-            Exit status: 0 success, 64 usage, 65 rules not shippable on iOS, 66 rule file missing, 73 DIR could
-            not be written.
+            Exit status: 0 success, 64 usage, 65 rules not shippable on iOS, 66 rule file missing, 73 DIR \
+            could not be written.
             """
     )
 

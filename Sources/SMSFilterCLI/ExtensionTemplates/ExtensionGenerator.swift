@@ -500,7 +500,7 @@ struct ExtensionGenerator {
                package, and add the products **AhoCorasick** and **MessageFilter** to the message filter extension target
                (MessageFilter brings Yams, which supports iOS). The Call Directory extension needs neither.
             3. **Message filter extension.** File › New › Target… › *Message Filter Extension*. Its extension point is
-               `com.apple.identitylookup.message-filter`. Replace the template's `MessageFilterExtension.swift` with
+               `com.apple.identitylookup.message-filter`. Replace the Swift file the template made with
                `\(mf).swift`, and make sure the Info.plist's `NSExtensionPrincipalClass` is
                `$(PRODUCT_MODULE_NAME).\(mf)` (see `\(Names.messageFilterPlist)`). The template's
                `ILMessageFilterExtensionNetworkURL` and Associated Domains are not needed: these rules never defer to a server.
@@ -508,8 +508,8 @@ struct ExtensionGenerator {
                (target membership ticked). The extension finds it with `Bundle.main.url(forResource: "Rules", withExtension: "smsf")`;
                if it is missing, every message gets action `none` and a line is logged.
             5. **Call Directory extension**\(hasLists ? "" : " (optional: these rules have no number lists)"). File › New › Target… ›
-               *Call Directory Extension*. Its extension point is `com.apple.callkit.call-directory`. Replace the template's
-               `CallDirectoryHandler.swift` with `\(cd).swift`, add `\(Names.blockList)` and `\(Names.identificationList)` to the
+               *Call Directory Extension*. Its extension point is `com.apple.callkit.call-directory`. Replace the Swift file
+               the template made with `\(cd).swift`, add `\(Names.blockList)` and `\(Names.identificationList)` to the
                target's *Copy Bundle Resources*, and check the principal class against `\(Names.callDirectoryPlist)`.
             6. **Build and run** on a device.
             7. **Enable them in Settings.** Message filter: Settings › Apps › Messages › Unknown & Spam (Settings › Messages ›
