@@ -146,7 +146,13 @@ final class ExportExtensionTests: XCTestCase {
 
     func testExportWritesEveryFileDeterministically() throws {
         let rules = Self.samples.appendingPathComponent("example-rules.yaml").path
-        let out = try export(rules)
+        let out = dir.appendingPathComponent("out")
+        let first = try run(["export-extension", rules, "-o", out.path])
+        XCTAssertEqual(first.status, 0, first.err)
+        XCTAssertTrue(first.out.isEmpty)
+        XCTAssertTrue(first.err.hasPrefix("exported 9 rules (checksum "), first.err)
+        XCTAssertTrue(first.err.contains("\ncapabilities: transactionalFinance, transactionalOrders, transactionalReminders, promotionalOffers, promotionalCoupons\n"), first.err)
+        XCTAssertTrue(first.err.contains("\nblock list: 3 numbers, identification list: 2 numbers\n"), first.err)
         let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
         XCTAssertEqual(names, [
             "BlockList.txt", "CallDirectoryExtension-Info.plist", "CallDirectoryHandler.swift", "IdentificationList.tsv",
@@ -238,6 +244,16 @@ final class ExportExtensionTests: XCTestCase {
         let file = try write("file", "")
         XCTAssertEqual(try run(["export-extension", example, "-o", file]).status, 73)
         XCTAssertTrue(try run(["--help"]).out.contains("export-extension"))
+        let help = try run(["export-extension", "--help"])
+        XCTAssertEqual(help.status, 0)
+        for option in ["-o, --output <output>", "--message-filter-class", "--call-directory-class", "--batch-size", "--quiet",
+                       "MessageFilterExtension)", "CallDirectoryHandler)", "5000)"] {
+            XCTAssertTrue(help.out.contains(option), "help lacks \(option)")
+        }
+        // --quiet prints nothing.
+        let quiet = try run(["export-extension", example, "-o", dir.appendingPathComponent("quiet").path, "--quiet"])
+        XCTAssertEqual(quiet.status, 0)
+        XCTAssertEqual(quiet.out + quiet.err, "")
     }
 
     // MARK: Type-checking
