@@ -537,6 +537,14 @@ struct ExtensionGenerator {
             - About 1.5 million entries per Call Directory extension is the practical limit reported in the field
               (`maximumEntriesExceeded` above it); Apple documents none.
 
+            ## Known issues
+
+            - Apple's developer forums (thread 773057) report that an app built with Xcode 16.2 failed to load on
+              iOS 17.6.1 at the Swift-typed `promotionalSubActions` setter and worked on iOS 18: test on the oldest
+              iOS version you support.
+            - What iOS does when a filter declares more than five sub-actions is not documented; the exporter never
+              lets that happen.
+
             Check the same decisions on a whole archive before shipping: `smsfilter classify --rules \(Names.rules) ARCHIVE`.
 
             """
