@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension
 
 all: build
 
@@ -34,7 +34,8 @@ demo: build ## Classify the bundled sample with the embedded default rules and p
 	$(BIN) classify $(SAMPLE) --out /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json
 	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
 
-test: deps ## Build everything and run the whole test suite.
+test: deps ## Build everything and run the whole test suite (and the portability check).
+	bash Scripts/check-portability.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -59,6 +60,12 @@ report-check: build ## Evaluate the sample, render the HTML report in headless C
 	bash Scripts/render-report.sh /tmp/smsfilter-report.html /tmp/smsfilter-report.png
 	$(SWIFT) build --build-tests
 	SMSFILTER_BROWSER_TESTS=1 $(SWIFT) test --skip-build --filter ExportEvaluateTests.testReportRendersInAHeadlessBrowser
+
+portability: ## Check AhoCorasick and MessageFilter for Linux-only imports and API outside #if guards.
+	bash Scripts/check-portability.sh
+
+extension: build ## Export the iOS extensions for samples/example-rules.yaml into /tmp/smsfilter-extension.
+	$(BIN) export-extension samples/example-rules.yaml -o /tmp/smsfilter-extension
 
 fuzz: ## Fuzz AhoCorasick's load-then-scan with libFuzzer (FUZZ_SECONDS, default 60).
 	bash Scripts/fuzz-aho.sh $${FUZZ_SECONDS:-60}

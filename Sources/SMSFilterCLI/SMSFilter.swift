@@ -11,7 +11,7 @@ struct SMSFilter: ParsableCommand {
         version: "smsfilter \(version) (libzstd \(zstdLibraryVersion))",
         subcommands: [
             BenchCommand.self, ClassifyCommand.self, CompileCommand.self, CheckCommand.self, ExplainCommand.self, GenerateCommand.self,
-            MergeCountsCommand.self, ExportCommand.self, EvaluateCommand.self,
+            MergeCountsCommand.self, ExportCommand.self, EvaluateCommand.self, ExportExtensionCommand.self,
         ]
     )
 }
