@@ -193,15 +193,7 @@ extension EvaluationReport {
         return String(format: "#%02x%02x%02x", r, g, b)
     }
 
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return out
-    }
+    static func grouped(_ n: Int) -> String { groupedDigits(n) }
 
     static func escape(_ s: String) -> String {
         var out = ""

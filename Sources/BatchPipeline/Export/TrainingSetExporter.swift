@@ -339,17 +339,7 @@ final class _ExportJob {
 
     /// A CSV field, quoted when it holds a comma, quote, CR or LF (RFC 4180).
     static func appendCSV(_ field: UnsafeRawBufferPointer, _ out: _ByteBuffer) {
-        let needsQuotes = field.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
-        guard needsQuotes else {
-            out.append(field)
-            return
-        }
-        out.append(UInt8(ascii: "\""))
-        for b in field {
-            if b == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\"")) }
-            out.append(b)
-        }
-        out.append(UInt8(ascii: "\""))
+        out.appendDelimitedField(field, quoting: true)
     }
 
     /// A label made safe for fastText: every whitespace or control character becomes `_`

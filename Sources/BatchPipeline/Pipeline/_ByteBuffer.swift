@@ -129,6 +129,23 @@ final class _ByteBuffer: @unchecked Sendable {
         append(UInt8(ascii: "\""))
     }
 
+    /// Appends a delimited field: for CSV (`quoting`), quoted when it holds a comma, quote, CR or LF, with
+    /// quotes doubled (RFC 4180); for TSV as it is.
+    func appendDelimitedField(_ field: UnsafeRawBufferPointer, quoting: Bool) {
+        let needsQuotes = quoting
+            && field.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard needsQuotes else {
+            append(field)
+            return
+        }
+        append(UInt8(ascii: "\""))
+        for b in field {
+            if b == UInt8(ascii: "\"") { append(UInt8(ascii: "\"")) }
+            append(b)
+        }
+        append(UInt8(ascii: "\""))
+    }
+
     func appendJSONString(_ text: String) {
         var text = text
         text.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }

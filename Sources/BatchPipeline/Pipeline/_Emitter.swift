@@ -125,18 +125,7 @@ final class _Emitter: @unchecked Sendable {
     }
 
     private func appendDelimited(_ text: [UInt8], _ separator: UInt8, _ out: _ByteBuffer) {
-        let needsQuotes = separator == UInt8(ascii: ",")
-            && text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
-        guard needsQuotes else {
-            out.append(text)
-            return
-        }
-        out.append(UInt8(ascii: "\""))
-        for byte in text {
-            if byte == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\"")) }
-            out.append(byte)
-        }
-        out.append(UInt8(ascii: "\""))
+        text.withUnsafeBytes { out.appendDelimitedField($0, quoting: separator == UInt8(ascii: ",")) }
     }
 
     /// ` filter_action="…" filter_subAction="…" filter_folder="…" filter_rule="…"` for XML.

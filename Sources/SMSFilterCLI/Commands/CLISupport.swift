@@ -59,6 +59,20 @@ enum CLI {
     }
 }
 
+/// Which fields hold the id, sender and body: shared by classify, export and evaluate.
+struct FieldOptions: ParsableArguments {
+    @Option(name: .long, help: "Field, column or attribute holding the record id.")
+    var idField = "id"
+
+    @Option(name: .long, help: "Field, column or attribute holding the sender (XML default: address).")
+    var senderField = "sender"
+
+    @Option(name: .long, help: "Field, column or attribute holding the message text.")
+    var bodyField = "body"
+
+    var names: FieldNames { FieldNames(id: idField, sender: senderField, body: bodyField) }
+}
+
 /// A size given as bytes or with a K/M/G suffix.
 struct ByteSize: ExpressibleByArgument {
     let bytes: Int
@@ -107,13 +121,5 @@ final class ProgressLine: @unchecked Sendable {
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%02d:%02d", s / 60, s % 60)
     }
 
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return out
-    }
+    static func grouped(_ n: Int) -> String { groupedDigits(n) }
 }

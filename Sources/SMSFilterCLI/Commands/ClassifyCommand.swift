@@ -63,14 +63,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
     var inputFormat: InputFormat?
 
-    @Option(name: .long, help: "Field, column or attribute holding the record id.")
-    var idField = "id"
-
-    @Option(name: .long, help: "Field, column or attribute holding the sender (XML default: address).")
-    var senderField = "sender"
-
-    @Option(name: .long, help: "Field, column or attribute holding the message text.")
-    var bodyField = "body"
+    @OptionGroup var fields: FieldOptions
 
     @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
     var noHeader = false
@@ -143,7 +136,7 @@ struct ClassifyCommand: ParsableCommand {
         }
         var options = PipelineOptions()
         options.inputFormat = inputFormat
-        options.fields = FieldNames(id: idField, sender: senderField, body: bodyField)
+        options.fields = fields.names
         options.hasHeader = !noHeader
         options.outputPath = noOutput ? nil : out
         options.outputLevel = level

@@ -54,14 +54,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, help: "How many conflict examples to keep.")
     var conflictExamples = 20
 
-    @Option(name: .long, help: "Field holding the record id.")
-    var idField = "id"
-
-    @Option(name: .long, help: "Field holding the sender.")
-    var senderField = "sender"
-
-    @Option(name: .long, help: "Field holding the message text.")
-    var bodyField = "body"
+    @OptionGroup var fields: FieldOptions
 
     @Flag(name: [.short, .long], help: "Print no table.")
     var quiet = false
@@ -90,7 +83,7 @@ struct EvaluateCommand: ParsableCommand {
         }
         let ruleSet = try CLI.loadRules(rules)
         var options = EvaluationOptions(mapping: mapping)
-        options.fields = FieldNames(id: idField, sender: senderField, body: bodyField)
+        options.fields = fields.names
         options.truthField = truthField
         options.granularity = by
         options.conflictExamples = conflictExamples

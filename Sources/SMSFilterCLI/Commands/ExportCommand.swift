@@ -69,14 +69,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "Write the per-split, per-label table as JSON to this file (- is standard output).")
     var stats: String?
 
-    @Option(name: .long, help: "Field holding the record id.")
-    var idField = "id"
-
-    @Option(name: .long, help: "Field holding the sender.")
-    var senderField = "sender"
-
-    @Option(name: .long, help: "Field holding the message text.")
-    var bodyField = "body"
+    @OptionGroup var fields: FieldOptions
 
     @Option(name: .long, help: "Key of the labels object written by classify.")
     var filterKey = "filter"
@@ -102,7 +95,7 @@ struct ExportCommand: ParsableCommand {
         options.format = format
         options.labelKind = label
         options.labelSource = labelField.map { .field($0) } ?? (rules != nil ? .rules : .auto)
-        options.fields = FieldNames(id: idField, sender: senderField, body: bodyField)
+        options.fields = fields.names
         options.filterKey = filterKey
         options.ratios = split
         options.deduplicate = dedup
