@@ -10,8 +10,9 @@ struct SMSFilter: ParsableCommand {
         abstract: "Label huge SMS archives into the folders of Apple's SMS message filters, offline and fast.",
         version: "smsfilter \(version) (libzstd \(zstdLibraryVersion))",
         subcommands: [
-            BenchCommand.self, ClassifyCommand.self, CompileCommand.self, CheckCommand.self, ExplainCommand.self, GenerateCommand.self,
-            MergeCountsCommand.self, ExportCommand.self, EvaluateCommand.self, ExportExtensionCommand.self,
+            ClassifyCommand.self, ExplainCommand.self, CheckCommand.self, CompileCommand.self, ExportCommand.self,
+            EvaluateCommand.self, GenerateCommand.self, BenchCommand.self, MergeCountsCommand.self,
+            ExportExtensionCommand.self,
         ]
     )
 }

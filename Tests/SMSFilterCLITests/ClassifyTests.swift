@@ -92,6 +92,21 @@ final class ClassifyTests: XCTestCase {
         XCTAssertEqual(result.status, 73, String(decoding: result.stderr, as: UTF8.self))
     }
 
+    func testRootHelpListsEverySubcommandInOrder() throws {
+        let help = try Fixtures.run(bin, ["--help"])
+        XCTAssertEqual(help.status, 0)
+        let text = String(decoding: help.stdout, as: UTF8.self)
+        let names = ["classify", "explain", "check", "compile", "export", "evaluate", "generate", "bench", "merge-counts", "export-extension"]
+        var last = text.startIndex
+        for name in names {
+            guard let range = text.range(of: "\n  \(name) ", range: last..<text.endIndex) else {
+                XCTFail("root help lacks \(name) (or lists it out of order):\n\(text)")
+                return
+            }
+            last = range.upperBound
+        }
+    }
+
     func testHelpAndVersion() throws {
         let help = try Fixtures.run(bin, ["classify", "--help"])
         XCTAssertEqual(help.status, 0)
