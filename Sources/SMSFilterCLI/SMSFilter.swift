@@ -1,8 +1,35 @@
 import ArgumentParser
+import Dispatch
 import ZstdStream
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @main
 struct SMSFilter: ParsableCommand {
+    /// Ctrl-C or a termination signal removes every unfinished output's temporary file, then exits with
+    /// 128 + the signal number, as a shell would report it.
+    nonisolated(unsafe) static var signalSources: [DispatchSourceSignal] = []
+
+    static func main() {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler(handler: onSignal(sig))
+            source.resume()
+            signalSources.append(source)
+        }
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -15,4 +42,22 @@ struct SMSFilter: ParsableCommand {
             ExportExtensionCommand.self,
         ]
     )
+}
+
+/// `exit(3)`, named so that ParsableCommand's own `exit` does not shadow it.
+func _exitProcess(_ status: Int32) -> Never {
+    #if canImport(Glibc)
+    Glibc.exit(status)
+    #else
+    Darwin.exit(status)
+    #endif
+}
+
+/// The handler of a termination signal: runs on a Dispatch queue (not in the signal context, so taking
+/// a lock is fine), removes unfinished outputs and exits. Not isolated to any actor.
+func onSignal(_ sig: Int32) -> @Sendable () -> Void {
+    {
+        OutputFile.removeUnfinishedFiles()
+        _exitProcess(128 + sig)
+    }
 }

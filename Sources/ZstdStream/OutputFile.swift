@@ -39,7 +39,6 @@ public final class OutputFile {
     /// Bytes accepted by ``write(_:)`` (before compression).
     public private(set) var bytesWritten: Int64 = 0
 
-    nonisolated(unsafe) private static var counter = 0
 
     /// Creates the temporary file (or wraps standard output for `-`).
     ///
@@ -62,14 +61,14 @@ public final class OutputFile {
             let slash = path.lastIndex(of: "/")
             let folder = slash.map { String(path[...$0]) } ?? ""
             let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-            OutputFile.counter &+= 1
-            let tmp = "\(folder).\(name).tmp-\(_Sys.getpid())-\(OutputFile.counter)"
+            let tmp = "\(folder).\(name).tmp-\(_Sys.getpid())-\(_UnfinishedFiles.shared.nextNumber())"
             switch _Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o644) {
             case .success(let value): fd = value
             case .failure(let code):
                 throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot create \(tmp)")
             }
             temporaryPath = tmp
+            _UnfinishedFiles.shared.insert(tmp)
         }
         if case .zstd(let level, let workers) = compression {
             do throws(ZstdError) {
@@ -135,8 +134,10 @@ public final class OutputFile {
                     throw ZstdError(.writeFailed, errno: code.code, path: path, detail: "fsync failed")
                 }
                 _Sys.close(fd)
+                defer { _UnfinishedFiles.shared.remove(tmp) }
                 if case .failure(let code) = _Sys.rename(tmp, path) {
                     _Sys.unlink(tmp)
+                    _UnfinishedFiles.shared.remove(tmp)
                     finished = true
                     throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot rename \(tmp) into place")
                 }
@@ -152,6 +153,13 @@ public final class OutputFile {
         }
     }
 
+    /// Removes the temporary files of every unfinished `OutputFile` of this process, so an interrupted run
+    /// leaves nothing behind. For a signal handler that then exits (call it from a Dispatch signal source,
+    /// not from the signal context: it takes a lock).
+    public static func removeUnfinishedFiles() {
+        for path in _UnfinishedFiles.shared.takeAll() { _Sys.unlink(path) }
+    }
+
     /// Stops writing and removes the temporary file. Nothing appears at `path`.
     public func abandon() {
         guard !finished else { return }
@@ -159,6 +167,7 @@ public final class OutputFile {
         if let tmp = temporaryPath {
             _Sys.close(fd)
             _Sys.unlink(tmp)
+            _UnfinishedFiles.shared.remove(tmp)
         } else if ownsDescriptor {
             _Sys.close(fd)
         }
@@ -211,6 +220,38 @@ public final class ZstdEncoder {
         guard count > 0 else { return }
         if case .failure(let code) = _Sys.writeAll(fd, UnsafeRawBufferPointer(rebasing: out[..<count])) {
             throw ZstdError(.writeFailed, errno: code.code)
+        }
+    }
+}
+
+/// The temporary files of unfinished outputs (and the counter that names them), under a mutex.
+final class _UnfinishedFiles: @unchecked Sendable {
+    static let shared = _UnfinishedFiles()
+    // Guarded by `mutex`.
+    private var paths: Set<String> = []
+    private var counter = 0
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    private init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    func nextNumber() -> Int { locked { counter &+= 1; return counter } }
+    func insert(_ path: String) { locked { _ = paths.insert(path) } }
+    func remove(_ path: String) { locked { _ = paths.remove(path) } }
+    func takeAll() -> [String] {
+        locked {
+            let all = Array(paths)
+            paths.removeAll()
+            return all
         }
     }
 }

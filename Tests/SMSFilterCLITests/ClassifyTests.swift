@@ -118,3 +118,32 @@ final class ClassifyTests: XCTestCase {
         XCTAssertTrue(String(decoding: version.stdout, as: UTF8.self).hasPrefix("smsfilter "))
     }
 }
+
+/// Ctrl-C leaves nothing behind.
+final class InterruptTests: XCTestCase {
+    func testInterruptRemovesUnfinishedOutputsAndExits130() throws {
+        let folder = try Fixtures.temporaryFolder("interrupt")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("in.jsonl").path
+        let outputs = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+        XCTAssertEqual(try Fixtures.run(Fixtures.smsfilterBinary, ["generate", "--count", "400000", "--out", input, "-q"]).status, 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.smsfilterBinary)
+        process.arguments = [
+            "classify", input, "-q", "--threads", "1", "-o", outputs.appendingPathComponent("out.jsonl.zst").path,
+            "--rejects", outputs.appendingPathComponent("rejects.jsonl").path,
+        ]
+        try process.run()
+        // Wait until the temporary files exist, then interrupt.
+        let deadline = Date().addingTimeInterval(20)
+        while try FileManager.default.contentsOfDirectory(atPath: outputs.path).count < 2 && Date() < deadline {
+            usleep(20_000)
+        }
+        XCTAssertTrue(process.isRunning, "the run finished before it could be interrupted; make the input larger")
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outputs.path), [], "no temporary or partial file is left")
+    }
+}
