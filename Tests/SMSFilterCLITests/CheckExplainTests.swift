@@ -3,27 +3,10 @@ import TestSupport
 import XCTest
 
 /// compile, check and explain, end to end through the built `smsfilter` binary (run `swift build` first).
-final class CheckExplainTests: XCTestCase {
-    var dir: URL!
+final class CheckExplainTests: CLITestCase {
+    var dir: URL { folder }
 
-    override func setUpWithError() throws {
-        dir = try Fixtures.temporaryFolder("check-explain")
-    }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let r = try Fixtures.run(Fixtures.smsfilterBinary, args)
-        return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
-    }
-
-    func write(_ name: String, _ text: String) throws -> String {
-        let path = dir.appendingPathComponent(name).path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
 
     static let good = """
         version: 1

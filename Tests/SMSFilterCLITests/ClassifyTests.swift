@@ -3,26 +3,7 @@ import TestSupport
 import XCTest
 
 /// `smsfilter classify` end to end, through the built binary.
-final class ClassifyTests: XCTestCase {
-    var folder: URL!
-    let bin = Fixtures.smsfilterBinary
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryFolder("classify-cli")
-        guard FileManager.default.isExecutableFile(atPath: bin) else {
-            XCTFail("the smsfilter binary is not built at \(bin): run `swift build` first (make test does)")
-            return
-        }
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    func corpus(_ name: String) throws -> String {
-        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
-        return folder.appendingPathComponent(name).path
-    }
+final class ClassifyTests: CLITestCase {
 
     func testCountsFileAndOutputOnARealCorpus() throws {
         let input = try corpus("thai_sms.jsonl.zst")

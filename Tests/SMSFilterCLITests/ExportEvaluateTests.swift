@@ -3,26 +3,7 @@ import TestSupport
 import XCTest
 
 /// `smsfilter export` and `smsfilter evaluate` end to end, through the built binary, on the real corpora.
-final class ExportEvaluateTests: XCTestCase {
-    var folder: URL!
-    let bin = Fixtures.smsfilterBinary
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryFolder("export-evaluate-cli")
-        guard FileManager.default.isExecutableFile(atPath: bin) else {
-            XCTFail("the smsfilter binary is not built at \(bin): run `swift build` first (make test does)")
-            return
-        }
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    func corpus(_ name: String) throws -> String {
-        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
-        return folder.appendingPathComponent(name).path
-    }
+final class ExportEvaluateTests: CLITestCase {
 
     func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 

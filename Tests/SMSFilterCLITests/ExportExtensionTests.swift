@@ -10,29 +10,12 @@ import XCTest
 ///
 /// Needs the debug build (`swift build --build-tests`): the harness links the built MessageFilter,
 /// AhoCorasick and Yams objects.
-final class ExportExtensionTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = try Fixtures.temporaryFolder("export-extension")
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
-    }
+final class ExportExtensionTests: CLITestCase {
+    var dir: URL { folder }
 
     // MARK: Helpers
 
-    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let r = try Fixtures.run(Fixtures.smsfilterBinary, args)
-        return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
-    }
 
-    func write(_ name: String, _ text: String) throws -> String {
-        let path = dir.appendingPathComponent(name).path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
 
     func read(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
 
