@@ -30,13 +30,7 @@ public struct RuleCheckReport: Sendable {
         public var field: String
         public var message: String
 
-        public var description: String {
-            var s = file
-            if line > 0 { s += ":\(line)" }
-            s += ": "
-            if !field.isEmpty { s += "\(field): " }
-            return s + message
-        }
+        public var description: String { _describeIssue(file: file, line: line, field: field, message: message) }
     }
 
     /// The file checked.

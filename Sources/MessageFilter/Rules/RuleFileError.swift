@@ -15,13 +15,7 @@ public struct RuleFileError: Error, Sendable, Hashable, CustomStringConvertible 
         /// What is wrong, and what would be valid.
         public var message: String
 
-        public var description: String {
-            var s = file
-            if line > 0 { s += ":\(line)" }
-            s += ": "
-            if !field.isEmpty { s += "\(field): " }
-            return s + message
-        }
+        public var description: String { _describeIssue(file: file, line: line, field: field, message: message) }
     }
 
     /// Every problem found, in file order.
@@ -69,4 +63,13 @@ enum _Suggest {
         if let c = closest(to: word, in: valid) { s += "; did you mean \"\(c)\"?" }
         return s
     }
+}
+
+/// `file:line: field: message` (the line and field left out when unknown), for every rule-file diagnostic.
+func _describeIssue(file: String, line: Int, field: String, message: String) -> String {
+    var s = file
+    if line > 0 { s += ":\(line)" }
+    s += ": "
+    if !field.isEmpty { s += "\(field): " }
+    return s + message
 }
