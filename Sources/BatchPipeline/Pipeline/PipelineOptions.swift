@@ -23,6 +23,14 @@ public struct PipelineOptions: Sendable {
     public var threads = 2
     /// Bytes of whole records handed to a worker at a time.
     public var chunkSize = 1 << 20
+
+    /// The chunk size that keeps the chunk pool (`2 × threads + 2` slots of about 3.5 chunks each) within
+    /// about 32 MiB: 1 MiB up to 3 threads, less with more threads, never below 256 KiB.
+    public static func defaultChunkSize(threads: Int) -> Int {
+        let slots = 2 * max(1, threads) + 2
+        let fitting = (32 << 20) * 2 / (7 * slots)
+        return min(1 << 20, max(256 << 10, fitting))
+    }
     /// The longest record processed whole; a longer one is rejected with its length.
     public var maxRecord = 64 << 20
     /// Stop at the first malformed record (exit 65) instead of rejecting it and going on.

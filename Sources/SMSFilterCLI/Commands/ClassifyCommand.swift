@@ -74,8 +74,8 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: "Worker threads (default: all cores).")
     var threads: Int?
 
-    @Option(name: .long, help: "Bytes of records per work unit (K/M suffixes).")
-    var chunkSize = ByteSize(1 << 20)
+    @Option(name: .long, help: "Bytes of records per work unit, K/M suffixes (default 1M, less above 3 threads).")
+    var chunkSize: ByteSize?
 
     @Option(name: .long, help: "Longest record processed; a longer one is rejected with its length.")
     var maxRecord = ByteSize(64 << 20)
@@ -102,7 +102,7 @@ struct ClassifyCommand: ParsableCommand {
 
     func validate() throws {
         if let threads, threads < 1 || threads > 256 { throw ValidationError("Please give --threads between 1 and 256.") }
-        if chunkSize.bytes < 4096 { throw ValidationError("Please give a --chunk-size of at least 4K.") }
+        if let chunkSize, chunkSize.bytes < 4096 { throw ValidationError("Please give a --chunk-size of at least 4K.") }
         if maxRecord.bytes < 1024 { throw ValidationError("Please give a --max-record of at least 1K.") }
         if let level, level < -7 || level > 22 { throw ValidationError("Please give a --level from -7 to 22.") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
@@ -145,7 +145,7 @@ struct ClassifyCommand: ParsableCommand {
         options.explain = explain
         options.threads = threads ?? CLI.cores
         options.compressionWorkers = compressionThreads ?? (options.threads > 1 ? options.threads : 0)
-        options.chunkSize = chunkSize.bytes
+        options.chunkSize = chunkSize?.bytes ?? PipelineOptions.defaultChunkSize(threads: options.threads)
         options.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
