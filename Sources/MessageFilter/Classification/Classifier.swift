@@ -19,14 +19,12 @@ public final class Classifier {
     // Scratch, reused for every message (see `_evaluate`). A Classifier is used by one thread at a time
     // and these are never accessed re-entrantly, so the dynamic exclusivity checks are switched off.
     @exclusivity(unchecked) var generation: UInt32 = 0
-    @exclusivity(unchecked) var ruleStamp: [UInt32]
-    @exclusivity(unchecked) var rulePos: [Int32]
-    @exclusivity(unchecked) var ruleEnd: [Int32]
-    @exclusivity(unchecked) var rulePhrase: [Int32]
-    @exclusivity(unchecked) var ruleVeto: [Bool]
-    @exclusivity(unchecked) var ruleKeyword: [Bool]
-    @exclusivity(unchecked) var ruleMask: [UInt64]
-    @exclusivity(unchecked) var touched: [Int32]
+    /// Per-rule state of the message being decided, one record per rule (valid when `stamp` is the
+    /// current generation), and the rules touched by it. Allocated once in `init`, freed in `deinit`;
+    /// plain pointers, so writing them costs no copy-on-write or exclusivity check per access.
+    let scratch: UnsafeMutablePointer<_RuleScratch>
+    let touched: UnsafeMutablePointer<Int32>
+    let ruleCount: Int
     @exclusivity(unchecked) var matchBuffer: [_RawMatch] = []
     @exclusivity(unchecked) var sortedBuffer: [_RawMatch] = []
     @exclusivity(unchecked) var spanBuffer: [Range<Int>] = []
@@ -44,19 +42,23 @@ public final class Classifier {
         useStart = ruleSet.useStart
         uses = ruleSet.uses
         let n = ruleSet.rules.count
-        ruleStamp = Array(repeating: 0, count: n)
-        rulePos = Array(repeating: 0, count: n)
-        ruleEnd = Array(repeating: 0, count: n)
-        rulePhrase = Array(repeating: 0, count: n)
-        ruleVeto = Array(repeating: false, count: n)
-        ruleKeyword = Array(repeating: false, count: n)
-        ruleMask = Array(repeating: 0, count: n)
-        touched = Array(repeating: 0, count: n)
+        ruleCount = n
+        scratch = .allocate(capacity: max(1, n))
+        scratch.initialize(repeating: _RuleScratch(), count: max(1, n))
+        touched = .allocate(capacity: max(1, n))
+        touched.initialize(repeating: 0, count: max(1, n))
         matchBuffer.reserveCapacity(4096)
         sortedBuffer.reserveCapacity(4096)
         spanBuffer.reserveCapacity(Classifier.batchSize)
         spanCounts = Array(repeating: 0, count: Classifier.batchSize + 1)
         spanCursor = Array(repeating: 0, count: Classifier.batchSize + 1)
+    }
+
+    deinit {
+        scratch.deinitialize(count: max(1, ruleCount))
+        scratch.deallocate()
+        touched.deinitialize(count: max(1, ruleCount))
+        touched.deallocate()
     }
 
     /// Classifies one message given as UTF-8 bytes (the body may hold invalid UTF-8).
@@ -198,7 +200,7 @@ public final class Classifier {
 
         generation &+= 1
         if generation == 0 {
-            for i in ruleStamp.indices { ruleStamp[i] = 0 }
+            for i in 0..<ruleCount { scratch[i].stamp = 0 }
             generation = 1
         }
         let gen = generation
@@ -212,26 +214,26 @@ public final class Classifier {
                 u += 1
                 let r = Int(use >> 8)
                 let role = use & 0xFF
-                if ruleStamp[r] != gen {
-                    ruleStamp[r] = gen
-                    rulePos[r] = Int32.max
-                    ruleEnd[r] = -1
-                    rulePhrase[r] = -1
-                    ruleVeto[r] = false
-                    ruleKeyword[r] = false
-                    ruleMask[r] = 0
+                if scratch[r].stamp != gen {
+                    scratch[r].stamp = gen
+                    scratch[r].pos = Int32.max
+                    scratch[r].end = -1
+                    scratch[r].phrase = -1
+                    scratch[r].veto = false
+                    scratch[r].keyword = false
+                    scratch[r].mask = 0
                     touched[touchedCount] = Int32(r)
                     touchedCount += 1
                 }
                 if role == 1 {
-                    ruleVeto[r] = true
+                    scratch[r].veto = true
                     continue
                 }
-                if role == 0 { ruleKeyword[r] = true } else { ruleMask[r] |= 1 << UInt64(role - 2) }
-                if m.start < rulePos[r] || (m.start == rulePos[r] && m.end > ruleEnd[r]) {
-                    rulePos[r] = m.start
-                    ruleEnd[r] = m.end
-                    rulePhrase[r] = m.phrase
+                if role == 0 { scratch[r].keyword = true } else { scratch[r].mask |= 1 << UInt64(role - 2) }
+                if m.start < scratch[r].pos || (m.start == scratch[r].pos && m.end > scratch[r].end) {
+                    scratch[r].pos = m.start
+                    scratch[r].end = m.end
+                    scratch[r].phrase = m.phrase
                 }
             }
         }
@@ -249,7 +251,7 @@ public final class Classifier {
                 r = Int(touched[k])
             } else {
                 r = Int(senderOnly[k - touchedCount])
-                if ruleStamp[r] == gen {  // already considered among the touched rules
+                if scratch[r].stamp == gen {  // already considered among the touched rules
                     k += 1
                     continue
                 }
@@ -276,8 +278,8 @@ public final class Classifier {
         v.rule = Int32(best)
         if bestPos != Int32.max {
             v.matchStart = bestPos
-            v.matchEnd = ruleEnd[best]
-            v.phrase = rulePhrase[best]
+            v.matchEnd = scratch[best].end
+            v.phrase = scratch[best].phrase
         }
         return v
     }
@@ -288,11 +290,11 @@ public final class Classifier {
     func _firingPosition(_ r: Int, generation gen: UInt32, sender: UnsafeRawBufferPointer?, info: SenderInfo?) -> Int32 {
         let rule = rules[r]
         var pos = Int32.max
-        if ruleStamp[r] == gen {
-            if ruleVeto[r] { return -1 }
-            if rule.needsKeyword && !ruleKeyword[r] { return -1 }
-            if ruleMask[r] != rule.allMask { return -1 }
-            pos = rulePos[r]
+        if scratch[r].stamp == gen {
+            if scratch[r].veto { return -1 }
+            if rule.needsKeyword && !scratch[r].keyword { return -1 }
+            if scratch[r].mask != rule.allMask { return -1 }
+            pos = scratch[r].pos
         } else if rule.needsKeyword || rule.allMask != 0 {
             return -1
         }
@@ -420,4 +422,19 @@ enum _Fold {
         while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 { hi -= 1 }
         return UnsafeRawBufferPointer(rebasing: b[lo..<hi])
     }
+}
+
+/// The per-rule state of one message's evaluation (see `Classifier.scratch`).
+struct _RuleScratch {
+    /// The generation (message) this record belongs to; stale otherwise.
+    var stamp: UInt32 = 0
+    /// Earliest match start and its end and phrase.
+    var pos: Int32 = 0
+    var end: Int32 = 0
+    var phrase: Int32 = 0
+    /// An `unless` phrase matched; a keyword matched.
+    var veto = false
+    var keyword = false
+    /// Which `all` groups matched (bit per group).
+    var mask: UInt64 = 0
 }
