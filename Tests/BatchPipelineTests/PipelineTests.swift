@@ -277,3 +277,27 @@ final class PipelineTests: XCTestCase {
         XCTAssertNotNil(lines[1]["filter"] as? [String: Any])
     }
 }
+
+final class PipelineXMLOverlongTests: XCTestCase {
+    /// An XML element longer than --max-record is rejected with its length and the next elements are
+    /// labelled (the format is sniffed, not given).
+    func testOverlongXMLElementIsRejectedAndTheRestLabelled() throws {
+        let folder = try Fixtures.temporaryFolder("xml-overlong")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let big = String(repeating: "win cash now ", count: 20_000)  // 260 KB attribute
+        // No newline between the elements: the over-long one must end at its `>`, not at a newline.
+        let xml = "<?xml version='1.0'?>\n<smses><sms address=\"1\" body=\"short one\" /><sms address=\"2\" body=\"\(big)\" /><sms address=\"3\" body=\"after\" /></smses>\n"
+        let input = folder.appendingPathComponent("backup.xml").path
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: input))
+        var options = PipelineOptions()
+        options.chunkSize = 4096
+        options.maxRecord = 64 * 1024
+        options.outputPath = folder.appendingPathComponent("out.xml").path
+        let result = try Pipeline(ruleSet: RuleSet.embeddedDefault, options: options).run(inputs: [input])
+        XCTAssertEqual(result.counts.rejected, 1)
+        XCTAssertEqual(result.counts.labelled, 2)
+        XCTAssertTrue(result.counts.isBalanced)
+        let text = try String(contentsOfFile: options.outputPath!, encoding: .utf8)
+        XCTAssertTrue(text.contains("body=\"after\""), text.suffix(300).description)
+    }
+}

@@ -219,7 +219,6 @@ final class _Job: @unchecked Sendable {
         var fileError: String?
         var firstChunk = true
         var nextLine = 1
-        let skipByte: UInt8 = options.inputFormat == .xml ? UInt8(ascii: ">") : 0x0A
         while !eof {
             if failed { return sequence }
             let chunk = pool.take()
@@ -314,6 +313,8 @@ final class _Job: @unchecked Sendable {
             }
             firstChunk = false
             if overlong {
+                // An over-long record ends at the next newline (an XML element at the next `>`).
+                let skipByte: UInt8 = state.format == .xml ? UInt8(ascii: ">") : 0x0A
                 skipOverlong(chunk: chunk, decoder: decoder, carry: carry, skipByte: skipByte, eof: &eof, fileError: &fileError)
             } else {
                 let all = chunk.input.bytes
