@@ -184,3 +184,23 @@ extension Classifier {
         return v
     }
 }
+
+extension Classifier {
+    /// The learned model's phrases present in `body`, each once, in order of first match, as indices into
+    /// the model's phrase list; what the model's score is computed from (`smsfilter learn` trains on
+    /// exactly these). Empty when the rule set has no model.
+    /// - Complexity: O(body length + matches); allocates nothing once `features` has grown.
+    public func modelFeatures(body: UnsafeRawBufferPointer, into features: inout [Int32]) {
+        features.removeAll(keepingCapacity: true)
+        guard let model = ruleSet.model else { return }
+        matchBuffer.removeAll(keepingCapacity: true)
+        _scan(body)
+        _ = matchBuffer.withUnsafeBufferPointer { _modelScores(model, $0) }
+        let s = modelScratch!
+        var k = 0
+        while k < s.touchedCount {
+            features.append(s.touched[k])
+            k += 1
+        }
+    }
+}
