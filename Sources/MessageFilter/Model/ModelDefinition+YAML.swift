@@ -32,7 +32,8 @@ extension ModelDefinition {
             switch u {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
-            case "\u{00}"..."\u{1F}", "\u{7F}", "\u{85}", "\u{2028}", "\u{2029}", "\u{FEFF}":
+            // Everything outside YAML's printable set, and its line and byte-order marks, as \u or \U escapes.
+            case "\u{00}"..."\u{1F}", "\u{7F}"..."\u{9F}", "\u{2028}", "\u{2029}", "\u{FEFF}", "\u{FFFE}", "\u{FFFF}":
                 out += "\\u" + String(String(u.value, radix: 16, uppercase: true).leftPadded(to: 4))
             default: out.unicodeScalars.append(u)
             }

@@ -138,7 +138,7 @@ public final class PhraseCandidates {
             return .symbol
         }
         guard let s = Unicode.Scalar(v) else { return .symbol }
-        if s.properties.isWhitespace { return .space }
+        if s.properties.isWhitespace || s.properties.generalCategory == .control { return .space }
         guard AhoCorasick.isWordScalar(s) else { return .symbol }
         return isUnspaced(v) ? .unspaced : .word
     }
