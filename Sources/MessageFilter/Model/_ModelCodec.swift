@@ -5,7 +5,7 @@
 /// ```
 /// u8 normalization (0 none, 1 standard, 2 leet)
 /// u8 has model (0/1); then:
-///   string name · i64 priority · u8 has threshold · f32 threshold
+///   string name · u32 line · i64 priority · u8 has threshold · f32 threshold
 ///   u32 T · T × (u8 action, u32 sub-action) · T × f32 bias
 ///   u32 P · P × (u8 kind, string phrase, f32 idf, T × f32 weight)
 ///   string provenance
@@ -19,6 +19,7 @@ enum _ModelCodec {
         }
         w.u8(1)
         w.string(m.name)
+        w.u32(UInt32(m.line))
         w.i64(Int64(m.priority))
         w.u8(m.threshold == nil ? 0 : 1)
         w.u32((m.threshold ?? 0).bitPattern)
@@ -48,6 +49,7 @@ enum _ModelCodec {
         var m = ModelDefinition()
         m.name = try r.string()
         guard !m.name.isEmpty, !d.rules.contains(where: { $0.name == m.name }) else { throw fail("model name") }
+        m.line = Int(try r.u32())
         let priority = try r.i64()
         guard abs(priority) <= 1_000_000 else { throw fail("model priority") }
         m.priority = Int(priority)
