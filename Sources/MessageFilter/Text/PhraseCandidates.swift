@@ -6,7 +6,8 @@ import AhoCorasick
 ///   and 2…`wordNGrams` of them separated by exactly one space (`free entry`);
 /// - **character n-grams** of runs of unspaced scripts (Thai, Lao, Khmer, Myanmar, Chinese, Japanese;
 ///   kind `part`), `charNGrams` scalars long;
-/// - **pieces of words that hold a digit** (`£1000` → `100`, `1000`…; kind `part`), `digitNGrams` long;
+/// - **pieces of words that hold a digit**, each piece holding a digit (`09061701461` → `0906`, `txt80` →
+///   `t80`…; kind `part`), `digitNGrams` long;
 /// - **symbols**: every other character that is not a space (`£`, `!`, `&`; kind `part`).
 ///
 /// ASCII letters are lower-cased (the automaton folds ASCII case; under `standard` normalisation other
@@ -116,10 +117,13 @@ public final class PhraseCandidates {
                     first -= 1
                 }
                 if digit && !options.digitNGrams.isEmpty {
+                    // Only pieces that hold a digit: a letters-only piece would match inside every word.
                     for len in options.digitNGrams where len >= 1 && len < j - k {
                         var s = k
                         while s + len <= j {
-                            emit(s, s + len, .part, visit)
+                            var hasDigit = false
+                            for q in s..<(s + len) where scalars[q] >= 0x30 && scalars[q] <= 0x39 { hasDigit = true }
+                            if hasDigit { emit(s, s + len, .part, visit) }
                             s += 1
                         }
                     }
