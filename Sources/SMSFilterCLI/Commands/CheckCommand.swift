@@ -41,7 +41,8 @@ struct CheckCommand: ParsableCommand {
             let caps = set.capabilities
             out += "\(set.definition.rules.count) rules, \(set.phraseCount) phrases, "
             if let m = set.definition.model { out += "model \"\(m.name)\" (\(m.phrases.count) phrases × \(m.targets.count) targets, priority \(m.priority)), " }
-            out += "normalize \(set.definition.normalization.name), capabilities: "
+            if set.definition.normalization != .standard { out += "normalize \(set.definition.normalization.name), " }
+            out += "capabilities: "
             out += caps.isDeclared ? caps.subActions.map(\.name).joined(separator: ", ") : "none declared (all twelve)"
             if !set.definition.blockList.isEmpty || !set.definition.identificationNumbers.isEmpty {
                 out += ", block list \(set.definition.blockList.count), identification list \(set.definition.identificationNumbers.count)"
