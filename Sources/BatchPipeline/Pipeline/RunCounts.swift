@@ -1,4 +1,5 @@
 import Foundation
+import MessageFilter
 
 /// Everything a run counted (SPEC §6). Written as JSON by `--counts` and as a table on stderr.
 ///
@@ -162,9 +163,9 @@ extension RunCounts {
     public static func read(path: String) throws -> RunCounts {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try BoundedFile.read(path, limit: 256 << 20)
         } catch {
-            throw CountFileError(file: path, field: nil, problem: "cannot be read (\((error as NSError).localizedDescription))")
+            throw CountFileError(file: path, field: nil, problem: error.detail)
         }
         return try _CountFileReader(file: path).read(data)
     }
@@ -186,7 +187,7 @@ public struct CountFileError: Error, CustomStringConvertible, Sendable {
 public enum Manifest {
     /// The archives listed in a manifest: one path or URI per line; blank lines and `#` comments skipped.
     public static func read(path: String) throws -> [String] {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text = String(decoding: try BoundedFile.read(path, limit: 1 << 30), as: UTF8.self)
         return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }

@@ -142,7 +142,7 @@ struct ClassifyCommand: ParsableCommand {
             do {
                 all += try Manifest.read(path: manifest)
             } catch {
-                throw CLI.fail("\(manifest): cannot read the manifest: \(error.localizedDescription)", code: 66)
+                throw CLI.fail("\(error) (the manifest)", code: 66)
             }
         }
         guard let shard else { return (all, all) }
