@@ -10,6 +10,8 @@ import Darwin
 /// The files a command reads and writes, checked together before any work is done (SPEC §6,
 /// docs/RELIABILITY.md).
 ///
+/// An input that does not exist is exit status 66, said before anything about the outputs.
+///
 /// Every command lists its inputs (archives, rule files, manifests, mapping and count files) and its outputs
 /// (`-o`, `--rejects`, `--counts`, `--json-file`, `--stats-file`, `--report`, `--phrases-file`, and the
 /// files a command writes into an output folder), then calls ``check()`` first thing in `run()`. It refuses,
@@ -56,7 +58,7 @@ struct IOPlan {
     mutating func writeFolder(_ path: String, as option: String, files: [String]) {
         folders.append(Entry(option: option, path: path))
         for name in files {
-            outputs.append(Entry(option: "\(option) (its \(name))", path: (path as NSString).appendingPathComponent(name)))
+            outputs.append(Entry(option: option, path: Self.child(name, of: path)))
         }
     }
 
@@ -67,6 +69,10 @@ struct IOPlan {
 
     /// The first problem, with its exit status; nil when the plan is safe.
     func problem() -> (String, Int32)? {
+        // An input that is missing is the first thing to say (exit 66), before any output's problem.
+        for input in inputs where input.path != "-" && Self.kind(input.path) == .missing {
+            return ("\(input.path): no such file (\(input.option))", 66)
+        }
         for folder in folders {
             if let p = folderProblem(folder) { return p }
         }
@@ -101,6 +107,11 @@ struct IOPlan {
         case .special:
             return nil
         case .missing:
+            // A file of an output folder that does not exist yet: the folder is checked and created instead.
+            let parent = Self.parent(of: e.path)
+            if folders.contains(where: { Self.parent(of: Self.child("x", of: $0.path)) == parent && Self.kind($0.path) == .missing }) {
+                return nil
+            }
             return parentProblem(e)
         }
     }
@@ -147,6 +158,11 @@ struct IOPlan {
         }
         var linkInfo = stat()
         return lstat(path, &linkInfo) == 0 ? .danglingLink : .missing
+    }
+
+    /// `folder/name`, spelled so that ``parent(of:)`` gives `folder` back.
+    static func child(_ name: String, of folder: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
     static func parent(of path: String) -> String {
