@@ -30,13 +30,13 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
     var rules: String?
 
-    @Option(name: .long, help: "Worker threads, 1 to 256 (default: all cores).")
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
     var threads: Int?
 
-    @Option(name: .long, help: "How many times to run each measurement, 1 to 1000 (the median is reported).")
+    @Option(name: .long, parsing: .unconditional, help: "How many times to run each measurement, 1 to 1000 (the median is reported).")
     var `repeat` = 3
 
-    @Option(name: .long, help: "Body bytes to load for the matcher measurement, 1K to 2G.")
+    @Option(name: .long, parsing: .unconditional, help: "Body bytes to load for the matcher measurement, 1K to 2G.")
     var matcherBytes = ByteSize(256 << 20)
 
     @Flag(name: .long, help: "End to end: write labels only instead of whole records.")

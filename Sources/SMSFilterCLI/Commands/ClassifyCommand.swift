@@ -80,19 +80,19 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: "Name of the added labels (JSON key, column/attribute prefix): letters, digits, _ - .")
     var filterKey = "filter"
 
-    @Option(name: .long, help: "Worker threads, 1 to 256 (default: all cores).")
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
     var threads: Int?
 
-    @Option(name: .long, help: "Bytes of records per work unit, 4K to 64M (default 1M, less above 3 threads).")
+    @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 1M, less above 3 threads).")
     var chunkSize: ByteSize?
 
-    @Option(name: .long, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
+    @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
     var maxRecord = ByteSize(64 << 20)
 
     @Option(name: .long, parsing: .unconditional, help: "zstd level of the output, -7 to 19 (default 1 for a .zst name).")
     var level: Int32?
 
-    @Option(name: .long, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
+    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
     var compressionThreads: Int?
 
     @Flag(name: .long, help: "Stop with exit status 65 at the first malformed record.")

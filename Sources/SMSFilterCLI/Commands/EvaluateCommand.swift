@@ -57,7 +57,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, help: "Write a self-contained HTML report to this file.")
     var report: String?
 
-    @Option(name: .long, help: "How many conflict examples to keep, 0 to 100000.")
+    @Option(name: .long, parsing: .unconditional, help: "How many conflict examples to keep, 0 to 100000.")
     var conflictExamples = 20
 
     @OptionGroup var fields: FieldOptions

@@ -38,7 +38,7 @@ struct ExportExtensionCommand: ParsableCommand {
     @Option(name: .long, help: "The Call Directory extension's class name.")
     var callDirectoryClass = "CallDirectoryHandler"
 
-    @Option(name: .long, help: "Call Directory entries handed to CallKit per batch, each batch in its own autorelease pool.")
+    @Option(name: .long, parsing: .unconditional, help: "Call Directory entries handed to CallKit per batch, each batch in its own autorelease pool.")
     var batchSize = 5_000
 
     @Flag(name: [.short, .long], help: "Replace existing files of the same names in the folder.")

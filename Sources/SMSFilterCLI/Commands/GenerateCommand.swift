@@ -21,7 +21,7 @@ struct GenerateCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Number of records.")
+    @Option(name: .long, parsing: .unconditional, help: "Number of records.")
     var count: Int
 
     @Option(name: .long, help: "Seed of the pseudo-random generator.")
@@ -36,7 +36,7 @@ struct GenerateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "zstd level when compressing, -7 to 19.")
     var level: Int32 = 3
 
-    @Option(name: .long, help: "zstd compression threads, 1 to 256 (default: all cores).")
+    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads, 1 to 256 (default: all cores).")
     var threads: Int?
 
     @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")

@@ -73,12 +73,18 @@ struct IOPlan {
         for input in inputs where input.path != "-" && Self.kind(input.path) == .missing {
             return ("\(input.path): no such file (\(input.option))", 66)
         }
+        // Identity first: "add --force" would be the wrong advice for an output that is an input.
+        if let p = identityProblem() { return p }
         for folder in folders {
             if let p = folderProblem(folder) { return p }
         }
         for output in outputs where output.path != "-" {
             if let p = outputProblem(output) { return p }
         }
+        return nil
+    }
+
+    private func identityProblem() -> (String, Int32)? {
         let readIDs = inputs.map { (entry: $0, id: Self.identity($0.path, stream: 0)) }
         let writeIDs = outputs.map { (entry: $0, id: Self.identity($0.path, stream: 1)) }
         for (i, out) in writeIDs.enumerated() {

@@ -17,22 +17,26 @@ enum Suggestions {
             if let best = best(first, among: names) { text += " Did you mean '\(best)'?" }
             return text + "\nCommands: \(names.joined(separator: ", ")). See 'smsfilter --help'."
         }
-        let options = longOptions(of: command)
+        let known = longOptions(of: command, includeHidden: true)
+        let visible = longOptions(of: command, includeHidden: false)
         for argument in arguments.dropFirst() {
             if argument == "--" { break }
             guard argument.hasPrefix("--"), argument.count > 2 else { continue }
             let name = String(argument.prefix(while: { $0 != "=" }))
-            if options.contains(name) { continue }
+            if known.contains(name) { continue }
             var text = "unknown option '\(name)' for '\(first)'."
-            if let best = best(name, among: options.sorted()) { text += " Did you mean '\(best)'?" }
+            // The hidden names are the old spellings of -o/--output (--out, --out-dir): suggest the new one.
+            if let best = best(name, among: known.sorted()).map({ visible.contains($0) ? $0 : "--output" }) {
+                text += " Did you mean '\(best)'?"
+            }
             return text + "\nSee 'smsfilter \(first) --help' for its options."
         }
         return nil
     }
 
-    /// Every long option of `command`, hidden aliases included, read from its full help.
-    static func longOptions(of command: ParsableCommand.Type) -> Set<String> {
-        let help = command.helpMessage(includeHidden: true, columns: 10_000)
+    /// Every long option of `command` (with its hidden aliases when `includeHidden`), read from its help.
+    static func longOptions(of command: ParsableCommand.Type, includeHidden: Bool) -> Set<String> {
+        let help = command.helpMessage(includeHidden: includeHidden, columns: 10_000)
         var names: Set<String> = ["--help"]
         var current = ""
         var inName = false
