@@ -38,4 +38,10 @@ enum _YAMLBudget {
         }
         return total
     }
+
+    /// ``expandedSize(of:limit:)`` of YAML text (nil for an empty document too).
+    static func expandedSize(ofYAML text: String, limit: Int = maxExpandedBytes) throws -> Int? {
+        guard let root = try Yams.compose(yaml: text) else { return nil }
+        return expandedSize(of: root, limit: limit)
+    }
 }
