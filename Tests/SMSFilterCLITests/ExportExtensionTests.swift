@@ -235,7 +235,7 @@ final class ExportExtensionTests: CLITestCase {
         XCTAssertTrue(try run(["--help"]).out.contains("export-extension"))
         let help = try run(["export-extension", "--help"])
         XCTAssertEqual(help.status, 0)
-        for option in ["-o, --output <output>", "--message-filter-class", "--call-directory-class", "--batch-size", "--quiet",
+        for option in ["-o, --output <folder>", "--message-filter-class", "--call-directory-class", "--batch-size", "--quiet",
                        "MessageFilterExtension)", "CallDirectoryHandler)", "5000)"] {
             XCTAssertTrue(help.out.contains(option), "help lacks \(option)")
         }

@@ -27,7 +27,7 @@ struct BenchCommand: ParsableCommand {
     @Argument(help: "A JSON Lines archive (plain or .zst).")
     var input: String
 
-    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
     var rules: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
@@ -48,7 +48,7 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the results as JSON.")
     var json = false
 
-    @Option(name: .long, help: "Only write the rule set's phrases to this file, one per line, for peer tools.")
+    @Option(name: .long, help: ArgumentHelp("Only write the rule set's phrases to this file, one per line, for peer tools.", valueName: "file"))
     var phrasesFile: String?
 
     @Flag(name: [.short, .long], help: "Replace an existing --phrases-file (devices, FIFOs and - need no --force).")

@@ -36,16 +36,16 @@ struct ClassifyCommand: ParsableCommand {
     @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: .long, help: "A file listing input archives, one per line (# comments allowed).")
+    @Option(name: .long, help: ArgumentHelp("A file listing input archives, one per line (# comments allowed).", valueName: "file"))
     var manifest: String?
 
     @Option(name: .long, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
     var shard: Shard?
 
-    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
     var rules: String?
 
-    @Option(name: [.short, .long], help: "Where labelled records go (- is standard output; .zst compresses).")
+    @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; .zst compresses).", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("out"), help: .hidden)
@@ -54,10 +54,10 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Write no labelled records, only counts (and rejects).")
     var noOutput = false
 
-    @Option(name: .long, help: "Write the counts as JSON to this file.")
+    @Option(name: .long, help: ArgumentHelp("Write the counts as JSON to this file.", valueName: "file"))
     var counts: String?
 
-    @Option(name: .long, help: "Write rejected records (file, line, reason, record) as JSON Lines to this file.")
+    @Option(name: .long, help: ArgumentHelp("Write rejected records (file, line, reason, record) as JSON Lines to this file.", valueName: "file"))
     var rejects: String?
 
     @Option(name: .long, help: "What to write per record: records (whole records plus labels) or labels (id and labels only).")

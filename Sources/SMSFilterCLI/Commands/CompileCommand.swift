@@ -19,7 +19,7 @@ struct CompileCommand: ParsableCommand {
     @Argument(help: "The rule file (YAML, or a .smsf to rewrite).")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The compiled rule set to write.")
+    @Option(name: .shortAndLong, help: ArgumentHelp("The compiled rule set to write.", valueName: "file"))
     var output: String
 
     @Flag(name: [.short, .long], help: "Replace an existing output file (devices and FIFOs need no --force).")

@@ -36,7 +36,7 @@ struct EvaluateCommand: ParsableCommand {
     @Argument(help: "Input JSON Lines archives (plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
     var rules: String?
 
     @Option(name: .long, help: "Field holding the truth label.")
@@ -45,16 +45,16 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, help: "Truth label → targets, e.g. spam=junk|promotion,ham=other (identity: the labels are folder paths).")
     var map: String?
 
-    @Option(name: .long, help: "A JSON or flat YAML file mapping truth labels to targets.")
+    @Option(name: .long, help: ArgumentHelp("A JSON or flat YAML file mapping truth labels to targets.", valueName: "file"))
     var mapFile: String?
 
     @Option(name: .long, help: "Score per action or per folder (default: from the mapping).")
     var by: TruthMapping.Granularity?
 
-    @Option(name: .long, help: "Write the figures as JSON to this file (- is standard output).")
+    @Option(name: .long, help: ArgumentHelp("Write the figures as JSON to this file (- is standard output).", valueName: "file"))
     var jsonFile: String?
 
-    @Option(name: .long, help: "Write a self-contained HTML report to this file.")
+    @Option(name: .long, help: ArgumentHelp("Write a self-contained HTML report to this file.", valueName: "file"))
     var report: String?
 
     @Option(name: .long, parsing: .unconditional, help: "How many conflict examples to keep, 0 to 100000.")

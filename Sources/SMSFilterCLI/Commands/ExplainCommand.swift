@@ -10,6 +10,8 @@ struct ExplainCommand: ParsableCommand {
         discussion: """
             Example:
               smsfilter explain --sender AD-HDFCBK "Rs 500 debited from a/c XX12"
+
+            Exit status: 0 success, 64 usage, 65 bad rules, 66 rule file missing.
             """
     )
 

@@ -27,7 +27,7 @@ struct ExportCommand: ParsableCommand {
               smsfilter export labelled.jsonl.zst -o sets --format fasttext --dedup \\
                   --stats-file stats.json
               smsfilter export corpus.jsonl.zst --label-field label --split 90,5,5 \\
-                  --max-per-label 50000 -o sets
+                  --max-per-label 50000 -o label-sets
 
             Exit status: 0 success, 64 usage, 65 damaged input, 66 input missing, 73 an output could not be written.
             """
@@ -36,7 +36,7 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "Input JSON Lines archives (plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: [.short, .long], help: "Folder that receives train.<ext>, validation.<ext> and test.<ext>.")
+    @Option(name: [.short, .long], help: ArgumentHelp("Folder that receives train.<ext>, validation.<ext> and test.<ext>.", valueName: "folder"))
     var output: String?
 
     @Option(name: .customLong("out-dir"), help: .hidden)
@@ -48,7 +48,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "The label: folder, action or action-subaction.")
     var label: ExportOptions.LabelKind = .folder
 
-    @Option(name: .long, help: "Classify every record with this rule file (YAML or .smsf) instead of using its filter object.")
+    @Option(name: .long, help: ArgumentHelp("Classify every record with this rule file (YAML or .smsf) instead of using its filter object.", valueName: "file"))
     var rules: String?
 
     @Option(name: .long, help: "Take each record's label verbatim from this field instead.")
@@ -75,7 +75,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "zstd level with --zst, -7 to 19.")
     var level: Int32 = 3
 
-    @Option(name: .long, help: "Write the per-split, per-label table as JSON to this file (- is standard output).")
+    @Option(name: .long, help: ArgumentHelp("Write the per-split, per-label table as JSON to this file (- is standard output).", valueName: "file"))
     var statsFile: String?
 
     @OptionGroup var fields: FieldOptions

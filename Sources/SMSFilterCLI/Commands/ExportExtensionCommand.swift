@@ -29,7 +29,7 @@ struct ExportExtensionCommand: ParsableCommand {
     @Argument(help: "The rule file (YAML or .smsf); it must pass `smsfilter check --target ios`.")
     var rules: String
 
-    @Option(name: .shortAndLong, help: "The folder to write the extension files into (created when missing).")
+    @Option(name: .shortAndLong, help: ArgumentHelp("The folder to write the extension files into (created when missing).", valueName: "folder"))
     var output: String
 
     @Option(name: .long, help: "The message filter extension's class name.")

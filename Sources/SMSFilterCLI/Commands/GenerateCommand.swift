@@ -17,7 +17,7 @@ struct GenerateCommand: ParsableCommand {
             Records are not written to a terminal unless -o - asks for it.
 
             Example:
-              smsfilter generate --count 10000000 --seed 1 -o corpus.jsonl.zst
+              smsfilter generate --count 10000000 --seed 1 -o corpus-10m.jsonl.zst
             """
     )
 
@@ -27,7 +27,7 @@ struct GenerateCommand: ParsableCommand {
     @Option(name: .long, help: "Seed of the pseudo-random generator.")
     var seed: UInt64 = 1
 
-    @Option(name: [.short, .long], help: "Output file (.zst compresses with zstd); - is standard output.")
+    @Option(name: [.short, .long], help: ArgumentHelp("Output file (.zst compresses with zstd); - is standard output.", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("out"), help: .hidden)

@@ -21,7 +21,7 @@ struct MergeCountsCommand: ParsableCommand {
     @Argument(help: "Count files written by classify --counts.")
     var files: [String] = []
 
-    @Option(name: [.short, .long], help: "Write the merged counts here instead of standard output.")
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the merged counts here instead of standard output.", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("out"), help: .hidden)
