@@ -153,8 +153,10 @@ struct ClassifyCommand: ParsableCommand {
         let (all, selected) = try selectedInputs()
         let readsStandardInput = selected.isEmpty && manifest == nil && shard == nil
         var plan = IOPlan(force: force)
+        plan.read(readsStandardInput ? ["-"] : selected, as: "the input")
         // Every archive of the manifest, not only this shard's: another shard reads the rest.
-        plan.read(readsStandardInput ? ["-"] : all, as: "the input")
+        let selectedSet = Set(selected)
+        plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
         plan.read(rules, as: "the rule file (--rules)")
         plan.read(manifest, as: "the manifest (--manifest)")
         plan.write(noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")

@@ -29,6 +29,8 @@ struct IOPlan {
         /// How messages name it: `-o`, `--rejects` for outputs; `the input`, `the rule file (--rules)` for inputs.
         var option: String
         var path: String
+        /// An input this run reads (missing: exit 66), not one only protected (another shard's archive).
+        var isRead = true
     }
 
     private(set) var inputs: [Entry] = []
@@ -48,6 +50,12 @@ struct IOPlan {
 
     mutating func read(_ paths: [String], as option: String) {
         for path in paths { read(path, as: option) }
+    }
+
+    /// Files this run does not read but must not write over either (the other shards' archives of a
+    /// manifest): checked when they exist, never required to.
+    mutating func protect(_ paths: [String], as option: String) {
+        for path in paths { inputs.append(Entry(option: option, path: path, isRead: false)) }
     }
 
     mutating func write(_ path: String?, as option: String) {
@@ -70,7 +78,7 @@ struct IOPlan {
     /// The first problem, with its exit status; nil when the plan is safe.
     func problem() -> (String, Int32)? {
         // An input that is missing is the first thing to say (exit 66), before any output's problem.
-        for input in inputs where input.path != "-" && Self.kind(input.path) == .missing {
+        for input in inputs where input.isRead && input.path != "-" && Self.kind(input.path) == .missing {
             return ("\(input.path): no such file (\(input.option))", 66)
         }
         // Identity first: "add --force" would be the wrong advice for an output that is an input.
