@@ -152,16 +152,7 @@ struct ClassifyCommand: ParsableCommand {
     func run() throws {
         let (all, selected) = try selectedInputs()
         let readsStandardInput = selected.isEmpty && manifest == nil && shard == nil
-        var plan = IOPlan(force: force)
-        plan.read(readsStandardInput ? ["-"] : selected, as: "the input")
-        // Every archive of the manifest, not only this shard's: another shard reads the rest.
-        let selectedSet = Set(selected)
-        plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
-        plan.read(rules, as: "the rule file (--rules)")
-        plan.read(manifest, as: "the manifest (--manifest)")
-        plan.write(noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
-        plan.write(rejects, as: "--rejects")
-        plan.write(counts, as: "--counts")
+        let plan = ioPlan(all: all, selected: readsStandardInput ? ["-"] : selected)
         try plan.check()
         if !noOutput { try CLI.refuseRecordsToTerminal(output: outputPath) }
 
@@ -169,6 +160,48 @@ struct ClassifyCommand: ParsableCommand {
         if selected.isEmpty && (manifest != nil || shard != nil) && !quiet {
             CLI.stderr("smsfilter: this shard holds no input\n")
         }
+        let progress = ProgressLine()
+        var options = pipelineOptions(existing: plan.existingPolicy, progress: progress)
+        let countsFile = try openCounts(existing: plan.existingPolicy)
+        options.beforeCommit = Self.countsWriter(countsFile)
+        let result: RunResult
+        do {
+            result = try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
+        } catch {
+            progress.clear()
+            countsFile?.value.abandon()
+            throw CLI.fail(error.description, code: error.exitCode)
+        }
+        progress.clear()
+        if !quiet {
+            if json {
+                CLI.stderr(String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self))
+            } else {
+                CLI.stderr(result.counts.table())
+            }
+        }
+        for file in result.counts.files where file.error != nil {
+            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
+        }
+        if result.damaged { throw ExitCode(65) }
+    }
+
+    /// What this run reads and writes (``IOPlan``): `selected` are the inputs it reads, `all` every
+    /// archive named (another shard reads the rest of a manifest: they are protected too).
+    func ioPlan(all: [String], selected: [String]) -> IOPlan {
+        var plan = IOPlan(force: force)
+        plan.read(selected, as: "the input")
+        let selectedSet = Set(selected)
+        plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
+        plan.read(rules, as: "the rule file (--rules)")
+        plan.read(manifest, as: "the manifest (--manifest)")
+        plan.write(noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
+        plan.write(rejects, as: "--rejects")
+        plan.write(counts, as: "--counts")
+        return plan
+    }
+
+    func pipelineOptions(existing: OutputFile.Existing, progress: ProgressLine) -> PipelineOptions {
         var options = PipelineOptions()
         options.inputFormat = inputFormat
         options.fields = fields.names
@@ -184,58 +217,41 @@ struct ClassifyCommand: ParsableCommand {
         options.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
-        options.existing = plan.existingPolicy
+        options.existing = existing
         if let inputName { options.stdinName = inputName }
-        let progress = ProgressLine()
         // The progress line would land among the records when both go to the same terminal.
         let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal
         if !quiet && CLI.stderrIsTerminal && !recordsOnTerminal {
             options.progress = { progress.update($0) }
         }
-        // The counts file is opened now (its folder is known good) and written once every record is, before
-        // the labelled output and the rejects are put in place: a counts file that cannot be written (a full
-        // disk, /dev/full) then leaves no finished-looking output either.
-        var countsFile: OutputFile?
-        if let counts {
-            do {
-                countsFile = try OutputFile(path: counts, existing: plan.existingPolicy)
-            } catch {
-                throw CLI.fail("\(error)", code: 73)
-            }
+        return options
+    }
+
+    /// The `--counts` file, opened before the run (its folder is known good by then).
+    func openCounts(existing: OutputFile.Existing) throws -> _Box<OutputFile>? {
+        guard let counts else { return nil }
+        do {
+            return _Box(try OutputFile(path: counts, existing: existing))
+        } catch {
+            throw CLI.fail("\(error)", code: 73)
         }
-        let countsBox = _Box(countsFile)
-        options.beforeCommit = { counts throws(PipelineError) in
-            guard let file = countsBox.value else { return }
+    }
+
+    /// Writes the counts once every record is written, before the labelled output and the rejects are put in
+    /// place (``PipelineOptions/beforeCommit``): a counts file that cannot be written (a full disk,
+    /// /dev/full) then leaves no finished-looking output either.
+    static func countsWriter(_ file: _Box<OutputFile>?) -> (@Sendable (RunCounts) throws(PipelineError) -> Void)? {
+        guard let file else { return nil }
+        return { counts throws(PipelineError) in
             do {
-                try file.write(Array(try counts.jsonData()))
-                try file.finish()
+                try file.value.write(Array(try counts.jsonData()))
+                try file.value.finish()
             } catch let error as ZstdError {
                 throw PipelineError(.outputFailed, error.description)
             } catch {
                 throw PipelineError(.internalError, "cannot encode the counts: \(error)")
             }
         }
-        let pipeline = Pipeline(ruleSet: ruleSet, options: options)
-        let result: RunResult
-        do {
-            result = try pipeline.run(inputs: readsStandardInput ? ["-"] : selected)
-        } catch {
-            progress.clear()
-            countsFile?.abandon()
-            throw CLI.fail(error.description, code: error.exitCode)
-        }
-        progress.clear()
-        if !quiet {
-            if json {
-                CLI.stderr(String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self))
-            } else {
-                CLI.stderr(result.counts.table())
-            }
-        }
-        for file in result.counts.files where file.error != nil {
-            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
-        }
-        if result.damaged { throw ExitCode(65) }
     }
 }
 
