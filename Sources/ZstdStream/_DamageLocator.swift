@@ -66,15 +66,10 @@ enum _DamageLocator {
         func read(_ buffer: inout [UInt8], at offset: Int64, count: Int) -> Int {
             Self.read(fd, &buffer, at: base + offset, count: count)
         }
-        guard read(&header, at: frameStart, count: 5) == 5 else { return fallback }
-        let magic = UInt32(header[0]) | UInt32(header[1]) << 8 | UInt32(header[2]) << 16 | UInt32(header[3]) << 24
-        guard magic == _Zstd.frameMagic else { return fallback }
-        let descriptor = header[4]
-        let singleSegment = descriptor & 0x20 != 0
-        let hasChecksum = descriptor & 0x04 != 0
-        let dictionaryBytes: Int64 = [0, 1, 2, 4][Int(descriptor & 3)]
-        let contentSizeBytes: Int64 = [singleSegment ? 1 : 0, 2, 4, 8][Int(descriptor >> 6)]
-        let headerEnd = frameStart + 5 + (singleSegment ? 0 : 1) + dictionaryBytes + contentSizeBytes
+        guard read(&header, at: frameStart, count: 5) == 5,
+            let (headerBytes, hasChecksum) = frameHeader(header)
+        else { return fallback }
+        let headerEnd = frameStart + headerBytes
         var position = headerEnd
         /// Several candidate blocks: decode the frame again (up to 256 MiB of it) to tell which one fails.
         func answer(_ range: Range<Int64>, _ blocks: Int) -> _DamageLocation {
@@ -132,6 +127,18 @@ enum _DamageLocator {
                 return answer(c, candidateCount)
             }
         }
+    }
+
+    /// The size of a zstd frame header and whether the frame ends with a checksum, from its first 5 bytes
+    /// (magic number and frame header descriptor); nil when it is not a zstd frame.
+    static func frameHeader(_ first: [UInt8]) -> (bytes: Int64, hasChecksum: Bool)? {
+        let magic = UInt32(first[0]) | UInt32(first[1]) << 8 | UInt32(first[2]) << 16 | UInt32(first[3]) << 24
+        guard magic == _Zstd.frameMagic else { return nil }
+        let descriptor = first[4]
+        let singleSegment = descriptor & 0x20 != 0
+        let dictionaryBytes: Int64 = [0, 1, 2, 4][Int(descriptor & 3)]
+        let contentSizeBytes: Int64 = [singleSegment ? 1 : 0, 2, 4, 8][Int(descriptor >> 6)]
+        return (5 + (singleSegment ? 0 : 1) + dictionaryBytes + contentSizeBytes, descriptor & 0x04 != 0)
     }
 
     /// Re-decodes the frame at `frameStart` from its first byte, one block per call with a fresh context,

@@ -80,30 +80,7 @@ struct _CountFileReader {
         guard case .array(let files)? = o["files"] else {
             throw fail("files", o["files"] == nil ? "missing" : "expected a list of files, found \(o["files"]!.typeName)")
         }
-        for (i, value) in files.enumerated() {
-            let at = "files[\(i)]"
-            guard case .object(let f) = value else { throw fail(at, "expected an object, found \(value.typeName)") }
-            var file = RunCounts.File(path: try string(f, "path", at: at) ?? "", format: try string(f, "format", at: at, required: false) ?? "")
-            file.records = try count(f, "records", at: at)
-            file.labelled = try count(f, "labelled", at: at)
-            file.rejected = try count(f, "rejected", at: at)
-            file.bytes = Int64(try count(f, "bytes", at: at, required: false))
-            file.compressedBytes = Int64(try count(f, "compressedBytes", at: at, required: false))
-            switch f["compressed"] {
-            case .bool(let b)?: file.compressed = b
-            case nil: break
-            case let v?: throw fail("\(at).compressed", "expected true or false, found \(describe(v))")
-            }
-            switch f["error"] {
-            case .string(let e)?: file.error = e
-            case nil, .null?: break
-            case let v?: throw fail("\(at).error", "expected a string or null, found \(describe(v))")
-            }
-            guard Self.isSum(file.records, file.labelled, file.rejected) else {
-                throw fail(at, "records (\(file.records)) is not labelled (\(file.labelled)) + rejected (\(file.rejected))")
-            }
-            c.files.append(file)
-        }
+        c.files = try files.enumerated().map { try file($1, at: "files[\($0)]") }
         guard Self.isSum(c.records, c.labelled, c.rejected) else {
             throw fail("records", "\(c.records) is not labelled (\(c.labelled)) + rejected (\(c.rejected))")
         }
@@ -131,6 +108,31 @@ struct _CountFileReader {
             total = s
         }
         return total
+    }
+
+    /// One entry of `files`, balanced (records = labelled + rejected).
+    private func file(_ value: _JSONValue, at: String) throws -> RunCounts.File {
+        guard case .object(let f) = value else { throw fail(at, "expected an object, found \(value.typeName)") }
+        var file = RunCounts.File(path: try string(f, "path", at: at) ?? "", format: try string(f, "format", at: at, required: false) ?? "")
+        file.records = try count(f, "records", at: at)
+        file.labelled = try count(f, "labelled", at: at)
+        file.rejected = try count(f, "rejected", at: at)
+        file.bytes = Int64(try count(f, "bytes", at: at, required: false))
+        file.compressedBytes = Int64(try count(f, "compressedBytes", at: at, required: false))
+        switch f["compressed"] {
+        case .bool(let b)?: file.compressed = b
+        case nil: break
+        case let v?: throw fail("\(at).compressed", "expected true or false, found \(describe(v))")
+        }
+        switch f["error"] {
+        case .string(let e)?: file.error = e
+        case nil, .null?: break
+        case let v?: throw fail("\(at).error", "expected a string or null, found \(describe(v))")
+        }
+        guard Self.isSum(file.records, file.labelled, file.rejected) else {
+            throw fail(at, "records (\(file.records)) is not labelled (\(file.labelled)) + rejected (\(file.rejected))")
+        }
+        return file
     }
 
     private func describe(_ v: _JSONValue) -> String {
