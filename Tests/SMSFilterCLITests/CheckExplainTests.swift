@@ -91,7 +91,7 @@ final class CheckExplainTests: CLITestCase {
         XCTAssertEqual(c.status, 0, c.err)
         XCTAssertTrue(c.err.contains("compiled 3 rules, 7 phrases"), c.err)
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
-        let again = try run(["compile", yaml, "-o", smsf, "--quiet"])  // over an existing file
+        let again = try run(["compile", yaml, "-o", smsf, "--quiet", "--force"])  // over an existing file
         XCTAssertEqual(again.status, 0, again.err)
         XCTAssertEqual(again.err, "")
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
@@ -124,7 +124,7 @@ final class CheckExplainTests: CLITestCase {
         XCTAssertEqual(damaged.status, 65)
         XCTAssertTrue(damaged.err.contains("damaged compiled rule set"), damaged.err)
         XCTAssertEqual(try run(["compile", yaml + ".missing", "-o", smsf]).status, 66)
-        XCTAssertEqual(try run(["compile", yaml, "-o", "/nonexistent-dir/x.smsf"]).status, 73)
+        XCTAssertEqual(try run(["compile", yaml, "-o", "/nonexistent-dir/x.smsf"]).status, 64)  // a missing folder is a usage error
     }
 
     func testExplainTextWithDefaultRules() throws {

@@ -188,8 +188,8 @@ final class ExportExtensionTests: CLITestCase {
             XCTAssertTrue(readme.contains(needle), "README lacks \(needle)")
         }
 
-        // The same rules give the same bytes (and existing files are replaced).
-        let again = try export(rules, name: "out")
+        // The same rules give the same bytes (and existing files are replaced with --force).
+        let again = try export(rules, ["--force"], name: "out")
         XCTAssertEqual(again.standardizedFileURL.path, out.standardizedFileURL.path)
         let other = try export(rules, name: "other")
         for name in names {
@@ -231,11 +231,11 @@ final class ExportExtensionTests: CLITestCase {
         XCTAssertEqual(try run(["export-extension", example, "-o", out.path, "--message-filter-class", "X", "--call-directory-class", "X"]).status, 64)
         // The output exists as a file.
         let file = try write("file", "")
-        XCTAssertEqual(try run(["export-extension", example, "-o", file]).status, 73)
+        XCTAssertEqual(try run(["export-extension", example, "-o", file]).status, 64)  // not a folder: a usage error
         XCTAssertTrue(try run(["--help"]).out.contains("export-extension"))
         let help = try run(["export-extension", "--help"])
         XCTAssertEqual(help.status, 0)
-        for option in ["-o, --output <output>", "--message-filter-class", "--call-directory-class", "--batch-size", "--quiet",
+        for option in ["-o, --output <folder>", "--message-filter-class", "--call-directory-class", "--batch-size", "--quiet",
                        "MessageFilterExtension)", "CallDirectoryHandler)", "5000)"] {
             XCTAssertTrue(help.out.contains(option), "help lacks \(option)")
         }

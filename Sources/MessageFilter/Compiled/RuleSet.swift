@@ -197,10 +197,18 @@ public final class RuleSet: Sendable {
         if head.count == 8, Array(head) == _SMSFFormat.magic {
             return try _SMSFFormat.load(path: path)
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file") }
+        let data: Data
+        do {
+            data = try BoundedFile.read(path, limit: maxRuleFileBytes)
+        } catch {
+            throw RuleSetLoadError(.unreadable, path: path, detail: error.detail)
+        }
         guard let yaml = String(data: data, encoding: .utf8) else { throw RuleSetLoadError(.unreadable, path: path, detail: "not UTF-8 text (and not a compiled .smsf)") }
         return try parse(yaml: yaml, file: path)
     }
+
+    /// The largest YAML rule file read: 64 MiB (a compiled `.smsf` is mapped instead, whatever its size).
+    public static let maxRuleFileBytes = 64 << 20
 
     /// The compiled `.smsf` bytes.
     public func serialize() -> [UInt8] { _SMSFFormat.serialize(self) }

@@ -54,10 +54,16 @@ public enum RuleChecker {
         guard FileManager.default.fileExists(atPath: path) else {
             throw RuleSetLoadError(.fileMissing, path: path, detail: "no such file")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file")
+        let head: Data
+        do {
+            // The magic number only: a .smsf is mapped by RuleSet.load, whatever its size.
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            head = try handle.read(upToCount: 8) ?? Data()
+        } catch {
+            throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file: \((error as NSError).localizedDescription)")
         }
-        if data.count >= 8, Array(data.prefix(8)) == _SMSFFormat.magic {
+        if head.count >= 8, Array(head.prefix(8)) == _SMSFFormat.magic {
             do {
                 return confirm(try RuleSet.load(path: path), file: path, target: target, findings: [])
             } catch {
@@ -65,6 +71,12 @@ public enum RuleChecker {
                     .init(phase: .resolve, severity: .error, file: path, line: 0, field: "", message: "\(error)"),
                 ], ruleSet: nil)
             }
+        }
+        let data: Data
+        do {
+            data = try BoundedFile.read(path, limit: RuleSet.maxRuleFileBytes)
+        } catch {
+            throw RuleSetLoadError(.unreadable, path: path, detail: error.detail)
         }
         guard let yaml = String(data: data, encoding: .utf8) else {
             return RuleCheckReport(file: path, target: target, findings: [

@@ -36,6 +36,10 @@ struct _RuleFileParser {
             issues.append(.init(file: file, line: 0, field: "", message: "not valid YAML: \(error)"))
             return def
         }
+        if let root, _YAMLBudget.expandedSize(of: root) == nil {
+            issue(root, "", "the document is larger than \(_YAMLBudget.maxExpandedBytes >> 20) MiB with its aliases (*name) written out; share fewer or smaller anchors")
+            return def
+        }
         guard let root, let top = root.mapping else {
             issue(root, "", "a rule file is a mapping with `version: 1` and `rules:`")
             return def
@@ -144,7 +148,9 @@ struct _RuleFileParser {
             let f = "\(at).\(key)"
             switch key {
             case "name":
-                if let s = v.scalar?.string, !s.isEmpty { name = s } else { issue(v, f, "expected a non-empty name"); ok = false }
+                if let s = v.scalar?.string, !s.isEmpty, !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                    name = s
+                } else { issue(v, f, "expected a non-empty name without control characters (tab, newline, NUL, …)"); ok = false }
             case "action":
                 let s = v.string ?? ""
                 if let a = Action(name: s) { action = a } else {
@@ -157,7 +163,7 @@ struct _RuleFileParser {
                     issue(v, f, _Suggest.unknown("sub-action", s, valid: SubAction.allCases.map(\.name))); ok = false
                 }
             case "priority":
-                if let p = v.int, abs(p) <= 1_000_000 { rule.priority = p } else {
+                if let p = v.int, (-1_000_000...1_000_000).contains(p) { rule.priority = p } else {
                     issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
                 }
             case "keywords": rule.keywords = phrases(v, f)
