@@ -145,6 +145,8 @@ SUBCOMMANDS:
   export-extension        Write an iOS message filter and Call Directory
                           extension (Swift sources, compiled rules, README) for
                           a rule set.
+  learn                   Learn phrase weights from labelled records and write
+                          them as the model: section of a rule file.
 
   See 'smsfilter help <subcommand>' for detailed help.
 
@@ -627,6 +629,114 @@ OPTIONS:
   -q, --quiet             Print nothing on success.
   --json                  Print the summary as JSON on standard error instead
                           of the list.
+  --version               Show the version.
+  -h, --help              Show help information.
+
+
+"""#,
+        "learn": #"""
+OVERVIEW: Learn phrase weights from labelled records and write them as the
+model: section of a rule file.
+
+Reads labelled JSON Lines records (plain or .zst), maps each truth label to a
+target (an action or a folder) with --map, and learns one weight per phrase per
+target and a bias per target: word n-grams for spaced scripts, character
+n-grams for Thai, Chinese and Japanese, pieces of words with digits and
+symbols, after normalisation; the --max-phrases phrases in most messages;
+binary TF-IDF, L2-normalised, one-vs-rest linear SVMs. The classifier finds the
+model's phrases with the same automaton as the rules' and adds their weights
+(docs/RULES.md, "Learned models"). --cv K prints cross-validated precision,
+recall and F1 per target (folds by a hash of the normalised body, so duplicates
+share a fold); with -o as well, the figures go into the model's provenance.
+Same inputs and options, same bytes.
+
+Examples:
+  smsfilter learn --truth-field label --map 'spam=junk,ham=none' \
+      -o m.yaml uci.jsonl
+  smsfilter classify --rules m.yaml --labels-only uci.jsonl
+  smsfilter learn --cv 5 thai_sms.jsonl.zst \
+      --map 'OTP=transaction,scam=junk,spam=promotion,OK=none'
+  smsfilter learn --rules my.yaml --priority 50 --map 'spam=junk,ham=none' \
+      -o combined.yaml uci_sms_spam.jsonl.zst
+
+Exit status: 0 success, 64 usage, 65 bad data (labels missing from the map, one
+class, no records, a damaged archive), 66 input missing, 73 an output could not
+be written.
+
+USAGE: smsfilter learn [<options>] [<inputs> ...]
+
+ARGUMENTS:
+  <inputs>                Labelled JSON Lines inputs (plain or .zst); read two
+                          or three times, so files, not standard input.
+
+OPTIONS:
+  --truth-field <truth-field>
+                          Field holding the truth label. (default: label)
+  --map <map>             Truth label → target, e.g. spam=junk,ham=none (one
+                          target per label; LABEL=ignore leaves it out).
+  --map-file <map-file>   A JSON or flat YAML file mapping truth labels to
+                          targets.
+  --by <by>               Targets are actions or folders (default: from the
+                          mapping). (values: action, folder)
+  --rules <rules>         A YAML rule file whose rules the model joins (its
+                          text is copied into the output).
+  -o, --output <output>   The rule file to write (YAML; required unless --cv).
+  -f, --force             Replace an existing output file.
+  --input-format <input-format>
+                          Input format: jsonl (other formats come with the
+                          unified reader). (values: jsonl, csv, tsv, xml)
+  --id-field <id-field>   Field, column or attribute holding the record id.
+                          (default: id)
+  --sender-field <sender-field>
+                          Field, column or attribute holding the sender (XML
+                          default: address). (default: sender)
+  --body-field <body-field>
+                          Field, column or attribute holding the message text.
+                          (default: body)
+  --normalize <normalize> Text normalisation: none, standard or leet (default:
+                          the --rules file's, else standard).
+  --max-phrases <max-phrases>
+                          Largest vocabulary: the phrases found in most
+                          messages. (default: 20000)
+  --min-documents <min-documents>
+                          A phrase must be in at least this many messages.
+                          (default: 2)
+  --word-ngrams <word-ngrams>
+                          Longest word n-gram. (default: 2)
+  --char-ngrams <char-ngrams>
+                          Character n-gram lengths in Thai, Chinese and
+                          Japanese, as MIN-MAX. (default: 2-4)
+  --digit-ngrams <digit-ngrams>
+                          Lengths of the pieces of words that hold a digit, as
+                          MIN-MAX. (default: 3-5)
+  --no-symbols            Do not use single symbols (£, !, &) as phrases.
+  --cost <cost>           The SVM's regularisation constant C. (default: 1.0)
+  --tolerance <tolerance> The solver's stopping tolerance. (default: 0.01)
+  --seed <seed>           Seed of the solver's pass order. (default: 1)
+  --cv <cv>               Cross-validate with K folds and print precision,
+                          recall and F1 per target.
+  --folds-file <folds-file>
+                          Write each record's fold (file, line, id, fold) as
+                          JSON Lines to this file.
+  --model-name <model-name>
+                          The model's name in verdicts and counts. (default:
+                          model)
+  --priority <priority>   Hand rules of this priority or higher decide before
+                          the model. (default: 0)
+  --threshold <threshold> The winning score must reach this for the model to
+                          decide (default: it always decides).
+  --max-candidates <max-candidates>
+                          Candidates counted at once (memory bound of the
+                          counting table). (default: 2000000)
+  --max-examples <max-examples>
+                          Training messages held at once; beyond, a
+                          deterministic sample. (default: 2000000)
+  --max-record <max-record>
+                          Longest record read; a longer one is skipped and
+                          counted. (default: 64M)
+  -q, --quiet             Print no summary.
+  --json                  Print the summary as JSON on standard output instead
+                          of the table.
   --version               Show the version.
   -h, --help              Show help information.
 

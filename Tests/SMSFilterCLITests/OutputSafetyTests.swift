@@ -79,6 +79,8 @@ final class OutputSafetyTests: CLITestCase {
             Case(command: ["compile", r["smsf"]!], inputs: ["smsf"], fileOutputs: ["-o"]),
             Case(command: ["merge-counts", r["counts"]!, r["counts2"]!], inputs: ["counts", "counts2"], fileOutputs: ["-o", "--out"]),
             Case(command: ["bench", r["records"]!, "--rules", r["rules"]!], inputs: ["records", "rules"], fileOutputs: ["--phrases-file"]),
+            Case(command: ["learn", r["records"]!, "--map-file", r["map"]!, "--rules", r["rules"]!, "--cv", "2", "-q"],
+                 inputs: ["records", "map", "rules"], fileOutputs: ["-o", "--folds-file"]),
             Case(command: ["export-extension", r["smsf"]!], inputs: ["smsf"], fileOutputs: [],
                  folderOutput: ("-o", ["Rules.smsf", "README.md", "MessageFilterExtension.swift"])),
         ]

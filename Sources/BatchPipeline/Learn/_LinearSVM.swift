@@ -46,7 +46,6 @@ enum _LinearSVM {
         var index = Array(0..<l)
         var active = l
         var maxOld = Double.infinity
-        var minOld = -Double.infinity
         var rng = _SplitMix(seed: seed)
         var iteration = 0
         x.columns.withUnsafeBufferPointer { cols in
@@ -105,11 +104,9 @@ enum _LinearSVM {
                             if active == l { break }
                             active = l
                             maxOld = .infinity
-                            minOld = -.infinity
                             continue
                         }
                         maxOld = maxNew <= 0 ? .infinity : maxNew
-                        minOld = minNew >= 0 ? -.infinity : minNew
                     }
                 }
             }
