@@ -150,11 +150,15 @@ public final class Classifier {
         for mode in 0..<2 {
             guard let matcher = ruleSet.matchers[mode] else { continue }
             let map = ruleSet.localToGlobal[mode]
+            let latin = ruleSet.latinWordPhrases
             matcher.forEachMatch(in: body) { p, s, e in
-                matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                let g = map[p]
+                if latin[Int(g)], !_isLatinWordMatch(body, s, e) { return }
+                matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
                                              end: Int32(truncatingIfNeeded: e), span: 0))
             }
         }
+        if let features = ruleSet.bodyFeatures { features.scan(body, span: 0, into: &matchBuffer) }
     }
 
     /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`.
@@ -162,11 +166,22 @@ public final class Classifier {
         for mode in 0..<2 {
             guard let matcher = ruleSet.matchers[mode] else { continue }
             let map = ruleSet.localToGlobal[mode]
+            let latin = ruleSet.latinWordPhrases
             spanBuffer.withUnsafeBufferPointer { spans in
                 matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
-                    matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                    let g = map[p]
+                    if latin[Int(g)], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
+                    matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
                                                  end: Int32(truncatingIfNeeded: e), span: Int32(k)))
                 }
+            }
+        }
+        if let features = ruleSet.bodyFeatures {
+            var k = 0
+            while k < spanBuffer.count {
+                let span = spanBuffer[k]
+                features.scan(UnsafeRawBufferPointer(rebasing: buffer[span]), span: Int32(k), into: &matchBuffer)
+                k += 1
             }
         }
     }
@@ -205,6 +220,8 @@ public final class Classifier {
         }
         let gen = generation
         var touchedCount = 0
+        // Where a `startsWith` phrase must start (-1: the rule set has none).
+        let anchor: Int32 = set.hasAnchoredPhrases ? _anchorOffset(body) : -1
         for m in matches {
             let p = Int(m.phrase)
             var u = Int(useStart[p])
@@ -213,7 +230,11 @@ public final class Classifier {
                 let use = uses[u]
                 u += 1
                 let r = Int(use >> 8)
-                let role = use & 0xFF
+                var role = use & 0xFF
+                if role & _anchoredRole != 0 {
+                    if m.start != anchor { continue }
+                    role &= ~_anchoredRole
+                }
                 if scratch[r].stamp != gen {
                     scratch[r].stamp = gen
                     scratch[r].pos = Int32.max
@@ -343,7 +364,7 @@ public final class Classifier {
             var found = false
             var i = 0
             while i < c.entities.count {
-                if _Fold.equal(e, c.entities[i], prefix: false) { found = true }
+                if _Fold.glob(e, c.entities[i]) { found = true }
                 i += 1
             }
             if !found { return false }

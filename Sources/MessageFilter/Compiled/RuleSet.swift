@@ -16,8 +16,16 @@ public final class RuleSet: Sendable {
     /// Rule names; the index is the rule id used in ``Verdict/rule``.
     public let ruleNames: [String]
 
-    // Phrase table: global phrase id → text as written, mode, whole-word.
+    // Phrase table: global phrase id → text as written (then the body conditions' names).
     let phraseTexts: [String]
+    /// Phrases with ids below this are literal (in the automata); the rest are body conditions.
+    let literalPhraseCount: Int
+    /// The body conditions' detectors (nil when no rule has one).
+    let bodyFeatures: _BodyFeatures?
+    /// Whether some phrase use is anchored (`startsWith`).
+    let hasAnchoredPhrases: Bool
+    /// Per literal phrase: a short phrase that must not touch a Latin letter or digit (`_WordBoundary`).
+    let latinWordPhrases: [Bool]
     /// Per automaton (index = CaseFoldMode raw), nil when no rule uses the mode.
     let matchers: [_PhraseMatcher?]
     /// Per automaton: local pattern id → global phrase id.
@@ -40,11 +48,17 @@ public final class RuleSet: Sendable {
     /// The name used as ``source`` for the built-in rules.
     public static let embeddedSourceName = "embedded default rules"
 
-    /// The phrase with id `index` (``Verdict/phrase``), as written in the rule file.
-    /// - Precondition: `0 <= index < phraseCount`.
+    /// The phrase with id `index` (``Verdict/phrase``), as written in the rule file; ids from
+    /// ``phraseCount`` on are body conditions, named as in the rule file (`urls: shortener`).
+    /// - Precondition: `0 <= index < phraseCount + bodyConditionCount`.
     public func phrase(at index: Int) -> String { phraseTexts[index] }
-    /// The number of distinct phrases.
-    public var phraseCount: Int { phraseTexts.count }
+    /// The number of distinct literal phrases (the automata's patterns).
+    public var phraseCount: Int { literalPhraseCount }
+    /// The number of distinct body conditions (`urls:`, `phones:`, `amounts:` alternatives), whose ids follow
+    /// the phrases'.
+    public var bodyConditionCount: Int { phraseTexts.count - literalPhraseCount }
+    /// Whether the phrase id `index` is a body condition rather than a literal phrase.
+    public func isBodyCondition(_ index: Int) -> Bool { index >= literalPhraseCount }
     /// The identification-list label with index `index` (``Verdict/label``).
     /// - Precondition: `0 <= index < definition.labels.count`.
     public func label(at index: Int) -> String { definition.labels[index] }
@@ -67,24 +81,28 @@ public final class RuleSet: Sendable {
         checksum = String(_Checksum.hash(bytes), radix: 16).leftPadded(to: 16)
 
         // Phrase table.
-        struct Key: Hashable { var mode: CaseFoldMode; var whole: Bool; var folded: String }
+        struct Key: Hashable { var mode: CaseFoldMode; var boundary: _WordBoundary; var folded: String }
         var ids: [Key: Int32] = [:]
         var texts: [String] = []
         var modes: [CaseFoldMode] = []
         var wholes: [Bool] = []
+        var latinWords: [Bool] = []
         var usesPerPhrase: [[UInt32]] = []
         func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 {
             let folded = rule.caseFold == .ascii ? String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : String(String.UnicodeScalarView(text.unicodeScalars.map(AhoCorasick.simpleCaseFold)))
-            let key = Key(mode: rule.caseFold, whole: rule.wholeWord, folded: folded)
+            let boundary = rule._wordBoundary(text)
+            let key = Key(mode: rule.caseFold, boundary: boundary, folded: folded)
             if let id = ids[key] { return id }
             let id = Int32(texts.count)
             ids[key] = id
             texts.append(text)
             modes.append(rule.caseFold)
-            wholes.append(rule.wholeWord)
+            wholes.append(boundary == .word)
+            latinWords.append(boundary == .latinWord)
             usesPerPhrase.append([])
             return id
         }
+        var features = _FeatureTable()
         var compiled: [_CompiledRule] = []
         var senderOnly: [Int32] = []
         var conditions: [_CompiledSenderCondition] = []
@@ -97,6 +115,7 @@ public final class RuleSet: Sendable {
             for k in rule.keywords { use(k, 0) }
             for k in rule.unless { use(k, 1) }
             for (g, group) in rule.all.enumerated() { for k in group { use(k, 2 + UInt32(g)) } }
+            features.addUses(of: rule, index: r, phrase: { use($0, $1) })
             var senderIndex: Int32 = -1
             if let s = rule.sender {
                 senderIndex = Int32(conditions.count)
@@ -105,11 +124,17 @@ public final class RuleSet: Sendable {
             let validation = definition.capabilities.validate(action: rule.action, subAction: rule.subAction)
             compiled.append(_CompiledRule(
                 priority: rule.priority, needsKeyword: !rule.keywords.isEmpty,
-                allMask: rule.all.isEmpty ? 0 : (rule.all.count == 64 ? ~0 : (UInt64(1) << UInt64(rule.all.count)) - 1),
+                allMask: rule._groupCount == 0 ? 0 : (rule._groupCount >= 64 ? ~0 : (UInt64(1) << UInt64(rule._groupCount)) - 1),
                 sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
-        phraseTexts = texts
+        let literalCount = texts.count
+        phraseTexts = texts + features.keys.map(\.display)
+        usesPerPhrase += features.uses
+        self.literalPhraseCount = literalCount
+        latinWordPhrases = latinWords
+        bodyFeatures = features.keys.isEmpty ? nil : _BodyFeatures(features.keys, firstID: Int32(literalCount))
+        hasAnchoredPhrases = usesPerPhrase.contains { $0.contains { $0 & _anchoredRole != 0 } }
         rules = compiled
         senderOnlyRules = senderOnly
         senderConditions = conditions

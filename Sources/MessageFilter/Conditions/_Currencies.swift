@@ -1,0 +1,145 @@
+/// The currency markers and multipliers of the `amounts:` condition (docs/RULES.md §2.1 "Amounts").
+enum _Currencies {
+    /// The ISO 4217 codes `amounts:` accepts; a code's index is its bit in a currency mask.
+    static let codes: [String] = [
+        "USD", "GBP", "EUR", "INR", "PKR", "NPR", "LKR", "THB", "CNY", "JPY", "IDR", "MYR", "SGD", "HKD", "AUD",
+        "CAD", "AED", "SAR", "PHP", "BDT", "NGN", "KES", "ZAR", "KRW", "VND", "TRY", "RUB", "BRL", "MXN", "CHF",
+        "ILS", "UAH", "TWD", "NZD", "EGP", "QAR", "KWD",
+    ]
+
+    /// The mask bit of `code` (uppercase), or nil when it is not one of ``codes``.
+    static func bit(_ code: String) -> UInt64? { codes.firstIndex(of: code).map { UInt64(1) << UInt64($0) } }
+
+    static func mask(_ names: String...) -> UInt64 { names.reduce(0) { $0 | (bit($1) ?? 0) } }
+
+    /// Where a marker may stand.
+    enum Place: UInt8 { case prefix = 1, suffix = 2, both = 3 }
+
+    /// One currency marker. ASCII markers compare case-insensitively and must not touch an ASCII letter on
+    /// their outer side (before a prefix, after a suffix); other markers compare exactly.
+    struct Marker {
+        var bytes: [UInt8]
+        var place: Place
+        var mask: UInt64
+        /// Starts (ends) with an ASCII letter: a word boundary is required before (after) it.
+        var letterStart: Bool
+        var letterEnd: Bool
+    }
+
+    static let rupees = mask("INR", "PKR", "NPR", "LKR")
+
+    /// Every marker, longest first within a place, so the first match found is the longest.
+    static let markers: [Marker] = {
+        var list: [(String, Place, UInt64)] = [
+            // Symbols, before or after the number.
+            ("$", .both, mask("USD")), ("US$", .prefix, mask("USD")), ("S$", .prefix, mask("SGD")),
+            ("HK$", .prefix, mask("HKD")), ("A$", .prefix, mask("AUD")), ("C$", .prefix, mask("CAD")),
+            ("NT$", .prefix, mask("TWD")), ("NZ$", .prefix, mask("NZD")), ("R$", .prefix, mask("BRL")),
+            ("£", .both, mask("GBP")), ("€", .both, mask("EUR")), ("¥", .both, mask("CNY", "JPY")),
+            ("￥", .both, mask("CNY", "JPY")), ("₹", .both, mask("INR")), ("₨", .both, rupees), ("฿", .both, mask("THB")),
+            ("₩", .both, mask("KRW")), ("₱", .both, mask("PHP")), ("₫", .both, mask("VND")), ("₦", .both, mask("NGN")),
+            ("₺", .both, mask("TRY")), ("₽", .both, mask("RUB")), ("₪", .both, mask("ILS")), ("₴", .both, mask("UAH")),
+            ("৳", .both, mask("BDT")),
+            // Words and abbreviations.
+            ("rs", .both, rupees), ("rs.", .prefix, rupees), ("rp", .prefix, mask("IDR")), ("rp.", .prefix, mask("IDR")),
+            ("rm", .prefix, mask("MYR")), ("inr.", .prefix, mask("INR")), ("rmb", .both, mask("CNY")),
+            ("人民币", .prefix, mask("CNY")), ("रु", .prefix, rupees), ("रु.", .prefix, rupees),
+            ("baht", .suffix, mask("THB")), ("บาท", .suffix, mask("THB")), ("rupees", .suffix, rupees),
+            ("rupee", .suffix, rupees), ("dollars", .suffix, mask("USD")), ("dollar", .suffix, mask("USD")),
+            ("pounds", .suffix, mask("GBP")), ("pound", .suffix, mask("GBP")), ("euros", .suffix, mask("EUR")),
+            ("euro", .suffix, mask("EUR")), ("yuan", .suffix, mask("CNY")), ("元", .suffix, mask("CNY")),
+            ("块", .suffix, mask("CNY")), ("円", .suffix, mask("JPY")), ("ringgit", .suffix, mask("MYR")),
+            ("rupiah", .suffix, mask("IDR")), ("pesos", .suffix, mask("PHP", "MXN")), ("peso", .suffix, mask("PHP", "MXN")),
+            ("naira", .suffix, mask("NGN")), ("dirhams", .suffix, mask("AED")), ("dirham", .suffix, mask("AED")),
+            ("रुपये", .suffix, rupees), ("रुपए", .suffix, rupees), ("đ", .suffix, mask("VND")),
+        ]
+        // ISO codes, before or after the number ("TRY" is left out: it is an English word).
+        for code in codes where code != "TRY" { list.append((code.lowercased(), .both, mask(code))) }
+        func isLetter(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 }
+        return list.map { text, place, mask in
+            let bytes = Array(text.lowercased().utf8)
+            return Marker(bytes: bytes, place: place, mask: mask, letterStart: isLetter(bytes[0]), letterEnd: isLetter(bytes[bytes.count - 1]))
+        }.sorted { $0.bytes.count > $1.bytes.count }
+    }()
+
+    /// Multipliers after a number: the value is multiplied by `factor`. `attached`: only directly after
+    /// the digits (`5k`, `5万`), else also after one space (`5 lakh`).
+    struct Multiplier {
+        var bytes: [UInt8]
+        var factor: Double
+        var attached: Bool
+        var letterEnd: Bool
+    }
+
+    static let multipliers: [Multiplier] = [
+        ("thousand", 1e3, false), ("billion", 1e9, false), ("million", 1e6, false), ("crores", 1e7, false),
+        ("crore", 1e7, false), ("lakhs", 1e5, false), ("lakh", 1e5, false), ("lacs", 1e5, false), ("lac", 1e5, false),
+        ("万", 1e4, true), ("亿", 1e8, true), ("千", 1e3, true), ("bn", 1e9, false), ("mn", 1e6, false),
+        ("k", 1e3, true), ("m", 1e6, true),
+    ].map { text, factor, attached in
+        let bytes = Array(text.utf8)
+        return Multiplier(bytes: bytes, factor: factor, attached: attached, letterEnd: (bytes[bytes.count - 1] | 0x20) &- 0x61 < 26)
+    }
+
+    @inline(__always) static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 }
+
+    /// Whether `marker` (lowercase where ASCII) is at `body[p...]`.
+    @inline(__always)
+    static func matches(_ marker: [UInt8], _ body: UnsafeRawBufferPointer, at p: Int) -> Bool {
+        let m = marker.count
+        guard p >= 0, p + m <= body.count else { return false }
+        var k = 0
+        while k < m {
+            if _HostLists._lower(body[p + k]) != marker[k] { return false }
+            k += 1
+        }
+        return true
+    }
+
+    /// The start and mask of the longest prefix marker that ends at `end` (`body[start..<end]`), not
+    /// starting before `floor`, with a word boundary before it when it starts with a letter.
+    static func prefixMarker(endingAt end: Int, in body: UnsafeRawBufferPointer, floor: Int) -> (start: Int, mask: UInt64)? {
+        let list = markers
+        var i = 0
+        while i < list.count {
+            let mk = list[i]
+            i += 1
+            guard mk.place != .suffix else { continue }
+            let s = end - mk.bytes.count
+            guard s >= floor, matches(mk.bytes, body, at: s) else { continue }
+            if mk.letterStart, s > 0, isLetter(body[s - 1]) { continue }
+            return (s, mk.mask)
+        }
+        return nil
+    }
+
+    /// The end and mask of the longest suffix marker that starts at `start`, with a word boundary after
+    /// it when it ends with a letter.
+    static func suffixMarker(startingAt start: Int, in body: UnsafeRawBufferPointer) -> (end: Int, mask: UInt64)? {
+        let list = markers
+        var i = 0
+        while i < list.count {
+            let mk = list[i]
+            i += 1
+            guard mk.place != .prefix, matches(mk.bytes, body, at: start) else { continue }
+            let e = start + mk.bytes.count
+            if mk.letterEnd, e < body.count, isLetter(body[e]) { continue }
+            return (e, mk.mask)
+        }
+        return nil
+    }
+
+    /// A prefix marker ending at `end`, or at `end - 1` when a space stands there.
+    static func prefixMarker(before q: Int, in body: UnsafeRawBufferPointer, floor: Int) -> (start: Int, mask: UInt64)? {
+        if let m = prefixMarker(endingAt: q, in: body, floor: floor) { return m }
+        if q >= 1, body[q - 1] == 0x20 { return prefixMarker(endingAt: q - 1, in: body, floor: floor) }
+        return nil
+    }
+
+    /// A suffix marker starting at `p`, or at `p + 1` when a space stands there.
+    static func suffixMarker(after p: Int, in body: UnsafeRawBufferPointer) -> (end: Int, mask: UInt64)? {
+        if let m = suffixMarker(startingAt: p, in: body) { return m }
+        if p < body.count, body[p] == 0x20 { return suffixMarker(startingAt: p + 1, in: body) }
+        return nil
+    }
+}
