@@ -109,9 +109,11 @@ public enum BodyConditionLists {
     public static var shorteners: [String] { _HostLists.shorteners }
     /// Links that open a chat in a messaging app.
     public static var messengers: [String] { _HostLists.messengers }
-    /// The generic top-level domains that make a bare `name.tld` (no `http://`, no `www.`) a URL; any
-    /// two-letter top-level domain (country codes) does too.
+    /// The generic top-level domains that make a bare `name.tld` (no `http://`, no `www.`) a URL; the
+    /// country codes (``countryTopLevelDomains``) do too.
     public static var bareTopLevelDomains: [String] { _HostLists.bareTLDs }
+    /// The two-letter top-level domains of the root zone.
+    public static var countryTopLevelDomains: [String] { _HostLists.countryTLDs }
     /// The currency codes `amounts:` accepts.
     public static var currencyCodes: [String] { _Currencies.codes }
 }

@@ -16,7 +16,7 @@ enum _HostLists {
         "qm.qq.com", "signal.me", "t.me", "telegram.dog", "telegram.me", "wa.link", "wa.me", "api.whatsapp.com",
     ].sorted()
 
-    /// Generic top-level domains that make a bare `name.tld` a URL (besides every two-letter one). Common
+    /// Generic top-level domains that make a bare `name.tld` a URL (besides the country codes). Common
     /// ones and those most used in SMS phishing; not English words that often follow a full stop typed
     /// without a space (`now`, `call`, `home`). Sorted; lowercase.
     static let bareTLDs: [String] = [
@@ -26,6 +26,44 @@ enum _HostLists {
         "org", "page", "pro", "quest", "rest", "sbs", "shop", "site", "space", "store", "stream", "support",
         "tech", "today", "top", "vip", "website", "win", "work", "world", "xin", "xyz", "zip",
     ]
+
+    /// The two-letter (country-code) top-level domains of the root zone: a bare `name.xx` is a URL only
+    /// when `xx` is one of them (`ok.so` is, `I.ll` is not). Taken from the Public Suffix List as Debian's
+    /// `publicsuffix` package ships it (the last label of every rule, two letters). Sorted.
+    static let countryTLDs: [String] = [
+        "ac", "ad", "ae", "af", "ag", "ai", "al", "am", "ao", "aq", "ar", "as", "at", "au", "aw", "ax", "az", "ba",
+        "bb", "bd", "be", "bf", "bg", "bh", "bi", "bj", "bm", "bn", "bo", "br", "bs", "bt", "bv", "bw", "by", "bz",
+        "ca", "cc", "cd", "cf", "cg", "ch", "ci", "ck", "cl", "cm", "cn", "co", "cr", "cu", "cv", "cw", "cx", "cy",
+        "cz", "de", "dj", "dk", "dm", "do", "dz", "ec", "ee", "eg", "er", "es", "et", "eu", "fi", "fj", "fk", "fm",
+        "fo", "fr", "ga", "gb", "gd", "ge", "gf", "gg", "gh", "gi", "gl", "gm", "gn", "gp", "gq", "gr", "gs", "gt",
+        "gu", "gw", "gy", "hk", "hm", "hn", "hr", "ht", "hu", "id", "ie", "il", "im", "in", "io", "iq", "ir", "is",
+        "it", "je", "jm", "jo", "jp", "ke", "kg", "kh", "ki", "km", "kn", "kp", "kr", "kw", "ky", "kz", "la", "lb",
+        "lc", "li", "lk", "lr", "ls", "lt", "lu", "lv", "ly", "ma", "mc", "md", "me", "mg", "mh", "mk", "ml", "mm",
+        "mn", "mo", "mp", "mq", "mr", "ms", "mt", "mu", "mv", "mw", "mx", "my", "mz", "na", "nc", "ne", "nf", "ng",
+        "ni", "nl", "no", "np", "nr", "nu", "nz", "om", "pa", "pe", "pf", "pg", "ph", "pk", "pl", "pm", "pn", "pr",
+        "ps", "pt", "pw", "py", "qa", "re", "ro", "rs", "ru", "rw", "sa", "sb", "sc", "sd", "se", "sg", "sh", "si",
+        "sj", "sk", "sl", "sm", "sn", "so", "sr", "ss", "st", "su", "sv", "sx", "sy", "sz", "tc", "td", "tf", "tg",
+        "th", "tj", "tk", "tl", "tm", "tn", "to", "tr", "tt", "tv", "tw", "tz", "ua", "ug", "uk", "us", "uy", "uz",
+        "va", "vc", "ve", "vg", "vi", "vn", "vu", "wf", "ws", "ye", "yt", "za", "zm", "zw",
+    ]
+
+    /// `countryTLDs` as a 26 × 26 bit map (first letter × 26 + second letter).
+    static let countryTLDBits: [UInt64] = {
+        var bits = [UInt64](repeating: 0, count: (26 * 26 + 63) / 64)
+        for tld in countryTLDs {
+            let u = Array(tld.utf8)
+            let i = Int(u[0] - 0x61) * 26 + Int(u[1] - 0x61)
+            bits[i >> 6] |= 1 << UInt64(i & 63)
+        }
+        return bits
+    }()
+
+    /// Whether the two ASCII letters `a`, `b` (any case) are a country-code top-level domain.
+    @inline(__always)
+    static func isCountryTLD(_ a: UInt8, _ b: UInt8) -> Bool {
+        let i = Int((a | 0x20) &- 0x61) * 26 + Int((b | 0x20) &- 0x61)
+        return countryTLDBits[i >> 6] & (1 << UInt64(i & 63)) != 0
+    }
 
     /// `shorteners` as bytes, for allocation-free comparison.
     static let shortenerBytes: [[UInt8]] = shorteners.map { Array($0.utf8) }

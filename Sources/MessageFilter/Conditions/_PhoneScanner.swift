@@ -16,7 +16,8 @@ struct _PhoneItem: Equatable {
 ///
 /// - is not followed by `,` and a digit (a number with thousands separators);
 /// - when no `+` and no parenthesis is in it and all its separators are the same `.` or `-`: it is not
-///   two groups joined by `.` (a decimal), not a date (three groups of 1–2, 1–2 and 2–4 digits, or 4,
+///   two groups joined by `.` (a decimal), not two groups of at most four digits (a range: `1000-2000`),
+///   not a date (three groups of 1–2, 1–2 and 2–4 digits, or 4,
 ///   1–2 and 1–2), and not four groups of 1–3 digits joined by `.` (an IPv4 address);
 /// - no currency marker stands right before it (an optional space between) or right after it (an amount:
 ///   `Rs 98765432`).
@@ -82,6 +83,7 @@ struct _PhoneScanner {
             // Shape bookkeeping for the decimal, date and address tests.
             var digits = first.digits
             var groups = 1
+            var singles = first.digits == 1 ? 1 : 0
             var paren = first.paren
             var separators: UInt8 = 0  // bits: 1 space, 2 "-", 4 "."
             var lengths: (Int, Int, Int, Int) = (first.digits, 0, 0, 0)
@@ -100,6 +102,7 @@ struct _PhoneScanner {
                 separators |= bit
                 digits += g.digits
                 groups += 1
+                if g.digits == 1 { singles += 1 }
                 paren = paren || g.paren
                 switch groups {
                 case 2: lengths.1 = g.digits
@@ -110,11 +113,12 @@ struct _PhoneScanner {
                 i = g.end
             }
             position = i
-            guard digits >= 8, digits <= 15 else { continue }
+            guard digits >= 8, digits <= 15, singles <= 1 else { continue }
             if i + 1 < n, body[i] == 0x2C, Self.isDigit(body[i + 1]) { continue }
             if !plus, !paren, separators == 2 || separators == 4 {
                 let (a, b, c, d) = lengths
                 if groups == 2, separators == 4 { continue }
+                if groups == 2, a <= 4, b <= 4 { continue }
                 if groups == 3, a <= 2, b <= 2, c >= 2, c <= 4 { continue }
                 if groups == 3, a == 4, b <= 2, c <= 2 { continue }
                 if groups == 4, separators == 4, a <= 3, b <= 3, c <= 3, d <= 3 { continue }

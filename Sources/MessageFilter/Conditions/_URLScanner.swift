@@ -13,9 +13,10 @@ struct _URLItem: Equatable {
 /// Finds URLs in a body, left to right, without allocating (docs/RULES.md §2.1 "URLs"):
 ///
 /// - **scheme**: `http://` or `https://` (any case), then a host: labels of `[A-Za-z0-9-]` joined by single
-///   dots, or a bracketed IPv6 address;
+///   dots, starting with a letter or digit, or a bracketed IPv6 address;
 /// - **www**: `www.` (any case) followed by a host;
-/// - **bare**: a host of at least two labels whose last label is two letters or on the bare-TLD list,
+/// - **bare**: a host of at least two labels whose last label is a country-code top-level domain or on the
+///   bare-TLD list,
 ///   written all in lower case or all in upper case (`bit.ly`, `B72KK.COM`; not `home.Now`), or an IPv4
 ///   dotted quad followed by `/` or a port;
 ///
@@ -105,7 +106,7 @@ struct _URLScanner {
             item.isIP = true
             h = i + 1
         } else {
-            guard Self.isLabel(body[h]) else { return nil }
+            guard Self.isAlnum(body[h]) else { return nil }
             let run = hostRunEnd(from: h)
             item.hostEnd = run.end
             item.isIP = isIPv4(h, run.end)
@@ -144,7 +145,7 @@ struct _URLScanner {
             i += 1
         }
         guard lower == 0 || upper == 0 else { return false }
-        if e - s == 2 { return true }
+        if e - s == 2 { return _HostLists.isCountryTLD(body[s], body[s + 1]) }
         return _HostLists.labelIn(UnsafeRawBufferPointer(rebasing: body[s..<e]), _HostLists.bareTLDBytes)
     }
 
