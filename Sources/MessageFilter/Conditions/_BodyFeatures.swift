@@ -82,8 +82,9 @@ extension RuleDefinition {
     }
 
     /// Whether `phrase` is at most four ASCII letters or digits (`emi`, `upi`, `10p`, `otp`, `cash`): the
-    /// phrases that match as whole Latin words unless a rule says `wholeWord: false` (a match may not touch
-    /// a Latin letter or digit, but may touch Thai, Chinese or Devanagari text: `รหัสOTPคือ` has `otp`).
+    /// phrases that match as whole Latin words unless a rule says `wholeWord: false` (they may touch Thai,
+    /// Chinese or Devanagari text, and Latin text across a letter–digit or lower–upper case change:
+    /// `รหัสOTPคือ` and `ShopeePayOTP` have `otp`, `remind` has no `emi`).
     public static func isShortWord(_ phrase: String) -> Bool {
         let u = phrase.utf8
         return !u.isEmpty && u.count <= 4 && u.allSatisfy(SenderInfo.isASCIIAlnum)
@@ -279,23 +280,49 @@ enum _WordBoundary: UInt8, Hashable {
     case none
     /// Not touching a letter, digit or combining mark of any script (`wholeWord: true`; the automaton checks).
     case word
-    /// Not touching a Latin letter or digit: A–Z, a–z, 0–9, U+00C0–U+024F except × and ÷ (short phrases by
-    /// default; the classifier checks, `_isLatinWordMatch`).
+    /// A word of its own in Latin text (short phrases by default; the classifier checks,
+    /// `_isLatinWordMatch`).
     case latinWord
 }
 
-/// Whether the match `body[s..<e]` touches no Latin letter or digit on either side (see `_WordBoundary`).
+/// What a byte next to a match is, for `_isLatinWordMatch`.
+enum _LatinClass { case other, digit, lower, upper, latinLetter }
+
+@inline(__always)
+func _latinClass(_ b: UInt8) -> _LatinClass {
+    if b &- 0x30 < 10 { return .digit }
+    if b &- 0x61 < 26 { return .lower }
+    if b &- 0x41 < 26 { return .upper }
+    return .other
+}
+
+/// Whether the match `body[s..<e]` (of a short ASCII phrase) is a word of its own in Latin text: on each
+/// side the neighbouring character is not a Latin letter or digit (A–Z, a–z, 0–9, U+00C0–U+024F except ×
+/// and ÷), or the text changes there between letters and digits, or from a lower-case to an upper-case
+/// ASCII letter. So `otp` is found in `OTP:`, `รหัสOTPคือ`, `ShopeePayOTP` and `OTP123456` but not in
+/// `hotpot`; `emi` not in `remind`, `upi` not in `stupid`, `10p` not in `10pm`.
 @inline(__always)
 func _isLatinWordMatch(_ body: UnsafeRawBufferPointer, _ s: Int, _ e: Int) -> Bool {
+    guard e > s else { return true }
     if s > 0 {
         let b = body[s - 1]
-        if SenderInfo.isASCIIAlnum(b) { return false }
-        if b >= 0x80, b <= 0xBF, s >= 2, _isLatinLetter(body[s - 2], b) { return false }
+        var before = _latinClass(b)
+        if before == .other, b >= 0x80, b <= 0xBF, s >= 2, _isLatinLetter(body[s - 2], b) { before = .latinLetter }
+        if before != .other {
+            let first = _latinClass(body[s])
+            let digits = (before == .digit) != (first == .digit)
+            if !(digits || (before == .lower && first == .upper)) { return false }
+        }
     }
     if e < body.count {
         let b = body[e]
-        if SenderInfo.isASCIIAlnum(b) { return false }
-        if e + 1 < body.count, _isLatinLetter(b, body[e + 1]) { return false }
+        var after = _latinClass(b)
+        if after == .other, e + 1 < body.count, _isLatinLetter(b, body[e + 1]) { after = .latinLetter }
+        if after != .other {
+            let last = _latinClass(body[e - 1])
+            let digits = (after == .digit) != (last == .digit)
+            if !(digits || (last == .lower && after == .upper)) { return false }
+        }
     }
     return true
 }
