@@ -68,7 +68,7 @@ final class CheckExplainTests: CLITestCase {
               - {name: dead, action: junk, keywords: [win], unless: [wi]}
               - {name: a, action: junk, keywords: [deal]}
               - {name: b, action: allow, keywords: [deal]}
-              - {name: big, action: junk, priority: 5, keywords: [free]}
+              - {name: big, action: junk, priority: 5, keywords: [free], wholeWord: false}
               - {name: shadow, action: promotion, keywords: [free gift]}
               - {name: odd, action: allow, sender: {kind: [shortCode], suffix: [P]}}
             """)
