@@ -199,6 +199,30 @@ final class BodyConditionTests: XCTestCase {
         }
     }
 
+    /// Body conditions of rules that also need a phrase are scanned only when a phrase touched such a rule
+    /// (`_BodyFeatures.eagerKinds`); the verdicts are the same as scanning always (explain scans always).
+    func testLazilyScannedConditionsDecideTheSame() throws {
+        let set = try parse("""
+              - {name: prize, action: junk, priority: 2, keywords: [won], amounts: [{min: 100}]}
+              - {name: chat, action: allow, keywords: [see you], urls: none}
+              - {name: pay, action: transaction, priority: 1, all: [[pay, call]], phones: any}
+              - {name: start, action: transaction, subAction: transactionalOthers, startsWith: [OTP], amounts: none}
+            """)
+        XCTAssertEqual(set.bodyFeatures?.eagerKinds, 0)
+        let c = Classifier(ruleSet: set)
+        let cases: [(String, String?)] = [
+            ("you won £500", "prize"), ("you won £50", nil), ("£500 for you", nil), ("see you", "chat"),
+            ("see you at bit.ly/x", nil), ("pay 0812345678 now", "pay"), ("pay now", nil), ("OTP 1234", "start"),
+            ("OTP $1234", nil), ("won 500 rupees, call 09061701461", "prize"),
+        ]
+        for (body, want) in cases {
+            let v = c.classify(sender: nil, body: body)
+            XCTAssertEqual(v.rule >= 0 ? set.ruleNames[Int(v.rule)] : nil, want, body)
+            XCTAssertEqual(c.explain(sender: nil, body: body).verdict, v, body)
+        }
+        XCTAssertEqual(try parse(Self.yaml).bodyFeatures?.eagerKinds, _BodyFeatures.url | _BodyFeatures.amount)
+    }
+
     // MARK: Explain
 
     func testExplainShowsTheConditionAndItsSpan() throws {

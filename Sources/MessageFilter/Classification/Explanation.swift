@@ -119,7 +119,11 @@ extension Classifier {
         let set = ruleSet
         let bodyBytes = Array(body.utf8)
         matchBuffer.removeAll(keepingCapacity: true)
-        bodyBytes.withUnsafeBytes { _scan($0) }
+        bodyBytes.withUnsafeBytes { b in
+            _scan(b)
+            // Every body condition, also for rules no phrase touched (they cannot fire, but are shown).
+            set.bodyFeatures?.scan(b, span: 0, into: &matchBuffer)
+        }
         let raw = matchBuffer.sorted { ($0.start, $0.end, $0.phrase) < ($1.start, $1.end, $1.phrase) }
         func text(_ s: Int, _ e: Int) -> String { String(decoding: bodyBytes[s..<e], as: UTF8.self) }
         // Where `startsWith` phrases must start.

@@ -24,6 +24,8 @@ public final class RuleSet: Sendable {
     let bodyFeatures: _BodyFeatures?
     /// Whether some phrase use is anchored (`startsWith`).
     let hasAnchoredPhrases: Bool
+    /// Per rule: the body-condition kinds it uses (`_BodyFeatures.kinds(of:)`).
+    let ruleFeatureKinds: [UInt8]
     /// Per literal phrase: a short phrase that must not touch a Latin letter or digit (`_WordBoundary`).
     let latinWordPhrases: [Bool]
     /// Per automaton (index = CaseFoldMode raw), nil when no rule uses the mode.
@@ -133,7 +135,8 @@ public final class RuleSet: Sendable {
         usesPerPhrase += features.uses
         self.literalPhraseCount = literalCount
         latinWordPhrases = latinWords
-        bodyFeatures = features.keys.isEmpty ? nil : _BodyFeatures(features.keys, firstID: Int32(literalCount))
+        bodyFeatures = features.keys.isEmpty ? nil : _BodyFeatures(features.keys, firstID: Int32(literalCount), rules: definition.rules)
+        ruleFeatureKinds = definition.rules.map(_BodyFeatures.kinds(of:))
         hasAnchoredPhrases = usesPerPhrase.contains { $0.contains { $0 & _anchoredRole != 0 } }
         rules = compiled
         senderOnlyRules = senderOnly

@@ -44,6 +44,23 @@ struct _AmountScanner {
         return true
     }
 
+    /// The offset of the first ASCII digit at or after `from` (`body.count` when there is none), eight bytes
+    /// at a time: a byte is a digit when it XOR 0x30 is less than 10 (the classic has-less-than test).
+    @inline(__always)
+    static func nextDigit(_ body: UnsafeRawBufferPointer, from: Int) -> Int {
+        var i = from
+        let n = body.count
+        while i + 8 <= n {
+            let x = UInt64(littleEndian: body.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x3030_3030_3030_3030
+            let found = (x &- 0x0A0A_0A0A_0A0A_0A0A) & ~x & 0x8080_8080_8080_8080
+            // A borrow can flag a byte above a real digit, never below: the lowest flag is exact.
+            if found != 0 { return i + (found.trailingZeroBitCount >> 3) }
+            i += 8
+        }
+        while i < n, !isDigit(body[i]) { i += 1 }
+        return i
+    }
+
     /// The end of the number token at `q`.
     func numberEnd(from q: Int) -> Int {
         let n = body.count
@@ -86,22 +103,29 @@ struct _AmountScanner {
         return whole + fraction
     }
 
-    /// The multiplier at `e` (the number's end): its factor and end.
+    /// The multiplier at `e` (the number's end), or after one space for the non-attached ones: its factor
+    /// and end. The first in list order wins (longest first).
     func multiplier(at e: Int) -> (factor: Double, end: Int)? {
-        let list = _Currencies.multipliers
-        var i = 0
-        while i < list.count {
-            let m = list[i]
-            i += 1
-            var s = e
-            if !_Currencies.matches(m.bytes, body, at: s) {
-                guard !m.attached, s < body.count, body[s] == 0x20 else { continue }
-                s += 1
-                guard _Currencies.matches(m.bytes, body, at: s) else { continue }
+        guard e < body.count else { return nil }
+        let x = _Currencies.multiplierIndex
+        // Only one of the two places can hold a multiplier: none starts with a space.
+        var s = e
+        if body[e] == 0x20 {
+            s = e + 1
+            guard s < body.count else { return nil }
+        }
+        do {
+            let key = Int(_HostLists._lower(body[s]))
+            var k = Int(x.firstStart[key])
+            let kEnd = Int(x.firstStart[key + 1])
+            while k < kEnd {
+                let m = Int(x.firstOrder[k])
+                k += 1
+                guard s == e || !x.flagA[m], x.matches(m, body, at: s) else { continue }
+                let end = s + Int(x.length[m])
+                if x.flagB[m], end < body.count, _Currencies.isLetter(body[end]) { continue }
+                return (Double(bitPattern: x.value[m]), end)
             }
-            let end = s + m.bytes.count
-            if m.letterEnd, end < body.count, _Currencies.isLetter(body[end]) { continue }
-            return (m.factor, end)
         }
         return nil
     }
@@ -110,6 +134,8 @@ struct _AmountScanner {
     mutating func next() -> _AmountItem? {
         let n = body.count
         while position < n {
+            position = Self.nextDigit(body, from: position)
+            guard position < n else { return nil }
             let q = position
             guard isNumberStart(q) else {
                 position = q + 1
@@ -117,13 +143,13 @@ struct _AmountScanner {
             }
             let e = numberEnd(from: q)
             position = e
-            var v = value(q, e)
-            var end = e
-            if let m = multiplier(at: e) {
-                v *= m.factor
-                end = m.end
-            }
             if let marker = _Currencies.prefixMarker(before: q, in: body, floor: lastEnd) {
+                var v = value(q, e)
+                var end = e
+                if let m = multiplier(at: e) {
+                    v *= m.factor
+                    end = m.end
+                }
                 lastEnd = end
                 position = end
                 return _AmountItem(start: marker.start, end: end, value: v, mask: marker.mask)
@@ -132,10 +158,11 @@ struct _AmountScanner {
                 let b = body[q - 1]
                 if _Currencies.isLetter(b) || b == 0x2E || b == 0x2C { continue }
             }
-            if let marker = _Currencies.suffixMarker(after: end, in: body) {
+            let m = multiplier(at: e)
+            if let marker = _Currencies.suffixMarker(after: m?.end ?? e, in: body) {
                 lastEnd = marker.end
                 position = marker.end
-                return _AmountItem(start: q, end: marker.end, value: v, mask: marker.mask)
+                return _AmountItem(start: q, end: marker.end, value: value(q, e) * (m?.factor ?? 1), mask: marker.mask)
             }
         }
         return nil

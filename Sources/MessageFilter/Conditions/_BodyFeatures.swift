@@ -117,9 +117,26 @@ final class _BodyFeatures: Sendable {
     let urls: [URLFeature]
     let phones: [PhoneFeature]
     let amounts: [AmountFeature]
+    /// The kinds (`_BodyFeatures.url`, `.phone`, `.amount` bits) that some rule needs even when no phrase
+    /// touched it: a rule whose only body conditions besides the sender are URLs, phone numbers or amounts
+    /// (no keywords, `all` groups or `startsWith`). Other kinds are scanned only for messages where a
+    /// phrase touched a rule that uses them: an untouched rule with phrase conditions cannot fire.
+    let eagerKinds: UInt8
+
+    static let url: UInt8 = 1
+    static let phone: UInt8 = 2
+    static let amount: UInt8 = 4
+
+    /// The feature kinds `rule` uses (in a condition or a `none`).
+    static func kinds(of rule: RuleDefinition) -> UInt8 {
+        (rule.urls != nil ? url : 0) | (rule.phones != nil ? phone : 0) | (rule.amounts != nil ? amount : 0)
+    }
 
     /// Compiles `keys`; feature `k` gets the global id `firstID + k`.
-    init(_ keys: [_BodyFeatureKey], firstID: Int32) {
+    init(_ keys: [_BodyFeatureKey], firstID: Int32, rules: [RuleDefinition]) {
+        eagerKinds = rules.reduce(0) { k, r in
+            r.keywords.isEmpty && r.all.isEmpty && r.startsWith.isEmpty ? k | Self.kinds(of: r) : k
+        }
         var urls: [URLFeature] = []
         var phones: [PhoneFeature] = []
         var amounts: [AmountFeature] = []
@@ -151,10 +168,10 @@ final class _BodyFeatures: Sendable {
         self.amounts = amounts
     }
 
-    /// Appends a match for every feature found in `body` to `out`, with offsets into `body` and `span`.
-    /// Never allocates once `out` has the capacity.
-    func scan(_ body: UnsafeRawBufferPointer, span: Int32, into out: inout [_RawMatch]) {
-        if !urls.isEmpty {
+    /// Appends a match for every feature of `kinds` found in `body` to `out`, with offsets into `body` and
+    /// `span`. Never allocates once `out` has the capacity.
+    func scan(_ body: UnsafeRawBufferPointer, kinds: UInt8 = 7, span: Int32, into out: inout [_RawMatch]) {
+        if kinds & Self.url != 0, !urls.isEmpty {
             var scanner = _URLScanner(body)
             while let u = scanner.next() {
                 var i = 0
@@ -168,7 +185,7 @@ final class _BodyFeatures: Sendable {
                 }
             }
         }
-        if !phones.isEmpty {
+        if kinds & Self.phone != 0, !phones.isEmpty {
             var scanner = _PhoneScanner(body)
             while let p = scanner.next() {
                 var i = 0
@@ -188,7 +205,7 @@ final class _BodyFeatures: Sendable {
                 }
             }
         }
-        if !amounts.isEmpty {
+        if kinds & Self.amount != 0, !amounts.isEmpty {
             var scanner = _AmountScanner(body)
             while let a = scanner.next() {
                 var i = 0

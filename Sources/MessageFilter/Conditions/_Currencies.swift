@@ -71,6 +71,12 @@ enum _Currencies {
         var letterEnd: Bool
     }
 
+    /// `multipliers` indexed by their first byte (`value` is the factor's bit pattern, `flagA` attached,
+    /// `flagB` ends with a letter), in list order (longest first within a byte).
+    static let multiplierIndex = _MarkerIndex(multipliers.map {
+        _MarkerIndex.Entry(bytes: $0.bytes, value: $0.factor.bitPattern, flagA: $0.attached, flagB: $0.letterEnd, lastKey: false, firstKey: true)
+    })
+
     static let multipliers: [Multiplier] = [
         ("thousand", 1e3, false), ("billion", 1e9, false), ("million", 1e6, false), ("crores", 1e7, false),
         ("crore", 1e7, false), ("lakhs", 1e5, false), ("lakh", 1e5, false), ("lacs", 1e5, false), ("lac", 1e5, false),
@@ -96,35 +102,49 @@ enum _Currencies {
         return true
     }
 
+    /// The markers as flat arrays indexed by their last byte (prefix markers) and first byte (suffix
+    /// markers), longest first within a byte, so a lookup compares only the few markers that can match.
+    static let index = _MarkerIndex(markers.map {
+        _MarkerIndex.Entry(bytes: $0.bytes, value: $0.mask, flagA: $0.letterStart, flagB: $0.letterEnd,
+                           lastKey: $0.place != .suffix, firstKey: $0.place != .prefix)
+    })
+
     /// The start and mask of the longest prefix marker that ends at `end` (`body[start..<end]`), not
     /// starting before `floor`, with a word boundary before it when it starts with a letter.
+    @inline(__always)
     static func prefixMarker(endingAt end: Int, in body: UnsafeRawBufferPointer, floor: Int) -> (start: Int, mask: UInt64)? {
-        let list = markers
-        var i = 0
-        while i < list.count {
-            let mk = list[i]
-            i += 1
-            guard mk.place != .suffix else { continue }
-            let s = end - mk.bytes.count
-            guard s >= floor, matches(mk.bytes, body, at: s) else { continue }
-            if mk.letterStart, s > 0, isLetter(body[s - 1]) { continue }
-            return (s, mk.mask)
+        guard end >= 1, end <= body.count else { return nil }
+        let x = index
+        let key = Int(_HostLists._lower(body[end - 1]))
+        var k = Int(x.lastStart[key])
+        let kEnd = Int(x.lastStart[key + 1])
+        while k < kEnd {
+            let m = Int(x.lastOrder[k])
+            k += 1
+            let s = end - Int(x.length[m])
+            guard s >= floor, x.matches(m, body, at: s) else { continue }
+            if x.flagA[m], s > 0, isLetter(body[s - 1]) { continue }
+            return (s, x.value[m])
         }
         return nil
     }
 
     /// The end and mask of the longest suffix marker that starts at `start`, with a word boundary after
     /// it when it ends with a letter.
+    @inline(__always)
     static func suffixMarker(startingAt start: Int, in body: UnsafeRawBufferPointer) -> (end: Int, mask: UInt64)? {
-        let list = markers
-        var i = 0
-        while i < list.count {
-            let mk = list[i]
-            i += 1
-            guard mk.place != .prefix, matches(mk.bytes, body, at: start) else { continue }
-            let e = start + mk.bytes.count
-            if mk.letterEnd, e < body.count, isLetter(body[e]) { continue }
-            return (e, mk.mask)
+        guard start >= 0, start < body.count else { return nil }
+        let x = index
+        let key = Int(_HostLists._lower(body[start]))
+        var k = Int(x.firstStart[key])
+        let kEnd = Int(x.firstStart[key + 1])
+        while k < kEnd {
+            let m = Int(x.firstOrder[k])
+            k += 1
+            guard x.matches(m, body, at: start) else { continue }
+            let e = start + Int(x.length[m])
+            if x.flagB[m], e < body.count, isLetter(body[e]) { continue }
+            return (e, x.value[m])
         }
         return nil
     }
@@ -141,5 +161,73 @@ enum _Currencies {
         if let m = suffixMarker(startingAt: p, in: body) { return m }
         if p < body.count, body[p] == 0x20 { return suffixMarker(startingAt: p + 1, in: body) }
         return nil
+    }
+}
+
+/// Words (currency markers, multipliers) laid out for lookups without copying: the bytes of all words in
+/// one array, per word its offset, length, a 64-bit value and two flags, and two CSR indexes (byte → word
+/// numbers, in list order, which is longest first): by last byte (the words with `lastKey`) and by first
+/// byte (the words with `firstKey`).
+final class _MarkerIndex: Sendable {
+    struct Entry {
+        var bytes: [UInt8]
+        var value: UInt64
+        var flagA: Bool
+        var flagB: Bool
+        var lastKey: Bool
+        var firstKey: Bool
+    }
+
+    let bytes: [UInt8]
+    let offset: [Int32]
+    let length: [Int32]
+    let value: [UInt64]
+    let flagA: [Bool]
+    let flagB: [Bool]
+    let lastStart: [Int32]
+    let lastOrder: [Int32]
+    let firstStart: [Int32]
+    let firstOrder: [Int32]
+
+    init(_ entries: [Entry]) {
+        var bytes: [UInt8] = []
+        var offset: [Int32] = []
+        for e in entries {
+            offset.append(Int32(bytes.count))
+            bytes += e.bytes
+        }
+        self.bytes = bytes
+        self.offset = offset
+        length = entries.map { Int32($0.bytes.count) }
+        value = entries.map(\.value)
+        flagA = entries.map(\.flagA)
+        flagB = entries.map(\.flagB)
+        func csr(_ key: (Entry) -> UInt8?) -> ([Int32], [Int32]) {
+            var buckets = [[Int32]](repeating: [], count: 256)
+            for (i, e) in entries.enumerated() { if let k = key(e) { buckets[Int(k)].append(Int32(i)) } }
+            var start: [Int32] = [0]
+            var order: [Int32] = []
+            for b in buckets {
+                order += b
+                start.append(Int32(order.count))
+            }
+            return (start, order)
+        }
+        (lastStart, lastOrder) = csr { $0.lastKey ? $0.bytes[$0.bytes.count - 1] : nil }
+        (firstStart, firstOrder) = csr { $0.firstKey ? $0.bytes[0] : nil }
+    }
+
+    /// Whether marker `m` is at `body[p...]` (ASCII compared in lower case).
+    @inline(__always)
+    func matches(_ m: Int, _ body: UnsafeRawBufferPointer, at p: Int) -> Bool {
+        let n = Int(length[m])
+        guard p >= 0, p + n <= body.count else { return false }
+        let o = Int(offset[m])
+        var k = 0
+        while k < n {
+            if _HostLists._lower(body[p + k]) != bytes[o + k] { return false }
+            k += 1
+        }
+        return true
     }
 }
