@@ -89,19 +89,6 @@ enum _Currencies {
 
     @inline(__always) static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 }
 
-    /// Whether `marker` (lowercase where ASCII) is at `body[p...]`.
-    @inline(__always)
-    static func matches(_ marker: [UInt8], _ body: UnsafeRawBufferPointer, at p: Int) -> Bool {
-        let m = marker.count
-        guard p >= 0, p + m <= body.count else { return false }
-        var k = 0
-        while k < m {
-            if _HostLists._lower(body[p + k]) != marker[k] { return false }
-            k += 1
-        }
-        return true
-    }
-
     /// The markers as flat arrays indexed by their last byte (prefix markers) and first byte (suffix
     /// markers), longest first within a byte, so a lookup compares only the few markers that can match.
     static let index = _MarkerIndex(markers.map {
