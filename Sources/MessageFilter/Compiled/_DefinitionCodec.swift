@@ -33,6 +33,7 @@ enum _DefinitionCodec {
             } else {
                 w.u8(0)
             }
+            _ConditionCodec.encode(r, into: &w)
         }
         w.u32(UInt32(d.blockList.count))
         for n in d.blockList { w.i64(n) }
@@ -110,6 +111,7 @@ enum _DefinitionCodec {
             } else if hasSender != 0 {
                 throw fail("sender flag")
             }
+            try _ConditionCodec.decode(into: &rule, from: &r)
             guard rule.needsText || rule.sender != nil else { throw fail("rule without condition") }
             d.rules.append(rule)
         }

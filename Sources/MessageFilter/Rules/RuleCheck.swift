@@ -138,6 +138,9 @@ public enum RuleChecker {
             for (g, group) in rule.all.enumerated() where group.allSatisfy(vetoed) {
                 add(.warning, rule.line, "\(at).all[\(g)]", "\"\(rule.name)\" can never fire: every phrase of the group contains one of its unless phrases")
             }
+            for finding in _BodyConditionCheck.findings(rule, vetoed: vetoed) {
+                add(.warning, rule.line, "\(at).\(finding.field)", "\"\(rule.name)\" \(finding.message)")
+            }
             if let s = rule.sender {
                 let kinds = Set(s.kinds)
                 if !kinds.isEmpty, !kinds.contains(.alphanumeric), !(s.suffixes.isEmpty && s.entities.isEmpty) {
@@ -153,9 +156,12 @@ public enum RuleChecker {
             // Shadowed by a plain keyword rule of higher priority.
             if rule.needsText {
                 for (j, q) in def.rules.enumerated() where j != i && q.priority > rule.priority
-                    && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && !q.keywords.isEmpty && q.caseFold == rule.caseFold {
-                    let qk = q.keywords.map(fold)
-                    func covered(_ p: String) -> Bool { qk.contains { fold(p).contains($0) } && (!q.wholeWord || qk.contains(fold(p))) }
+                    && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && !q.keywords.isEmpty && q.caseFold == rule.caseFold
+                    && q._extraGroups.isEmpty && q._vetoFeatures.isEmpty {
+                    // p is covered when a keyword of q matches wherever p does (`_BodyConditionCheck.covers`).
+                    func covered(_ p: String) -> Bool {
+                        q.keywords.contains { _BodyConditionCheck.covers(fold(p), rule._wordBoundary(p), fold($0), q._wordBoundary($0)) }
+                    }
                     let shadowed = (!rule.keywords.isEmpty && rule.keywords.allSatisfy(covered))
                         || rule.all.contains { $0.allSatisfy(covered) }
                     if shadowed {

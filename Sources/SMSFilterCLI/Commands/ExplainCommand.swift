@@ -51,7 +51,7 @@ struct ExplainCommand: ParsableCommand {
             out += "matches:\n"
             for m in e.matches {
                 out += "  \(m.start)..<\(m.end) \"\(m.text)\""
-                if m.text != m.phrase { out += " (phrase \"\(m.phrase)\")" }
+                if m.isCondition { out += " (condition \(m.phrase))" } else if m.text != m.phrase { out += " (phrase \"\(m.phrase)\")" }
                 out += " → \(m.uses.joined(separator: ", "))\n"
             }
         }
@@ -82,7 +82,7 @@ struct ExplainCommand: ParsableCommand {
             "folder": v.folder.path,
             "rule": e.ruleName.map { $0 as Any } ?? NSNull(),
             "matches": e.matches.map { m -> [String: Any] in
-                ["phrase": m.phrase, "text": m.text, "start": m.start, "end": m.end, "uses": m.uses]
+                ["phrase": m.phrase, "text": m.text, "start": m.start, "end": m.end, "uses": m.uses, "condition": m.isCondition]
             },
             "rules": e.rules.map { r -> [String: Any] in
                 var d: [String: Any] = ["name": r.name, "priority": r.priority, "action": r.action.name,
