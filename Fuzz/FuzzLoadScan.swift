@@ -53,7 +53,7 @@ public func fuzzLoadScan(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
     guard let folder = getenv("FUZZ_SEEDS").map({ String(cString: $0) }) else { return 0 }
     var index = 0
-    for engine in [EngineChoice.dfa, .nfa] {
+    for engine in [EngineChoice.dfa, .nfa, .compact] {
         for kind in [MatchKind.standard, .leftmostFirst, .leftmostLongest] {
             for folding in [CaseFolding.none, .ascii, .unicode] {
                 var builder = AhoCorasickBuilder()
