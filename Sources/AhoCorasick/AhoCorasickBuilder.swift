@@ -32,6 +32,9 @@ public struct AhoCorasickBuilder: Sendable {
     /// Whether to add a Teddy prefilter (SIMD; up to 64 distinct pattern prefixes, no `.unicode`
     /// folding): searches skip the bytes before the first place a match can start.
     public var prefilter: Bool = true
+    /// Forces 32-bit state ids in the dense and compact DFAs even where 16 bits fit (for tests that
+    /// cover both layouts with small pattern sets; not API).
+    public var _wideStateIDs: Bool = false
 
     /// A builder with the defaults: `standard`, no case folding, no whole words, `.auto` engine.
     public init() {}

@@ -177,10 +177,10 @@ struct _Compiler {
         let stateCount = numbering.stateCount
         let (cells, overflow) = stateCount.multipliedReportingOverflow(by: alphabetLen)
         let denseFits = !overflow && cells <= Int(UInt32.max)
-        let narrow = !overflow && cells <= 1 << 16
+        let narrow = !overflow && cells <= 1 << 16 && !builder._wideStateIDs
         func compact() -> _CompactPlan? {
             _CompactPlan(trie: trie, order: order, newIndex: numbering.newIndex, matchCount: numbering.matchStates.count,
-                         alphabetLen: alphabetLen, byteLimit: builder.dfaSizeLimit)
+                         alphabetLen: alphabetLen, byteLimit: builder.dfaSizeLimit, forceWide: builder._wideStateIDs)
         }
         switch builder.engine {
         case .dfa:
@@ -191,7 +191,7 @@ struct _Compiler {
         case .compact:
             guard let plan = _CompactPlan(trie: trie, order: order, newIndex: numbering.newIndex,
                                           matchCount: numbering.matchStates.count, alphabetLen: alphabetLen,
-                                          byteLimit: Int.max)
+                                          byteLimit: Int.max, forceWide: builder._wideStateIDs)
             else { throw AhoCorasickBuildError(.tooLarge("a compact DFA of \(stateCount) states × \(alphabetLen) classes")) }
             return .compact(plan)
         case .auto:
@@ -375,7 +375,10 @@ struct _CompactPlan {
     private static let shallowDepth: Int32 = 2
 
     /// nil when the plan's bytes would exceed `byteLimit` or its ids 2^32.
-    init?(trie: _Trie, order: [Int32], newIndex: [Int32], matchCount: Int, alphabetLen: Int, byteLimit: Int) {
+    init?(
+        trie: _Trie, order: [Int32], newIndex: [Int32], matchCount: Int, alphabetLen: Int, byteLimit: Int,
+        forceWide: Bool = false
+    ) {
         let a = alphabetLen
         let trieCount = trie.count
         // Depths and the class of the edge into each state (breadth-first order visits parents first).
@@ -459,7 +462,7 @@ struct _CompactPlan {
         }
         let cellCount = lastID + a
         defaultRows = shallow.count
-        wide = cellCount > 0xFFFF || defaultRows * a > 1 << 16
+        wide = cellCount > 0xFFFF || defaultRows * a > 1 << 16 || forceWide
         let width = wide ? 4 : 2
         let bytes = cellCount * 2 * width + defaultRows * a * 2 * width + (Int(ids[matchCount]) + 1) * 4
         if bytes > byteLimit { return nil }

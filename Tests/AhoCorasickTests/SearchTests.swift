@@ -126,12 +126,18 @@ struct EngineUnderTest: CustomStringConvertible, Sendable {
     let engine: EngineChoice
     let prefilter: Bool
     let loaded: Bool
+    /// 32-bit state ids where 16 would fit (the layout large pattern sets get).
+    var wide = false
 
-    static let allCases: [EngineUnderTest] = [EngineChoice.dfa, .compact, .nfa].flatMap { engine in
-        [false, true].flatMap { prefilter in
-            [false, true].map { loaded in EngineUnderTest(engine: engine, prefilter: prefilter, loaded: loaded) }
-        }
-    }
+    static let allCases: [EngineUnderTest] =
+        [EngineChoice.dfa, .compact, .nfa].flatMap { engine in
+            [false, true].flatMap { prefilter in
+                [false, true].map { loaded in EngineUnderTest(engine: engine, prefilter: prefilter, loaded: loaded) }
+            }
+        } + [
+            EngineUnderTest(engine: .dfa, prefilter: false, loaded: true, wide: true),
+            EngineUnderTest(engine: .compact, prefilter: false, loaded: true, wide: true),
+        ]
 
     /// The kind `engineKind` reports.
     var kind: EngineKind {
@@ -142,12 +148,13 @@ struct EngineUnderTest: CustomStringConvertible, Sendable {
         }
     }
 
-    var description: String { "\(engine)\(prefilter ? "+teddy" : "")\(loaded ? "(loaded)" : "")" }
+    var description: String { "\(engine)\(wide ? "32" : "")\(prefilter ? "+teddy" : "")\(loaded ? "(loaded)" : "")" }
 
     func build(_ builder: AhoCorasickBuilder, _ patterns: [Pattern]) throws -> AhoCorasick {
         var builder = builder
         builder.engine = engine
         builder.prefilter = prefilter
+        builder._wideStateIDs = wide
         let built = try builder.build(patterns)
         guard loaded else { return built }
         return try AhoCorasick(serialized: MappedBytes(copying: built.serialize()))
