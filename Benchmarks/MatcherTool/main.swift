@@ -67,7 +67,9 @@ for (corpusName, bodies) in [("real", real), ("generated", generated)] {
     let (buffer, spans) = MatcherFixtures.chunk(bodies)
     let bytes = spans.reduce(0) { $0 + $1.count }
     print("corpus \(corpusName): \(bodies.count) bodies, \(bytes) bytes, mean \(bytes / max(bodies.count, 1)) bytes")
-    for (keywordName, keywords) in [("50", MatcherFixtures.keywords50), ("5000", keywords5000)] {
+    // "rare5": five keywords that few bodies have (where a prefilter pays off).
+    let rare5 = ["lottery", "pre-approved", "kyc", "verify", "blocked"]
+    for (keywordName, keywords) in [("50", MatcherFixtures.keywords50), ("5000", keywords5000), ("rare5", rare5)] {
         for folding in [CaseFolding.none, .ascii] {
             for (engine, prefilter) in [(EngineChoice.auto, true), (.dfa, false), (.dfa, true), (.compact, false), (.compact, true), (.nfa, false)] {
                 let label = "\(corpusName) kw=\(keywordName) fold=\(folding) \(engine)\(prefilter ? "+pf" : "")"

@@ -37,9 +37,9 @@ struct _Compiler {
         let order = trie.fillFailures(leftmost: builder.matchKind != .standard)
         let numbering = try renumber(trie, order)
         let engine = try chooseEngine(trie, order, numbering, alphabetLen)
-        var teddy: (masks: [UInt8], length: Int)? = nil
+        var teddy: [UInt8]? = nil
         if builder.prefilter && builder.caseFolding != .unicode {
-            teddy = _teddyTables(folded.bytes, foldCaseBit: builder.caseFolding == .ascii)
+            teddy = _teddySection(folded.bytes, foldCaseBit: builder.caseFolding == .ascii)
         }
         return try write(folded, classOf, alphabetLen, trie, order, numbering, engine, teddy)
     }
@@ -206,7 +206,7 @@ struct _Compiler {
     /// 7. Write the image.
     func write(
         _ folded: Folded, _ classOf: [UInt8], _ alphabetLen: Int, _ trie: _Trie, _ order: [Int32],
-        _ numbering: Numbering, _ engine: EnginePlan, _ teddy: (masks: [UInt8], length: Int)?
+        _ numbering: Numbering, _ engine: EnginePlan, _ teddy: [UInt8]?
     ) throws -> UnsafeMutableRawBufferPointer {
         let kind = builder.matchKind
         let folding = builder.caseFolding
@@ -271,9 +271,7 @@ struct _Compiler {
             put32(layout.folds + 8 * k + 4, pair.to)
         }
         if let teddy {
-            put32(layout.prefilter, UInt32(teddy.length))
-            put32(layout.prefilter + 4, folding == .ascii ? 1 : 0)
-            for (k, b) in teddy.masks.enumerated() { image[layout.prefilter + 16 + k] = b }
+            for (k, b) in teddy.enumerated() { image[layout.prefilter + k] = b }
         }
         switch code {
         case .dense32:

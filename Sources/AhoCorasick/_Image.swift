@@ -24,7 +24,7 @@
 //   80      4     compact only: start state id (else 0)
 //   84      4     compact only: largest match state id (else 0)
 //   88      4     compact only: default row count R (the states at most two bytes deep; else 0)
-//   92      4     prefilter (0 none, 1 Teddy)
+//   92      4     prefilter: 0 none, 1 Teddy
 //   96            sections, in this order, each padded to 16 bytes:
 //     byte classes     256 × u8        class of each haystack byte (ASCII folding merged in)
 //     patterns         P × 2 × u32     (length, flags): length in bytes, or in scalars for Unicode folding;
@@ -49,10 +49,9 @@
 //       sparse next    T × u32         state indexes
 //       start row      A × u32         the start state's dense transitions
 //     Unicode folds    F × 2 × u32     (scalar, fold), ascending by scalar, both valid scalars
-//     Teddy prefilter  112 bytes       (only with prefilter 1) u32 fingerprint length m (1…3), u32 flags
-//                                      (bit 0: OR 0x20 into haystack bytes first), 8 zero bytes, then for
-//                                      each of 3 positions a 16-byte low-nibble and a 16-byte high-nibble
-//                                      table of bucket bits
+//     Teddy prefilter  4,208 bytes     (only with a prefilter) see Sources/CAhoCorasickSIMD/include/aho_simd.h:
+//                                      fingerprint length, flags, prefix lengths, nibble tables of bucket
+//                                      bits, a 32,768-bit set of the hashes of the patterns' first 4 bytes
 
 let _magic: [UInt8] = Array("AHOCORSK".utf8)
 let _endianMarker: UInt32 = 0x0A0B_0C0D
@@ -66,8 +65,7 @@ enum _EngineCode: UInt32 {
     /// Bytes per state id in the tables.
     var idWidth: Int { self == .dense16 || self == .compact16 ? 2 : 4 }
 }
-/// Size of the Teddy prefilter section.
-let _teddySize = 112
+
 let _headerSize = 96
 
 /// Where each section lives, computed from the header's counts with overflow checks.
@@ -136,7 +134,7 @@ struct _Layout {
             nfaSparseNext = sn
             nfaRoot = r
         }
-        guard let fo = section(foldCount, 8), let pf = section(hasPrefilter ? _teddySize : 0, 1) else { return nil }
+        guard let fo = section(foldCount, 8), let pf = section(hasPrefilter ? _TeddyTables.size : 0, 1) else { return nil }
         folds = fo
         prefilter = pf
         total = at
@@ -467,14 +465,8 @@ struct _Image: @unchecked Sendable {
         }
         var teddy: _TeddyTables? = nil
         if prefilterRaw == 1 {
-            let at = layout.prefilter
-            let m = u32(at)
-            let teddyFlags = u32(at + 4)
-            guard m >= 1, m <= 3, teddyFlags <= 1, u32(at + 8) == 0, u32(at + 12) == 0 else {
-                throw corrupt("Teddy prefilter header")
-            }
             guard foldRaw != 2 else { throw corrupt("a Teddy prefilter with Unicode folding") }
-            teddy = _TeddyTables(masks: view(at + 16, UInt8.self), length: Int(m), foldCaseBit: teddyFlags == 1)
+            teddy = try _TeddyTables.validate(UnsafeRawBufferPointer(start: base, count: total), layout.prefilter)
         }
         return _Image(
             bytes: UnsafeRawBufferPointer(start: base, count: total),

@@ -443,8 +443,11 @@ extension _Image {
     }
 
     /// Whether the batch still asks the prefilter where each span's first candidate is. It stops asking
-    /// when, over the first 64 non-empty spans, the candidates skipped less than 1/8 of the bytes (then
-    /// the prefilter costs more than it saves: in keyword-dense text every span starts with a candidate).
+    /// when, over the first 64 non-empty spans, it skipped less than a third of the bytes: the prefilter
+    /// costs 2–4 instructions per byte it scans, the dense DFA's lockstep loop about 10 per byte it
+    /// scans, and below about a third the prefilter's scan costs more than the skipped bytes save
+    /// (callgrind, docs/PERFORMANCE.md: 50 SMS keywords on the real bodies skip 2% of the first 64
+    /// spans' bytes and 30% over all; 5 rare keywords skip 90%).
     struct _PrefilterUse {
         var on: Bool
         var spans = 0
@@ -456,7 +459,7 @@ extension _Image {
             spans &+= 1
             bytes &+= count
             skipped &+= skip
-            if spans == 64 && skipped &* 8 < bytes { on = false }
+            if spans == 64 && skipped &* 3 < bytes { on = false }
         }
     }
 
