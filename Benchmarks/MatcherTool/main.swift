@@ -114,7 +114,7 @@ for (corpusName, bodies) in [("real", real), ("generated", generated)] {
 }
 
 if filter.isEmpty || filter == "build" {
-    for count in [5000, 100_000] {
+    for count in [5000, 10_000, 100_000] {
         let keywords = MatcherFixtures.randomKeywords(count)
         var builder = AhoCorasickBuilder()
         builder.caseFolding = .ascii
@@ -125,8 +125,20 @@ if filter.isEmpty || filter == "build" {
         let load = time(7) { _ = try! AhoCorasick(serialized: mapped) }
         print(
             String(
-                format: "compile %d keywords (auto -> %@, %d states, %d bytes): %.3f s; load %.2f ms", count,
-                "\(ac!.engineKind)", ac!.stateCount, bytes.count, compile, load * 1000))
+                format: "compile %d keywords (auto -> %@, %d bytes): %.3f s; load %.2f ms", count,
+                ac!.engineDescription, bytes.count, compile, load * 1000))
+    }
+}
+
+if filter == "buildprofile" {
+    let keywords = MatcherFixtures.randomKeywords(100_000)
+    for engine in [EngineChoice.nfa, .compact, .auto] {
+        var builder = AhoCorasickBuilder()
+        builder.caseFolding = .ascii
+        builder.engine = engine
+        let start = now()
+        let ac = try builder.build(keywords)
+        print("100000 keywords \(engine): \(Double(now() - start) / 1e9) s  \(ac.engineDescription)")
     }
 }
 

@@ -355,8 +355,8 @@ struct _Compiler {
 /// deep, packed into a comb; the full rows of the shallow states, with the shallow automaton's own
 /// transitions, in a table of default rows.
 struct _CompactPlan {
-    /// (owner, next) per comb cell; owner `UInt32.max` for unused cells.
-    var cells: [(owner: UInt32, next: UInt32)]
+    /// Per comb cell: next id << 8 | class, 0xFF for unused cells.
+    var cells: [UInt32]
     /// R × A (next shallow row offset, full transition id).
     var defaults: [(row: UInt32, next: UInt32)]
     var defaultRows: Int
@@ -364,7 +364,7 @@ struct _CompactPlan {
     var matchIndex: [UInt32]
     var startID: UInt32
     var maxMatchID: UInt32
-    /// 32-bit ids and rows (more than 65,535 cells or R × A > 65,536).
+    /// 24-bit ids and 32-bit default cells (ids past 0xFFFF or R × A > 65,536).
     var wide: Bool
 
     private static let none: Int32 = -1
@@ -372,12 +372,14 @@ struct _CompactPlan {
     /// States at most this deep get default rows.
     private static let shallowDepth: Int32 = 2
 
-    /// nil when the plan's bytes would exceed `byteLimit` or its ids 2^32.
+    /// nil when the plan's bytes would exceed `byteLimit`, its ids 2^24, or there are 256 classes (the
+    /// class check byte needs a value no class has).
     init?(
         trie: _Trie, order: [Int32], newIndex: [Int32], matchCount: Int, alphabetLen: Int, byteLimit: Int,
         forceWide: Bool = false
     ) {
         let a = alphabetLen
+        guard a <= 255 else { return nil }
         let trieCount = trie.count
         // Depths and the class of the edge into each state (breadth-first order visits parents first).
         var depth = [Int32](repeating: 0, count: trieCount)
@@ -434,7 +436,8 @@ struct _CompactPlan {
                     entryNext.append(Self.dead)
                 }
             }
-            if entryClass.count > byteLimit / 4 { return nil }
+            // Every entry and every id take at least one 4-byte cell.
+            if (entryClass.count + k) * 4 > byteLimit { return nil }
         }
         entryStart[stateCount] = entryClass.count
         // Pack: ids strictly increase in new-index order (so dead, match states, start, rest keep the one
@@ -454,21 +457,21 @@ struct _CompactPlan {
             let needed = candidate + a
             if used.count < needed { used.append(contentsOf: repeatElement(false, count: needed - used.count)) }
             for e in entries { used[candidate + Int(entryClass[e])] = true }
-            guard candidate + a < Int(UInt32.max) else { return nil }
+            guard candidate <= 0xFF_FFFF else { return nil }
             ids[k] = UInt32(candidate)
             lastID = candidate
         }
         let cellCount = lastID + a
         defaultRows = shallow.count
-        wide = cellCount > 0xFFFF || defaultRows * a > 1 << 16 || forceWide
+        wide = lastID > 0xFFFF || defaultRows * a > 1 << 16 || forceWide
         let width = wide ? 4 : 2
-        let bytes = cellCount * 2 * width + defaultRows * a * 2 * width + (Int(ids[matchCount]) + 1) * 4
+        let bytes = cellCount * 4 + defaultRows * a * 2 * width + (Int(ids[matchCount]) + 1) * 4
         if bytes > byteLimit { return nil }
         func id(_ trieIndex: Int32) -> UInt32 { trieIndex == Self.dead ? ids[0] : ids[Int(newIndex[Int(trieIndex)])] }
-        cells = Array(repeating: (UInt32.max, 0), count: cellCount)
+        cells = Array(repeating: 0xFF, count: cellCount)
         for k in 0..<stateCount {
             for e in entryStart[k]..<entryStart[k + 1] {
-                cells[Int(ids[k]) + Int(entryClass[e])] = (ids[k], id(entryNext[e]))
+                cells[Int(ids[k]) + Int(entryClass[e])] = id(entryNext[e]) << 8 | UInt32(entryClass[e])
             }
         }
         // Default rows: for each shallow state q (the start state first) and class c, the row of the
@@ -494,13 +497,7 @@ struct _CompactPlan {
 
     func write(_ image: UnsafeMutableRawBufferPointer, _ layout: _Layout, _ a: Int) {
         for (k, cell) in cells.enumerated() {
-            if wide {
-                let packed = UInt64(cell.owner) | UInt64(cell.next) << 32
-                image.storeBytes(of: packed.littleEndian, toByteOffset: layout.comb + 8 * k, as: UInt64.self)
-            } else {
-                let packed = (cell.owner & 0xFFFF) | cell.next << 16
-                image.storeBytes(of: packed.littleEndian, toByteOffset: layout.comb + 4 * k, as: UInt32.self)
-            }
+            image.storeBytes(of: cell.littleEndian, toByteOffset: layout.comb + 4 * k, as: UInt32.self)
         }
         for (k, cell) in defaults.enumerated() {
             if wide {

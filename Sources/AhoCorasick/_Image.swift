@@ -34,10 +34,10 @@
 //     DFA only:
 //       transitions    S × A × u32     premultiplied: the next state of state id s on class c is at s + c
 //                      (S × A × u16 for engine 2, which needs S × A <= 65,536)
-//     compact DFA only (W = 2 bytes for engine 3, 4 for engine 4):
-//       comb           C × 2W          cells (owner id, next id); unused cells have owner 0xFFFF / 0xFFFFFFFF;
-//                                      the next state of id s on class c is comb[s + c].next when
-//                                      comb[s + c].owner == s, else the default row's entry
+//     compact DFA only (W = 2 bytes for engine 3, 4 for engine 4; at most 255 classes):
+//       comb           C × u32         cells next id << 8 | class (0xFF: unused); the next state of id s on
+//                                      class c is comb[s + c] >> 8 when its low byte is c, else the default
+//                                      row's entry. Ids are at most 0xFFFF (engine 3) or 0xFFFFFF (engine 4)
 //       default rows   R × A × 2W      cells (next row, next id) of the states at most two bytes deep
 //                                      (row 0 the start state): the next shallow state's row offset
 //                                      (premultiplied by A) and the full DFA transition
@@ -118,7 +118,7 @@ struct _Layout {
         case .compact16, .compact32:
             let (rows, o1) = defaultRows.multipliedReportingOverflow(by: alphabetLen)
             let (indexes, o2) = maxMatchID.addingReportingOverflow(1)
-            guard !o1, !o2, let c = section(combCount, 2 * engine.idWidth), let d = section(rows, 2 * engine.idWidth),
+            guard !o1, !o2, let c = section(combCount, 4), let d = section(rows, 2 * engine.idWidth),
                 let x = section(indexes, 4)
             else { return nil }
             comb = c
@@ -197,8 +197,7 @@ struct _Image: @unchecked Sendable {
     let nfaRoot: UnsafePointer<UInt32>
     /// Compact DFA (engines 3 and 4): comb cells, default rows, id → match index.
     let combCount: Int
-    let comb16: UnsafePointer<UInt32>
-    let comb32: UnsafePointer<UInt64>
+    let comb: UnsafePointer<UInt32>
     let defaults16: UnsafePointer<UInt32>
     let defaults32: UnsafePointer<UInt64>
     let defaultRows: Int
@@ -293,15 +292,18 @@ struct _Image: @unchecked Sendable {
         case .dense16:
             guard stateCount * alphabetLen <= 1 << 16 else { throw corrupt("DFA too large for 16-bit state ids") }
         case .compact16, .compact32:
-            // Every id s must have s + A <= C (so comb[s + c] is in bounds); unused cells' owner is the
-            // all-ones sentinel, which therefore can never be an id.
-            let limit = code == .compact16 ? 0xFFFF : Int(UInt32.max)
-            guard combCount >= alphabetLen, combCount <= limit else { throw corrupt("comb cell count \(combCount)") }
+            // Every id s must have s + A <= C (so comb[s + c] is in bounds), and fit the id width.
+            let limit = code == .compact16 ? 0xFFFF : 0xFF_FFFF
+            guard alphabetLen <= 255, combCount >= alphabetLen, combCount - alphabetLen <= limit else {
+                throw corrupt("comb cell count \(combCount) for \(alphabetLen) classes")
+            }
             guard Int(compactStart) <= combCount - alphabetLen, compactMaxMatch < Int(compactStart) else {
                 throw corrupt("compact start \(compactStart) or largest match id \(compactMaxMatch)")
             }
             // Row offsets r must have r + A <= R × A.
-            guard defaultRows >= 1, defaultRows <= limit / alphabetLen else { throw corrupt("default row count \(defaultRows)") }
+            guard defaultRows >= 1, defaultRows <= (code == .compact16 ? 0x1_0000 : Int(UInt32.max)) / alphabetLen else {
+                throw corrupt("default row count \(defaultRows)")
+            }
         case .nfa:
             break
         }
@@ -363,10 +365,9 @@ struct _Image: @unchecked Sendable {
         var nfaSparseClass = classes
         var nfaSparseNext = dummy32
         var nfaRoot = dummy32
-        var comb16 = dummy32
-        var comb32 = view(layout.classes, UInt64.self)
+        var comb = dummy32
         var defaults16 = dummy32
-        var defaults32 = comb32
+        var defaults32 = view(layout.classes, UInt64.self)
         var matchIndex = dummy32
         let startID: UInt32
         let maxMatchID: UInt32
@@ -400,26 +401,16 @@ struct _Image: @unchecked Sendable {
             let maxID = UInt64(combCount - stride)
             let maxRow = UInt64((defaultRows - 1) * stride)
             var bad = false
+            comb = view(layout.comb, UInt32.self)
+            for k in 0..<combCount { bad = bad || UInt64(comb[k] >> 8) > maxID }
             if code == .compact16 {
-                comb16 = view(layout.comb, UInt32.self)
                 defaults16 = view(layout.defaults, UInt32.self)
-                for k in 0..<combCount {
-                    let cell = comb16[k]
-                    let owner = UInt64(cell & 0xFFFF)
-                    bad = bad || UInt64(cell >> 16) > maxID || (owner > maxID && owner != 0xFFFF)
-                }
                 for k in 0..<(defaultRows * stride) {
                     let cell = defaults16[k]
                     bad = bad || UInt64(cell >> 16) > maxID || UInt64(cell & 0xFFFF) > maxRow
                 }
             } else {
-                comb32 = view(layout.comb, UInt64.self)
                 defaults32 = view(layout.defaults, UInt64.self)
-                for k in 0..<combCount {
-                    let cell = comb32[k]
-                    let owner = cell & 0xFFFF_FFFF
-                    bad = bad || cell >> 32 > maxID || (owner > maxID && owner != 0xFFFF_FFFF)
-                }
                 for k in 0..<(defaultRows * stride) {
                     let cell = defaults32[k]
                     bad = bad || cell >> 32 > maxID || cell & 0xFFFF_FFFF > maxRow
@@ -478,7 +469,7 @@ struct _Image: @unchecked Sendable {
             classes: classes, patterns: patterns, matchOffsets: matchOffsets, matchList: matchList,
             dfaTrans: dfaTrans, dfaTrans16: dfaTrans16, nfaFail: nfaFail, nfaSparseStart: nfaSparseStart,
             nfaSparseClass: nfaSparseClass, nfaSparseNext: nfaSparseNext, nfaRoot: nfaRoot,
-            combCount: combCount, comb16: comb16, comb32: comb32, defaults16: defaults16, defaults32: defaults32,
+            combCount: combCount, comb: comb, defaults16: defaults16, defaults32: defaults32,
             defaultRows: defaultRows, matchIndex: matchIndex, folds: folds, teddy: teddy, startID: startID, maxMatchID: maxMatchID)
     }
 

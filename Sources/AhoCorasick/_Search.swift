@@ -46,10 +46,11 @@ struct _DFA<T: _DenseID>: _Engine {
     func index(_ s: UInt32) -> Int { Int(truncatingIfNeeded: (UInt64(s) &* reciprocal) >> 40) }
 }
 
-/// A comb cell type of the compact DFA: two ids packed in the low and high halves.
-protocol _CombCell: FixedWidthInteger, UnsignedInteger {}
-extension UInt32: _CombCell {}
-extension UInt64: _CombCell {}
+/// A default-row cell type of the compact DFA: (next shallow row, full transition) packed in the low and
+/// high halves (16 + 16 or 32 + 32 bits).
+protocol _DefaultCell: FixedWidthInteger, UnsignedInteger {}
+extension UInt32: _DefaultCell {}
+extension UInt64: _DefaultCell {}
 
 /// The compact DFA (row compression against the rows of the states at most two bytes deep).
 ///
@@ -57,19 +58,21 @@ extension UInt64: _CombCell {}
 /// some pattern (a state of depth <= 2). The DFA state s has q in its failure chain, so s's full row
 /// differs from q's full row only at the classes where s or a state between s and q in the chain has a
 /// child. Only those entries are stored, as cells of a comb (a double array: a state's id is its offset
-/// in the comb, and its entry for class c is the cell at id + c, marked with the id as its owner). The
-/// full rows of the shallow states are the `defaults` table, whose cells also hold the next q, so q is
-/// tracked by a second chain of loads that does not depend on s. A step: one comb load (on the chain
-/// of dependent loads), one default load (off it), a compare and a conditional move: no branch, no loop.
-/// A state whose failure chain ends at the dead state (leftmost kinds) stores its whole row.
-struct _Compact<Cell: _CombCell>: _Engine {
+/// in the comb, and its entry for class c is the cell at id + c, holding the next id and, as the check,
+/// the class c: a cell at id + c can only hold class c for the state at id). The full rows of the
+/// shallow states are the `defaults` table, whose cells also hold the next q, so q is tracked by a
+/// second chain of loads that does not depend on s. A step: one comb load (on the chain of dependent
+/// loads), one default load (off it), a compare and a conditional move: no branch, no loop. A state
+/// whose failure chain ends at the dead state (leftmost kinds) stores its whole row.
+struct _Compact<Default: _DefaultCell>: _Engine {
     struct State {
         var id: UInt32
         /// q's row in `defaults`, premultiplied by the stride.
         var row: UInt32
     }
-    let comb: UnsafePointer<Cell>
-    let defaults: UnsafePointer<Cell>
+    /// Cells: next id << 8 | class (0xFF: unused; the compact DFA has at most 255 classes).
+    let comb: UnsafePointer<UInt32>
+    let defaults: UnsafePointer<Default>
     let matchIndex: UnsafePointer<UInt32>
     let start: UInt32
     let maxMatch: UInt32
@@ -80,14 +83,12 @@ struct _Compact<Cell: _CombCell>: _Engine {
     ///   `c` < A.
     @inline(__always)
     func next(_ s: State, _ c: UInt8) -> State {
-        let half = Cell.bitWidth / 2
+        let half = Default.bitWidth / 2
         let cell = comb[Int(s.id) &+ Int(c)]
         let shallow = defaults[Int(s.row) &+ Int(c)]
-        let owner = UInt32(truncatingIfNeeded: cell & (Cell(1) << half &- 1))
-        let target = UInt32(truncatingIfNeeded: cell >> half)
         let fallback = UInt32(truncatingIfNeeded: shallow >> half)
-        let row = UInt32(truncatingIfNeeded: shallow & (Cell(1) << half &- 1))
-        return State(id: owner == s.id ? target : fallback, row: row)
+        let row = UInt32(truncatingIfNeeded: shallow & (Default(1) << half &- 1))
+        return State(id: UInt8(truncatingIfNeeded: cell) == c ? cell >> 8 : fallback, row: row)
     }
 
     @inline(__always) func id(_ s: State) -> UInt32 { s.id }
@@ -140,10 +141,10 @@ extension _Image {
         _DFA(trans: dfaTrans16, stride: alphabetLen, initial: startID, maxMatch: maxMatchID, reciprocal: reciprocal)
     }
     var compact16: _Compact<UInt32> {
-        _Compact(comb: comb16, defaults: defaults16, matchIndex: matchIndex, start: startID, maxMatch: maxMatchID)
+        _Compact(comb: comb, defaults: defaults16, matchIndex: matchIndex, start: startID, maxMatch: maxMatchID)
     }
     var compact32: _Compact<UInt64> {
-        _Compact(comb: comb32, defaults: defaults32, matchIndex: matchIndex, start: startID, maxMatch: maxMatchID)
+        _Compact(comb: comb, defaults: defaults32, matchIndex: matchIndex, start: startID, maxMatch: maxMatchID)
     }
     var nfa: _NFA {
         _NFA(
