@@ -36,6 +36,7 @@ demo: build ## Classify the bundled sample with the embedded default rules and p
 
 test: deps ## Build everything and run the whole test suite (and the portability check).
 	bash Scripts/check-portability.sh
+	bash Scripts/check-simd.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -63,6 +64,7 @@ report-check: build ## Evaluate the sample, render the HTML report in headless C
 
 portability: ## Check AhoCorasick and MessageFilter for Linux-only imports and API outside #if guards.
 	bash Scripts/check-portability.sh
+	bash Scripts/check-simd.sh
 
 extension: build ## Export the iOS extensions for samples/example-rules.yaml into /tmp/smsfilter-extension.
 	$(BIN) export-extension samples/example-rules.yaml -o /tmp/smsfilter-extension --force

@@ -59,8 +59,12 @@ final class ExportExtensionTests: CLITestCase {
                     }
                 }
             }
+            // AhoCorasick's C target (the prefilter's SIMD kernels): SwiftPM writes its module map into its
+            // build folder.
+            let simdMap = folder.appendingPathComponent("CAhoCorasickSIMD.build/module.modulemap")
+            if FileManager.default.fileExists(atPath: simdMap.path) { maps.append(simdMap.path) }
             var objects: [String] = []
-            for module in ["MessageFilter", "AhoCorasick", "Yams", "CYaml"] {
+            for module in ["MessageFilter", "AhoCorasick", "CAhoCorasickSIMD", "Yams", "CYaml"] {
                 let m = folder.appendingPathComponent("\(module).build")
                 guard let e = FileManager.default.enumerator(atPath: m.path) else { throw XCTSkip("no \(m.path)") }
                 // Swift targets list their current sources in `sources`: link only their objects, so that

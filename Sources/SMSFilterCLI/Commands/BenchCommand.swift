@@ -135,7 +135,7 @@ struct BenchCommand: ParsableCommand {
         var automatonSeconds = 0.0
         var automatonKind = "none"
         if let automaton = try? builder.build(phrases) {
-            automatonKind = "\(automaton.engineKind)"
+            automatonKind = automaton.engineDescription
             let ranges = messages.spans.map { $0.bodyStart..<($0.bodyStart + $0.bodyCount) }
             automatonSeconds = median(
                 (0..<`repeat`).map { _ in
@@ -181,6 +181,7 @@ struct BenchCommand: ParsableCommand {
             "matcherThreads": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherThreadsSeconds, threads: threadCount),
             "automaton": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: automatonSeconds, threads: 1)
                 .merging(["engine": automatonKind, "patterns": phrases.count], uniquingKeysWith: { a, _ in a }),
+            "classifierAutomata": ruleSet.automatonDescriptions,
         ]
 
         report["decode"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: decodeSeconds, threads: 1)
@@ -263,6 +264,10 @@ struct BenchCommand: ParsableCommand {
         row("zstd -dc", "zstdCLI")
         row("decoder", "decode")
         row("automaton", "automaton")
+        if let automaton = report["automaton"] as? [String: Any], let engine = automaton["engine"] as? String {
+            lines.append("  automaton engine: \(engine)")
+        }
+        for line in report["classifierAutomata"] as? [String] ?? [] { lines.append("  classifier automaton: \(line)") }
         row("matcher", "matcher")
         row("matcher, threads", "matcherThreads")
         row("end to end", "endToEnd")
