@@ -120,6 +120,11 @@ extension SearchTest {
 }
 
 /// The ways to get an automaton: each engine built directly and after a serialize/load round trip.
+///
+/// This is the one list of engines the AhoCorasick tests run on: the search tables here, `PropertyTests`
+/// (random input against `NaiveMatcher`, every kind × folding × whole-word), `AlphabetTests` (every ASCII
+/// letter and digit, Unicode case pairs and word edges) and `BehaviourTests` iterate `allCases`. A new
+/// engine added as a case (and to `build`) is checked by all of them.
 enum EngineUnderTest: CaseIterable, CustomStringConvertible {
     case dfa, nfa, dfaLoaded, nfaLoaded
 
