@@ -49,7 +49,10 @@ final class ExportTests: XCTestCase {
         var options = ExportOptions()
         options.outputFolder = path(out)
         configure(&options)
-        return try TrainingSetExporter(ruleSet: Self.ruleSet, options: options).run(inputs: inputs)
+        let frozen = options
+        return try Deadline.run("TrainingSetExporter.run over \(inputs.map { URL(fileURLWithPath: $0).lastPathComponent })") {
+            try TrainingSetExporter(ruleSet: Self.ruleSet, options: frozen).run(inputs: inputs)
+        }
     }
 
     func lines(_ out: String, _ split: TrainingSplit, ext: String = "jsonl") throws -> [String] {

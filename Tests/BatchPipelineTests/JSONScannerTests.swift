@@ -82,19 +82,17 @@ final class JSONScannerTests: XCTestCase {
         XCTAssertEqual(a, b, "line: \(String(decoding: line.prefix(200), as: UTF8.self).debugDescription)", file: file, line: lineNumber)
     }
 
+    /// The committed lines: the generated fixture (2,000 records in five scripts, with senders) and
+    /// samples/sample.jsonl.zst (1,838 real messages from the public corpora and hand-written ones).
     func corpusLines() throws -> [[UInt8]] {
-        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
-        var lines: [[UInt8]] = []
-        for name in ["uci_sms_spam.jsonl.zst", "thai_sms.jsonl.zst"] {
-            let result = try Fixtures.run("zstd", ["-dc", folder.appendingPathComponent(name).path])
-            XCTAssertEqual(result.status, 0)
-            lines += result.stdout.split(separator: 0x0A).map(Array.init)
-        }
-        XCTAssertGreaterThan(lines.count, 9000)
+        var lines = try GeneratedFixture.jsonlLines()
+        let sample = Fixtures.packageRoot.appendingPathComponent("samples/sample.jsonl.zst").path
+        lines += try GeneratedFixture.decompressed(sample).split(separator: 0x0A).map(Array.init)
+        XCTAssertEqual(lines.count, GeneratedFixture.recordCount + 1838)
         return lines
     }
 
-    func testEveryCorpusLineAgreesWithFoundation() throws {
+    func testEveryCommittedLineAgreesWithFoundation() throws {
         for line in try corpusLines() { assertAgree(line) }
     }
 
@@ -133,7 +131,7 @@ final class JSONScannerTests: XCTestCase {
 
     func testMutatedCorpusLinesAgree() throws {
         let lines = try corpusLines()
-        var rng = Fixtures.SeededGenerator(seed: 42)
+        var rng = Fixtures.seededGenerator("JSONScannerTests.testMutatedCorpusLinesAgree", defaultSeed: 42)
         let inserts: [[UInt8]] = [
             "\\", "\"", "\\u", "\\ud83d", "\\ude00", "\\n", "{", "}", "[", "]", ",", ":", "\\u00e9", "null", "1e",
         ].map { Array($0.utf8) } + [[0xFF], [0xE0, 0xB8], [0x00], [0x1F]]
