@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -62,12 +63,17 @@ final class CompiledRuleSetTests: XCTestCase {
         XCTAssertEqual(refused, bytes.count * 3)  // every byte is covered by a checksum or a check
     }
 
-    /// A hostile file with valid checksums but bad contents is still refused by the bounds checks.
-    func testResignedGarbageIsRefused() throws {
+    /// A hostile file with valid checksums: one byte past the header replaced at random, both checksums
+    /// recomputed, so only the structural checks stand between the bytes and the classifier. Either the
+    /// file is refused as damaged, or what it loads is a consistent rule set: every verdict names a rule
+    /// it has (or none), with that rule's action and validated folder, and a phrase span inside the body.
+    func testResignedGarbageIsRefusedOrConsistent() throws {
         let set = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
         var bytes = set.serialize()
-        var rng = SystemRandomNumberGenerator()
-        for _ in 0..<300 {
+        var rng = Fixtures.seededGenerator("CompiledRuleSetTests.testResignedGarbageIsRefusedOrConsistent", defaultSeed: 0x5EED_5A5F)
+        var refused = 0
+        var loadedCount = 0
+        for round in 0..<300 {
             var d = bytes
             let i = Int.random(in: 64..<d.count, using: &rng)
             d[i] = UInt8.random(in: 0...255, using: &rng)
@@ -83,11 +89,38 @@ final class CompiledRuleSetTests: XCTestCase {
             }
             let fs = d.withUnsafeBytes { _Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[64...])) }
             withUnsafeBytes(of: fs.littleEndian) { for k in 0..<8 { d[24 + k] = $0[k] } }
-            if let loaded = try? _SMSFFormat.load(bytes: d, path: "t.smsf") {
-                let c = Classifier(ruleSet: loaded)
-                for (s, body) in bodies { _ = c.classify(sender: s, body: body) }
+            let loaded: RuleSet
+            do {
+                loaded = try _SMSFFormat.load(bytes: d, path: "t.smsf")
+            } catch {
+                XCTAssertEqual((error as? RuleSetLoadError)?.kind, .damaged, "round \(round): byte \(i): \(error)")
+                refused += 1
+                continue
+            }
+            loadedCount += 1
+            let c = Classifier(ruleSet: loaded)
+            for (s, body) in bodies {
+                let v = c.classify(sender: s, body: body)
+                let context = "seed 0x\(String(rng.seed, radix: 16)) round \(round) byte \(i): \(body)"
+                guard v.rule >= 0 else {
+                    XCTAssertEqual(v.phrase, -1, context)
+                    continue
+                }
+                XCTAssertLessThan(Int(v.rule), loaded.ruleNames.count, context)
+                guard Int(v.rule) < loaded.definition.rules.count else { continue }
+                let rule = loaded.definition.rules[Int(v.rule)]
+                XCTAssertEqual(v.action, rule.action, context)
+                XCTAssertEqual(v.requestedSubAction, rule.subAction, context)
+                XCTAssertEqual(v.folder, loaded.capabilities.validate(action: rule.action, subAction: rule.subAction).folder, context)
+                if v.phrase >= 0 {
+                    XCTAssertLessThan(Int(v.phrase), loaded.phraseCount, context)
+                    XCTAssertTrue(0 <= v.matchStart && v.matchStart <= v.matchEnd && Int(v.matchEnd) <= body.utf8.count, context)
+                }
             }
         }
+        print("CompiledRuleSetTests: 300 re-signed damaged files: \(refused) refused, \(loadedCount) loaded")
+        XCTAssertEqual(refused + loadedCount, 300)
+        XCTAssertGreaterThan(refused, 0, "the structural checks refused nothing")
         bytes[0] = 0
         XCTAssertThrowsError(try _SMSFFormat.load(bytes: bytes, path: "t.smsf"))
     }
