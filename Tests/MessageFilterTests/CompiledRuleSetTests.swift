@@ -32,6 +32,51 @@ final class CompiledRuleSetTests: XCTestCase {
         XCTAssertNotEqual(RuleSet.embeddedDefault.checksum, yamlSet.checksum)
     }
 
+    /// The `.smsf` header, pinned: compiled rule sets ship to phones and must stay readable, and the rule
+    /// set checksum is what `merge-counts` compares across machines and releases. Magic, version, section
+    /// table and the rule-table checksum are literals; the automata sections are pinned by AhoCorasick's
+    /// `PinnedImageTests`.
+    func testHeaderIsPinned() throws {
+        let set = try RuleSet.parse(yaml: """
+            version: 1
+            rules:
+              - {name: prize, action: junk, keywords: [prize]}
+              - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
+            """, file: "pinned.yaml")
+        let bytes = set.serialize()
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+        func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
+        XCTAssertEqual(Array(bytes[0..<8]), [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A], "magic SMSF\\0\\r\\n^Z")
+        XCTAssertEqual(u32(8), 2, "format version")
+        XCTAssertEqual(u32(12), 3, "sections")
+        XCTAssertEqual(u64(16), UInt64(bytes.count), "length")
+        XCTAssertEqual(set.checksum, "0e1196a4f592157a", "the rule set's checksum")
+        XCTAssertEqual(String(u64(32), radix: 16).leftPadded(to: 16), set.checksum, "bytes 32..<40 hold the rule-table checksum")
+        XCTAssertEqual(Array(bytes[40..<64]), [UInt8](repeating: 0, count: 24), "reserved")
+        // Section table: rule table, ASCII automaton, Unicode automaton; 16-byte aligned, in order.
+        var end = 64 + 3 * 24
+        for (k, kind) in [UInt32(1), 2, 3].enumerated() {
+            let entry = 64 + 24 * k
+            XCTAssertEqual(u32(entry), kind)
+            XCTAssertEqual(u32(entry + 4), 0)
+            let offset = Int(u64(entry + 8))
+            let length = Int(u64(entry + 16))
+            XCTAssertEqual(offset % 16, 0, "section \(kind) aligned")
+            XCTAssertGreaterThanOrEqual(offset, end, "section \(kind) after the previous one")
+            XCTAssertGreaterThan(length, 0, "section \(kind) present")
+            end = offset + length
+        }
+        XCTAssertEqual(end, bytes.count)
+        // Another keyword is another rule set.
+        let other = try RuleSet.parse(yaml: """
+            version: 1
+            rules:
+              - {name: prize, action: junk, keywords: [prizes]}
+              - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
+            """, file: "pinned.yaml")
+        XCTAssertNotEqual(other.checksum, set.checksum)
+    }
+
     func testEveryTruncationIsRefused() throws {
         let set = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
         let bytes = set.serialize()
