@@ -60,6 +60,11 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
     /// The limit, in seconds (scaled).
     public let seconds: Double
 
+    public init(what: String, seconds: Double) {
+        self.what = what
+        self.seconds = seconds
+    }
+
     public var description: String {
         "timed out after \(String(format: "%.0f", seconds)) s waiting for \(what) (a deadlock or a hang; "
             + "SMSFILTER_DEADLINE_SCALE multiplies the limit)"
