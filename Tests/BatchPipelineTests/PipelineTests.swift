@@ -126,6 +126,7 @@ final class PipelineTests: XCTestCase {
             for (threads, chunk) in [(1, 1 << 20), (3, 1024)] {
                 let outcome = try run([path]) {
                     $0.labelsOnly = true
+                    $0.explain = true
                     $0.threads = threads
                     $0.chunkSize = chunk
                     if format == "xml" { $0.fields = FieldNames(id: "id", sender: "address", body: "body") }
@@ -143,8 +144,11 @@ final class PipelineTests: XCTestCase {
                     } else {
                         XCTAssertEqual(object["line"] as? Int, firstLine + k, context)
                     }
-                    XCTAssertEqual(filterStrings(object["filter"] as! [String: Any]), expectedFilter(classifier, record.sender, record.body),
-                                   "\(context) \(record.id)")
+                    let filter = object["filter"] as! [String: Any]
+                    XCTAssertEqual(filterStrings(filter), expectedFilter(classifier, record.sender, record.body), "\(context) \(record.id)")
+                    // The deciding phrase's span in the decoded body: any decoding slip before it moves it.
+                    let v = classifier.classify(sender: record.sender, body: record.body)
+                    XCTAssertEqual(filter["span"] as? [Int], v.phrase >= 0 ? [Int(v.matchStart), Int(v.matchEnd)] : nil, "\(context) \(record.id)")
                 }
             }
         }
@@ -360,6 +364,45 @@ final class PipelineTests: XCTestCase {
         XCTAssertThrowsError(try run([a]) { $0.outputPath = "/nonexistent-folder/out.jsonl" }) { error in
             XCTAssertEqual((error as! PipelineError).exitCode, 73)
             XCTAssertTrue((error as! PipelineError).message.contains("/nonexistent-folder/out.jsonl"))
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Bodies that hold every escape of their format: a rule whose keyword is the decoded text (written
+    /// here by hand) must fire, at the span written here, in every format.
+    func testEscapesDecodeToTheExactBody() throws {
+        let rules = try RuleSet.parse(yaml: """
+            version: 1
+            rules:
+              - {name: xml, action: junk, keywords: ["\\"q\\" & <t> 'a' 7A é😀 z"]}
+              - {name: csv, action: promotion, keywords: ["say \\"hi\\", then\\nbye"]}
+              - {name: json, action: allow, keywords: ["tab\\tq\\" \\\\ é😀 /"]}
+              - {name: tsv, action: transaction, keywords: ["plain, \\"as is\\""]}
+            """, file: "escapes.yaml")
+        let xml = "<?xml version='1.0'?>\n<smses>\n"
+            + "  <sms address=\"1\" body=\"ab &quot;q&quot; &amp; &lt;t&gt; &apos;a&apos; &#55;&#x41; &#233;&#x1F600; z\" />\n"
+            + "  <sms address='2' body='ab &quot;q&quot; &amp; &lt;t&gt; &apos;a&apos; &#55;&#x41; &#xE9;&#128512; z' />\n"
+            + "</smses>\n"
+        let csv = "id,body\r\n1,\"ab say \"\"hi\"\", then\nbye\"\r\n"
+        let jsonl = #"{"id": "1", "body": "ab tab\tq\" \\ \u00e9\ud83d\ude00 \/"}"# + "\n"
+        let tsv = "id\tbody\n1\tab plain, \"as is\"\n"
+        let cases: [(String, String, String)] = [("e.xml", xml, "xml"), ("e.csv", csv, "csv"), ("e.jsonl", jsonl, "json"), ("e.tsv", tsv, "tsv")]
+        for (name, text, rule) in cases {
+            let path = try file(name, Array(text.utf8))
+            let outcome = try run([path], ruleSet: rules) {
+                $0.labelsOnly = true
+                $0.explain = true
+            }
+            XCTAssertEqual(outcome.counts.rejected, 0, "\(name): \(outcome.rejects)")
+            let lines = outcome.output.split(separator: 0x0A)
+            XCTAssertEqual(lines.count, name == "e.xml" ? 2 : 1, name)
+            for line in lines {
+                let filter = (try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any])["filter"] as! [String: Any]
+                XCTAssertEqual(filter["rule"] as? String, rule, "\(name): the decoded body is not the expected text")
+                let keyword = rules.definition.rules.first { $0.name == rule }!.keywords[0]
+                XCTAssertEqual(filter["span"] as? [Int], [3, 3 + keyword.utf8.count], name)
+            }
         }
     }
 
