@@ -116,6 +116,7 @@ final class AlphabetTests: XCTestCase {
             ("é", true), ("É", true), ("ß", true), ("ж", true), ("Ж", true), ("σ", true), ("ς", true), ("ก", true),
             ("ไ", true), ("न", true), ("中", true), ("ー", true), ("٣", true), ("५", true), ("²", true), ("Ⅻ", true),
             ("\u{301}", true), ("\u{E34}", true), ("\u{94D}", true), ("ǅ", true), ("ª", true),
+            ("𝐀", true), ("𠀀", true), ("𝟗", true), ("\u{1D167}", true),  // four-byte letters, digit, mark
             ("😀", false), ("€", false), ("—", false), ("«", false), ("。", false), ("\u{A0}", false), ("\u{2028}", false),
             ("·", false), ("•", false), ("©", false), ("¿", false),
         ]

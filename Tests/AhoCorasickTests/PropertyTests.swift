@@ -31,6 +31,7 @@ final class PropertyTests: XCTestCase {
     /// letters from both ends of the alphabet, digits, Unicode letters, marks, numbers) and non-word ones.
     static let edges: [String] = [
         "a", "z", "Z", "A", "y", "Y", "0", "9", "é", "Ж", "ς", "ก", "न", "中", "\u{301}", "\u{E34}", "٣", "²", "ª",
+        "𝐀", "𠀀", "𝟗",
         " ", ".", "(", ")", "😀", "€", "—", "\u{A0}", "", "",
     ]
 

@@ -143,6 +143,15 @@ final class ExportTests: XCTestCase {
             XCTAssertEqual(r801010.split(forHash: h), p.split801010, "80,10,10 split of \(p.id.debugDescription)")
             XCTAssertEqual(r9010.split(forHash: h), p.split9010, "90,10 split of \(p.id.debugDescription)")
         }
+        // Every id of 5,000 against the independent re-implementation (OracleHash): some fall exactly on a
+        // boundary between two parts.
+        for k in 0..<5000 {
+            let id = "gen:\(k)"
+            let h = StableHash.id(id)
+            XCTAssertEqual(h, OracleHash.id(id), id)
+            XCTAssertEqual(r801010.split(forHash: h).name, OracleHash.split(h, (80, 10, 10)), id)
+            XCTAssertEqual(SplitRatios("1,1,1")!.split(forHash: h).name, OracleHash.split(h, (1, 1, 1)), id)
+        }
         // The de-duplication key: lowercased, whitespace runs collapsed (Unicode White_Space), trimmed.
         let bodies: [(String, UInt64)] = [
             ("  Hello   World\t", 0x05CB_5851_12BE_1151), ("ÉCOLE  ouverte", 0x4E5A_46A8_BB4D_871E),
