@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension mutate
 
 all: build
 
@@ -38,6 +38,9 @@ test: deps ## Build everything and run the whole test suite (and the portability
 	bash Scripts/check-portability.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+mutate: deps ## Plant each bug of Scripts/mutations in a scratch copy without ../shared; every one must fail the tests (not in make test: an hour or more).
+	bash Scripts/mutate.sh
 
 BENCH_CORPUS := .build/bench/corpus-500k.jsonl.zst
 
