@@ -65,9 +65,16 @@ final class ClassifyTests: CLITestCase {
         XCTAssertTrue(result.stderr.isEmpty, String(decoding: result.stderr, as: UTF8.self))
         let lines = result.stdout.split(separator: 0x0A)
         XCTAssertEqual(lines.count, 2)
-        for line in lines {
+        // Each record comes back whole, in order, with its label: "hello" matches no default rule;
+        // "Free entry!" is premium-rate wording (junk, priority 80).
+        let expected: [(Int, String, String?)] = [(1, "Unknown Senders", nil), (2, "Junk", "premium-rate-and-adult")]
+        for ((line, input), (id, folder, rule)) in zip(zip(lines, input.split(separator: 0x0A)), expected) {
+            XCTAssertTrue(line.starts(with: input.dropLast()), String(decoding: line, as: UTF8.self))
             let object = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
-            XCTAssertNotNil(object["filter"] as? [String: Any])
+            let filter = try XCTUnwrap(object["filter"] as? [String: Any])
+            XCTAssertEqual(object["id"] as? Int, id)
+            XCTAssertEqual(filter["folder"] as? String, folder)
+            XCTAssertEqual(filter["rule"] as? String, rule)
         }
     }
 
