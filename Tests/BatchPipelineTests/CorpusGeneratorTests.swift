@@ -10,9 +10,11 @@ final class CorpusGeneratorTests: XCTestCase {
         let folder = try Fixtures.temporaryFolder("gen")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("g.jsonl").path
-        let file = try OutputFile(path: path)
-        try CorpusGenerator(seed: seed).write(count: count, to: file)
-        try file.finish()
+        try Deadline.run("CorpusGenerator(seed: \(seed)).write(count: \(count))") {
+            let file = try OutputFile(path: path)
+            try CorpusGenerator(seed: seed).write(count: count, to: file)
+            try file.finish()
+        }
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 

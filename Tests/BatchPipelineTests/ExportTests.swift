@@ -404,15 +404,17 @@ import ZstdStream
 /// Reads a whole (zstd or plain) file as text.
 enum ZstdDecoderForTests {
     static func decode(_ path: String) throws -> String {
-        let decoder = try ZstdDecoder(path: path)
-        var out: [UInt8] = []
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
-        defer { buffer.deallocate() }
-        while true {
-            let n = try decoder.read(into: buffer)
-            if n == 0 { break }
-            out += buffer[0..<n]
+        try Deadline.run("ZstdDecoder.read of \(path) until the end") {
+            let decoder = try ZstdDecoder(path: path)
+            var out: [UInt8] = []
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+            defer { buffer.deallocate() }
+            while true {
+                let n = try decoder.read(into: buffer)
+                if n == 0 { break }
+                out += buffer[0..<n]
+            }
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
