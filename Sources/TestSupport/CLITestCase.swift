@@ -27,7 +27,7 @@ open class CLITestCase: XCTestCase {
     /// skipped, or failed under `SMSFILTER_REQUIRE_CORPORA=1`, when the corpora are missing). Equivalence
     /// tests use ``GeneratedFixture``.
     public func qualityCorpus(_ name: String, test: String = #function) throws -> String {
-        try Corpora.file(name, qualityFloor: "\(type(of: self)).\(test)")
+        try Corpora.file(name, qualityFloor: "\(type(of: self)).\(test.hasSuffix("()") ? String(test.dropLast(2)) : test)")
     }
 
     /// Runs the binary (with a time limit, see ``Fixtures/run(_:_:stdin:environment:timeout:)``); returns its
