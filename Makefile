@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension mutate
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate
 
 all: build
 
@@ -78,6 +78,9 @@ fuzz: ## Fuzz AhoCorasick's load-then-scan with libFuzzer (FUZZ_SECONDS, default
 
 peers-matcher: ## The matcher alone beside pyahocorasick, ahocorasick_rs, hyperscan and ripgrep on the same bodies.
 	bash Benchmarks/peers/run-matcher-peers.sh 5
+
+peers-quality: build ## docs/QUALITY.md: default rules, learn and scikit-learn's TF-IDF + LinearSVC on the same 5 folds (installs scikit-learn when missing).
+	bash Benchmarks/peers/quality.sh
 
 test-aho-checks: deps ## AhoCorasick tests with AHOCORASICK_INTERNAL_CHECKS (_checkInvariants on every build).
 	$(SWIFT) test -Xswiftc -DAHOCORASICK_INTERNAL_CHECKS --scratch-path .build-checks --filter AhoCorasickTests

@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "MessageFilter",
             dependencies: ["AhoCorasick", .product(name: "Yams", package: "Yams")],
+            exclude: ["Text/NOTICE.md"],
             swiftSettings: strict
         ),
         .target(name: "BatchPipeline", dependencies: ["ZstdStream", "MessageFilter"], swiftSettings: strict),

@@ -39,7 +39,7 @@ struct SMSFilter: ParsableCommand {
         subcommands: [
             ClassifyCommand.self, ExplainCommand.self, CheckCommand.self, CompileCommand.self, ExportCommand.self,
             EvaluateCommand.self, GenerateCommand.self, BenchCommand.self, MergeCountsCommand.self,
-            ExportExtensionCommand.self,
+            ExportExtensionCommand.self, LearnCommand.self,
         ]
     )
 }

@@ -12,14 +12,19 @@ struct RuleRow {
     let folder: String
     var phrase: String?
     var dropped: DropReason?
+    /// The deciding phrase's byte span in the body, when normalisation makes it differ from the phrase
+    /// (otherwise the span is checked to hold the phrase, folded).
+    var span: [Int32]?
 
-    init(_ sender: String?, _ body: String, _ winner: String?, _ folder: String, phrase: String? = nil, dropped: DropReason? = nil) {
+    init(_ sender: String?, _ body: String, _ winner: String?, _ folder: String, phrase: String? = nil, dropped: DropReason? = nil,
+         span: [Int32]? = nil) {
         self.sender = sender
         self.body = body
         self.winner = winner
         self.folder = folder
         self.phrase = phrase
         self.dropped = dropped
+        self.span = span
     }
 }
 
@@ -33,9 +38,7 @@ struct RuleTable {
 /// Every condition × rule shape. Each table is a small rule file; each row says by hand which rule must win.
 ///
 /// Add a condition by adding a table (a rule file and its rows) and a one-line test method in
-/// `RuleSemanticsTests`. The `model:` condition of
-/// `smsfilter learn` gets its table here too (a rule with `model:` alone, with keywords, with `unless`,
-/// and its priority against keyword rules), next to `keywords` below.
+/// `RuleSemanticsTests`; the learned `model:` section and the `normalize:` modes have theirs below.
 enum RuleSemantics {
     static let unknown = "Unknown Senders"
 
@@ -166,8 +169,10 @@ enum RuleSemantics {
             RuleRow("AD-FLIPKT-P", "nothing", "sender-only", "Promotions"),
         ])
 
+    /// `caseFold` on its own: under the default `normalize: standard` every non-ASCII letter is folded anyway.
     static let caseFold = RuleTable(name: "caseFold", yaml: """
         version: 1
+        normalize: none
         rules:
           - {name: ascii-cyrillic, action: junk, keywords: [доставка]}
           - {name: unicode-cyrillic, action: promotion, caseFold: unicode, keywords: [скидка]}
@@ -183,6 +188,53 @@ enum RuleSemantics {
             RuleRow(nil, "HELLO", "ascii-latin", "Inbox"),
             RuleRow(nil, "STRAẞE", "unicode-german", "Junk"),
             RuleRow(nil, "STRASSE", nil, unknown),  // simple folding: ß is not ss
+        ])
+
+    /// `normalize:` (RULES.md §9): the default `standard`, and `leet`.
+    static let normalizeStandard = RuleTable(name: "normalize-standard", yaml: """
+        version: 1
+        rules:
+          - {name: free, action: junk, keywords: [free]}
+          - {name: cyrillic, action: promotion, keywords: [доставка]}
+        """, rows: [
+            RuleRow(nil, "ｆｒｅｅ gift", "free", "Junk", span: [0, 12]),  // fullwidth letters read as ASCII; the span is the original's
+            RuleRow(nil, "fr\u{200B}ee gift", "free", "Junk", span: [0, 7]),  // a zero-width space is removed
+            RuleRow(nil, "ДОСТАВКА", "cyrillic", "Promotions"),  // every non-ASCII letter folded, whatever caseFold says
+            RuleRow(nil, "fr33 gift", nil, unknown),  // digits for letters only under leet
+        ])
+
+    static let normalizeLeet = RuleTable(name: "normalize-leet", yaml: """
+        version: 1
+        normalize: leet
+        rules:
+          - {name: free, action: junk, keywords: [free]}
+        """, rows: [
+            RuleRow(nil, "fr33 gift", "free", "Junk", span: [0, 4]),
+            RuleRow(nil, "FR33 GIFT", "free", "Junk", span: [0, 4]),
+            RuleRow(nil, "call 3333", nil, unknown),  // a number on its own stays a number
+        ])
+
+    /// A learned `model:` (RULES.md §10) against hand rules: rules at or above the model's priority decide
+    /// first, then the model (which may decide `none`), then the rules below it. The scores themselves are
+    /// worked out by hand in `ModelTests`.
+    static let model = RuleTable(name: "model", yaml: """
+        version: 1
+        rules:
+          - {name: otp, action: transaction, subAction: transactionalOthers, priority: 90, keywords: [otp]}
+          - {name: offer, action: promotion, priority: -5, keywords: [offer]}
+        model:
+          name: learned
+          priority: 10
+          targets: [junk, none]
+          bias: [-0.5, 0.5]
+          phrases:
+            - [word, "free", 2.0, 3.0, -3.0]
+        """, rows: [
+            RuleRow(nil, "your otp is 1234, free", "otp", "Transactions/Others"),  // a rule above the model
+            RuleRow(nil, "free offer", "learned", "Junk", phrase: "free"),  // the model before a rule below it
+            RuleRow(nil, "FREE", "learned", "Junk", phrase: "free"),
+            RuleRow(nil, "freedom", "learned", unknown),  // a word phrase is not found inside a word: the bias says none
+            RuleRow(nil, "an offer", "learned", unknown),  // the model decides none; the rule below it has no say
         ])
 
     static let wholeWord = RuleTable(name: "wholeWord", yaml: """
@@ -270,7 +322,9 @@ final class RuleSemanticsTests: XCTestCase {
             if let phrase = row.phrase {
                 XCTAssertEqual(v.phrase >= 0 ? set.phrase(at: Int(v.phrase)) : nil, phrase, context, file: file, line: line)
             }
-            if v.phrase >= 0 {
+            if let span = row.span {
+                XCTAssertEqual([v.matchStart, v.matchEnd], span, "span: " + context, file: file, line: line)
+            } else if v.phrase >= 0 {
                 // The span holds the deciding phrase, compared scalar by scalar with the oracle's folding.
                 let bytes = Array(row.body.utf8)
                 let span = Array(String(decoding: bytes[Int(v.matchStart)..<Int(v.matchEnd)], as: UTF8.self).unicodeScalars)
@@ -325,6 +379,9 @@ final class RuleSemanticsTests: XCTestCase {
     func testCaseFold() throws { try table(RuleSemantics.caseFold) }
     func testWholeWord() throws { try table(RuleSemantics.wholeWord) }
     func testCapabilitiesAndValidation() throws { try table(RuleSemantics.capabilities) }
+    func testNormalizeStandard() throws { try table(RuleSemantics.normalizeStandard) }
+    func testNormalizeLeet() throws { try table(RuleSemantics.normalizeLeet) }
+    func testModel() throws { try table(RuleSemantics.model) }
 
     func testDefaultRulesKnownTraps() throws {
         try check("default rules", RuleSet.embeddedDefault, RuleSemantics.defaultTraps)

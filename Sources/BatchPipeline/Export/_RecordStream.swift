@@ -47,6 +47,7 @@ struct _ScannedRecord {
 /// Why a line was not handed over.
 enum _SkipReason: String {
     case invalidJSON = "invalid JSON"
+    case invalidUTF8 = "invalid UTF-8"
     case noBody = "no body"
     case tooLong = "record longer than --max-record"
 }
@@ -155,8 +156,8 @@ enum _RecordStream {
                     }
                     let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
                     if _JSONLParser.isBlank(line) { continue }
-                    if _JSONScanner.scan(line, keys: keyBuffers, fields: fields) != nil {
-                        skip(.invalidJSON, fileIndex, lineNumber)
+                    if let error = _JSONScanner.scan(line, keys: keyBuffers, fields: fields) {
+                        skip(error.reason.description == "invalid UTF-8" ? .invalidUTF8 : .invalidJSON, fileIndex, lineNumber)
                         continue
                     }
                     guard fields[bodySlot].kind == .string else {

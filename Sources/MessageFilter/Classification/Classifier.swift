@@ -31,6 +31,9 @@ public final class Classifier {
     @exclusivity(unchecked) var spanCounts: [Int] = []
     @exclusivity(unchecked) var spanCursor: [Int] = []
     @exclusivity(unchecked) var e164: [UInt8] = Array(repeating: 0, count: 24)
+    /// Normalisation scratch (see `Classifier+Normalization.swift`) and model scoring scratch.
+    let normalizer: _NormalizationScratch
+    let modelScratch: _ModelScratch?
 
     /// Messages classified together by the batch API (bounded scratch for the lockstep scan).
     static let batchSize = 64
@@ -52,6 +55,8 @@ public final class Classifier {
         spanBuffer.reserveCapacity(Classifier.batchSize)
         spanCounts = Array(repeating: 0, count: Classifier.batchSize + 1)
         spanCursor = Array(repeating: 0, count: Classifier.batchSize + 1)
+        normalizer = _NormalizationScratch(mode: ruleSet.definition.normalization)
+        modelScratch = ruleSet.model.map(_ModelScratch.init)
     }
 
     deinit {
@@ -147,6 +152,7 @@ public final class Classifier {
 
     /// Appends every phrase match in `body` to `matchBuffer` (span 0).
     func _scan(_ body: UnsafeRawBufferPointer) {
+        if normalizer.mode.needsRewrite(body) { return _scanNormalized(body) }
         for mode in 0..<2 {
             guard let matcher = ruleSet.matchers[mode] else { continue }
             let map = ruleSet.localToGlobal[mode]
@@ -159,6 +165,7 @@ public final class Classifier {
 
     /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`.
     func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
+        if normalizer.mode != .none { return _scanBatchNormalized(buffer) }
         for mode in 0..<2 {
             guard let matcher = ruleSet.matchers[mode] else { continue }
             let map = ruleSet.localToGlobal[mode]
@@ -267,6 +274,8 @@ public final class Classifier {
             }
         }
 
+        // The model decides unless a rule at or above its priority fired (see ModelDefinition).
+        if let model = set.model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, matches) { return v }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]

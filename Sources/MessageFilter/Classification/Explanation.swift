@@ -37,6 +37,8 @@ public struct Explanation: Sendable {
         case senderConditionFailed(String)
         /// A number list decided before rules were looked at.
         case preemptedByList(NumberListKind)
+        /// Its priority is below the learned model's, and the model decided.
+        case lostToModel(name: String)
 
         public var description: String {
             switch self {
@@ -49,6 +51,7 @@ public struct Explanation: Sendable {
             case .noKeyword: "no keyword present"
             case .senderConditionFailed(let why): "sender condition failed: \(why)"
             case .preemptedByList(let l): "not reached: the \(l.rawValue) decided"
+            case .lostToModel(let m): "lost: below the priority of model \"\(m)\", which decided"
             }
         }
 
@@ -64,6 +67,7 @@ public struct Explanation: Sendable {
             case .noKeyword: "noKeyword"
             case .senderConditionFailed: "senderConditionFailed"
             case .preemptedByList: "preemptedByList"
+            case .lostToModel: "lostToModel"
             }
         }
     }
@@ -103,6 +107,8 @@ public struct Explanation: Sendable {
     public var rules: [RuleConsideration]
     /// The decision and validation steps, in order, as sentences.
     public var steps: [String]
+    /// The learned model's scores and strongest phrases (nil when the rule set has no model).
+    public var model: ModelScores? = nil
 }
 
 extension Classifier {
@@ -114,12 +120,15 @@ extension Classifier {
         matchBuffer.removeAll(keepingCapacity: true)
         bodyBytes.withUnsafeBytes { _scan($0) }
         let raw = matchBuffer.sorted { ($0.start, $0.end, $0.phrase) < ($1.start, $1.end, $1.phrase) }
+        let modelScores = _explainModel(raw, body: bodyBytes, verdict: verdict)
         func text(_ s: Int, _ e: Int) -> String { String(decoding: bodyBytes[s..<e], as: UTF8.self) }
         func roleName(_ role: UInt32) -> String { role == 0 ? "keyword" : role == 1 ? "unless" : "all[\(role - 2)]" }
 
         var matches: [Explanation.PhraseMatch] = []
         for m in raw {
             let p = Int(m.phrase)
+            // Phrases only the model uses are listed with its scores (explanation.model), not here.
+            if set.useStart[p] == set.useStart[p + 1], set.model != nil { continue }
             let uses = set.uses[Int(set.useStart[p])..<Int(set.useStart[p + 1])].map {
                 "\(set.ruleNames[Int($0 >> 8)]) (\(roleName($0 & 0xFF)))"
             }
@@ -188,6 +197,8 @@ extension Classifier {
                 c.outcome = .senderConditionFailed(why)
             } else if Int32(r) == verdict.rule {
                 c.outcome = .won
+            } else if let m = modelScores, m.decided {
+                c.outcome = .lostToModel(name: m.name)
             } else if let winnerName {
                 let w = set.definition.rules[Int(verdict.rule)]
                 let wPos = verdict.matchStart >= 0 ? Int(verdict.matchStart) : Int.max
@@ -203,12 +214,16 @@ extension Classifier {
             case .blockList: steps.append("sender is on the block list: junk")
             case .identificationList: steps.append("sender is on the identification list (\"\(set.label(at: Int(verdict.label)))\"): allow")
             }
+        } else if let m = modelScores, m.decided {
+            steps += m.steps
         } else if let winnerName {
+            if let m = modelScores { steps += m.steps }
             var s = "rule \"\(winnerName)\" decided: action \(verdict.action.name)"
             if verdict.requestedSubAction != .none { s += ", sub-action \(verdict.requestedSubAction.name)" }
             if verdict.phrase >= 0 { s += " (phrase \"\(set.phrase(at: Int(verdict.phrase)))\" at bytes \(verdict.matchStart)..<\(verdict.matchEnd))" }
             steps.append(s)
         } else {
+            if let m = modelScores { steps += m.steps }
             steps.append("no rule fired: action none")
         }
         let req = verdict.requestedSubAction
@@ -230,7 +245,7 @@ extension Classifier {
             verdict: verdict, ruleName: winnerName,
             phrase: verdict.phrase >= 0 ? set.phrase(at: Int(verdict.phrase)) : nil,
             label: verdict.label >= 0 ? set.label(at: Int(verdict.label)) : nil,
-            sender: info, matches: matches, rules: considered, steps: steps)
+            sender: info, matches: matches, rules: considered, steps: steps, model: modelScores)
     }
 
     /// Which part of a sender condition fails, or nil when it holds.

@@ -33,6 +33,8 @@ public final class RuleSet: Sendable {
     /// Whether any rule has a sender condition or a number list exists (the sender must be classified).
     let needsSender: Bool
     let senderConditions: [_CompiledSenderCondition]
+    /// The learned model, compiled (nil: none).
+    let model: _CompiledModel?
 
     /// Rule-table bytes (the `.smsf` definition section); hashed for ``checksum``.
     let definitionBytes: [UInt8]
@@ -61,7 +63,7 @@ public final class RuleSet: Sendable {
     init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, definitionBytes: [UInt8]? = nil) throws {
         self.definition = definition
         self.source = source
-        ruleNames = definition.rules.map(\.name)
+        ruleNames = definition.rules.map(\.name) + (definition.model.map { [$0.name] } ?? [])
         let bytes = definitionBytes ?? _DefinitionCodec.encode(definition)
         self.definitionBytes = bytes
         checksum = String(_Checksum.hash(bytes), radix: 16).leftPadded(to: 16)
@@ -70,21 +72,30 @@ public final class RuleSet: Sendable {
         struct Key: Hashable { var mode: CaseFoldMode; var whole: Bool; var folded: String }
         var ids: [Key: Int32] = [:]
         var texts: [String] = []
+        var patterns: [String] = []
         var modes: [CaseFoldMode] = []
         var wholes: [Bool] = []
         var usesPerPhrase: [[UInt32]] = []
-        func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 {
-            let folded = rule.caseFold == .ascii ? String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : String(String.UnicodeScalarView(text.unicodeScalars.map(AhoCorasick.simpleCaseFold)))
-            let key = Key(mode: rule.caseFold, whole: rule.wholeWord, folded: folded)
+        let normalization = definition.normalization
+        // Under a normalisation, phrases are normalised like the text (non-ASCII case folded included), so
+        // every phrase goes into the ASCII-folding automaton.
+        func phraseID(_ text: String, _ caseFold: CaseFoldMode, _ wholeWord: Bool) -> Int32 {
+            let mode = normalization == .none ? caseFold : .ascii
+            var pattern = normalization == .none ? text : normalization.apply(text)
+            if pattern.isEmpty { pattern = text }
+            let folded = mode == .ascii ? String(decoding: pattern.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : String(String.UnicodeScalarView(pattern.unicodeScalars.map(AhoCorasick.simpleCaseFold)))
+            let key = Key(mode: mode, whole: wholeWord, folded: folded)
             if let id = ids[key] { return id }
             let id = Int32(texts.count)
             ids[key] = id
             texts.append(text)
-            modes.append(rule.caseFold)
-            wholes.append(rule.wholeWord)
+            patterns.append(pattern)
+            modes.append(mode)
+            wholes.append(wholeWord)
             usesPerPhrase.append([])
             return id
         }
+        func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 { phraseID(text, rule.caseFold, rule.wholeWord) }
         var compiled: [_CompiledRule] = []
         var senderOnly: [Int32] = []
         var conditions: [_CompiledSenderCondition] = []
@@ -109,6 +120,10 @@ public final class RuleSet: Sendable {
                 sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
+        var modelPhraseIDs: [Int32] = []
+        if let m = definition.model {
+            modelPhraseIDs = m.phrases.map { phraseID($0.text, .unicode, $0.kind == .word) }
+        }
         phraseTexts = texts
         rules = compiled
         senderOnlyRules = senderOnly
@@ -126,6 +141,10 @@ public final class RuleSet: Sendable {
         var l2g: [[Int32]] = [[], []]
         for (id, mode) in modes.enumerated() { l2g[Int(mode.rawValue)].append(Int32(id)) }
         localToGlobal = l2g
+        model = definition.model.map {
+            _CompiledModel($0, phraseIDs: modelPhraseIDs, phraseCount: texts.count, ruleIndex: Int32(definition.rules.count),
+                           capabilities: definition.capabilities)
+        }
         if let prebuilt {
             matchers = prebuilt
         } else {
@@ -137,7 +156,7 @@ public final class RuleSet: Sendable {
                     continue
                 }
                 do {
-                    built.append(try _PhraseMatcher(patterns: ids.map { Array(texts[Int($0)].utf8) },
+                    built.append(try _PhraseMatcher(patterns: ids.map { Array(patterns[Int($0)].utf8) },
                                                      wholeWord: ids.map { wholes[Int($0)] }, folding: mode))
                 } catch {
                     throw RuleSetBuildError(source: source, detail: "\(mode.name) automaton: \(error)")

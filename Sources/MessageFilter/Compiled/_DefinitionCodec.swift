@@ -42,6 +42,7 @@ enum _DefinitionCodec {
             w.i32(l)
         }
         w.strings(d.labels)
+        _ModelCodec.encode(d, into: &w)
         return w.buffer
     }
 
@@ -127,6 +128,7 @@ enum _DefinitionCodec {
         d.labels = try r.strings()
         guard labelIndices.allSatisfy({ $0 >= 0 && Int($0) < d.labels.count }) else { throw fail("label index") }
         d.identificationLabels = labelIndices
+        try _ModelCodec.decode(&r, into: &d)
         guard r.remaining == 0 else { throw fail("trailing bytes in the rule table") }
         return d
     }

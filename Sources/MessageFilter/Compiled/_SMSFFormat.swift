@@ -1,13 +1,14 @@
 import AhoCorasick
 import Foundation
 
-/// The compiled rule set file (`.smsf`), version 2 (each automaton section holds a `_PhraseMatcher`
-/// container: the narrow and wide automata). All integers little-endian.
+/// The compiled rule set file (`.smsf`), version 3 (each automaton section holds a `_PhraseMatcher`
+/// container: the narrow and wide automata; the rule table ends with the normalisation mode and the learned
+/// model, see `_ModelCodec`). All integers little-endian.
 ///
 /// ```
 /// offset  size  field
 ///      0     8  magic "SMSF\0\r\n\u{1A}"
-///      8     4  format version (2)
+///      8     4  format version (3)
 ///     12     4  section count (3)
 ///     16     8  total file length
 ///     24     8  checksum of bytes [64, length)
@@ -21,7 +22,7 @@ import Foundation
 /// decodes the rule table with bounds-checked reads and checks each automaton's pattern count against it.
 enum _SMSFFormat {
     static let magic: [UInt8] = [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A]
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let headerSize = 64
     static let sectionEntry = 24
 

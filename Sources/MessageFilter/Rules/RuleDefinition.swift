@@ -89,6 +89,10 @@ public struct RuleSetDefinition: Sendable, Hashable {
     public var identificationLabels: [Int32] = []
     /// The distinct identification labels, in order of first appearance.
     public var labels: [String] = []
+    /// How text and phrases are normalised before matching (`normalize:`; default `standard`).
+    public var normalization: TextNormalization = .standard
+    /// The learned model (`model:`), if any.
+    public var model: ModelDefinition?
 
     /// An empty rule set definition.
     public init() {}

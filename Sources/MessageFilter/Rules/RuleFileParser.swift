@@ -9,7 +9,8 @@ struct _RuleFileParser {
     let baseFolder: String?
     var issues: [RuleFileError.Issue] = []
 
-    static let topKeys = ["version", "capabilities", "defaultCountryCode", "blockList", "identificationList", "rules"]
+    static let topKeys = ["version", "capabilities", "defaultCountryCode", "blockList", "identificationList", "rules",
+                          "normalize", "model"]
     static let ruleKeys = ["name", "action", "subAction", "priority", "keywords", "unless", "all", "caseFold",
                            "wholeWord", "sender"]
     static let senderKeys = ["exact", "prefix", "kind", "suffix", "entity", "countryCode"]
@@ -94,10 +95,13 @@ struct _RuleFileParser {
                     }
                     if let rule = parseRule(r, index: i) { def.rules.append(rule) }
                 }
+            case "normalize": def.normalization = parseNormalization(v)
+            case "model": def.model = parseModel(v)
             default:
                 issue(k, key, _Suggest.unknown("key", key, valid: Self.topKeys))
             }
         }
+        checkModel(def)
         if !sawVersion { issue(root, "version", "missing; add `version: 1`") }
         if !sawRules { issue(root, "rules", "missing; add a `rules:` list") }
         return def

@@ -39,7 +39,10 @@ struct CheckCommand: ParsableCommand {
         out += "resolve: "
         if resolveErrors.isEmpty, let set = r.ruleSet {
             let caps = set.capabilities
-            out += "\(set.ruleNames.count) rules, \(set.phraseCount) phrases, capabilities: "
+            out += "\(set.definition.rules.count) rules, \(set.phraseCount) phrases, "
+            if let m = set.definition.model { out += "model \"\(m.name)\" (\(m.phrases.count) phrases × \(m.targets.count) targets, priority \(m.priority)), " }
+            if set.definition.normalization != .standard { out += "normalize \(set.definition.normalization.name), " }
+            out += "capabilities: "
             out += caps.isDeclared ? caps.subActions.map(\.name).joined(separator: ", ") : "none declared (all twelve)"
             if !set.definition.blockList.isEmpty || !set.definition.identificationNumbers.isEmpty {
                 out += ", block list \(set.definition.blockList.count), identification list \(set.definition.identificationNumbers.count)"
@@ -73,7 +76,9 @@ struct CheckCommand: ParsableCommand {
             },
         ]
         if let set = r.ruleSet {
-            o["rules"] = set.ruleNames.count
+            o["rules"] = set.definition.rules.count
+            o["normalize"] = set.definition.normalization.name
+            if let m = set.definition.model { o["model"] = ["name": m.name, "phrases": m.phrases.count, "targets": m.targets.map(\.name), "priority": m.priority] as [String: Any] }
             o["phrases"] = set.phraseCount
             o["checksum"] = set.checksum
             o["capabilities"] = set.capabilities.isDeclared ? set.capabilities.subActions.map(\.name) : NSNull()

@@ -31,7 +31,7 @@ struct CompileCommand: ParsableCommand {
             if !quiet {
                 let ms = Int(Date().timeIntervalSince(start) * 1000)
                 FileHandle.standardError.write(Data((
-                    "compiled \(set.ruleNames.count) rules, \(set.phraseCount) phrases → \(output) "
+                    "compiled \(set.definition.rules.count) rules\(set.definition.model.map { " and model \"\($0.name)\"" } ?? ""), \(set.phraseCount) phrases → \(output) "
                     + "(\(bytes.count) bytes, checksum \(set.checksum), \(ms) ms)\n").utf8))
             }
         }

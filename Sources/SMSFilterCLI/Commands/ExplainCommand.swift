@@ -52,6 +52,7 @@ struct ExplainCommand: ParsableCommand {
                 out += ": \(r.outcome)\n"
             }
         }
+        out += modelText(e)
         out += "steps:\n"
         for (i, s) in e.steps.enumerated() { out += "  \(i + 1). \(s)\n" }
         out += "folder: \(e.verdict.folder.path)\n"
@@ -92,6 +93,7 @@ struct ExplainCommand: ParsableCommand {
         if let label = e.label { o["label"] = label }
         if let list = v.list { o["list"] = list.rawValue }
         if let s = e.sender { o["senderKind"] = s.kind.rawValue }
+        if let m = modelJSON(e) { o["model"] = m }
         return RuleCLI.json(o)
     }
 }

@@ -1,0 +1,92 @@
+extension Explanation {
+    /// What the learned model made of a message.
+    public struct ModelScores: Sendable, Hashable {
+        /// One phrase's push towards the winning target.
+        public struct Contribution: Sendable, Hashable {
+            /// The phrase as stored in the model, its kind, and its first span in the original body.
+            public var phrase: String
+            public var kind: ModelDefinition.MatchKind
+            public var start: Int
+            public var end: Int
+            /// The body's text at the span.
+            public var text: String
+            /// Its weight for each target (idf included), and what it adds to the winner's score
+            /// (the weight over the message's length norm).
+            public var weights: [Double]
+            public var contribution: Double
+        }
+
+        public var name: String
+        public var priority: Int
+        public var threshold: Double?
+        public var targets: [String]
+        /// Per target: bias + Σ weights / norm.
+        public var scores: [Double]
+        public var bias: [Double]
+        /// The L2 norm of the present phrases' idf (the divisor), 0 when none is present.
+        public var norm: Double
+        /// The best target.
+        public var winner: Int
+        /// Whether the model gave the verdict.
+        public var decided: Bool
+        /// The phrases present, strongest push towards the winner first (at most 10).
+        public var contributions: [Contribution]
+        /// How many model phrases were present.
+        public var phraseCount: Int
+        /// The model's steps, as sentences.
+        public var steps: [String]
+    }
+}
+
+extension Classifier {
+    /// The model's side of an explanation, from the same scoring code as `classify`.
+    func _explainModel(_ raw: [_RawMatch], body: [UInt8], verdict: Verdict) -> Explanation.ModelScores? {
+        guard let model = ruleSet.model else { return nil }
+        let winner = raw.withUnsafeBufferPointer { _modelScores(model, $0) }
+        let s = modelScratch!
+        let t = model.targetCount
+        let norm = s.normSquared.squareRoot()
+        var contributions: [Explanation.ModelScores.Contribution] = []
+        for k in 0..<s.touchedCount {
+            let f = Int(s.touched[k])
+            let weights = (0..<t).map { Double(model.weights[f * t + $0]) }
+            let start = Int(s.firstStart[f])
+            let end = Int(s.firstEnd[f])
+            contributions.append(.init(
+                phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: ruleSet.definition.model!.phrases[f].kind,
+                start: start, end: end, text: String(decoding: body[start..<end], as: UTF8.self),
+                weights: weights, contribution: norm > 0 ? weights[winner] / norm : 0))
+        }
+        let count = contributions.count
+        contributions.sort { abs($0.contribution) != abs($1.contribution) ? abs($0.contribution) > abs($1.contribution) : $0.start < $1.start }
+        contributions = Array(contributions.prefix(10))
+        let scores = (0..<t).map { s.scores[$0] }
+        let decided = verdict.rule == Int32(ruleSet.definition.rules.count) && verdict.list == nil
+        let names = model.targets.map(\.name)
+        var steps: [String] = []
+        let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
+        if verdict.list != nil {
+            steps.append("model \"\(model.name)\" not reached: a number list decided")
+        } else if decided {
+            var line = "model \"\(model.name)\" decided: \(names[winner]) (scores: \(scoreText); \(count) model phrase\(count == 1 ? "" : "s") present"
+            if model.hasThreshold { line += "; threshold \(Self.format(model.threshold))" }
+            line += ")"
+            if let top = contributions.first, top.contribution > 0 { line += "; strongest phrase \"\(top.phrase)\" at bytes \(top.start)..<\(top.end)" }
+            steps.append(line)
+        } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
+                  ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
+            steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
+        } else {
+            steps.append("model \"\(model.name)\" abstained: best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold)); rules below priority \(model.priority) decide")
+        }
+        return Explanation.ModelScores(
+            name: model.name, priority: model.priority, threshold: model.hasThreshold ? model.threshold : nil, targets: names,
+            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, contributions: contributions,
+            phraseCount: count, steps: steps)
+    }
+
+    static func format(_ x: Double) -> String {
+        let r = (x * 10000).rounded() / 10000
+        return "\(r)"
+    }
+}

@@ -1,0 +1,43 @@
+extension ModelDefinition {
+    /// The `model:` section as YAML text (top-level key `model:`, two-space indentation), as `smsfilter learn`
+    /// writes it. Deterministic: numbers in their shortest exact form, phrases double-quoted with escapes.
+    public func yaml() -> String {
+        var out = "model:\n"
+        out += "  name: \(Self.quoted(name))\n"
+        out += "  priority: \(priority)\n"
+        out += "  threshold: \(threshold.map { "\($0)" } ?? "null")\n"
+        out += "  targets: [\(targets.map { Self.quoted($0.name) }.joined(separator: ", "))]\n"
+        out += "  bias: [\(bias.map { "\($0)" }.joined(separator: ", "))]\n"
+        if !provenance.isEmpty {
+            out += "  provenance:\n"
+            for line in provenance.split(separator: "\n", omittingEmptySubsequences: false) where !line.isEmpty {
+                out += "    \(line)\n"
+            }
+        }
+        out += "  # kind (word: whole words; part: anywhere), phrase, idf, then one weight per target (idf included)\n"
+        out += "  phrases:\n"
+        for p in phrases {
+            out += "    - [\(p.kind.name), \(Self.quoted(p.text)), \(p.idf), \(p.weights.map { "\($0)" }.joined(separator: ", "))]\n"
+        }
+        return out
+    }
+
+    /// `s` as a YAML double-quoted scalar.
+    public static func quotedYAML(_ s: String) -> String { quoted(s) }
+
+    /// A YAML double-quoted scalar.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            // Everything outside YAML's printable set, and its line and byte-order marks, as \u or \U escapes.
+            case "\u{00}"..."\u{1F}", "\u{7F}"..."\u{9F}", "\u{2028}", "\u{2029}", "\u{FEFF}", "\u{FFFE}", "\u{FFFF}":
+                out += "\\u" + String(String(u.value, radix: 16, uppercase: true).leftPadded(to: 4))
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}

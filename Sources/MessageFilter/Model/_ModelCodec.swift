@@ -1,0 +1,95 @@
+/// The normalisation mode and the learned model in the `.smsf` rule table (appended after the number
+/// lists; format version 3). All checked on load like the rest: enum values, counts against the bytes
+/// left, finite numbers, unique phrases, one weight per target.
+///
+/// ```
+/// u8 normalization (0 none, 1 standard, 2 leet)
+/// u8 has model (0/1); then:
+///   string name · u32 line · i64 priority · u8 has threshold · f32 threshold
+///   u32 T · T × (u8 action, u32 sub-action) · T × f32 bias
+///   u32 P · P × (u8 kind, string phrase, f32 idf, T × f32 weight)
+///   string provenance
+/// ```
+enum _ModelCodec {
+    static func encode(_ d: RuleSetDefinition, into w: inout _ByteWriter) {
+        w.u8(d.normalization.rawValue)
+        guard let m = d.model else {
+            w.u8(0)
+            return
+        }
+        w.u8(1)
+        w.string(m.name)
+        w.u32(UInt32(m.line))
+        w.i64(Int64(m.priority))
+        w.u8(m.threshold == nil ? 0 : 1)
+        w.u32((m.threshold ?? 0).bitPattern)
+        w.u32(UInt32(m.targets.count))
+        for t in m.targets {
+            w.u8(UInt8(t.action.rawValue))
+            w.u32(UInt32(t.subAction.rawValue))
+        }
+        for b in m.bias { w.u32(b.bitPattern) }
+        w.u32(UInt32(m.phrases.count))
+        for p in m.phrases {
+            w.u8(p.kind.rawValue)
+            w.string(p.text)
+            w.u32(p.idf.bitPattern)
+            for x in p.weights { w.u32(x.bitPattern) }
+        }
+        w.string(m.provenance)
+    }
+
+    static func decode(_ r: inout _ByteReader, into d: inout RuleSetDefinition) throws {
+        func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
+        guard let mode = TextNormalization(rawValue: try r.u8()) else { throw fail("normalization") }
+        d.normalization = mode
+        let has = try r.u8()
+        guard has <= 1 else { throw fail("model flag") }
+        guard has == 1 else { return }
+        var m = ModelDefinition()
+        m.name = try r.string()
+        guard !m.name.isEmpty, !d.rules.contains(where: { $0.name == m.name }) else { throw fail("model name") }
+        m.line = Int(try r.u32())
+        let priority = try r.i64()
+        guard abs(priority) <= 1_000_000 else { throw fail("model priority") }
+        m.priority = Int(priority)
+        let hasThreshold = try r.u8()
+        let threshold = Float(bitPattern: try r.u32())
+        guard hasThreshold <= 1, threshold.isFinite else { throw fail("model threshold") }
+        m.threshold = hasThreshold == 1 ? threshold : nil
+        let t = try r.count(minimumBytesEach: 9)
+        guard t >= 2 else { throw fail("model targets") }
+        for _ in 0..<t {
+            guard let action = Action(rawValue: Int(try r.u8())), let sub = SubAction(rawValue: Int(try r.u32())),
+                  sub.isValid(with: action) else { throw fail("model target") }
+            let target = ModelDefinition.Target(action: action, subAction: sub)
+            guard !m.targets.contains(target) else { throw fail("model target given twice") }
+            m.targets.append(target)
+        }
+        for _ in 0..<t {
+            let b = Float(bitPattern: try r.u32())
+            guard b.isFinite else { throw fail("model bias") }
+            m.bias.append(b)
+        }
+        let p = try r.count(minimumBytesEach: 9 + 4 * t)
+        m.phrases.reserveCapacity(p)
+        var seen = Set<String>()
+        for _ in 0..<p {
+            guard let kind = ModelDefinition.MatchKind(rawValue: try r.u8()) else { throw fail("model phrase kind") }
+            let text = try r.string()
+            guard !text.isEmpty, seen.insert("\(kind.rawValue)\u{0}\(text)").inserted else { throw fail("model phrase") }
+            let idf = Float(bitPattern: try r.u32())
+            guard idf.isFinite, idf > 0 else { throw fail("model idf") }
+            var weights: [Float] = []
+            weights.reserveCapacity(t)
+            for _ in 0..<t {
+                let x = Float(bitPattern: try r.u32())
+                guard x.isFinite else { throw fail("model weight") }
+                weights.append(x)
+            }
+            m.phrases.append(.init(text: text, kind: kind, idf: idf, weights: weights))
+        }
+        m.provenance = try r.string()
+        d.model = m
+    }
+}

@@ -1,0 +1,122 @@
+import Yams
+
+/// `normalize:` and `model:` of a rule file.
+extension _RuleFileParser {
+    static let modelKeys = ["name", "priority", "threshold", "targets", "bias", "phrases", "provenance"]
+
+    mutating func parseNormalization(_ v: Node) -> TextNormalization {
+        let s = v.string ?? ""
+        if let m = TextNormalization(name: s) { return m }
+        issue(v, "normalize", _Suggest.unknown("normalization", s, valid: TextNormalization.allCases.map(\.name)))
+        return .standard
+    }
+
+    /// Parses the `model:` mapping; nil (with issues) when it is not valid.
+    mutating func parseModel(_ node: Node) -> ModelDefinition? {
+        guard let map = node.mapping else {
+            issue(node, "model", "expected a mapping with targets, bias and phrases (written by `smsfilter learn`)")
+            return nil
+        }
+        var m = ModelDefinition()
+        m.line = node.mark?.line ?? 0
+        var ok = true
+        var sawTargets = false, sawBias = false, sawPhrases = false
+        var phraseNodes: [Node] = []
+        var biasNode: Node?
+        for (k, v) in map {
+            let key = k.string ?? ""
+            let f = "model.\(key)"
+            switch key {
+            case "name":
+                if let s = v.scalar?.string, !s.isEmpty { m.name = s } else { issue(v, f, "expected a non-empty name"); ok = false }
+            case "priority":
+                if let p = v.int, abs(p) <= 1_000_000 { m.priority = p } else {
+                    issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
+                }
+            case "threshold":
+                if v.null != nil { m.threshold = nil } else if let x = Self.float(v) { m.threshold = x } else {
+                    issue(v, f, "expected a number (or null: the model always decides)"); ok = false
+                }
+            case "targets":
+                sawTargets = true
+                for (i, item) in list(v, f).enumerated() {
+                    let s = item.string ?? ""
+                    guard let t = ModelDefinition.Target(name: s) else {
+                        issue(item, "\(f)[\(i)]", "unknown target \"\(s)\"; give an action (none, allow, junk, promotion, transaction) or a folder path such as Transactions/Finance")
+                        ok = false
+                        continue
+                    }
+                    if m.targets.contains(t) { issue(item, "\(f)[\(i)]", "target \"\(s)\" is given twice"); ok = false }
+                    m.targets.append(t)
+                }
+            case "bias":
+                sawBias = true
+                biasNode = v
+            case "phrases":
+                sawPhrases = true
+                guard let seq = v.sequence else { issue(v, f, "expected a list of [kind, phrase, idf, weight…] entries"); ok = false; continue }
+                phraseNodes = Array(seq)
+            case "provenance":
+                m.provenance = (try? Yams.serialize(node: v)) ?? ""
+            default:
+                issue(k, f, _Suggest.unknown("model field", key, valid: Self.modelKeys)); ok = false
+            }
+        }
+        for (missing, key) in [(!sawTargets, "targets"), (!sawBias, "bias"), (!sawPhrases, "phrases")] where missing {
+            issue(node, "model.\(key)", "missing"); ok = false
+        }
+        if sawTargets, m.targets.count < 2 { issue(node, "model.targets", "a model needs at least two targets"); ok = false }
+        guard ok else { return nil }
+        let t = m.targets.count
+        if let biasNode {
+            let values = list(biasNode, "model.bias").map { Self.float($0) }
+            if values.count != t || values.contains(where: { $0 == nil }) {
+                issue(biasNode, "model.bias", "expected \(t) numbers, one per target"); return nil
+            }
+            m.bias = values.map { $0! }
+        }
+        var seen = Set<String>()
+        m.phrases.reserveCapacity(phraseNodes.count)
+        for (i, p) in phraseNodes.enumerated() {
+            let f = "model.phrases[\(i)]"
+            guard let items = p.sequence, items.count == 3 + t else {
+                issue(p, f, "expected [kind, phrase, idf, \(t) weight\(t == 1 ? "" : "s")]"); ok = false; continue
+            }
+            let kindName = items[0].string ?? ""
+            guard let kind = ModelDefinition.MatchKind.allCases.first(where: { $0.name == kindName }) else {
+                issue(items[0], f, _Suggest.unknown("phrase kind", kindName, valid: ["word", "part"])); ok = false; continue
+            }
+            guard let text = items[1].scalar?.string, !text.isEmpty, text.utf8.count <= 1024 else {
+                issue(items[1], f, "expected a non-empty phrase of at most 1024 bytes"); ok = false; continue
+            }
+            guard let idf = Self.float(items[2]), idf > 0 else { issue(items[2], f, "expected a positive idf"); ok = false; continue }
+            var weights: [Float] = []
+            weights.reserveCapacity(t)
+            for k in 0..<t {
+                guard let w = Self.float(items[3 + k]) else { issue(items[3 + k], f, "expected a number"); ok = false; break }
+                weights.append(w)
+            }
+            guard weights.count == t else { continue }
+            guard seen.insert("\(kind.rawValue)\u{0}\(text)").inserted else {
+                issue(p, f, "phrase \"\(text)\" (\(kind.name)) is given twice"); ok = false; continue
+            }
+            m.phrases.append(.init(text: text, kind: kind, idf: idf, weights: weights))
+        }
+        return ok ? m : nil
+    }
+
+    /// A finite number.
+    static func float(_ node: Node) -> Float? {
+        guard let s = node.scalar?.string, let x = Float(s), x.isFinite else { return nil }
+        return x
+    }
+
+    /// Checks the model against the rules (its name must not be a rule's).
+    mutating func checkModel(_ def: RuleSetDefinition) {
+        guard let m = def.model else { return }
+        if def.rules.contains(where: { $0.name == m.name }) {
+            issues.append(.init(file: file, line: m.line, field: "model.name",
+                                message: "\"\(m.name)\" is also a rule's name; the model's name must differ from every rule's"))
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// A classifier's normalisation scratch: the normaliser and, for the batch path, the bodies split into
+/// those scanned as they are and those rewritten first. Reused for every message.
+final class _NormalizationScratch {
+    let mode: TextNormalization
+    let text = _TextNormalizer()
+    var plainSpans: [Range<Int>] = []
+    var plainOrigin: [Int32] = []
+    var rewrittenSpans: [Range<Int>] = []
+    var rewrittenOrigin: [Int32] = []
+
+    init(mode: TextNormalization) {
+        self.mode = mode
+        plainSpans.reserveCapacity(Classifier.batchSize)
+        plainOrigin.reserveCapacity(Classifier.batchSize)
+        rewrittenSpans.reserveCapacity(Classifier.batchSize)
+        rewrittenOrigin.reserveCapacity(Classifier.batchSize)
+    }
+}
+
+extension Classifier {
+    /// `_scan` for a body that the rule set's normalisation rewrites: scans the normalised text and maps
+    /// every match back to the original bytes (a match that starts or ends inside a rewritten character
+    /// covers the whole character).
+    func _scanNormalized(_ body: UnsafeRawBufferPointer) {
+        let n = normalizer.text
+        n.normalize(body, mode: normalizer.mode)
+        let text = n.output
+        let starts = n.sourceStart
+        let ends = n.sourceEnd
+        for mode in 0..<2 {
+            guard let matcher = ruleSet.matchers[mode] else { continue }
+            let map = ruleSet.localToGlobal[mode]
+            matcher.forEachMatch(in: text) { p, s, e in
+                matchBuffer.append(_RawMatch(phrase: map[p], start: starts[s], end: ends[e - 1], span: 0))
+            }
+        }
+    }
+
+    /// `_scanBatch` under a normalisation: bodies the mode leaves alone are scanned in place, in lockstep;
+    /// the others are normalised into one buffer, scanned in lockstep there, and their matches mapped back.
+    func _scanBatchNormalized(_ buffer: UnsafeRawBufferPointer) {
+        let scratch = normalizer
+        let n = scratch.text
+        n.reset()
+        scratch.plainSpans.removeAll(keepingCapacity: true)
+        scratch.plainOrigin.removeAll(keepingCapacity: true)
+        scratch.rewrittenSpans.removeAll(keepingCapacity: true)
+        scratch.rewrittenOrigin.removeAll(keepingCapacity: true)
+        var k = 0
+        while k < spanBuffer.count {
+            let span = spanBuffer[k]
+            let body = UnsafeRawBufferPointer(rebasing: buffer[span])
+            if scratch.mode.needsRewrite(body) {
+                scratch.rewrittenSpans.append(n.append(body, mode: scratch.mode))
+                scratch.rewrittenOrigin.append(Int32(k))
+            } else {
+                scratch.plainSpans.append(span)
+                scratch.plainOrigin.append(Int32(k))
+            }
+            k += 1
+        }
+        let text = n.output
+        let starts = n.sourceStart
+        let ends = n.sourceEnd
+        for mode in 0..<2 {
+            guard let matcher = ruleSet.matchers[mode] else { continue }
+            let map = ruleSet.localToGlobal[mode]
+            scratch.plainSpans.withUnsafeBufferPointer { spans in
+                scratch.plainOrigin.withUnsafeBufferPointer { origin in
+                    matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
+                        matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                                                     end: Int32(truncatingIfNeeded: e), span: origin[k]))
+                    }
+                }
+            }
+            scratch.rewrittenSpans.withUnsafeBufferPointer { spans in
+                scratch.rewrittenOrigin.withUnsafeBufferPointer { origin in
+                    matcher.forEachMatch(in: text, spans: spans) { k, p, s, e in
+                        let base = spans[k].lowerBound
+                        matchBuffer.append(_RawMatch(phrase: map[p], start: starts[base + s], end: ends[base + e - 1], span: origin[k]))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import AhoCorasick
+
+/// The phrases `smsfilter learn` considers, read off a message after normalisation:
+///
+/// - **word n-grams** (kind `word`, matched as whole words): runs of letters and digits of spaced scripts,
+///   and 2…`wordNGrams` of them separated by exactly one space (`free entry`);
+/// - **character n-grams** of runs of unspaced scripts (Thai, Lao, Khmer, Myanmar, Chinese, Japanese;
+///   kind `part`), `charNGrams` scalars long;
+/// - **pieces of words that hold a digit**, each piece holding a digit (`09061701461` → `0906`, `txt80` →
+///   `t80`…; kind `part`), `digitNGrams` long;
+/// - **symbols**: every other character that is not a space (`£`, `!`, `&`; kind `part`).
+///
+/// ASCII letters are lower-cased (the automaton folds ASCII case; under `standard` normalisation other
+/// scripts are already folded). Candidates only propose: the features a model is trained on are the
+/// phrases the automaton then finds (``Classifier/modelFeatures(body:into:)``), so training and
+/// classification see exactly the same thing.
+public final class PhraseCandidates {
+    /// What to propose.
+    public struct Options: Sendable, Hashable {
+        /// Longest word n-gram (1: single words).
+        public var wordNGrams = 2
+        /// Character n-gram lengths in unspaced scripts.
+        public var charNGrams: ClosedRange<Int> = 2...4
+        /// Lengths of the pieces of words that hold a digit (empty: none).
+        public var digitNGrams: ClosedRange<Int> = 3...5
+        /// Whether single symbols are proposed.
+        public var symbols = true
+
+        public init() {}
+    }
+
+    public let normalization: TextNormalization
+    public let options: Options
+    let normalizer = _TextNormalizer()
+    private var scalars: [UInt32] = []
+    private var offsets: [Int] = []
+    private var piece: [UInt8] = []
+
+    public init(normalization: TextNormalization, options: Options) {
+        self.normalization = normalization
+        self.options = options
+    }
+
+    /// `body` normalised (the body itself under `none`); valid until the next call.
+    public func normalized(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard normalization != .none else { return body }
+        normalizer.normalize(body, mode: normalization)
+        return normalizer.output
+    }
+
+    /// Calls `visit` with each candidate's kind and bytes in `text`, a body already normalised by
+    /// ``normalized(_:)`` (a candidate may come more than once; the bytes are valid only during the call).
+    public func forEach(inNormalized text: UnsafeRawBufferPointer,
+                        _ visit: (ModelDefinition.MatchKind, UnsafeRawBufferPointer) -> Void) {
+        // Scalars and their byte offsets (raw bytes pass as U+FFFD, a symbol, and are never proposed).
+        scalars.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+        var i = 0
+        while i < text.count {
+            let b = text[i]
+            if b < 0x80 {
+                scalars.append(UInt32(b >= 0x41 && b <= 0x5A ? b | 0x20 : b))
+                offsets.append(i)
+                i += 1
+                continue
+            }
+            let (v, len) = _decodeUTF8(text, i)
+            scalars.append(len == 0 ? 0xFFFD : v)
+            offsets.append(i)
+            i += max(1, len)
+        }
+        offsets.append(text.count)
+        let n = scalars.count
+        var k = 0
+        // Word tokens of the current chain of single-space-separated words: (start scalar, end scalar).
+        var chain: [(Int, Int)] = []
+        chain.reserveCapacity(options.wordNGrams)
+        while k < n {
+            let v = scalars[k]
+            let cls = Self.classify(v)
+            switch cls {
+            case .space:
+                // A word continues the chain only after exactly one ASCII space (checked at the word).
+                k += 1
+            case .symbol:
+                chain.removeAll(keepingCapacity: true)
+                if options.symbols && v != 0xFFFD && v >= 0x21 && v != 0x7F {
+                    emit(k, k + 1, .part, visit)
+                }
+                k += 1
+            case .unspaced:
+                chain.removeAll(keepingCapacity: true)
+                var j = k
+                while j < n, Self.classify(scalars[j]) == .unspaced { j += 1 }
+                for len in options.charNGrams where len >= 1 {
+                    var s = k
+                    while s + len <= j {
+                        emit(s, s + len, .part, visit)
+                        s += 1
+                    }
+                }
+                k = j
+            case .word:
+                var j = k
+                var digit = false
+                while j < n, Self.classify(scalars[j]) == .word {
+                    if scalars[j] >= 0x30 && scalars[j] <= 0x39 { digit = true }
+                    j += 1
+                }
+                if !(chain.last.map { $0.1 + 1 == k && scalars[k - 1] == 0x20 } ?? false) { chain.removeAll(keepingCapacity: true) }
+                if chain.count == options.wordNGrams { chain.removeFirst() }
+                chain.append((k, j))
+                // Every n-gram ending with this word.
+                var first = chain.count - 1
+                while first >= 0 {
+                    emit(chain[first].0, j, .word, visit)
+                    first -= 1
+                }
+                if digit && !options.digitNGrams.isEmpty {
+                    // Only pieces that hold a digit: a letters-only piece would match inside every word.
+                    for len in options.digitNGrams where len >= 1 && len < j - k {
+                        var s = k
+                        while s + len <= j {
+                            var hasDigit = false
+                            for q in s..<(s + len) where scalars[q] >= 0x30 && scalars[q] <= 0x39 { hasDigit = true }
+                            if hasDigit { emit(s, s + len, .part, visit) }
+                            s += 1
+                        }
+                    }
+                }
+                k = j
+            }
+        }
+    }
+
+    enum _Class { case space, symbol, word, unspaced }
+
+    static func classify(_ v: UInt32) -> _Class {
+        if v < 0x80 {
+            if (v >= 0x30 && v <= 0x39) || (v >= 0x61 && v <= 0x7A) || (v >= 0x41 && v <= 0x5A) { return .word }
+            if v <= 0x20 || v == 0x7F { return .space }
+            return .symbol
+        }
+        guard let s = Unicode.Scalar(v) else { return .symbol }
+        if s.properties.isWhitespace || s.properties.generalCategory == .control { return .space }
+        guard AhoCorasick.isWordScalar(s) else { return .symbol }
+        return isUnspaced(v) ? .unspaced : .word
+    }
+
+    /// Scripts written without spaces between words.
+    static func isUnspaced(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x0E00...0x0EFF,  // Thai, Lao
+             0x1000...0x109F,  // Myanmar
+             0x1780...0x17FF,  // Khmer
+             0x3040...0x30FF,  // Hiragana, Katakana
+             0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0xFF66...0xFF9F,
+             0x20000...0x3134F:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Calls `visit` with the UTF-8 bytes of scalars `[from, to)` (ASCII already lower-cased).
+    private func emit(_ from: Int, _ to: Int, _ kind: ModelDefinition.MatchKind,
+                      _ visit: (ModelDefinition.MatchKind, UnsafeRawBufferPointer) -> Void) {
+        piece.removeAll(keepingCapacity: true)
+        var k = from
+        while k < to {
+            let v = scalars[k]
+            if v < 0x80 {
+                piece.append(UInt8(v))
+            } else if v < 0x800 {
+                piece.append(UInt8(0xC0 | v >> 6)); piece.append(UInt8(0x80 | v & 0x3F))
+            } else if v < 0x10000 {
+                piece.append(UInt8(0xE0 | v >> 12)); piece.append(UInt8(0x80 | (v >> 6) & 0x3F)); piece.append(UInt8(0x80 | v & 0x3F))
+            } else {
+                piece.append(UInt8(0xF0 | v >> 18)); piece.append(UInt8(0x80 | (v >> 12) & 0x3F))
+                piece.append(UInt8(0x80 | (v >> 6) & 0x3F)); piece.append(UInt8(0x80 | v & 0x3F))
+            }
+            k += 1
+        }
+        piece.withUnsafeBytes { visit(kind, $0) }
+    }
+}

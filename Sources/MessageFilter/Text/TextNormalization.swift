@@ -1,0 +1,76 @@
+import AhoCorasick
+
+/// How message text (and every phrase of a rule file, and a learned model's phrases) is normalised before
+/// phrases are matched. Set once per rule file with `normalize:`; rules and model always see the same text.
+///
+/// | mode | what it does |
+/// |---|---|
+/// | `none` | the body's bytes as they are (phrases compare with ASCII or Unicode case folding, per rule) |
+/// | `standard` (default) | compatibility forms folded as NFKC folds them (fullwidth `Ｆｒｅｅ` → `Free`, `ﬁ` → `fi`, `①` → `1`, math letters), invisible controls removed (zero-width spaces and joiners, soft hyphen, bidi controls, variation selectors, tags), Latin/Greek/Cyrillic look-alike letters mapped to the ASCII letter they imitate in words that mix them with ASCII letters or consist only of look-alikes (`Dеаr ϲuѕtomеr` → `Dear customer`, per Unicode's confusables), then every non-ASCII letter simply case-folded (`ДОСТАВКА` = `доставка` for every rule) |
+/// | `leet` | `standard`, then in words of ASCII letters and digits the digits read as letters (`fr33` → `free`, `c1ick` → `click`: 0→o 1→i 3→e 4→a 5→s 7→t 8→b), `l` read as `i` everywhere, `@` and `$` between letters read as `a` and `s` (`p@ypal`, `ca$h`) |
+///
+/// Phrases are normalised the same way, so a rule's `free` matches `ｆｒｅｅ`, `fr\u{200B}ee` and `frее` (Cyrillic
+/// `е`). Every reported span still points into the original bytes of the body (an expanded or removed
+/// character maps back to the whole original character). ASCII bodies are not touched under `standard`
+/// (nothing in ASCII changes), so they cost nothing; `leet` rewrites every body.
+public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomStringConvertible {
+    /// The bytes as they are.
+    case none = 0
+    /// Compatibility forms, invisible controls, look-alike letters, non-ASCII case.
+    case standard = 1
+    /// `standard` plus digit and symbol substitutions inside words.
+    case leet = 2
+
+    /// The name used in rule files.
+    public var name: String {
+        switch self {
+        case .none: "none"
+        case .standard: "standard"
+        case .leet: "leet"
+        }
+    }
+
+    public var description: String { name }
+
+    /// The mode called `name` in rule files.
+    public init?(name: String) {
+        guard let m = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = m
+    }
+
+    /// The normalised form of `text` (allocates; for phrases and tests, not for bulk text).
+    /// - Complexity: O(length of `text`).
+    public func apply(_ text: String) -> String {
+        guard self != .none else { return text }
+        let n = _TextNormalizer()
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { b in
+            n.normalize(UnsafeRawBufferPointer(b), mode: self)
+            return String(decoding: n.output, as: UTF8.self)
+        }
+    }
+
+    /// The normalised form of `text` and, for each of its bytes, the span of `text` it came from (for tests
+    /// and for explaining spans).
+    public func applyWithSpans(_ text: String) -> (text: String, spans: [Range<Int>]) {
+        guard self != .none else { return (text, text.utf8.indices.map { let i = text.utf8.distance(from: text.utf8.startIndex, to: $0); return i..<(i + 1) }) }
+        let n = _TextNormalizer()
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { b in
+            n.normalize(UnsafeRawBufferPointer(b), mode: self)
+            let spans = (0..<n.count).map { Int(n.sourceStart[$0])..<Int(n.sourceEnd[$0]) }
+            return (String(decoding: n.output, as: UTF8.self), spans)
+        }
+    }
+
+    /// Whether a body must be rewritten before matching under this mode (`standard`: only bodies with a
+    /// byte ≥ 0x80).
+    @inline(__always)
+    func needsRewrite(_ body: UnsafeRawBufferPointer) -> Bool {
+        switch self {
+        case .none: false
+        case .standard: _hasHighByte(body)
+        case .leet: true
+        }
+    }
+}

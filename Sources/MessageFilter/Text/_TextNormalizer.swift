@@ -1,0 +1,376 @@
+// MARK: Internal API
+//
+// The engine of `TextNormalization`: body bytes in, normalised UTF-8 out, with for every output byte the
+// span of the input it came from. Two steps over reused scratch (nothing is allocated per message once the
+// buffers have grown to the longest body seen):
+//
+//   bytes ─▶ scalars (UTF-8 decoded; an invalid byte passes as itself) ─▶ compatibility mapping and removal
+//         ─▶ words: look-alike letters mapped (mixed words), digits read as letters (leet)
+//         ─▶ non-ASCII case folded ─▶ UTF-8 bytes + source spans
+//
+// The buffers are raw pointers owned by the normaliser (allocated, grown and freed only here); callers see
+// them through `output`, `sourceStart` and `sourceEnd`, valid until the next call.
+
+import AhoCorasick
+
+/// The per-scalar lookup of `_NormalizationTables`: a two-stage table (high bits → block, low byte → entry),
+/// built on first use.
+final class _NormalizationLookup: Sendable {
+    static let shared = _NormalizationLookup()
+
+    /// `scalar >> 8` → block number, 0xFFFF when the block has no entry.
+    let stage1: [UInt16]
+    /// `block << 8 | scalar & 0xFF` → entry + 1 (0: none).
+    let stage2: [UInt16]
+    /// Per entry: start of the compatibility replacement in `replacements`, -1 when there is none.
+    let replacementStart: [Int32]
+    let replacementCount: [UInt8]
+    let replacements: [UInt32]
+    /// Per entry: the ASCII letter the scalar imitates, 0 when none.
+    let lookalike: [UInt8]
+
+    init() {
+        var map: [UInt32: (repl: [UInt32]?, look: UInt8)] = [:]
+        func hex(_ s: Substring) -> UInt32 { UInt32(s, radix: 16)! }
+        for item in _NormalizationTables.compatibility.split(whereSeparator: { $0 == ";" || $0 == "\n" }) {
+            let t = item.trimmingPrefix(while: { $0 == " " || $0 == "\n" })
+            guard let colon = t.firstIndex(of: ":") else { continue }
+            let key = hex(t[..<colon])
+            let repl = t[t.index(after: colon)...].split(separator: " ").map(hex)
+            map[key, default: (nil, 0)].repl = repl
+        }
+        for item in _NormalizationTables.confusables.split(whereSeparator: { $0 == ";" || $0 == "\n" }) {
+            let t = item.trimmingPrefix(while: { $0 == " " })
+            guard let colon = t.firstIndex(of: ":") else { continue }
+            map[hex(t[..<colon]), default: (nil, 0)].look = t[t.index(after: colon)...].utf8.first!
+        }
+        var s1 = [UInt16](repeating: 0xFFFF, count: 0x1100)
+        var s2: [UInt16] = []
+        var starts: [Int32] = []
+        var counts: [UInt8] = []
+        var flat: [UInt32] = []
+        var looks: [UInt8] = []
+        for key in map.keys.sorted() {
+            let (repl, look) = map[key]!
+            let block = Int(key >> 8)
+            if s1[block] == 0xFFFF {
+                s1[block] = UInt16(s2.count >> 8)
+                s2 += [UInt16](repeating: 0, count: 256)
+            }
+            s2[Int(s1[block]) << 8 | Int(key & 0xFF)] = UInt16(looks.count + 1)
+            if let repl {
+                starts.append(Int32(flat.count))
+                counts.append(UInt8(repl.count))
+                flat += repl
+            } else {
+                starts.append(-1)
+                counts.append(0)
+            }
+            looks.append(look)
+        }
+        stage1 = s1
+        stage2 = s2
+        replacementStart = starts
+        replacementCount = counts
+        replacements = flat
+        lookalike = looks
+    }
+
+    /// The entry of `scalar`, -1 when it has none.
+    @inline(__always)
+    func entry(_ scalar: UInt32) -> Int {
+        let hi = Int(scalar >> 8)
+        guard hi < stage1.count else { return -1 }
+        let block = stage1[hi]
+        if block == 0xFFFF { return -1 }
+        return Int(stage2[Int(block) << 8 | Int(scalar & 0xFF)]) - 1
+    }
+}
+
+/// Reusable normalisation scratch. Not thread-safe: one per classifier (or per thread).
+final class _TextNormalizer {
+    let lookup = _NormalizationLookup.shared
+
+    // Scalars after the compatibility step, with the source span of each.
+    private var scalars: UnsafeMutablePointer<UInt32>
+    private var scalarStart: UnsafeMutablePointer<Int32>
+    private var scalarEnd: UnsafeMutablePointer<Int32>
+    private var scalarCapacity: Int
+    private var scalarCount = 0
+
+    // Output bytes, with the source span of each.
+    private var bytes: UnsafeMutablePointer<UInt8>
+    private var starts: UnsafeMutablePointer<Int32>
+    private var ends: UnsafeMutablePointer<Int32>
+    private var capacity: Int
+    /// Output bytes written so far (several bodies in append mode).
+    private(set) var count = 0
+
+    /// Raw (undecodable) bytes travel as scalars with this bit set.
+    static let rawBit: UInt32 = 0x8000_0000
+
+    init(capacity: Int = 1024) {
+        scalarCapacity = capacity
+        scalars = .allocate(capacity: capacity)
+        scalarStart = .allocate(capacity: capacity)
+        scalarEnd = .allocate(capacity: capacity)
+        self.capacity = capacity
+        bytes = .allocate(capacity: capacity)
+        starts = .allocate(capacity: capacity)
+        ends = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        scalars.deallocate()
+        scalarStart.deallocate()
+        scalarEnd.deallocate()
+        bytes.deallocate()
+        starts.deallocate()
+        ends.deallocate()
+    }
+
+    /// The output so far (valid until the next call that writes).
+    var output: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: bytes, count: count) }
+    /// For output byte `i`: where its source character starts and ends in its body.
+    var sourceStart: UnsafeBufferPointer<Int32> { UnsafeBufferPointer(start: starts, count: count) }
+    var sourceEnd: UnsafeBufferPointer<Int32> { UnsafeBufferPointer(start: ends, count: count) }
+
+    /// Forgets the output (keeps the buffers).
+    func reset() { count = 0 }
+
+    /// Normalises `body` alone (the output replaces the previous one).
+    func normalize(_ body: UnsafeRawBufferPointer, mode: TextNormalization) {
+        count = 0
+        _ = append(body, mode: mode)
+    }
+
+    /// Normalises `body` and appends it to the output; returns its range in the output. Source spans are
+    /// relative to `body`.
+    func append(_ body: UnsafeRawBufferPointer, mode: TextNormalization) -> Range<Int> {
+        let first = count
+        decode(body)
+        emitWords(leet: mode == .leet)
+        return first..<count
+    }
+
+    // MARK: Steps
+
+    private func growScalars(_ needed: Int) {
+        guard needed > scalarCapacity else { return }
+        var c = scalarCapacity
+        while c < needed { c *= 2 }
+        func grow<T>(_ p: inout UnsafeMutablePointer<T>) {
+            let n = UnsafeMutablePointer<T>.allocate(capacity: c)
+            n.moveInitialize(from: p, count: scalarCount)
+            p.deallocate()
+            p = n
+        }
+        grow(&scalars)
+        grow(&scalarStart)
+        grow(&scalarEnd)
+        scalarCapacity = c
+    }
+
+    private func growBytes(_ needed: Int) {
+        guard needed > capacity else { return }
+        var c = capacity
+        while c < needed { c *= 2 }
+        func grow<T>(_ p: inout UnsafeMutablePointer<T>) {
+            let n = UnsafeMutablePointer<T>.allocate(capacity: c)
+            n.moveInitialize(from: p, count: count)
+            p.deallocate()
+            p = n
+        }
+        grow(&bytes)
+        grow(&starts)
+        grow(&ends)
+        capacity = c
+    }
+
+    @inline(__always)
+    private func pushScalar(_ v: UInt32, _ s: Int, _ e: Int) {
+        if scalarCount == scalarCapacity { growScalars(scalarCount + 1) }
+        scalars[scalarCount] = v
+        scalarStart[scalarCount] = Int32(truncatingIfNeeded: s)
+        scalarEnd[scalarCount] = Int32(truncatingIfNeeded: e)
+        scalarCount += 1
+    }
+
+    /// UTF-8 → scalars, with compatibility mappings applied and invisible controls removed.
+    private func decode(_ body: UnsafeRawBufferPointer) {
+        scalarCount = 0
+        growScalars(body.count)
+        var i = 0
+        let n = body.count
+        while i < n {
+            let b0 = body[i]
+            if b0 < 0x80 {
+                pushScalar(UInt32(b0), i, i + 1)
+                i += 1
+                continue
+            }
+            let (v, len) = _decodeUTF8(body, i)
+            if len == 0 {
+                pushScalar(Self.rawBit | UInt32(b0), i, i + 1)
+                i += 1
+                continue
+            }
+            let e = lookup.entry(v)
+            if e >= 0, lookup.replacementStart[e] >= 0 {
+                let start = Int(lookup.replacementStart[e])
+                var k = 0
+                while k < Int(lookup.replacementCount[e]) {
+                    pushScalar(lookup.replacements[start + k], i, i + len)
+                    k += 1
+                }
+            } else {
+                pushScalar(v, i, i + len)
+            }
+            i += len
+        }
+    }
+
+    @inline(__always)
+    static func isWord(_ v: UInt32) -> Bool {
+        if v < 0x80 {
+            return (v >= 0x30 && v <= 0x39) || ((v | 0x20) >= 0x61 && (v | 0x20) <= 0x7A)
+        }
+        if v & rawBit != 0 { return false }
+        guard let s = Unicode.Scalar(v) else { return false }
+        return AhoCorasick.isWordScalar(s)
+    }
+
+    @inline(__always)
+    static func isASCIILetter(_ v: UInt32) -> Bool { v < 0x80 && (v | 0x20) >= 0x61 && (v | 0x20) <= 0x7A }
+
+    /// Words and the characters between them → output bytes.
+    private func emitWords(leet: Bool) {
+        let n = scalarCount
+        var i = 0
+        while i < n {
+            let v = scalars[i]
+            if !Self.isWord(v) {
+                var out = v
+                if leet, v == 0x40 || v == 0x24, i > 0, i + 1 < n, Self.isASCIILetter(scalars[i - 1]), Self.isASCIILetter(scalars[i + 1]) {
+                    out = v == 0x40 ? 0x61 : 0x73  // @ → a, $ → s
+                }
+                emit(out, i)
+                i += 1
+                continue
+            }
+            // A word: [i, j).
+            var j = i
+            var asciiLetter = false
+            var asciiDigit = false
+            var nonASCII = 0
+            var lookalikes = 0
+            while j < n, Self.isWord(scalars[j]) {
+                let w = scalars[j]
+                if w < 0x80 {
+                    if w <= 0x39 { asciiDigit = true } else { asciiLetter = true }
+                } else {
+                    nonASCII += 1
+                    let e = lookup.entry(w)
+                    if e >= 0, lookup.lookalike[e] != 0 { lookalikes += 1 }
+                }
+                j += 1
+            }
+            let skeleton = lookalikes > 0 && (asciiLetter || lookalikes == nonASCII)
+            let digitsAsLetters = leet && asciiDigit && (asciiLetter || (skeleton && lookalikes > 0))
+            var k = i
+            while k < j {
+                var w = scalars[k]
+                if skeleton, w >= 0x80 {
+                    let e = lookup.entry(w)
+                    if e >= 0, lookup.lookalike[e] != 0 { w = UInt32(lookup.lookalike[e]) }
+                }
+                if leet, w < 0x80 {
+                    if digitsAsLetters {
+                        switch w {
+                        case 0x30: w = 0x6F  // 0 → o
+                        case 0x31: w = 0x69  // 1 → i
+                        case 0x33: w = 0x65  // 3 → e
+                        case 0x34: w = 0x61  // 4 → a
+                        case 0x35: w = 0x73  // 5 → s
+                        case 0x37: w = 0x74  // 7 → t
+                        case 0x38: w = 0x62  // 8 → b
+                        default: break
+                        }
+                    }
+                    if w == 0x6C { w = 0x69 } else if w == 0x4C { w = 0x49 }  // l → i, L → I
+                }
+                emit(w, k)
+                k += 1
+            }
+            i = j
+        }
+    }
+
+    /// Appends scalar `v` (case-folded when non-ASCII) with the source span of scalar `k`.
+    @inline(__always)
+    private func emit(_ v: UInt32, _ k: Int) {
+        growBytes(count + 4)
+        let s = scalarStart[k]
+        let e = scalarEnd[k]
+        if v < 0x80 || v & Self.rawBit != 0 {
+            bytes[count] = UInt8(truncatingIfNeeded: v)
+            starts[count] = s
+            ends[count] = e
+            count += 1
+            return
+        }
+        let f = AhoCorasick.simpleCaseFold(Unicode.Scalar(v)!).value
+        var buf: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        let len: Int
+        if f < 0x800 {
+            buf = (UInt8(0xC0 | f >> 6), UInt8(0x80 | f & 0x3F), 0, 0)
+            len = 2
+        } else if f < 0x10000 {
+            buf = (UInt8(0xE0 | f >> 12), UInt8(0x80 | (f >> 6) & 0x3F), UInt8(0x80 | f & 0x3F), 0)
+            len = 3
+        } else {
+            buf = (UInt8(0xF0 | f >> 18), UInt8(0x80 | (f >> 12) & 0x3F), UInt8(0x80 | (f >> 6) & 0x3F), UInt8(0x80 | f & 0x3F))
+            len = 4
+        }
+        withUnsafeBytes(of: &buf) { b in
+            var q = 0
+            while q < len {
+                bytes[count] = b[q]
+                starts[count] = s
+                ends[count] = e
+                count += 1
+                q += 1
+            }
+        }
+    }
+}
+
+/// Decodes one UTF-8 scalar at `i` (well-formed per Unicode table 3-7: no overlongs, surrogates or values
+/// above U+10FFFF); returns its value and length, or length 0 when the bytes there are not one.
+@inline(__always)
+func _decodeUTF8(_ b: UnsafeRawBufferPointer, _ i: Int) -> (UInt32, Int) {
+    let n = b.count
+    let b0 = b[i]
+    @inline(__always) func cont(_ k: Int) -> UInt32? {
+        guard i + k < n else { return nil }
+        let c = b[i + k]
+        return c & 0xC0 == 0x80 ? UInt32(c & 0x3F) : nil
+    }
+    switch b0 {
+    case 0xC2...0xDF:
+        guard let c1 = cont(1) else { return (0, 0) }
+        return (UInt32(b0 & 0x1F) << 6 | c1, 2)
+    case 0xE0...0xEF:
+        guard let c1 = cont(1), let c2 = cont(2) else { return (0, 0) }
+        let v = UInt32(b0 & 0x0F) << 12 | c1 << 6 | c2
+        if v < 0x800 || (v >= 0xD800 && v <= 0xDFFF) { return (0, 0) }
+        return (v, 3)
+    case 0xF0...0xF4:
+        guard let c1 = cont(1), let c2 = cont(2), let c3 = cont(3) else { return (0, 0) }
+        let v = UInt32(b0 & 0x07) << 18 | c1 << 12 | c2 << 6 | c3
+        if v < 0x10000 || v > 0x10FFFF { return (0, 0) }
+        return (v, 4)
+    default:
+        return (0, 0)
+    }
+}

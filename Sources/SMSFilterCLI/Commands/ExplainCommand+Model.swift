@@ -1,0 +1,41 @@
+import Foundation
+import MessageFilter
+
+/// The learned model's part of `smsfilter explain`.
+extension ExplainCommand {
+    static func modelText(_ e: Explanation) -> String {
+        guard let m = e.model else { return "" }
+        var out = "model \"\(m.name)\" (priority \(m.priority)"
+        if let t = m.threshold { out += ", threshold \(Classifier.format(t))" }
+        out += "): " + zip(m.targets, m.scores).map { "\($0) \(Classifier.format($1))" }.joined(separator: ", ")
+        out += m.decided ? " → decided \(m.targets[m.winner])\n" : " → did not decide\n"
+        if !m.contributions.isEmpty {
+            out += "  strongest of \(m.phraseCount) model phrase\(m.phraseCount == 1 ? "" : "s") (towards \(m.targets[m.winner])):\n"
+            for c in m.contributions {
+                out += "    \(c.start)..<\(c.end) \"\(c.text)\""
+                if c.text != c.phrase { out += " (phrase \"\(c.phrase)\", \(c.kind.name))" }
+                out += String(format: " %+.4f", c.contribution)
+                out += " [" + zip(m.targets, c.weights).map { "\($0) \(Classifier.format($1))" }.joined(separator: ", ") + "]\n"
+            }
+        }
+        return out
+    }
+
+    static func modelJSON(_ e: Explanation) -> [String: Any]? {
+        guard let m = e.model else { return nil }
+        return [
+            "name": m.name, "priority": m.priority, "threshold": m.threshold.map { $0 as Any } ?? NSNull(),
+            "targets": m.targets, "scores": m.scores, "bias": m.bias, "norm": m.norm, "winner": m.targets[m.winner],
+            "decided": m.decided, "phrasesPresent": m.phraseCount,
+            "phrases": m.contributions.map { c -> [String: Any] in
+                ["phrase": c.phrase, "kind": c.kind.name, "span": [c.start, c.end], "text": c.text, "weights": c.weights,
+                 "contribution": c.contribution]
+            },
+        ]
+    }
+}
+
+extension Classifier {
+    /// A score rounded to four decimals, for people.
+    static func format(_ x: Double) -> String { String(format: "%.4f", x) }
+}

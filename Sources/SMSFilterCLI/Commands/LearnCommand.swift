@@ -1,0 +1,315 @@
+import ArgumentParser
+import BatchPipeline
+import Foundation
+import MessageFilter
+import ZstdStream
+
+/// `smsfilter learn`: a linear model over phrases, learned from labelled records, written as a rule file.
+struct LearnCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "learn",
+        abstract: "Learn phrase weights from labelled records and write them as the model: section of a rule file.",
+        discussion: """
+            Reads labelled JSON Lines records (plain or .zst), maps each truth label to a target (an action or \
+            a folder) with --map, and learns one weight per phrase per target and a bias per target: word \
+            n-grams for spaced scripts, character n-grams for Thai, Chinese and Japanese, pieces of words with \
+            digits and symbols, after normalisation; the --max-phrases phrases in most messages; binary \
+            TF-IDF, L2-normalised, one-vs-rest linear SVMs. The classifier finds the model's phrases with the \
+            same automaton as the rules' and adds their weights (docs/RULES.md, "Learned models"). \
+            --cv K prints cross-validated precision, recall and F1 per target (folds by a hash of the \
+            normalised body, so duplicates share a fold); with -o as well, the figures go into the model's \
+            provenance. Same inputs and options, same bytes.
+
+            Examples:
+              smsfilter learn --truth-field label --map 'spam=junk,ham=none' -o m.yaml train.jsonl
+              smsfilter classify --rules m.yaml --labels-only test.jsonl
+              smsfilter learn --cv 5 --map 'OTP=transaction,scam=junk,spam=promotion,OK=none' thai.jsonl.zst
+              smsfilter learn --rules my-rules.yaml --priority 50 --map-file map.yaml -o combined.yaml corpus.jsonl.zst
+
+            Exit status: 0 success, 64 usage, 65 bad data (labels missing from the map, one class, no \
+            records, a damaged archive), 66 input missing, 73 an output could not be written.
+            """
+    )
+
+    @Argument(help: "Labelled JSON Lines inputs (plain or .zst); read two or three times, so files, not standard input.")
+    var inputs: [String] = []
+
+    @Option(name: .long, help: "Field holding the truth label.")
+    var truthField = "label"
+
+    @Option(name: .long, help: "Truth label → target, e.g. spam=junk,ham=none (one target per label; LABEL=ignore leaves it out).")
+    var map: String?
+
+    @Option(name: .long, help: "A JSON or flat YAML file mapping truth labels to targets.")
+    var mapFile: String?
+
+    @Option(name: .long, help: "Targets are actions or folders (default: from the mapping).")
+    var by: TruthMapping.Granularity?
+
+    @Option(name: .long, help: "A YAML rule file whose rules the model joins (its text is copied into the output).")
+    var rules: String?
+
+    @Option(name: [.short, .customLong("output")], help: "The rule file to write (YAML; required unless --cv).")
+    var output: String?
+
+    @Flag(name: [.short, .long], help: "Replace an existing output file.")
+    var force = false
+
+    @Option(name: .long, help: "Input format: jsonl (other formats come with the unified reader).")
+    var inputFormat: InputFormat?
+
+    @OptionGroup var fields: FieldOptions
+
+    @Option(name: .long, help: "Text normalisation: none, standard or leet (default: the --rules file's, else standard).")
+    var normalize: String?
+
+    @Option(name: .long, help: "Largest vocabulary: the phrases found in most messages.")
+    var maxPhrases = 20_000
+
+    @Option(name: .long, help: "A phrase must be in at least this many messages.")
+    var minDocuments = 2
+
+    @Option(name: .long, help: "Longest word n-gram.")
+    var wordNgrams = 2
+
+    @Option(name: .long, help: "Character n-gram lengths in Thai, Chinese and Japanese, as MIN-MAX.")
+    var charNgrams = "2-4"
+
+    @Option(name: .long, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX.")
+    var digitNgrams = "3-5"
+
+    @Flag(name: .long, help: "Do not use single symbols (£, !, &) as phrases.")
+    var noSymbols = false
+
+    @Option(name: .long, help: "The SVM's regularisation constant C.")
+    var cost = 1.0
+
+    @Option(name: .long, help: "The solver's stopping tolerance.")
+    var tolerance = 0.01
+
+    @Option(name: .long, help: "Seed of the solver's pass order.")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: "Cross-validate with K folds and print precision, recall and F1 per target.")
+    var cv: Int?
+
+    @Option(name: .long, help: "Write each record's fold (file, line, id, fold) as JSON Lines to this file.")
+    var foldsFile: String?
+
+    @Option(name: .long, help: "The model's name in verdicts and counts.")
+    var modelName = "model"
+
+    @Option(name: .long, help: "Hand rules of this priority or higher decide before the model.")
+    var priority = 0
+
+    @Option(name: .long, help: "The winning score must reach this for the model to decide (default: it always decides).")
+    var threshold: Float?
+
+    @Option(name: .long, help: "Candidates counted at once (memory bound of the counting table).")
+    var maxCandidates = 2_000_000
+
+    @Option(name: .long, help: "Training messages held at once; beyond, a deterministic sample.")
+    var maxExamples = 2_000_000
+
+    @Option(name: .long, help: "Longest record read; a longer one is skipped and counted.")
+    var maxRecord = ByteSize(64 << 20)
+
+    @Flag(name: [.short, .long], help: "Print no summary.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Print the summary as JSON on standard output instead of the table.")
+    var json = false
+
+    static func range(_ text: String, _ option: String) throws -> ClosedRange<Int> {
+        let parts = text.split(separator: "-").map { Int($0) }
+        if parts.count == 1, let n = parts[0], n >= 1 { return n...n }
+        guard parts.count == 2, let a = parts[0], let b = parts[1], a >= 1, b >= a, b <= 16 else {
+            throw ValidationError("Please give \(option) as MIN-MAX, e.g. 2-4.")
+        }
+        return a...b
+    }
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("Please name the labelled input files.") }
+        if inputs.contains("-") { throw ValidationError("learn reads its inputs more than once: give files, not standard input (-).") }
+        if (map == nil) == (mapFile == nil) {
+            throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=none) or --map-file, one of them.")
+        }
+        if output == nil && cv == nil { throw ValidationError("Please give -o/--output for the model (or --cv K to cross-validate only).") }
+        if let cv, cv < 2 || cv > 100 { throw ValidationError("Please give --cv between 2 and 100.") }
+        if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
+        if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
+        if !(1...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 1 to 5.") }
+        if cost <= 0 || !cost.isFinite { throw ValidationError("Please give a positive --cost.") }
+        if tolerance <= 0 || !tolerance.isFinite { throw ValidationError("Please give a positive --tolerance.") }
+        if maxCandidates < 1024 { throw ValidationError("Please give --max-candidates of at least 1024.") }
+        if maxExamples < 16 { throw ValidationError("Please give --max-examples of at least 16.") }
+        if let inputFormat, inputFormat != .jsonl {
+            throw ValidationError("learn reads JSON Lines for now (--input-format jsonl); convert \(inputFormat.rawValue) with `smsfilter export` first.")
+        }
+        if let normalize, TextNormalization(name: normalize) == nil {
+            throw ValidationError("Please give --normalize as none, standard or leet.")
+        }
+        if let threshold, !threshold.isFinite { throw ValidationError("Please give a finite --threshold.") }
+        if abs(priority) > 1_000_000 { throw ValidationError("Please give --priority from -1000000 to 1000000.") }
+        _ = try Self.range(charNgrams, "--char-ngrams")
+        _ = try Self.range(digitNgrams, "--digit-ngrams")
+    }
+
+    func run() throws {
+        let mapping: TruthMapping
+        do {
+            if let map {
+                mapping = try TruthMapping.parse(map)
+            } else {
+                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: 66) }
+                mapping = try TruthMapping.load(path: mapFile!)
+            }
+        } catch let error as MappingError {
+            throw CLI.fail(error.message, code: 64)
+        }
+        if let output {
+            if inputs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL == URL(fileURLWithPath: output).standardizedFileURL }) {
+                throw CLI.fail("\(output): is also an input", code: 64)
+            }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) {
+                if isFolder.boolValue { throw CLI.fail("\(output): is a folder", code: 64) }
+                if !force { throw CLI.fail("\(output): exists; give -f/--force to replace it", code: 64) }
+            }
+        }
+        // The base rules: parsed for cross-validation, copied as text into the output.
+        var baseText: String?
+        var base: RuleSetDefinition?
+        if let rules {
+            guard FileManager.default.fileExists(atPath: rules) else { throw CLI.fail("\(rules): no such rule file", code: 66) }
+            guard let data = FileManager.default.contents(atPath: rules), let text = String(data: data, encoding: .utf8),
+                  !(data.count >= 4 && data.prefix(4) == Data("SMSF".utf8)) else {
+                throw CLI.fail("\(rules): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: 64)
+            }
+            let (definition, issues) = RuleSet.resolve(yaml: text, file: rules)
+            if !issues.isEmpty { throw CLI.fail(issues.map(\.description).joined(separator: "\n"), code: 65) }
+            if definition.model != nil { throw CLI.fail("\(rules): already has a model: section", code: 65) }
+            baseText = text
+            base = definition
+        }
+        let baseSaysNormalize = baseText.map { $0.split(separator: "\n").contains { $0.hasPrefix("normalize:") } } ?? false
+        var normalization = base?.normalization ?? .standard
+        if let normalize, let m = TextNormalization(name: normalize) {
+            if baseSaysNormalize, m != normalization {
+                throw CLI.fail("--normalize \(m.name) contradicts \(rules!)'s normalize: \(normalization.name) (rules and model see the same text)", code: 64)
+            }
+            normalization = m
+        }
+
+        var options = LearnOptions(mapping: mapping)
+        options.fields = fields.names
+        options.truthField = truthField
+        options.granularity = by
+        options.normalization = normalization
+        options.candidates.wordNGrams = wordNgrams
+        options.candidates.charNGrams = try Self.range(charNgrams, "--char-ngrams")
+        options.candidates.digitNGrams = try Self.range(digitNgrams, "--digit-ngrams")
+        options.candidates.symbols = !noSymbols
+        options.maxPhrases = maxPhrases
+        options.minDocuments = UInt32(minDocuments)
+        options.cost = cost
+        options.tolerance = tolerance
+        options.seed = seed
+        options.folds = cv ?? 0
+        options.trainModel = output != nil
+        options.maxCandidates = maxCandidates
+        options.maxExamples = maxExamples
+        options.maxRecord = maxRecord.bytes
+        options.base = base
+        options.modelName = modelName
+        options.priority = priority
+        options.threshold = threshold
+        options.foldsFile = foldsFile
+        let progress = ProgressLine()
+        if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
+
+        let report: LearnReport
+        do {
+            report = try Learner(options: options).run(inputs: inputs)
+        } catch {
+            progress.clear()
+            throw CLI.fail(error.message, code: error.exitCode)
+        }
+        progress.clear()
+
+        if let output, let model = report.model {
+            var text = baseText ?? "# Learned by `smsfilter learn`; see docs/RULES.md, \"Learned models\".\nversion: 1\nrules: []\n"
+            if !text.hasSuffix("\n") { text += "\n" }
+            if !baseSaysNormalize { text += "normalize: \(normalization.name)\n" }
+            text += model.yaml()
+            // The file must load as written (list paths of a base file resolve from the output's folder).
+            let (_, issues) = RuleSet.resolve(yaml: text, file: output)
+            if !issues.isEmpty {
+                throw CLI.fail("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", code: 65)
+            }
+            do {
+                let file = try OutputFile(path: output)
+                try file.write(text)
+                try file.finish()
+            } catch {
+                throw CLI.fail("\(error)", code: 73)
+            }
+        }
+        if json {
+            print(RuleCLI.json(Self.jsonObject(report, output: output)), terminator: "")
+        } else if !quiet {
+            let table = Self.table(report, output: output)
+            if output == nil { print(table, terminator: "") } else { CLI.stderr(table) }
+        }
+    }
+
+    static func table(_ r: LearnReport, output: String?) -> String {
+        var s = "records: \(groupedDigits(r.records)) read, \(groupedDigits(r.used)) learnt from ("
+        s += zip(r.targets, r.perTarget).map { "\($0) \(groupedDigits($1))" }.joined(separator: ", ") + ")"
+        if !r.skipped.isEmpty { s += "; skipped: " + r.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") }
+        s += "\n"
+        if r.sampledOut > 0 { s += "sample: \(groupedDigits(r.sampledOut)) messages left out by --max-examples\n" }
+        s += "candidates: \(groupedDigits(r.candidates)) counted (\(r.tableBytes >> 20) MiB"
+        if r.prunes > 0 { s += ", pruned \(r.prunes)×, phrases in ≤ \(r.candidateFloor) messages may be missing" }
+        s += ")\n"
+        if r.folds > 0 {
+            s += "cross-validation (\(r.folds) folds, by a hash of the normalised body):\n"
+            s += "  target" + String(repeating: " ", count: 24) + "precision  recall      F1  support\n"
+            for t in r.scores {
+                let name = t.target.count > 28 ? String(t.target.prefix(28)) : t.target
+                s += "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0)
+                s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
+            }
+            s += String(format: "  accuracy %.4f, macro F1 %.4f\n", r.accuracy, r.macroF1)
+        }
+        if let m = r.model, let output {
+            s += "model: \(groupedDigits(m.phrases.count)) phrases × \(m.targets.count) targets → \(output)\n"
+        }
+        s += String(format: "time: %.2f s\n", r.seconds)
+        return s
+    }
+
+    static func jsonObject(_ r: LearnReport, output: String?) -> [String: Any] {
+        var o: [String: Any] = [
+            "records": r.records, "used": r.used, "skipped": r.skipped, "sampledOut": r.sampledOut,
+            "targets": r.targets, "perTarget": Dictionary(uniqueKeysWithValues: zip(r.targets, r.perTarget)),
+            "candidates": r.candidates, "candidateTableBytes": r.tableBytes, "prunes": r.prunes, "seconds": r.seconds,
+            "inputs": r.inputs.map { ["name": $0.name, "checksum": $0.checksum, "records": $0.records] as [String: Any] },
+        ]
+        if let m = r.model {
+            o["phrases"] = m.phrases.count
+            o["output"] = output ?? NSNull()
+        }
+        if r.folds > 0 {
+            o["crossValidation"] = [
+                "folds": r.folds, "accuracy": r.accuracy, "macroF1": r.macroF1,
+                "targets": r.scores.map {
+                    ["target": $0.target, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support,
+                     "truePositives": $0.truePositives, "falsePositives": $0.falsePositives, "falseNegatives": $0.falseNegatives] as [String: Any]
+                },
+            ] as [String: Any]
+        }
+        return o
+    }
+}

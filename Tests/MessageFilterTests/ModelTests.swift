@@ -1,0 +1,180 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import MessageFilter
+
+/// The `model:` section: scores computed by hand, precedence with hand rules (a table), the .smsf round
+/// trip, and damaged model sections refused.
+final class ModelTests: XCTestCase {
+    /// Three phrases, two targets; every expected score below is worked out by hand in the comments.
+    static let yaml = """
+        version: 1
+        rules:
+          - name: otp
+            action: transaction
+            subAction: transactionalOthers
+            priority: 90
+            keywords: [otp]
+          - name: offer
+            action: promotion
+            priority: -5
+            keywords: [offer]
+        model:
+          name: learned
+          priority: 10
+          targets: [junk, none]
+          bias: [-0.5, 0.5]
+          phrases:
+            - [word, "free", 2.0, 3.0, -3.0]
+            - [word, "win", 1.0, 1.0, -1.0]
+            - [part, "£", 1.0, 2.0, -2.0]
+        """
+
+    func testScoresAreTheWeightedSumOverTheNorm() throws {
+        let set = try RuleSet.parse(yaml: Self.yaml, file: "m.yaml")
+        XCTAssertEqual(set.ruleNames, ["otp", "offer", "learned"])
+        let c = Classifier(ruleSet: set)
+        let cases: [(String, [Double], String)] = [
+            // free (idf 2) and win (idf 1), "free" counted once: norm √5; junk −0.5 + (3 + 1)/√5.
+            ("FREE free win", [-0.5 + 4 / 5.0.squareRoot(), 0.5 - 4 / 5.0.squareRoot()], "Junk"),
+            // Nothing present: the biases.
+            ("hello there", [-0.5, 0.5], "Unknown Senders"),
+            // "free" must stand as a whole word; "£" may be anywhere: −0.5 + 2/1.
+            ("freedom for £5", [1.5, -1.5], "Junk"),
+            // Fullwidth and Cyrillic look-alikes are normalised before matching: "ｆｒеe" is "free": −0.5 + 3/2.
+            ("ｆｒеe", [1.0, -1.0], "Junk"),
+        ]
+        for (body, scores, folder) in cases {
+            let e = c.explain(sender: nil, body: body)
+            let m = try XCTUnwrap(e.model)
+            for (got, want) in zip(m.scores, scores) { XCTAssertEqual(got, want, accuracy: 1e-6, body) }
+            XCTAssertEqual(e.verdict.folder.path, folder, body)
+            XCTAssertEqual(e.verdict, c.classify(sender: nil, body: body), body)
+            XCTAssertTrue(m.decided, body)
+            XCTAssertEqual(e.ruleName, "learned")
+        }
+        // The deciding phrase is the strongest push towards the winner, with its span in the original bytes.
+        let v = c.classify(sender: nil, body: "win a free gift")
+        XCTAssertEqual(set.phrase(at: Int(v.phrase)), "free")
+        XCTAssertEqual(v.matchStart, 6)
+        XCTAssertEqual(v.matchEnd, 10)
+    }
+
+    /// Precedence: rules at or above the model's priority first, then the model (unless it abstains), then
+    /// the rules below it.
+    func testPrecedenceTable() throws {
+        struct Row {
+            var threshold: String
+            var body: String
+            var decider: String
+            var folder: String
+        }
+        let rows = [
+            Row(threshold: "null", body: "your otp is 1234, free", decider: "otp", folder: "Transactions/Others"),
+            Row(threshold: "null", body: "free offer", decider: "learned", folder: "Junk"),
+            Row(threshold: "null", body: "an offer", decider: "learned", folder: "Unknown Senders"),
+            Row(threshold: "0.6", body: "an offer", decider: "offer", folder: "Promotions"),
+            Row(threshold: "0.6", body: "free offer", decider: "learned", folder: "Junk"),
+            Row(threshold: "2", body: "free offer", decider: "offer", folder: "Promotions"),
+            Row(threshold: "2", body: "nothing", decider: "-", folder: "Unknown Senders"),
+        ]
+        for row in rows {
+            let yaml = Self.yaml.replacingOccurrences(of: "  priority: 10\n", with: "  priority: 10\n  threshold: \(row.threshold)\n")
+            let set = try RuleSet.parse(yaml: yaml, file: "m.yaml")
+            let c = Classifier(ruleSet: set)
+            let e = c.explain(sender: nil, body: row.body)
+            XCTAssertEqual(e.ruleName ?? "-", row.decider, "\(row)")
+            XCTAssertEqual(e.verdict.folder.path, row.folder, "\(row)")
+            XCTAssertEqual(e.verdict, c.classify(sender: nil, body: row.body))
+            if row.decider == "learned", let offer = e.rules.first(where: { $0.name == "offer" }) {
+                XCTAssertEqual(offer.outcome, .lostToModel(name: "learned"))
+            }
+            XCTAssertFalse(e.steps.filter { $0.contains("model \"learned\"") || $0.contains("model's") }.isEmpty, "\(e.steps)")
+        }
+    }
+
+    func testCompiledRoundTripScoresIdentically() throws {
+        let set = try RuleSet.parse(yaml: Self.yaml, file: "m.yaml")
+        let loaded = try _SMSFFormat.load(bytes: set.serialize(), path: "m.smsf")
+        XCTAssertEqual(loaded.checksum, set.checksum)
+        XCTAssertEqual(loaded.definition, set.definition)
+        let a = Classifier(ruleSet: set)
+        let b = Classifier(ruleSet: loaded)
+        for body in ["free win", "£", "otp free", "nothing", "ｆｒｅｅ", "an offer"] {
+            XCTAssertEqual(a.classify(sender: nil, body: body), b.classify(sender: nil, body: body), body)
+            XCTAssertEqual(a.explain(sender: nil, body: body).model, b.explain(sender: nil, body: body).model, body)
+        }
+        // The normalisation mode is part of the checksum.
+        let none = try RuleSet.parse(yaml: Self.yaml + "\nnormalize: none\n", file: "m.yaml")
+        XCTAssertNotEqual(none.checksum, set.checksum)
+        XCTAssertEqual(Classifier(ruleSet: none).classify(sender: nil, body: "ｆｒｅｅ").folder, .unknownSenders)
+    }
+
+    /// Damage inside the model section, re-signed so that only the decoder's checks can catch it: a NaN
+    /// weight, a target out of range, a phrase count larger than the data.
+    func testDamagedModelSectionIsRefused() throws {
+        let set = try RuleSet.parse(yaml: Self.yaml, file: "m.yaml")
+        let bytes = set.serialize()
+        let def: Range<Int> = bytes.withUnsafeBytes { raw in
+            let off = Int(raw.loadUnaligned(fromByteOffset: 64 + 8, as: UInt64.self))
+            let len = Int(raw.loadUnaligned(fromByteOffset: 64 + 16, as: UInt64.self))
+            return off..<(off + len)
+        }
+        func resign(_ d: inout [UInt8]) {
+            let rs = d.withUnsafeBytes { _Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[def])) }
+            withUnsafeBytes(of: rs.littleEndian) { for k in 0..<8 { d[32 + k] = $0[k] } }
+            let fs = d.withUnsafeBytes { _Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[64...])) }
+            withUnsafeBytes(of: fs.littleEndian) { for k in 0..<8 { d[24 + k] = $0[k] } }
+        }
+        func find(_ pattern: [UInt8]) -> Int {
+            let slice = Array(bytes[def])
+            for i in 0...(slice.count - pattern.count) where Array(slice[i..<(i + pattern.count)]) == pattern { return def.lowerBound + i }
+            return -1
+        }
+        // The weight 3.0 of "free" → NaN.
+        var d = bytes
+        let three = find(Array(withUnsafeBytes(of: Float(3).bitPattern.littleEndian, Array.init)))
+        XCTAssertGreaterThan(three, 0)
+        withUnsafeBytes(of: Float.nan.bitPattern.littleEndian) { for k in 0..<4 { d[three + k] = $0[k] } }
+        resign(&d)
+        XCTAssertThrowsError(try _SMSFFormat.load(bytes: d, path: "m.smsf")) { XCTAssertTrue("\($0)".contains("model weight"), "\($0)") }
+        // The idf 2.0 of "free" (the first 2.0 in the section) → −1.
+        d = bytes
+        let two = find(Array(withUnsafeBytes(of: Float(2).bitPattern.littleEndian, Array.init)))
+        withUnsafeBytes(of: Float(-1).bitPattern.littleEndian) { for k in 0..<4 { d[two + k] = $0[k] } }
+        resign(&d)
+        XCTAssertThrowsError(try _SMSFFormat.load(bytes: d, path: "m.smsf")) { XCTAssertTrue("\($0)".contains("model idf"), "\($0)") }
+        // Random re-signed damage anywhere in the rule table: refused, or loads and classifies without a crash.
+        var rng = Fixtures.SeededGenerator(seed: 13)
+        print("ModelTests damage seed 13")
+        for _ in 0..<400 {
+            var d = bytes
+            d[Int.random(in: def, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            resign(&d)
+            if let loaded = try? _SMSFFormat.load(bytes: d, path: "m.smsf") {
+                let c = Classifier(ruleSet: loaded)
+                for body in ["free win £", "otp", "x"] { _ = c.classify(sender: nil, body: body) }
+            }
+        }
+    }
+
+    func testBadModelSectionsNameTheField() {
+        let bad: [(String, String)] = [
+            ("targets: [junk, none]", "targets: [junk]"),
+            ("bias: [-0.5, 0.5]", "bias: [-0.5]"),
+            ("- [word, \"free\", 2.0, 3.0, -3.0]", "- [word, \"free\", 2.0, 3.0]"),
+            ("- [word, \"win\", 1.0, 1.0, -1.0]", "- [sentence, \"win\", 1.0, 1.0, -1.0]"),
+            ("name: learned", "name: otp"),
+            ("- [part, \"£\", 1.0, 2.0, -2.0]", "- [part, \"£\", -1.0, 2.0, -2.0]"),
+        ]
+        for (from, to) in bad {
+            let yaml = Self.yaml.replacingOccurrences(of: from, with: to)
+            XCTAssertThrowsError(try RuleSet.parse(yaml: yaml, file: "m.yaml"), to) { error in
+                XCTAssertTrue("\(error)".contains("m.yaml:") && "\(error)".contains("model"), "\(error)")
+            }
+        }
+        XCTAssertThrowsError(try RuleSet.parse(yaml: "version: 1\nnormalize: nfkc\nrules: []\n", file: "n.yaml")) {
+            XCTAssertTrue("\($0)".contains("unknown normalization \"nfkc\""), "\($0)")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import MessageFilter
+
+/// `normalize:` (TextNormalization): each step on its own, spans back into the original bytes, phrases and
+/// text normalised alike, and the batch, single and String paths agreeing.
+final class TextNormalizationTests: XCTestCase {
+    func testEachStep() {
+        let cases: [(TextNormalization, String, String)] = [
+            // Compatibility forms (NFKC): fullwidth, ligature, circled digit, math bold, no-break space.
+            (.standard, "ｆｒｅｅ ＦＲＥＥ", "free FREE"),
+            (.standard, "ﬁnal ① 𝐁ank\u{00A0}x", "final 1 Bank x"),
+            // Invisible controls removed.
+            (.standard, "fr\u{200B}ee ca\u{00AD}sh wi\u{2060}n \u{202E}x", "free cash win x"),
+            // Look-alikes in words mixed with ASCII letters (Cyrillic е, а, ѕ; Greek ϲ) → ASCII.
+            (.standard, "Dеаr ϲuѕtomеr", "Dear customer"),
+            // A word of look-alikes only → ASCII; a real Russian word stays Cyrillic, case folded.
+            (.standard, "ТАХІ", "TAXI"),
+            (.standard, "ДОСТАВКА доставка", "доставка доставка"),
+            // Greek and accented Latin: case folded only.
+            (.standard, "ΣΑΣ Été", "σασ été"),
+            // ASCII is left alone (the automaton folds ASCII case).
+            (.standard, "Call 0800 NOW!", "Call 0800 NOW!"),
+            (.none, "ｆｒｅｅ", "ｆｒｅｅ"),
+            // leet: digits in words with letters, l → i, @ and $ between letters.
+            (.leet, "fr33 c1ick p@ypal ca$h 1000 call", "free ciick paypai cash 1000 caii"),
+        ]
+        for (mode, input, expected) in cases {
+            XCTAssertEqual(mode.apply(input), expected, "\(mode) \(input)")
+        }
+    }
+
+    func testSpansPointIntoTheOriginal() {
+        let input = "aｆb\u{200B}c"
+        let (text, spans) = TextNormalization.standard.applyWithSpans(input)
+        XCTAssertEqual(text, "afbc")
+        // ｆ is 3 bytes at 1..<4; the zero-width space (4..<7 after b) is gone.
+        XCTAssertEqual(spans, [0..<1, 1..<4, 4..<5, 8..<9])
+    }
+
+    func testInvalidUTF8PassesThrough() {
+        let n = _TextNormalizer()
+        let bytes: [UInt8] = [0x41, 0xFF, 0xEF, 0xBD, 0x86, 0xC3]
+        bytes.withUnsafeBytes { n.normalize($0, mode: .standard) }
+        XCTAssertEqual(Array(n.output), [0x41, 0xFF, 0x66, 0xC3])
+        XCTAssertEqual(Array(n.sourceStart), [0, 1, 2, 5])
+        XCTAssertEqual(Array(n.sourceEnd), [1, 2, 5, 6])
+    }
+}
