@@ -23,15 +23,19 @@ open class CLITestCase: XCTestCase {
     /// A path in this test's folder.
     public func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
-    /// A corpus of `shared/corpora`; skips the test when the folder is not beside the checkout.
-    public func corpus(_ name: String) throws -> String {
-        guard let corpora = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
-        return corpora.appendingPathComponent(name).path
+    /// A file of the real corpora, for a quality-floor test only (see ``Corpora/forQualityFloor(_:)``:
+    /// skipped, or failed under `SMSFILTER_REQUIRE_CORPORA=1`, when the corpora are missing). Equivalence
+    /// tests use ``GeneratedFixture``.
+    public func qualityCorpus(_ name: String, test: String = #function) throws -> String {
+        try Corpora.file(name, qualityFloor: "\(type(of: self)).\(test.hasSuffix("()") ? String(test.dropLast(2)) : test)")
     }
 
-    /// Runs the binary; returns its status and its output as text.
-    public func run(_ args: [String], stdin: Data? = nil) throws -> (status: Int32, out: String, err: String) {
-        let r = try Fixtures.run(bin, args, stdin: stdin)
+    /// Runs the binary (with a time limit, see ``Fixtures/run(_:_:stdin:environment:timeout:)``); returns its
+    /// status and its output as text.
+    public func run(_ args: [String], stdin: Data? = nil, timeout: Double = Deadline.subprocessSeconds) throws
+        -> (status: Int32, out: String, err: String)
+    {
+        let r = try Fixtures.run(bin, args, stdin: stdin, timeout: timeout)
         return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
     }
 

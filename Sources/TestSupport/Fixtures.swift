@@ -9,11 +9,9 @@ public enum Fixtures {
         return url
     }()
 
-    /// `shared/corpora`, beside the checkout (nil when it is not there).
-    public static var corporaFolder: URL? {
-        let url = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
-    }
+    /// The real corpora (``Corpora/folder``): `shared/corpora` beside the checkout unless `SMSFILTER_CORPORA`
+    /// says otherwise; nil when absent. Only quality-floor tests use them (``Corpora/forQualityFloor(_:)``).
+    public static var corporaFolder: URL? { Corpora.folder }
 
     /// The built `smsfilter` executable: `$SMSFILTER_BIN` when set, else the one beside the test bundle
     /// (`swift build` puts both in the same folder; `make test` builds it before running the tests).
@@ -37,9 +35,15 @@ public enum Fixtures {
     }
 
     /// Runs a program and returns its exit status, standard output and standard error.
+    ///
+    /// The program gets `timeout` seconds (scaled by ``Deadline/scale``; default
+    /// ``Deadline/subprocessSeconds``): a program still running then is sent SIGTERM, then SIGKILL, and this
+    /// throws ``DeadlineExceeded`` naming the command line. Standard input comes from a file (never a pipe
+    /// the child might not drain), standard output and error go to files.
     @discardableResult
     public static func run(
-        _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil
+        _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
+        timeout: Double = Deadline.subprocessSeconds
     ) throws -> (status: Int32, stdout: Data, stderr: Data) {
         let process = Process()
         if executable.contains("/") {
@@ -50,34 +54,68 @@ public enum Fixtures {
             process.arguments = [executable] + arguments
         }
         if let environment { process.environment = environment }
-        let outURL = try temporaryFolder("run").appendingPathComponent("out")
-        let errURL = outURL.deletingLastPathComponent().appendingPathComponent("err")
+        let scratch = try temporaryFolder("run")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out")
+        let errURL = scratch.appendingPathComponent("err")
+        let inURL = scratch.appendingPathComponent("in")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
+        var input: FileHandle?
+        if let stdin {
+            try stdin.write(to: inURL)
+            input = try FileHandle(forReadingFrom: inURL)
+        }
         process.standardOutput = out
         process.standardError = err
-        let inPipe = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : inPipe
+        process.standardInput = input ?? FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        if let stdin {
-            inPipe.fileHandleForWriting.write(stdin)
-            try inPipe.fileHandleForWriting.close()
+        let limit = Deadline.scaled(timeout)
+        if exited.wait(timeout: .now() + limit) == .timedOut {
+            process.terminate()
+            if exited.wait(timeout: .now() + 5) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                exited.wait()
+            }
+            try? out.close()
+            try? err.close()
+            let command = ([executable] + arguments).map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+            throw DeadlineExceeded(what: "`\(command)` to exit", seconds: limit)
         }
         process.waitUntilExit()
         try out.close()
         try err.close()
+        try input?.close()
         let stdout = try Data(contentsOf: outURL)
         let stderr = try Data(contentsOf: errURL)
-        try? FileManager.default.removeItem(at: outURL.deletingLastPathComponent())
         return (process.terminationStatus, stdout, stderr)
+    }
+
+    /// A seeded generator for a randomised test: the seed is `SMSFILTER_SEED` when set (to reproduce a
+    /// failure, or to try other seeds), else `defaultSeed`; it is printed with the test's name either way, so
+    /// a failure in a log can be repeated.
+    public static func seededGenerator(_ test: String, defaultSeed: UInt64) -> SeededGenerator {
+        let environment = ProcessInfo.processInfo.environment["SMSFILTER_SEED"]
+        let seed = environment.flatMap { text in
+            text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+        } ?? defaultSeed
+        print("\(test): seed 0x\(String(seed, radix: 16)) (SMSFILTER_SEED=0x\(String(seed, radix: 16)) repeats it)")
+        return SeededGenerator(seed: seed)
     }
 
     /// Deterministic pseudo-random numbers (SplitMix64) for reproducible property tests.
     public struct SeededGenerator: RandomNumberGenerator, Sendable {
         private var state: UInt64
-        public init(seed: UInt64) { state = seed }
+        /// The seed it started from (for failure messages).
+        public let seed: UInt64
+        public init(seed: UInt64) {
+            state = seed
+            self.seed = seed
+        }
         public mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state

@@ -5,10 +5,15 @@ import AhoCorasick
 ///
 /// Definitions it encodes:
 /// - an occurrence of pattern i is a start s with the pattern's bytes (folded) equal to the haystack's
-///   there; with `.unicode` folding, the comparison is scalar by scalar (decoded with the standard
-///   library's UTF-8 decoder) after `AhoCorasick.simpleCaseFold`;
+///   there; with `.ascii` folding the bytes go through ``OracleText/asciiLower(_:)`` (a table spelled out by
+///   hand); with `.unicode` folding, the comparison is scalar by scalar (decoded with the standard library's
+///   UTF-8 decoder) with ``OracleText/foldEqual(_:_:)`` (Foundation's case folding);
 /// - whole-word: the scalar ending at s and the scalar starting at the end are not word scalars
-///   (`AhoCorasick.isWordScalar`); an invalid byte is not a word scalar;
+///   (``OracleText/isWord(_:)``: a hand-written ASCII table, `CharacterSet.alphanumerics` beyond); an invalid
+///   byte is not a word scalar;
+///
+/// Nothing here calls into `AhoCorasick` but the types (`Pattern`, `Match`, `MatchKind`, `CaseFolding`): an
+/// oracle that shared the implementation's folding or word test could never disagree with it.
 /// - `standard`: all whole-word-accepted occurrences, by (end, start, pattern);
 /// - leftmost kinds: from position `at`, the occurrence with the smallest start >= at, ties broken by
 ///   pattern index (first) or by length then index (longest); then `at` = its end. Whole-word rejects
@@ -75,8 +80,8 @@ public struct NaiveMatcher: Sendable {
                 var a = pattern[k]
                 var b = haystack[start + k]
                 if caseFolding == .ascii {
-                    a = Self.asciiLower(a)
-                    b = Self.asciiLower(b)
+                    a = OracleText.asciiLower(a)
+                    b = OracleText.asciiLower(b)
                 }
                 if a != b { return nil }
             }
@@ -85,14 +90,12 @@ public struct NaiveMatcher: Sendable {
             var at = start
             for scalar in String(decoding: pattern, as: UTF8.self).unicodeScalars {
                 guard let (h, width) = Self.decode(haystack, at) else { return nil }
-                if AhoCorasick.simpleCaseFold(scalar) != AhoCorasick.simpleCaseFold(h) { return nil }
+                if !OracleText.foldEqual(scalar, h) { return nil }
                 at += width
             }
             return at
         }
     }
-
-    private static func asciiLower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }
 
     /// The valid scalar starting at `at`, with its width.
     public static func decode(_ bytes: [UInt8], _ at: Int) -> (Unicode.Scalar, Int)? {
@@ -105,14 +108,14 @@ public struct NaiveMatcher: Sendable {
         }
     }
 
-    static func isWord(at index: Int, _ bytes: [UInt8]) -> Bool {
+    public static func isWord(at index: Int, _ bytes: [UInt8]) -> Bool {
         guard let (scalar, _) = decode(bytes, index) else { return false }
-        return AhoCorasick.isWordScalar(scalar)
+        return OracleText.isWord(scalar)
     }
 
-    static func isWord(before index: Int, _ bytes: [UInt8]) -> Bool {
+    public static func isWord(before index: Int, _ bytes: [UInt8]) -> Bool {
         for width in 1...4 where index - width >= 0 {
-            if let (scalar, w) = decode(bytes, index - width), w == width { return AhoCorasick.isWordScalar(scalar) }
+            if let (scalar, w) = decode(bytes, index - width), w == width { return OracleText.isWord(scalar) }
         }
         return false
     }

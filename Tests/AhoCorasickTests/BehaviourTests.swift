@@ -17,6 +17,18 @@ final class BehaviourTests: XCTestCase {
         return try builder.build(patterns)
     }
 
+    /// The same, on one of `EngineUnderTest.allCases` (every engine, built and loaded).
+    func build(
+        _ patterns: [Pattern], kind: MatchKind = .standard, folding: CaseFolding = .none, wholeWord: Bool = false,
+        engine: EngineUnderTest
+    ) throws -> AhoCorasick {
+        var builder = AhoCorasickBuilder()
+        builder.matchKind = kind
+        builder.caseFolding = folding
+        builder.wholeWord = wholeWord
+        return try engine.build(builder, patterns)
+    }
+
     func spans(_ ac: AhoCorasick, _ haystack: String) -> [String] {
         let bytes = Array(haystack.utf8)
         return ac.matches(in: haystack).map { String(decoding: bytes[$0.start..<$0.end], as: UTF8.self) }
@@ -25,7 +37,7 @@ final class BehaviourTests: XCTestCase {
     // MARK: Case folding
 
     func testASCIIFolding() throws {
-        for engine in [EngineChoice.dfa, .nfa, .compact] {
+        for engine in EngineUnderTest.allCases {
             let ac = try build([Pattern("Debited"), Pattern("OTP")], folding: .ascii, engine: engine)
             XCTAssertEqual(spans(ac, "DEBITED otp dEbItEd Otp"), ["DEBITED", "otp", "dEbItEd", "Otp"])
             // ASCII folding leaves non-ASCII letters alone.
@@ -37,7 +49,7 @@ final class BehaviourTests: XCTestCase {
     }
 
     func testUnicodeSimpleFolding() throws {
-        for engine in [EngineChoice.dfa, .nfa, .compact] {
+        for engine in EngineUnderTest.allCases {
             let greek = try build([Pattern("σας")], folding: .unicode, engine: engine)
             XCTAssertEqual(spans(greek, "ΣΑΣ και σας και ΣΑς"), ["ΣΑΣ", "σας", "ΣΑς"])
             let cyrillic = try build([Pattern("привет")], folding: .unicode, engine: engine)
@@ -74,14 +86,16 @@ final class BehaviourTests: XCTestCase {
 
     func testWholeWord() throws {
         for kind in [MatchKind.standard, .leftmostFirst, .leftmostLongest] {
-            let ac = try build([Pattern("free", wholeWord: true)], kind: kind)
-            XCTAssertEqual(spans(ac, "free freedom carefree free. (free) free2 éfree free"), ["free", "free", "free", "free"])
-            // Accented letters, digits and combining marks are word characters.
-            XCTAssertEqual(ac.matches(in: "freeé"), [])
-            XCTAssertEqual(ac.matches(in: "9free"), [])
-            XCTAssertEqual(ac.matches(in: "free\u{301}"), [])
-            // Emoji and punctuation are not.
-            XCTAssertEqual(spans(ac, "😀free😀"), ["free"])
+            for engine in EngineUnderTest.allCases {
+                let ac = try build([Pattern("free", wholeWord: true)], kind: kind, engine: engine)
+                XCTAssertEqual(spans(ac, "free freedom carefree free. (free) free2 éfree free"), ["free", "free", "free", "free"])
+                // Accented letters, digits and combining marks are word characters.
+                XCTAssertEqual(ac.matches(in: "freeé"), [])
+                XCTAssertEqual(ac.matches(in: "9free"), [])
+                XCTAssertEqual(ac.matches(in: "free\u{301}"), [])
+                // Emoji and punctuation are not.
+                XCTAssertEqual(spans(ac, "😀free😀"), ["free"])
+            }
         }
     }
 
@@ -117,7 +131,7 @@ final class BehaviourTests: XCTestCase {
 
     func testEngineChoice() throws {
         XCTAssertEqual(try build([Pattern("a")]).engineKind, .dfa)
-        XCTAssertEqual(try build([Pattern("a")], engine: .nfa).engineKind, .nfa)
+        XCTAssertEqual(try build([Pattern("a")], engine: EngineChoice.nfa).engineKind, .nfa)
         var builder = AhoCorasickBuilder()
         builder.dfaSizeLimit = 1024
         let big = try builder.build((0..<200).map { "keyword\($0)" })
@@ -150,7 +164,7 @@ final class BehaviourTests: XCTestCase {
 
     func testManyPatternsAllFound() throws {
         let words = (0..<3000).map { "w\($0)x" }
-        for engine in [EngineChoice.dfa, .nfa, .compact] {
+        for engine in EngineUnderTest.allCases {
             let ac = try build(words.map { Pattern($0) }, engine: engine)
             let text = words.joined(separator: " ")
             let found = ac.matches(in: text)

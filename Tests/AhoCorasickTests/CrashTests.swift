@@ -1,9 +1,10 @@
 import AhoCorasick
 import Testing
 
-/// Misuse traps (STYLE practice 9): checked in a child process with Swift Testing's exit tests.
+/// Misuse traps (STYLE practice 9): checked in a child process with Swift Testing's exit tests, each
+/// with a time limit (Swift Testing enforces `.timeLimit`; XCTest on Linux would not).
 @Suite struct CrashTests {
-    @Test func batchSpanOutsideTheBufferTraps() async {
+    @Test(.timeLimit(.minutes(2))) func batchSpanOutsideTheBufferTraps() async {
         await #expect(processExitsWith: .failure) {
             let ac = try AhoCorasickBuilder().build(["a"])
             let buffer: [UInt8] = Array("aaaa".utf8)
@@ -14,7 +15,7 @@ import Testing
         }
     }
 
-    @Test func batchSpansWithinTheBufferDoNotTrap() async {
+    @Test(.timeLimit(.minutes(2))) func batchSpansWithinTheBufferDoNotTrap() async {
         await #expect(processExitsWith: .success) {
             let ac = try AhoCorasickBuilder().build(["a"])
             let buffer: [UInt8] = Array("aaaa".utf8)

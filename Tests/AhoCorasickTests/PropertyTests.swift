@@ -3,13 +3,36 @@ import TestSupport
 import XCTest
 
 /// Random patterns and haystacks against `NaiveMatcher`, for every kind × engine × folding × whole-word.
+///
+/// The engines are `EngineUnderTest.allCases`: add an engine there and every test here runs on it. The
+/// oracle shares no code with the implementation (see `OracleText`). Seeds are printed; `SMSFILTER_SEED`
+/// replays one.
 final class PropertyTests: XCTestCase {
-    /// Pieces random text is made of: ASCII of both cases, digits, punctuation, Latin-1 and Greek and
-    /// Cyrillic letters with case pairs, Devanagari, Thai (with combining marks), Chinese, emoji.
-    static let pieces: [String] = [
-        "a", "b", "c", "A", "B", "C", "ab", "AB", "x", "z", " ", " ", ".", "1", "0", "-",
-        "é", "É", "ß", "ẞ", "σ", "ς", "Σ", "α", "Α", "д", "Д", "ж", "Ж", "K", "k", "ſ", "s", "S",
-        "न", "मस्", "ते", "ไ", "ม่", "รับ", "เงิน", "中", "文", "😀", "👍🏽",
+    static let kinds: [MatchKind] = [.standard, .leftmostFirst, .leftmostLongest]
+    static let foldings: [CaseFolding] = [.none, .ascii, .unicode]
+
+    /// Every ASCII letter of both cases and every digit, written out, plus spaces and punctuation.
+    static let asciiPieces: [String] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".map(String.init)
+        + [" ", " ", " ", ".", ",", "-", "!", "'", "/", "_", "@", "`", "[", "{", "ab", "AB", "ZZ", "zz"]
+
+    /// Letters of other scripts (with case pairs where they have them: ß/ẞ, σ/ς/Σ, ǅ, the Kelvin sign and
+    /// long s), combining marks, digits of other scripts, Thai, Devanagari, Chinese, emoji, and non-word
+    /// symbols and spaces.
+    static let unicodePieces: [String] = [
+        "é", "É", "ß", "ẞ", "σ", "ς", "Σ", "α", "Α", "д", "Д", "ж", "Ж", "\u{212A}", "ſ", "ǅ", "ǆ", "Ǆ", "ω", "Ω",
+        "न", "मस्", "ते", "ไ", "ม่", "รับ", "เงิน", "中", "文", "😀", "👍🏽", "\u{301}", "\u{E34}", "٣", "²", "€", "—",
+        "\u{A0}", "。",
+    ]
+
+    static let pieces = asciiPieces + unicodePieces
+
+    /// What may stand just before or after a planted occurrence: word characters of every kind (ASCII
+    /// letters from both ends of the alphabet, digits, Unicode letters, marks, numbers) and non-word ones.
+    static let edges: [String] = [
+        "a", "z", "Z", "A", "y", "Y", "0", "9", "é", "Ж", "ς", "ก", "न", "中", "\u{301}", "\u{E34}", "٣", "²", "ª",
+        "𝐀", "𠀀", "𝟗",
+        " ", ".", "(", ")", "😀", "€", "—", "\u{A0}", "", "",
     ]
 
     static func randomText(_ rng: inout Fixtures.SeededGenerator, pieces: Int) -> String {
@@ -18,10 +41,30 @@ final class PropertyTests: XCTestCase {
         return s
     }
 
-    /// Random bytes from a small alphabet (so that matches happen), including invalid UTF-8.
+    /// Random bytes from a small alphabet (so that matches happen): letters from both ends of the alphabet in
+    /// both cases, a digit, a space, a two-byte letter's bytes and invalid UTF-8.
     static func randomBytes(_ rng: inout Fixtures.SeededGenerator, count: Int) -> [UInt8] {
-        let alphabet: [UInt8] = [0x61, 0x62, 0x63, 0x41, 0x42, 0x20, 0xC3, 0xA9, 0xFF, 0x80, 0x00]
+        let alphabet: [UInt8] = [0x61, 0x62, 0x7A, 0x41, 0x42, 0x5A, 0x30, 0x20, 0xC3, 0xA9, 0xFF, 0x80, 0x00]
         return (0..<count).map { _ in alphabet.randomElement(using: &rng)! }
+    }
+
+    /// `text` with the case of its letters changed at random, the way `folding` should not notice: ASCII
+    /// letters for `.ascii`, any letter with a one-scalar upper or lower case for `.unicode`.
+    static func recased(_ text: String, _ folding: CaseFolding, _ rng: inout Fixtures.SeededGenerator) -> String {
+        guard folding != .none else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let flip = Bool.random(using: &rng)
+            if scalar.value < 0x80 || folding == .unicode {
+                let changed = flip ? String(scalar).uppercased() : String(scalar).lowercased()
+                if changed.unicodeScalars.count == 1, folding == .unicode || changed.unicodeScalars.first!.value < 0x80 {
+                    out.append(changed.unicodeScalars.first!)
+                    continue
+                }
+            }
+            out.append(scalar)
+        }
+        return String(out)
     }
 
     func check(
@@ -39,15 +82,29 @@ final class PropertyTests: XCTestCase {
             let want = oracle.matches(in: haystack)
             if got != want {
                 XCTFail(
-                    "\(context) \(kind) \(folding) ww=\(wholeWord) \(engine): patterns \(patterns.map { String(decoding: $0.bytes, as: UTF8.self) }) haystack \(String(decoding: haystack, as: UTF8.self)) got \(got) want \(want)"
+                    "\(context) \(kind) \(folding) ww=\(wholeWord) \(engine): patterns \(patterns.map { String(decoding: $0.bytes, as: UTF8.self) }) haystack \(String(decoding: haystack, as: UTF8.self).debugDescription) got \(got) want \(want)"
                 )
                 return
             }
         }
     }
 
+    /// Every kind × folding × whole-word × engine on the same patterns and haystacks.
+    func checkAll(patterns: [Pattern], haystacks: [[UInt8]], foldings: [CaseFolding] = foldings, context: String) throws {
+        for kind in Self.kinds {
+            for folding in foldings {
+                for wholeWord in [false, true] {
+                    for engine in EngineUnderTest.allCases {
+                        try check(kind: kind, folding: folding, wholeWord: wholeWord, engine: engine,
+                                  patterns: patterns, haystacks: haystacks, context: context)
+                    }
+                }
+            }
+        }
+    }
+
     func testRandomTextAgainstOracle() throws {
-        var rng = Fixtures.SeededGenerator(seed: 0x5EED_0001)
+        var rng = Fixtures.seededGenerator("PropertyTests.testRandomTextAgainstOracle", defaultSeed: 0x5EED_0001)
         for round in 0..<60 {
             let patternCount = Int.random(in: 1...8, using: &rng)
             var patterns: [Pattern] = []
@@ -58,38 +115,51 @@ final class PropertyTests: XCTestCase {
             let haystacks = (0..<6).map { _ in
                 Array(Self.randomText(&rng, pieces: Int.random(in: 0...40, using: &rng)).utf8)
             }
-            for kind in [MatchKind.standard, .leftmostFirst, .leftmostLongest] {
-                for folding in [CaseFolding.none, .ascii, .unicode] {
-                    for wholeWord in [false, true] {
-                        for engine in EngineUnderTest.allCases {
-                            try check(
-                                kind: kind, folding: folding, wholeWord: wholeWord, engine: engine,
-                                patterns: patterns, haystacks: haystacks, context: "round \(round)")
-                        }
-                    }
+            try checkAll(patterns: patterns, haystacks: haystacks, context: "seed 0x\(String(rng.seed, radix: 16)) round \(round)")
+        }
+    }
+
+    /// Occurrences of the patterns planted in the haystacks, with their case changed at random and a word
+    /// or non-word character (of any script) on each side: every folding and whole-word decision is made.
+    func testPlantedOccurrencesAtWordEdges() throws {
+        var rng = Fixtures.seededGenerator("PropertyTests.testPlantedOccurrencesAtWordEdges", defaultSeed: 0x5EED_0003)
+        for round in 0..<60 {
+            var patterns: [Pattern] = []
+            for _ in 0..<Int.random(in: 1...5, using: &rng) {
+                // Mostly ASCII words, so that every letter of the alphabet turns up in a planted occurrence.
+                var text = ""
+                for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                    text += Int.random(in: 0..<5, using: &rng) == 0
+                        ? Self.unicodePieces.randomElement(using: &rng)! : Self.asciiPieces.randomElement(using: &rng)!
                 }
+                patterns.append(Pattern(text, wholeWord: Bool.random(using: &rng)))
+            }
+            for folding in Self.foldings {
+                var haystacks: [[UInt8]] = []
+                for _ in 0..<6 {
+                    var text = Self.randomText(&rng, pieces: Int.random(in: 0...6, using: &rng))
+                    for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                        let pattern = String(decoding: patterns.randomElement(using: &rng)!.bytes, as: UTF8.self)
+                        text += Self.edges.randomElement(using: &rng)! + Self.recased(pattern, folding, &rng)
+                            + Self.edges.randomElement(using: &rng)!
+                    }
+                    haystacks.append(Array(text.utf8))
+                }
+                try checkAll(patterns: patterns, haystacks: haystacks, foldings: [folding],
+                             context: "seed 0x\(String(rng.seed, radix: 16)) round \(round)")
             }
         }
     }
 
     func testRandomBytesAgainstOracle() throws {
-        var rng = Fixtures.SeededGenerator(seed: 0x5EED_0002)
+        var rng = Fixtures.seededGenerator("PropertyTests.testRandomBytesAgainstOracle", defaultSeed: 0x5EED_0002)
         for round in 0..<80 {
             let patterns = (0..<Int.random(in: 1...10, using: &rng)).map { _ in
                 Pattern(Self.randomBytes(&rng, count: Int.random(in: 1...4, using: &rng)))
             }
             let haystacks = (0..<6).map { _ in Self.randomBytes(&rng, count: Int.random(in: 0...60, using: &rng)) }
-            for kind in [MatchKind.standard, .leftmostFirst, .leftmostLongest] {
-                for folding in [CaseFolding.none, .ascii] {
-                    for wholeWord in [false, true] {
-                        for engine in EngineUnderTest.allCases {
-                            try check(
-                                kind: kind, folding: folding, wholeWord: wholeWord, engine: engine,
-                                patterns: patterns, haystacks: haystacks, context: "round \(round)")
-                        }
-                    }
-                }
-            }
+            try checkAll(patterns: patterns, haystacks: haystacks, foldings: [.none, .ascii],
+                         context: "seed 0x\(String(rng.seed, radix: 16)) round \(round)")
         }
     }
 }

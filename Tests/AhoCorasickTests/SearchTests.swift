@@ -120,8 +120,12 @@ extension SearchTest {
 }
 
 /// The ways to get an automaton: each engine, with and without the prefilter, built directly and after a
-/// serialize/load round trip. One list: a new engine is one more entry in `allCases`, and every oracle,
-/// property, batch and serialization test runs it.
+/// serialize/load round trip.
+///
+/// This is the one list of engines the AhoCorasick tests run on: the search tables here, `PropertyTests`
+/// (random input against `NaiveMatcher`, every kind × folding × whole-word), `AlphabetTests` (every ASCII
+/// letter and digit, Unicode case pairs and word edges), `BehaviourTests` and the serialization tests
+/// iterate `allCases`. A new engine is one more entry there, and all of them check it.
 struct EngineUnderTest: CustomStringConvertible, Sendable {
     let engine: EngineChoice
     let prefilter: Bool

@@ -49,7 +49,10 @@ final class ExportTests: XCTestCase {
         var options = ExportOptions()
         options.outputFolder = path(out)
         configure(&options)
-        return try TrainingSetExporter(ruleSet: Self.ruleSet, options: options).run(inputs: inputs)
+        let frozen = options
+        return try Deadline.run("TrainingSetExporter.run over \(inputs.map { URL(fileURLWithPath: $0).lastPathComponent })") {
+            try TrainingSetExporter(ruleSet: Self.ruleSet, options: frozen).run(inputs: inputs)
+        }
     }
 
     func lines(_ out: String, _ split: TrainingSplit, ext: String = "jsonl") throws -> [String] {
@@ -107,15 +110,55 @@ final class ExportTests: XCTestCase {
         XCTAssertNil(SplitRatios("0,0,0"))
         XCTAssertNil(SplitRatios("-1,50,51"))
         XCTAssertNil(SplitRatios("1,2,3,4"))
-        // Fixed values: the hash must never change between releases (splits would move).
         XCTAssertEqual(StableHash.id("uci_sms_spam:1"), StableHash.id(Array("uci_sms_spam:1".utf8)))
-        XCTAssertEqual(StableHash.id(""), StableHash.mix(0xCBF2_9CE4_8422_2325))
         let onlyTrain = SplitRatios("1,0,0")!
         let onlyTest = SplitRatios("0,0,5")!
         for i in 0..<1000 {
             let h = StableHash.id("id-\(i)")
             XCTAssertEqual(onlyTrain.split(forHash: h), .train)
             XCTAssertEqual(onlyTest.split(forHash: h), .test)
+        }
+    }
+
+    /// Fixed values: the hashes and the splits must never change between releases (records would move
+    /// between train and test). The literals were computed independently, in Python, from the documented
+    /// definitions: FNV-1a 64 of the UTF-8 bytes, then the SplitMix64 finaliser; `selection` is the
+    /// finaliser of the id hash xor 0x5851F42D4C957F2D; the split is the top 53 bits scaled to the total.
+    func testHashesAndSplitsArePinned() {
+        let pinned: [(id: String, hash: UInt64, selection: UInt64, split801010: TrainingSplit, split9010: TrainingSplit)] = [
+            ("", 0xF52A_15E9_A9B5_E89B, 0x7308_91C7_0EEB_8B49, .test, .validation),
+            ("uci_sms_spam:1", 0x70F3_27DC_97F8_210E, 0xB743_47E2_6A45_65B2, .train, .train),
+            ("gen:1", 0x97DB_DBC4_6408_3996, 0x4DF3_6069_7962_7510, .train, .train),
+            ("gen:3", 0xF6A1_448F_9278_F539, 0xA214_1A39_DB53_8E69, .test, .validation),
+            ("thai_sms:42", 0x02D3_524B_CE23_3BF0, 0x0FA6_F799_4983_C122, .train, .train),
+            ("ไทย", 0xDD25_EC7E_B1AB_BB04, 0x97B2_A238_5B8B_9538, .validation, .train),
+            ("a", 0x02C0_BDBF_4814_20F8, 0x5064_0485_7FFE_47BF, .train, .train),
+        ]
+        let r801010 = SplitRatios("80,10,10")!
+        let r9010 = SplitRatios("90,10")!
+        for p in pinned {
+            let h = StableHash.id(p.id)
+            XCTAssertEqual(h, p.hash, "id hash of \(p.id.debugDescription)")
+            XCTAssertEqual(StableHash.selection(h), p.selection, "selection rank of \(p.id.debugDescription)")
+            XCTAssertEqual(r801010.split(forHash: h), p.split801010, "80,10,10 split of \(p.id.debugDescription)")
+            XCTAssertEqual(r9010.split(forHash: h), p.split9010, "90,10 split of \(p.id.debugDescription)")
+        }
+        // Every id of 5,000 against the independent re-implementation (OracleHash): some fall exactly on a
+        // boundary between two parts.
+        for k in 0..<5000 {
+            let id = "gen:\(k)"
+            let h = StableHash.id(id)
+            XCTAssertEqual(h, OracleHash.id(id), id)
+            XCTAssertEqual(r801010.split(forHash: h).name, OracleHash.split(h, (80, 10, 10)), id)
+            XCTAssertEqual(SplitRatios("1,1,1")!.split(forHash: h).name, OracleHash.split(h, (1, 1, 1)), id)
+        }
+        // The de-duplication key: lowercased, whitespace runs collapsed (Unicode White_Space), trimmed.
+        let bodies: [(String, UInt64)] = [
+            ("  Hello   World\t", 0x05CB_5851_12BE_1151), ("ÉCOLE  ouverte", 0x4E5A_46A8_BB4D_871E),
+            ("รับ เงิน\u{A0}ฟรี", 0xA9E3_47C7_74F3_9134),
+        ]
+        for (body, hash) in bodies {
+            XCTAssertEqual(Array(body.utf8).withUnsafeBytes { StableHash.normalizedBody($0) }, hash, body.debugDescription)
         }
     }
 
@@ -361,15 +404,17 @@ import ZstdStream
 /// Reads a whole (zstd or plain) file as text.
 enum ZstdDecoderForTests {
     static func decode(_ path: String) throws -> String {
-        let decoder = try ZstdDecoder(path: path)
-        var out: [UInt8] = []
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
-        defer { buffer.deallocate() }
-        while true {
-            let n = try decoder.read(into: buffer)
-            if n == 0 { break }
-            out += buffer[0..<n]
+        try Deadline.run("ZstdDecoder.read of \(path) until the end") {
+            let decoder = try ZstdDecoder(path: path)
+            var out: [UInt8] = []
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+            defer { buffer.deallocate() }
+            while true {
+                let n = try decoder.read(into: buffer)
+                if n == 0 { break }
+                out += buffer[0..<n]
+            }
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -9,6 +9,16 @@ import FoundationXML
 
 @testable import BatchPipeline
 
+/// Thread-safe box for a value set by another thread.
+final class _Taken: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int?
+    func set(_ v: Int?) { lock.lock(); value = v; lock.unlock() }
+    func get() -> Int? { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// The classify pipeline in process. Equivalence tests run on the committed fixture
+/// (`Tests/Fixtures/generated`); every run has a deadline (`Deadline.run`).
 final class PipelineTests: XCTestCase {
     var folder: URL!
 
@@ -28,14 +38,17 @@ final class PipelineTests: XCTestCase {
         return url.path
     }
 
-    func run(_ inputs: [String], _ configure: (inout PipelineOptions) -> Void = { _ in }) throws -> Outcome {
+    func run(_ inputs: [String], ruleSet: RuleSet = RuleSet.embeddedDefault, _ configure: (inout PipelineOptions) -> Void = { _ in }) throws -> Outcome {
         var options = PipelineOptions()
         let out = folder.appendingPathComponent("out-\(UUID().uuidString)").path
         let rej = folder.appendingPathComponent("rejects-\(UUID().uuidString).jsonl").path
         options.outputPath = out
         options.rejectsPath = rej
         configure(&options)
-        let result = try Pipeline(ruleSet: RuleSet.embeddedDefault, options: options).run(inputs: inputs)
+        let what = "Pipeline.run over \(inputs.map { URL(fileURLWithPath: $0).lastPathComponent }) "
+            + "(\(options.threads) threads, \(options.chunkSize)-byte chunks)"
+        let frozen = options
+        let result = try Deadline.run(what) { try Pipeline(ruleSet: ruleSet, options: frozen).run(inputs: inputs) }
         let output = (try? Data(contentsOf: URL(fileURLWithPath: options.outputPath ?? out))).map(Array.init) ?? []
         let rejectLines = (try? String(contentsOfFile: rej, encoding: .utf8))?.split(separator: "\n") ?? []
         let rejects = try rejectLines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -43,70 +56,181 @@ final class PipelineTests: XCTestCase {
         return Outcome(output: output, rejects: rejects, counts: result.counts, damaged: result.damaged)
     }
 
-    func corpus(_ name: String) throws -> [UInt8] {
-        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
-        return Array(try Data(contentsOf: folder.appendingPathComponent(name)))
-    }
-
     func decompress(_ bytes: [UInt8]) throws -> [UInt8] {
         Array(try Fixtures.run("zstd", ["-dc"], stdin: Data(bytes)).stdout)
     }
 
+    /// The verdict the MessageFilter API gives a fixture record (the oracle for the pipeline's labels).
+    func expectedFilter(_ classifier: Classifier, _ sender: String?, _ body: String) -> [String: String?] {
+        let v = classifier.classify(sender: sender, body: body)
+        return [
+            "action": "\(v.action)", "subAction": v.subAction == .none ? nil : "\(v.subAction)", "folder": v.folder.path,
+            "rule": v.rule >= 0 ? classifier.ruleSet.ruleNames[Int(v.rule)] : nil,
+        ]
+    }
+
+    /// A `filter` object of the output, as strings (nil for JSON null).
+    func filterStrings(_ object: [String: Any]) -> [String: String?] {
+        var out: [String: String?] = [:]
+        for key in ["action", "subAction", "folder", "rule"] { out[key] = object[key] as? String }
+        return out
+    }
+
     // MARK: Labels equal the MessageFilter API, record by record
 
-    func testCorporaLabelsEqualPerRecordClassification() throws {
-        for name in ["uci_sms_spam.jsonl.zst", "thai_sms.jsonl.zst"] {
-            let path = try file(name, try corpus(name))
-            let outcome = try run([path]) { $0.threads = 2; $0.chunkSize = 64 * 1024 }
-            let plain = try decompress(try corpus(name))
-            let inputLines = plain.split(separator: 0x0A)
-            let outputLines = outcome.output.split(separator: 0x0A)
-            XCTAssertEqual(inputLines.count, outputLines.count)
-            XCTAssertEqual(outcome.counts.records, inputLines.count)
-            XCTAssertEqual(outcome.counts.rejected, 0)
-            let classifier = Classifier(ruleSet: RuleSet.embeddedDefault)
-            var folders: [String: Int] = [:]
-            for (input, output) in zip(inputLines, outputLines) {
-                let object = try JSONSerialization.jsonObject(with: Data(input)) as! [String: Any]
-                let labelled = try JSONSerialization.jsonObject(with: Data(output)) as! [String: Any]
-                let verdict = classifier.classify(sender: object["sender"] as? String, body: object["body"] as! String)
-                let filter = labelled["filter"] as! [String: Any]
-                XCTAssertEqual(filter["folder"] as? String, verdict.folder.path)
-                XCTAssertEqual(filter["action"] as? String, "\(verdict.action)")
-                XCTAssertEqual(filter["rule"] as? String, verdict.rule >= 0 ? RuleSet.embeddedDefault.ruleNames[Int(verdict.rule)] : nil)
-                folders[verdict.folder.path, default: 0] += 1
-                // Every original field is kept byte for byte: the output line starts with the input minus its `}`.
-                let prefix = input[input.startIndex..<input.index(before: input.endIndex)]
-                XCTAssertTrue(output.starts(with: prefix))
+    /// Every record of the fixture (four zstd frames), labelled through the pipeline with tiny chunks and
+    /// two threads, carries the verdict the Classifier API gives it; its original bytes are kept.
+    func testFixtureLabelsEqualPerRecordClassification() throws {
+        let records = try GeneratedFixture.records()
+        let outcome = try run([GeneratedFixture.jsonl]) { $0.threads = 2; $0.chunkSize = 4096 }
+        let inputLines = try GeneratedFixture.jsonlLines()
+        let outputLines = outcome.output.split(separator: 0x0A)
+        XCTAssertEqual(outputLines.count, GeneratedFixture.recordCount)
+        XCTAssertEqual(outcome.counts.records, GeneratedFixture.recordCount)
+        XCTAssertEqual(outcome.counts.labelled, GeneratedFixture.recordCount)
+        XCTAssertEqual(outcome.counts.rejected, 0)
+        XCTAssertFalse(outcome.damaged)
+        XCTAssertEqual(outcome.counts.files.map(\.compressed), [true])
+        let classifier = Classifier(ruleSet: RuleSet.embeddedDefault)
+        var folders: [String: Int] = [:]
+        var rules: [String: Int] = [:]
+        for (k, (input, output)) in zip(inputLines, outputLines).enumerated() {
+            let labelled = try JSONSerialization.jsonObject(with: Data(output)) as! [String: Any]
+            let record = records[k]
+            let want = expectedFilter(classifier, record.sender, record.body)
+            XCTAssertEqual(filterStrings(labelled["filter"] as! [String: Any]), want, record.id)
+            XCTAssertEqual(labelled["id"] as? String, record.id)
+            folders[want["folder"]!!, default: 0] += 1
+            if case let rule?? = want["rule"] { rules[rule, default: 0] += 1 }
+            // Every original field is kept byte for byte: the output line starts with the input minus its `}`.
+            XCTAssertTrue(output.starts(with: input.dropLast()), record.id)
+        }
+        for (path, count) in outcome.counts.folders { XCTAssertEqual(count, folders[path] ?? 0, path) }
+        for (rule, count) in outcome.counts.rules { XCTAssertEqual(count, rules[rule] ?? 0, rule) }
+        XCTAssertGreaterThanOrEqual(folders.count, 12, "the fixture reaches most folders: \(folders)")
+    }
+
+    /// The CSV, TSV (zstd) and Android XML fixtures hold the same generated records as slices of the JSON
+    /// Lines fixture: labels-only output of each carries the Classifier API's verdict for its record.
+    func testEveryFormatLabelsEqualPerRecordClassification() throws {
+        let records = try GeneratedFixture.records()
+        let classifier = Classifier(ruleSet: RuleSet.embeddedDefault)
+        let n = GeneratedFixture.otherFormatCount
+        // (file, the records it holds, whether it has ids, the line of its first record)
+        let cases: [(String, ArraySlice<GeneratedFixture.Record>, Bool, Int, String)] = [
+            (GeneratedFixture.csv, records[0..<n], true, 2, "csv"),
+            (GeneratedFixture.tsv, records[n..<(2 * n)], true, 2, "tsv"),
+            (GeneratedFixture.xml, records[(2 * n)..<(3 * n)], false, 3, "xml"),
+        ]
+        for (path, slice, hasIds, firstLine, format) in cases {
+            for (threads, chunk) in [(1, 1 << 20), (3, 1024)] {
+                let outcome = try run([path]) {
+                    $0.labelsOnly = true
+                    $0.explain = true
+                    $0.threads = threads
+                    $0.chunkSize = chunk
+                    if format == "xml" { $0.fields = FieldNames(id: "id", sender: "address", body: "body") }
+                }
+                let context = "\(format) threads \(threads) chunk \(chunk)"
+                XCTAssertEqual(outcome.counts.labelled, n, context)
+                XCTAssertEqual(outcome.counts.rejected, 0, "\(context): \(outcome.rejects.prefix(2))")
+                XCTAssertEqual(outcome.counts.files.first?.format, format, context)
+                let lines = outcome.output.split(separator: 0x0A)
+                XCTAssertEqual(lines.count, n, context)
+                for (k, (line, record)) in zip(lines, slice).enumerated() {
+                    let object = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
+                    if hasIds {
+                        XCTAssertEqual(object["id"] as? String, record.id, context)
+                    } else {
+                        XCTAssertEqual(object["line"] as? Int, firstLine + k, context)
+                    }
+                    let filter = object["filter"] as! [String: Any]
+                    XCTAssertEqual(filterStrings(filter), expectedFilter(classifier, record.sender, record.body), "\(context) \(record.id)")
+                    // The deciding phrase's span in the decoded body: any decoding slip before it moves it.
+                    let v = classifier.classify(sender: record.sender, body: record.body)
+                    XCTAssertEqual(filter["span"] as? [Int], v.phrase >= 0 ? [Int(v.matchStart), Int(v.matchEnd)] : nil, "\(context) \(record.id)")
+                }
             }
-            for (path, count) in folders { XCTAssertEqual(outcome.counts.folders[path], count, path) }
+        }
+    }
+
+    /// The golden `--labels-only` output of the fixture (Tests/Fixtures/generated), byte for byte, with
+    /// the frozen rules, from one thread to eight and from tiny chunks to whole ones.
+    func testLabelsOnlyOutputEqualsTheGoldenFile() throws {
+        let rules = try RuleSet.load(path: GeneratedFixture.rules)
+        let golden = try GeneratedFixture.decompressed(GeneratedFixture.goldenLabels)
+        XCTAssertEqual(golden.split(separator: 0x0A).count, GeneratedFixture.recordCount)
+        for (threads, chunk) in [(1, 1 << 20), (2, 4096), (8, 700)] {
+            let outcome = try run([GeneratedFixture.jsonl], ruleSet: rules) {
+                $0.labelsOnly = true
+                $0.threads = threads
+                $0.chunkSize = chunk
+            }
+            XCTAssertTrue(outcome.output == golden, "threads \(threads) chunk \(chunk): differs from \(GeneratedFixture.goldenLabels) "
+                + "(rebuild it with Scripts/make-fixture.sh --golden only after a deliberate change)")
         }
     }
 
     // MARK: Determinism
 
+    /// Whole-record output (zstd) of the fixture is the same bytes for 1, 2 and 8 threads and chunks from
+    /// 512 bytes (many chunks finishing out of order) to 1 MiB.
     func testOutputIdenticalForThreadCountsAndChunkSizes() throws {
-        let path = try file("uci.jsonl.zst", try corpus("uci_sms_spam.jsonl.zst"))
         var reference: [UInt8]?
         var referenceCounts: RunCounts?
         for threads in [1, 2, 8] {
-            for chunk in [4096, 65_536, 1 << 20] {
-                let outcome = try run([path]) {
+            for chunk in [512, 4096, 1 << 20] {
+                let outcome = try run([GeneratedFixture.jsonl]) {
                     $0.threads = threads
                     $0.chunkSize = chunk
                     $0.outputPath = self.folder.appendingPathComponent("o-\(threads)-\(chunk).jsonl.zst").path
                 }
                 let plain = try decompress(outcome.output)
+                XCTAssertEqual(plain.split(separator: 0x0A).count, GeneratedFixture.recordCount)
                 if let reference {
                     XCTAssertTrue(plain == reference, "threads \(threads), chunk \(chunk)")
                     XCTAssertEqual(outcome.counts.folders, referenceCounts!.folders)
                     XCTAssertEqual(outcome.counts.rules, referenceCounts!.rules)
+                    XCTAssertEqual(outcome.counts.bytes, referenceCounts!.bytes)
                 } else {
                     reference = plain
                     referenceCounts = outcome.counts
                 }
             }
         }
+        // The ids come out in input order.
+        let ids = reference!.split(separator: 0x0A).map { (try! JSONSerialization.jsonObject(with: Data($0)) as! [String: Any])["id"] as! String }
+        XCTAssertEqual(ids, (1...GeneratedFixture.recordCount).map { "gen:\($0)" })
+    }
+
+    /// The writer's hand-over releases chunks strictly in sequence: a later chunk that finishes first
+    /// waits for the earlier one.
+    func testOrderedCompletionReleasesChunksInSequence() throws {
+        let completion = _OrderedCompletion()
+        let chunks = (0..<4).map { k -> _Chunk in
+            let chunk = _Chunk(capacity: 16, folders: 1, rules: 1)
+            chunk.sequence = k
+            return chunk
+        }
+        completion.complete(chunks[2])
+        completion.complete(chunks[1])
+        // Chunk 0 is not finished: taking must wait (give it half a second to go wrong).
+        let early = DispatchSemaphore(value: 0)
+        let taken = _Taken()
+        Thread {
+            taken.set(completion.takeNext()?.sequence)
+            early.signal()
+        }.start()
+        XCTAssertEqual(early.wait(timeout: .now() + 0.5), .timedOut, "the writer took chunk \(taken.get() ?? -1) before chunk 0 was finished")
+        completion.complete(chunks[0])
+        XCTAssertEqual(early.wait(timeout: .now() + Deadline.scaled(10)), .success, "the writer was not woken when chunk 0 finished")
+        XCTAssertEqual(taken.get(), 0)
+        completion.complete(chunks[3])
+        completion.finish(total: 4)
+        let rest = try Deadline.run("_OrderedCompletion.takeNext after finish(total: 4)", seconds: 10) {
+            [completion.takeNext()?.sequence, completion.takeNext()?.sequence, completion.takeNext()?.sequence, completion.takeNext()?.sequence]
+        }
+        XCTAssertEqual(rest, [1, 2, 3, nil])
     }
 
     // MARK: Bad input
@@ -154,21 +278,56 @@ final class PipelineTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
 
+    /// The fixture cut at points inside each zstd frame (and at a frame's end): every record the `zstd` CLI
+    /// recovers whole is labelled, a record cut in two is rejected (counted, with its bytes), nothing is
+    /// lost, and the file is reported damaged.
     func testTruncatedArchiveKeepsEveryRecordBeforeTheDamage() throws {
-        let archive = try corpus("uci_sms_spam.jsonl.zst")
-        let cut = Array(archive[..<(archive.count / 2)])
-        let path = try file("cut.jsonl.zst", cut)
-        let outcome = try run([path]) { $0.chunkSize = 8192 }
-        XCTAssertTrue(outcome.damaged)
-        XCTAssertTrue(outcome.counts.files[0].error!.contains("truncated"), outcome.counts.files[0].error!)
-        // What the zstd CLI recovers from the same bytes, cut to whole lines, is all labelled.
-        let recovered = Array(try Fixtures.run("zstd", ["-dc", path]).stdout)
-        let wholeLines = recovered.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().count
-        XCTAssertGreaterThan(wholeLines, 1000)
-        XCTAssertEqual(outcome.counts.labelled, wholeLines)
-        // The partial last record is rejected, not lost.
-        XCTAssertEqual(outcome.counts.rejected, recovered.last == 0x0A ? 0 : 1)
-        XCTAssertEqual(outcome.output.split(separator: 0x0A).count, wholeLines)
+        let archive = Array(try Data(contentsOf: URL(fileURLWithPath: GeneratedFixture.jsonl)))
+        let ends = try GeneratedFixture.frameEnds()
+        XCTAssertEqual(ends.count, GeneratedFixture.frameCount)
+        let starts = [0] + ends.dropLast()
+        var cuts: [Int] = []
+        for (start, end) in zip(starts, ends) {
+            cuts += [start + (end - start) / 3, start + (end - start) * 2 / 3, end - 3]
+        }
+        var partials = 0
+        for cut in cuts {
+            let path = try file("cut-\(cut).jsonl.zst", Array(archive[..<cut]))
+            // What the zstd CLI recovers from the same bytes, cut to whole lines, is the oracle.
+            let recovered = Array(try Fixtures.run("zstd", ["-dc", path]).stdout)
+            let wholeLines = recovered.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().count
+            let partial = recovered.last != 0x0A && !recovered.isEmpty
+            if partial { partials += 1 }
+            for (threads, chunk) in [(1, 8192), (3, 1000)] {
+                let outcome = try run([path]) { $0.threads = threads; $0.chunkSize = chunk }
+                let context = "cut at \(cut) of \(archive.count), threads \(threads)"
+                XCTAssertTrue(outcome.damaged, context)
+                XCTAssertTrue(outcome.counts.files[0].error?.contains("truncated") == true, "\(context): \(outcome.counts.files[0].error ?? "no error")")
+                XCTAssertEqual(outcome.counts.labelled, wholeLines, context)
+                XCTAssertEqual(outcome.output.split(separator: 0x0A).count, wholeLines, context)
+                // The record cut in two is rejected whole, with its bytes: counted, never lost.
+                XCTAssertEqual(outcome.counts.rejected, partial ? 1 : 0, context)
+                XCTAssertEqual(outcome.counts.records, wholeLines + (partial ? 1 : 0), context)
+                if partial {
+                    let tail = recovered[(recovered.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0)...]
+                    XCTAssertEqual(outcome.rejects.count, 1, context)
+                    XCTAssertEqual(outcome.rejects.first?["reason"] as? String, "record cut off by damaged input", context)
+                    XCTAssertEqual(outcome.rejects.first?["line"] as? Int, wholeLines + 1, context)
+                    // The bytes are kept: as text, or as base64 when the cut split a UTF-8 sequence.
+                    let reject = outcome.rejects.first ?? [:]
+                    let kept = (reject["record"] as? String).map { Array($0.utf8) }
+                        ?? (reject["recordBase64"] as? String).flatMap { Data(base64Encoded: $0) }.map(Array.init)
+                    XCTAssertEqual(kept, Array(tail), context)
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(partials, 6, "most cuts fall inside a record")
+        // A cut exactly at a frame's end leaves a shorter but valid archive: nothing is damaged.
+        let path = try file("two-frames.jsonl.zst", Array(archive[..<ends[1]]))
+        let outcome = try run([path]) { $0.chunkSize = 4096 }
+        XCTAssertFalse(outcome.damaged)
+        XCTAssertEqual(outcome.counts.labelled, 2 * GeneratedFixture.recordCount / GeneratedFixture.frameCount)
+        XCTAssertEqual(outcome.counts.rejected, 0)
     }
 
     func testHugeRecordsAndMaxRecord() throws {
@@ -205,6 +364,45 @@ final class PipelineTests: XCTestCase {
         XCTAssertThrowsError(try run([a]) { $0.outputPath = "/nonexistent-folder/out.jsonl" }) { error in
             XCTAssertEqual((error as! PipelineError).exitCode, 73)
             XCTAssertTrue((error as! PipelineError).message.contains("/nonexistent-folder/out.jsonl"))
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Bodies that hold every escape of their format: a rule whose keyword is the decoded text (written
+    /// here by hand) must fire, at the span written here, in every format.
+    func testEscapesDecodeToTheExactBody() throws {
+        let rules = try RuleSet.parse(yaml: """
+            version: 1
+            rules:
+              - {name: xml, action: junk, keywords: ["\\"q\\" & <t> 'a' 7A é😀 z"]}
+              - {name: csv, action: promotion, keywords: ["say \\"hi\\", then\\nbye"]}
+              - {name: json, action: allow, keywords: ["tab\\tq\\" \\\\ é😀 /"]}
+              - {name: tsv, action: transaction, keywords: ["plain, \\"as is\\""]}
+            """, file: "escapes.yaml")
+        let xml = "<?xml version='1.0'?>\n<smses>\n"
+            + "  <sms address=\"1\" body=\"ab &quot;q&quot; &amp; &lt;t&gt; &apos;a&apos; &#55;&#x41; &#233;&#x1F600; z\" />\n"
+            + "  <sms address='2' body='ab &quot;q&quot; &amp; &lt;t&gt; &apos;a&apos; &#55;&#x41; &#xE9;&#128512; z' />\n"
+            + "</smses>\n"
+        let csv = "id,body\r\n1,\"ab say \"\"hi\"\", then\nbye\"\r\n"
+        let jsonl = #"{"id": "1", "body": "ab tab\tq\" \\ \u00e9\ud83d\ude00 \/"}"# + "\n"
+        let tsv = "id\tbody\n1\tab plain, \"as is\"\n"
+        let cases: [(String, String, String)] = [("e.xml", xml, "xml"), ("e.csv", csv, "csv"), ("e.jsonl", jsonl, "json"), ("e.tsv", tsv, "tsv")]
+        for (name, text, rule) in cases {
+            let path = try file(name, Array(text.utf8))
+            let outcome = try run([path], ruleSet: rules) {
+                $0.labelsOnly = true
+                $0.explain = true
+            }
+            XCTAssertEqual(outcome.counts.rejected, 0, "\(name): \(outcome.rejects)")
+            let lines = outcome.output.split(separator: 0x0A)
+            XCTAssertEqual(lines.count, name == "e.xml" ? 2 : 1, name)
+            for line in lines {
+                let filter = (try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any])["filter"] as! [String: Any]
+                XCTAssertEqual(filter["rule"] as? String, rule, "\(name): the decoded body is not the expected text")
+                let keyword = rules.definition.rules.first { $0.name == rule }!.keywords[0]
+                XCTAssertEqual(filter["span"] as? [Int], [3, 3 + keyword.utf8.count], name)
+            }
         }
     }
 
@@ -293,7 +491,10 @@ final class PipelineXMLOverlongTests: XCTestCase {
         options.chunkSize = 4096
         options.maxRecord = 64 * 1024
         options.outputPath = folder.appendingPathComponent("out.xml").path
-        let result = try Pipeline(ruleSet: RuleSet.embeddedDefault, options: options).run(inputs: [input])
+        let frozen = options
+        let result = try Deadline.run("Pipeline.run over an XML file with an over-long element") {
+            try Pipeline(ruleSet: RuleSet.embeddedDefault, options: frozen).run(inputs: [input])
+        }
         XCTAssertEqual(result.counts.rejected, 1)
         XCTAssertEqual(result.counts.labelled, 2)
         XCTAssertTrue(result.counts.isBalanced)

@@ -160,8 +160,12 @@ final class ClassifierTests: XCTestCase {
             }
             bytes.insert(0x80, at: 0)
         }
+        // "sale" between a cut three-byte sequence and a lone lead byte: invalid bytes are not word
+        // characters, so the whole-word rule fires (and a garbage sender matches no sender condition).
         [UInt8]([0xE2, 0x82, 0x73, 0x61, 0x6C, 0x65, 0xC3]).withUnsafeBytes { b in
-            _ = c.classify(sender: b, body: b)
+            let v = c.classify(sender: b, body: b)
+            XCTAssertEqual(name(v), "sale")
+            XCTAssertEqual([v.matchStart, v.matchEnd], [2, 6])
         }
     }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -31,6 +32,53 @@ final class CompiledRuleSetTests: XCTestCase {
         XCTAssertNotEqual(RuleSet.embeddedDefault.checksum, yamlSet.checksum)
     }
 
+    /// The `.smsf` header, pinned: compiled rule sets ship to phones and must stay readable, and the rule
+    /// set checksum is what `merge-counts` compares across machines and releases. Magic, version, section
+    /// table and the rule-table checksum are literals; the automata sections are pinned by AhoCorasick's
+    /// `PinnedImageTests`.
+    func testHeaderIsPinned() throws {
+        let set = try RuleSet.parse(yaml: """
+            version: 1
+            normalize: none
+            rules:
+              - {name: prize, action: junk, keywords: [prize]}
+              - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
+            """, file: "pinned.yaml")
+        let bytes = set.serialize()
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+        func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
+        XCTAssertEqual(Array(bytes[0..<8]), [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A], "magic SMSF\\0\\r\\n^Z")
+        XCTAssertEqual(u32(8), 3, "format version")
+        XCTAssertEqual(u32(12), 3, "sections")
+        XCTAssertEqual(u64(16), UInt64(bytes.count), "length")
+        XCTAssertEqual(set.checksum, "8fbb728e5f8938d0", "the rule set's checksum (rule table v3: body conditions, normalisation, model)")
+        XCTAssertEqual(String(u64(32), radix: 16).leftPadded(to: 16), set.checksum, "bytes 32..<40 hold the rule-table checksum")
+        XCTAssertEqual(Array(bytes[40..<64]), [UInt8](repeating: 0, count: 24), "reserved")
+        // Section table: rule table, ASCII automaton, Unicode automaton; 16-byte aligned, in order.
+        var end = 64 + 3 * 24
+        for (k, kind) in [UInt32(1), 2, 3].enumerated() {
+            let entry = 64 + 24 * k
+            XCTAssertEqual(u32(entry), kind)
+            XCTAssertEqual(u32(entry + 4), 0)
+            let offset = Int(u64(entry + 8))
+            let length = Int(u64(entry + 16))
+            XCTAssertEqual(offset % 16, 0, "section \(kind) aligned")
+            XCTAssertGreaterThanOrEqual(offset, end, "section \(kind) after the previous one")
+            XCTAssertGreaterThan(length, 0, "section \(kind) present")
+            end = offset + length
+        }
+        XCTAssertEqual(end, bytes.count)
+        // Another keyword is another rule set.
+        let other = try RuleSet.parse(yaml: """
+            version: 1
+            normalize: none
+            rules:
+              - {name: prize, action: junk, keywords: [prizes]}
+              - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
+            """, file: "pinned.yaml")
+        XCTAssertNotEqual(other.checksum, set.checksum)
+    }
+
     func testEveryTruncationIsRefused() throws {
         let set = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
         let bytes = set.serialize()
@@ -62,12 +110,17 @@ final class CompiledRuleSetTests: XCTestCase {
         XCTAssertEqual(refused, bytes.count * 3)  // every byte is covered by a checksum or a check
     }
 
-    /// A hostile file with valid checksums but bad contents is still refused by the bounds checks.
-    func testResignedGarbageIsRefused() throws {
+    /// A hostile file with valid checksums: one byte past the header replaced at random, both checksums
+    /// recomputed, so only the structural checks stand between the bytes and the classifier. Either the
+    /// file is refused as damaged, or what it loads is a consistent rule set: every verdict names a rule
+    /// it has (or none), with that rule's action and validated folder, and a phrase span inside the body.
+    func testResignedGarbageIsRefusedOrConsistent() throws {
         let set = try RuleSet.parse(yaml: ClassifierTests.yaml, file: "t.yaml")
         var bytes = set.serialize()
-        var rng = SystemRandomNumberGenerator()
-        for _ in 0..<300 {
+        var rng = Fixtures.seededGenerator("CompiledRuleSetTests.testResignedGarbageIsRefusedOrConsistent", defaultSeed: 0x5EED_5A5F)
+        var refused = 0
+        var loadedCount = 0
+        for round in 0..<300 {
             var d = bytes
             let i = Int.random(in: 64..<d.count, using: &rng)
             d[i] = UInt8.random(in: 0...255, using: &rng)
@@ -83,11 +136,38 @@ final class CompiledRuleSetTests: XCTestCase {
             }
             let fs = d.withUnsafeBytes { _Checksum.hash(UnsafeRawBufferPointer(rebasing: $0[64...])) }
             withUnsafeBytes(of: fs.littleEndian) { for k in 0..<8 { d[24 + k] = $0[k] } }
-            if let loaded = try? _SMSFFormat.load(bytes: d, path: "t.smsf") {
-                let c = Classifier(ruleSet: loaded)
-                for (s, body) in bodies { _ = c.classify(sender: s, body: body) }
+            let loaded: RuleSet
+            do {
+                loaded = try _SMSFFormat.load(bytes: d, path: "t.smsf")
+            } catch {
+                XCTAssertEqual((error as? RuleSetLoadError)?.kind, .damaged, "round \(round): byte \(i): \(error)")
+                refused += 1
+                continue
+            }
+            loadedCount += 1
+            let c = Classifier(ruleSet: loaded)
+            for (s, body) in bodies {
+                let v = c.classify(sender: s, body: body)
+                let context = "seed 0x\(String(rng.seed, radix: 16)) round \(round) byte \(i): \(body)"
+                guard v.rule >= 0 else {
+                    XCTAssertEqual(v.phrase, -1, context)
+                    continue
+                }
+                XCTAssertLessThan(Int(v.rule), loaded.ruleNames.count, context)
+                guard Int(v.rule) < loaded.definition.rules.count else { continue }
+                let rule = loaded.definition.rules[Int(v.rule)]
+                XCTAssertEqual(v.action, rule.action, context)
+                XCTAssertEqual(v.requestedSubAction, rule.subAction, context)
+                XCTAssertEqual(v.folder, loaded.capabilities.validate(action: rule.action, subAction: rule.subAction).folder, context)
+                if v.phrase >= 0 {
+                    XCTAssertLessThan(Int(v.phrase), loaded.phraseCount, context)
+                    XCTAssertTrue(0 <= v.matchStart && v.matchStart <= v.matchEnd && Int(v.matchEnd) <= body.utf8.count, context)
+                }
             }
         }
+        print("CompiledRuleSetTests: 300 re-signed damaged files: \(refused) refused, \(loadedCount) loaded")
+        XCTAssertEqual(refused + loadedCount, 300)
+        XCTAssertGreaterThan(refused, 0, "the structural checks refused nothing")
         bytes[0] = 0
         XCTAssertThrowsError(try _SMSFFormat.load(bytes: bytes, path: "t.smsf"))
     }

@@ -107,8 +107,9 @@ final class CheckExplainTests: CLITestCase {
             XCTAssertNil(o["dropped"])
             let outcomes = Dictionary(uniqueKeysWithValues: (o["rules"] as! [[String: Any]]).map { ($0["name"] as! String, $0["outcome"] as! String) })
             XCTAssertEqual(outcomes, ["bank-debit": "won", "coupon": "vetoed", "weather": "lostToEarlierMatch"])
-            XCTAssertNotNil(o["matches"] as? [[String: Any]])
-            XCTAssertNotNil(o["steps"] as? [String])
+            let matches = try XCTUnwrap(o["matches"] as? [[String: Any]])
+            XCTAssertEqual(matches.map { $0["phrase"] as? String }, ["debited", "coupon", "order #", "forecast"])
+            XCTAssertEqual(try XCTUnwrap(o["steps"] as? [String]).last, "folder: Transactions/Finance")
         }
         let dropped = try run(["explain", "--rules", smsf, "--json", "forecast: rain"])
         let o = try JSONSerialization.jsonObject(with: Data(dropped.out.utf8)) as! [String: Any]

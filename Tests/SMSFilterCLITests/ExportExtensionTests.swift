@@ -4,7 +4,7 @@ import XCTest
 
 /// `smsfilter export-extension` end to end: the files it writes, what it refuses, the generated Swift
 /// type-checked against IdentityLookup/CallKit stand-ins (`Tests/Fixtures/AppleStubs`), a harness that
-/// drives the generated classes over shared/corpora and compares every answer with the Classifier API
+/// drives the generated classes over the committed fixture and compares every answer with the Classifier API
 /// (in the harness), with `smsfilter classify` (every message) and with `smsfilter explain --json` (a sample),
 /// the Call Directory handler's requests, and `Scripts/check-portability.sh`.
 ///
@@ -94,7 +94,7 @@ final class ExportExtensionTests: CLITestCase {
                 "-emit-module", "-emit-module-path", folder.appendingPathComponent("\(module).swiftmodule").path,
                 "-c", Self.stubsFolder.appendingPathComponent("\(module)/\(module).swift").path,
                 "-o", folder.appendingPathComponent("\(module).o").path,
-            ])
+            ], timeout: 600)
             XCTAssertEqual(r.status, 0, "stub \(module): " + String(decoding: r.stderr, as: UTF8.self))
             if r.status != 0 { throw XCTSkip("the \(module) stub does not compile") }
         }
@@ -125,7 +125,7 @@ final class ExportExtensionTests: CLITestCase {
             export.appendingPathComponent("\(directoryClass).swift").path,
             mainFile.path,
             stubs.appendingPathComponent("IdentityLookup.o").path, stubs.appendingPathComponent("CallKit.o").path,
-        ] + products.objects + ["-o", harness])
+        ] + products.objects + ["-o", harness], timeout: 600)
         XCTAssertEqual(r.status, 0, "harness: " + String(decoding: r.stderr, as: UTF8.self))
         return harness
     }
@@ -267,7 +267,7 @@ final class ExportExtensionTests: CLITestCase {
                 let r = try Fixtures.run("swiftc", [
                     "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-parse-as-library", "-module-name", module,
                     "-I", stubs.path,
-                ] + products.searchArguments + [out.appendingPathComponent("\(file).swift").path])
+                ] + products.searchArguments + [out.appendingPathComponent("\(file).swift").path], timeout: 600)
                 XCTAssertEqual(r.status, 0, "\(file).swift: " + String(decoding: r.stderr, as: UTF8.self))
             }
         }
@@ -277,12 +277,12 @@ final class ExportExtensionTests: CLITestCase {
             .replacingOccurrences(of: ".promotionalCoupons]", with: ".promotionalCoupon]")
             .write(to: broken, atomically: true, encoding: .utf8)
         let r = try Fixtures.run("swiftc", ["-typecheck", "-swift-version", "6", "-parse-as-library", "-I", stubs.path]
-            + products.searchArguments + [broken.path])
+            + products.searchArguments + [broken.path], timeout: 600)
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(String(decoding: r.stderr, as: UTF8.self).contains("promotionalCoupon"))
     }
 
-    // MARK: The harness on the corpora
+    // MARK: The harness on the fixture
 
     /// Apple's raw values, written out independently of the code under test.
     static let actionRaw = ["none": 0, "allow": 1, "junk": 2, "promotion": 3, "transaction": 4]
@@ -293,7 +293,7 @@ final class ExportExtensionTests: CLITestCase {
         "promotionalOthers": 20000, "promotionalOffers": 20001, "promotionalCoupons": 20002,
     ]
 
-    /// Senders cycled over the corpora's messages (which have none): none, TRAI headers, numbers on the
+    /// Senders cycled over the fixture's messages: none, TRAI headers, numbers on the
     /// example block and identification lists, a short code, a plain number.
     static let senders: [String?] = [
         nil, nil, nil, "VM-HDFCBK-T", "AD-SHOPIN-P", "+91 98123 45678", "+91 98765 00000", "56161", "+1 408 555 0001",
@@ -302,22 +302,16 @@ final class ExportExtensionTests: CLITestCase {
 
     struct Message { var sender: String?; var body: String }
 
+    /// The committed fixture's bodies, with its own senders on odd records and the senders above cycled over
+    /// the even ones (so the block and identification lists decide some).
     func corpusMessages() throws -> [Message] {
-        guard let folder = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
-        var messages: [Message] = []
-        for name in ["uci_sms_spam.jsonl.zst", "thai_sms.jsonl.zst"] {
-            let r = try Fixtures.run("zstd", ["-dc", folder.appendingPathComponent(name).path])
-            guard r.status == 0 else { throw XCTSkip("zstd -dc \(name) failed") }
-            for line in r.stdout.split(separator: UInt8(ascii: "\n")) {
-                let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-                messages.append(Message(sender: Self.senders[messages.count % Self.senders.count], body: try XCTUnwrap(o["body"] as? String)))
-            }
+        try GeneratedFixture.records().enumerated().map { i, r in
+            Message(sender: i % 2 == 1 ? r.sender : Self.senders[(i / 2) % Self.senders.count], body: r.body)
         }
-        return messages
     }
 
     /// Runs the harness over every message, and compares its answers with `smsfilter classify` (every message)
-    /// and `smsfilter explain --json` (`explainSample` messages spread over the corpora).
+    /// and `smsfilter explain --json` (`explainSample` messages spread over the fixture).
     func checkAgreement(export out: URL, harness harnessPath: String, messages: [Message], explainSample: Int) throws -> [String: Int] {
         var jsonl = Data()
         for (i, m) in messages.enumerated() {
@@ -379,7 +373,7 @@ final class ExportExtensionTests: CLITestCase {
         return folders
     }
 
-    func testGeneratedMessageFilterAgreesWithExplainOnTheCorpora() throws {
+    func testGeneratedMessageFilterAgreesWithExplainOnTheFixture() throws {
         let messages = try corpusMessages()
         let products = try BuildProducts.find()
         let stubs = dir.appendingPathComponent("stubs")

@@ -123,8 +123,8 @@ final class LearnTests: CLITestCase {
     /// Quality floors just below the figures in docs/QUALITY.md (5-fold cross-validation on shared/corpora),
     /// and the fold file: one line per record, five folds, duplicates in one fold.
     func testCrossValidatedQualityOnTheCorpora() throws {
-        let uci = try corpus("uci_sms_spam.jsonl.zst")
-        let thai = try corpus("thai_sms.jsonl.zst")
+        let uci = try qualityCorpus("uci_sms_spam.jsonl.zst")
+        let thai = try qualityCorpus("thai_sms.jsonl.zst")
         let r = try run(["learn", "--cv", "5", "--json", "--map", "spam=junk,ham=none", "--folds-file", path("folds.jsonl"), uci])
         XCTAssertEqual(r.status, 0, r.err)
         let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])

@@ -5,23 +5,19 @@ import XCTest
 /// `--manifest`/`--shard` and `merge-counts`: sharded runs add up to the single-machine run.
 final class ShardMergeTests: XCTestCase {
     func testShardsPartitionTheManifestAndMergedCountsEqualOneRun() throws {
-        guard let corpora = Fixtures.corporaFolder else { throw XCTSkip("shared/corpora is not beside the checkout") }
         let bin = Fixtures.smsfilterBinary
         let folder = try Fixtures.temporaryFolder("shards")
         defer { try? FileManager.default.removeItem(at: folder) }
-        // Six archives: the two corpora cut into thirds.
+        // Seven archives: the fixture's four zstd frames as files of their own, and its CSV, TSV and XML.
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: GeneratedFixture.jsonl)))
+        let ends = try GeneratedFixture.frameEnds()
         var archives: [String] = []
-        for name in ["uci_sms_spam", "thai_sms"] {
-            let lines = try Fixtures.run("zstd", ["-dc", corpora.appendingPathComponent("\(name).jsonl.zst").path]).stdout
-                .split(separator: 0x0A)
-            let third = lines.count / 3 + 1
-            for part in 0..<3 {
-                let slice = lines.dropFirst(part * third).prefix(third)
-                let path = folder.appendingPathComponent("\(name)-\(part).jsonl").path
-                try Data(slice.joined(separator: [0x0A]) + [0x0A]).write(to: URL(fileURLWithPath: path))
-                archives.append(path)
-            }
+        for (k, (start, end)) in zip([0] + ends.dropLast(), ends).enumerated() {
+            let path = folder.appendingPathComponent("frame-\(k).jsonl.zst").path
+            try Data(bytes[start..<end]).write(to: URL(fileURLWithPath: path))
+            archives.append(path)
         }
+        archives += [GeneratedFixture.csv, GeneratedFixture.tsv, GeneratedFixture.xml]
         let manifest = folder.appendingPathComponent("manifest.txt").path
         try ("# archives\n" + archives.joined(separator: "\n") + "\n\n").write(toFile: manifest, atomically: true, encoding: .utf8)
         let whole = folder.appendingPathComponent("whole.json").path
@@ -44,6 +40,8 @@ final class ShardMergeTests: XCTestCase {
         for key in ["records", "labelled", "rejected", "bytes", "ruleSet"] {
             XCTAssertEqual("\(total[key]!)", "\(reference[key]!)", key)
         }
+        XCTAssertEqual(reference["records"] as? Int, GeneratedFixture.recordCount + 3 * GeneratedFixture.otherFormatCount)
+        XCTAssertEqual(reference["rejected"] as? Int, 0)
         XCTAssertEqual(total["folders"] as! [String: Int], reference["folders"] as! [String: Int])
         XCTAssertEqual(total["rules"] as! [String: Int], reference["rules"] as! [String: Int])
         // Count files of another rule set are refused.

@@ -12,6 +12,11 @@ final class OutputFileTests: XCTestCase {
 
     func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
 
+    /// `file.finish()` with a time limit (a frame that never ends must fail the test, not hang it).
+    static func finish(_ file: OutputFile, _ what: String) throws {
+        try Deadline.run("OutputFile.finish of \(what)", seconds: 60) { try file.finish() }
+    }
+
     func testCompressedFileDecodesWithTheCLIAndAppearsOnlyWhenFinished() throws {
         let path = folder.appendingPathComponent("out.jsonl.zst").path
         for workers in [Int32(0), 2] {
@@ -25,7 +30,7 @@ final class OutputFileTests: XCTestCase {
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: path), "visible before finish")
             XCTAssertEqual(try listing().count, 1)
-            try file.finish()
+            try Self.finish(file, "20,000 lines (\(workers) workers)")
             let oracle = try Fixtures.run("zstd", ["-dc", path])
             XCTAssertEqual(oracle.status, 0)
             XCTAssertTrue(Array(oracle.stdout) == expected)
@@ -51,7 +56,7 @@ final class OutputFileTests: XCTestCase {
         XCTAssertEqual(try listing(), [], "an unfinished file is removed")
         let done = try OutputFile(path: path)
         try done.write([104, 105])
-        try done.finish()
+        try Self.finish(done, "a plain file")
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "hi")
     }
 
@@ -74,10 +79,12 @@ final class OutputFileTests: XCTestCase {
         defer { _ZstdFaultInjection.failWrites(withErrno: nil) }
         var failure: ZstdError?
         do {
-            for _ in 0..<10_000 { try file.write(String(repeating: "x", count: 1000)) }
-            try file.finish()
+            try Deadline.run("10 MB written to a full disk") {
+                for _ in 0..<10_000 { try file.write(String(repeating: "x", count: 1000)) }
+                try file.finish()
+            }
         } catch {
-            failure = error
+            failure = error as? ZstdError
         }
         XCTAssertEqual(failure?.code, .writeFailed)
         XCTAssertEqual(failure?.errno, ENOSPC)
@@ -96,10 +103,10 @@ final class OutputFileTests: XCTestCase {
         defer { close(fd) }
         let encoder = try ZstdEncoder(fileDescriptor: fd, level: 1)
         XCTAssertThrowsError(
-            try {
+            try Deadline.run("100 MB through an encoder into /dev/full") {
                 for _ in 0..<1000 { try Array(repeating: UInt8(7), count: 100_000).withUnsafeBytes { try encoder.write($0) } }
                 try encoder.finish()
-            }()
+            }
         ) { error in
             XCTAssertEqual((error as? ZstdError)?.errno, ENOSPC)
         }
@@ -110,7 +117,7 @@ final class OutputFileSpecialFileTests: XCTestCase {
     func testDevicesAreWrittenInPlaceNeverReplaced() throws {
         let file = try OutputFile(path: "/dev/null", compression: .zstd(level: 1, workers: 0))
         try file.write("discarded")
-        try file.finish()
+        try OutputFileTests.finish(file, "/dev/null")
         var info = stat()
         XCTAssertEqual(stat("/dev/null", &info), 0)
         XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/null must still be a character device")

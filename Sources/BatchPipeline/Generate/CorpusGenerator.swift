@@ -6,7 +6,8 @@ import ZstdStream
 /// `label` is the folder the message truly belongs in (`Transactions/Finance`, `Junk`, `Inbox`, …).
 /// Messages cover all twelve sub-actions, junk and scams, promotions, OTPs and personal chat; senders of
 /// every kind (E.164 numbers, short codes, TRAI headers such as `VM-HDFCBK-S`, alphanumerics, e-mail);
-/// English, Hinglish, Hindi, Chinese and Thai with emoji. Bodies average 120–160 bytes with a long tail
+/// English, Hinglish, Hindi, Chinese and Thai with emoji. Bodies average about 120 bytes (120.2 for
+/// 30,000 records of seed 7) with a long tail
 /// to several KB. The same seed and count give the same bytes.
 ///
 /// It streams: memory stays constant whatever the count.
