@@ -211,6 +211,14 @@ public struct EvaluationReport: Sendable {
         classNames.indices.filter { c in confusion.contains { $0[c] > 0 } || support[c] > 0 }
     }
 
+    /// Conflict pairs, most frequent first, then by the winner's and the other rule's names (an order that
+    /// does not depend on the dictionary's).
+    public var sortedConflictPairs: [(key: RulePair, value: Int)] {
+        conflictPairs.sorted {
+            ($1.value, rules[$0.key.winner].name, rules[$0.key.other].name) < ($0.value, rules[$1.key.winner].name, rules[$1.key.other].name)
+        }
+    }
+
     /// Correct hits of all rules together.
     public var ruleTruePositives: Int { rules.reduce(0) { $0 + $1.correct } }
 
@@ -258,7 +266,7 @@ public struct EvaluationReport: Sendable {
             ]
         }
         let columns = confusionColumns
-        let pairs = conflictPairs.sorted { ($1.value, rules[$0.key.winner].name) < ($0.value, rules[$1.key.winner].name) }
+        let pairs = sortedConflictPairs
         let formatter = ISO8601DateFormatter()
         let rowNames: [String] = confusionRows.map { labels[$0] }
         let columnNames: [String] = columns.map { classNames[$0] }
@@ -355,7 +363,7 @@ public struct EvaluationReport: Sendable {
         out += "\nrules that never fired: \(never.count) of \(rules.count)"
         if !never.isEmpty { out += ": " + never.prefix(30).joined(separator: ", ") + (never.count > 30 ? ", …" : "") }
         out += "\nconflicts (rules of different folders fired on one record): \(conflicts)\n"
-        let pairs = conflictPairs.sorted { ($1.value, rules[$0.key.winner].name) < ($0.value, rules[$1.key.winner].name) }
+        let pairs = sortedConflictPairs
         for (pair, n) in pairs.prefix(10) {
             out += "  \(n)  \(rules[pair.winner].name) (\(rules[pair.winner].folder.path)) won over \(rules[pair.other].name) (\(rules[pair.other].folder.path))\n"
         }

@@ -44,13 +44,14 @@ struct _JSONScanner {
     @usableFromInline static let maxDepth = 512
 
     /// Scans `line` (without its newline) as one JSON object and fills `fields[i]` for each `keys[i]`
-    /// found at the top level.
+    /// found at the top level. With `allowTrailingCommas` (the default, as Foundation) a comma before `}` or
+    /// `]` is accepted; without, it is an error (the record reader refuses it: its output must parse anywhere).
     ///
     /// - Precondition: `fields.count == keys.count`.
     @inline(__always)
     static func scan(
         _ line: UnsafeRawBufferPointer, keys: UnsafeBufferPointer<UnsafeRawBufferPointer>,
-        fields: UnsafeMutableBufferPointer<JSONField>
+        fields: UnsafeMutableBufferPointer<JSONField>, allowTrailingCommas: Bool = true
     ) -> JSONScanError? {
         precondition(fields.count == keys.count)
         for i in 0..<fields.count { fields[i] = JSONField() }
@@ -68,11 +69,10 @@ struct _JSONScanner {
             i = skipSpace(line, i, end)
             guard i < end else { return JSONScanError(offset: i, reason: "unterminated object") }
             if line[i] == UInt8(ascii: "}") {
+                // After a `,` (consumed below) this is Foundation's trailing-comma leniency.
+                if !first && !allowTrailingCommas { return JSONScanError(offset: i, reason: "trailing comma") }
                 i += 1
                 break
-            }
-            if !first {
-                // `,` was consumed below; a `}` right after it is Foundation's trailing-comma leniency.
             }
             guard line[i] == UInt8(ascii: "\"") else { return JSONScanError(offset: i, reason: "expected a key string") }
             let keyStart = i
@@ -103,7 +103,7 @@ struct _JSONScanner {
                 }
                 kind = .string
             } else {
-                switch skipValue(line, i, end, depth: 1) {
+                switch skipValue(line, i, end, depth: 1, allowTrailingCommas: allowTrailingCommas) {
                 case .failure(let e): return e
                 case .success(let next): i = next
                 }
@@ -234,7 +234,7 @@ struct _JSONScanner {
     /// Skips one non-string value (number, literal, object, array) starting at `i`, validating it.
     /// Containers are walked iteratively with a bit stack (1 = array), so depth costs no recursion.
     static func skipValue(
-        _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, depth topDepth: Int
+        _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, depth topDepth: Int, allowTrailingCommas: Bool = true
     ) -> Result<Int, JSONScanError> {
         var i = start
         var stack: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
@@ -263,8 +263,9 @@ struct _JSONScanner {
             if expectValue {
                 // In an object (depth > 0 and top is object) a value is preceded by `"key":`.
                 if depth > 0 && !topIsArray() {
-                    if c == UInt8(ascii: "}") && (afterComma || true) {
+                    if c == UInt8(ascii: "}") {
                         // `{}` or Foundation's trailing comma `{"a":1,}`.
+                        if afterComma && !allowTrailingCommas { return .failure(JSONScanError(offset: i, reason: "trailing comma")) }
                         depth -= 1
                         i += 1
                         expectValue = false
@@ -283,6 +284,7 @@ struct _JSONScanner {
                     guard i < end else { return .failure(JSONScanError(offset: i, reason: "expected a value")) }
                 } else if depth > 0 && c == UInt8(ascii: "]") {
                     // `[]` or a trailing comma `[1,]`.
+                    if afterComma && !allowTrailingCommas { return .failure(JSONScanError(offset: i, reason: "trailing comma")) }
                     depth -= 1
                     i += 1
                     expectValue = false

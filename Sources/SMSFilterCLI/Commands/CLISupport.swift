@@ -9,11 +9,15 @@ import Glibc
 import Darwin
 #endif
 
-/// A runtime failure of a subcommand: printed as `smsfilter: error: …` with its exit status (SPEC §7).
-struct CLIFailure: Error, CustomStringConvertible {
-    let message: String
-    let exitCode: Int32
-    var description: String { message }
+extension PipelineError {
+    /// The exit status of a failed job (SPEC §7): the one place library errors become statuses.
+    var exitCode: Int32 {
+        if isInputMissing { return 66 }
+        if isOutputFailure { return 73 }
+        if isBadInput { return 65 }
+        if isUsage { return 64 }
+        return 70
+    }
 }
 
 enum CLI {
