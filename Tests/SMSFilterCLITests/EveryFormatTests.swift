@@ -81,7 +81,7 @@ final class EveryFormatTests: CLITestCase {
         }
         let fromXML = try exported("from-xml")
         XCTAssertEqual(fromXML.count, n)
-        let pairs = { (rows: [[String: String?]]) in rows.map { "\($0["label"]!!)\t\($0["body"]!!)" }.sorted() }
+        let pairs = { (rows: [[String: String?]]) in rows.map { "\(($0["label"] ?? nil) ?? "-")\t\(($0["body"] ?? nil) ?? "-")" }.sorted() }
         XCTAssertEqual(pairs(fromXML), pairs(try exported("from-xml-jsonl")))
     }
 

@@ -56,7 +56,7 @@ final class FramingTests: CLITestCase {
         XCTAssertEqual(r.counts["rejected"] as? Int, 0)
         let lines = r.output.split(separator: 0x0A)
         XCTAssertEqual(lines.count, 100_001)
-        let last = try JSONSerialization.jsonObject(with: Data(lines.last!)) as! [String: Any]
+        let last = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try XCTUnwrap(lines.last))) as? [String: Any])
         XCTAssertEqual(last["id"] as? String, "100001")
     }
 
@@ -225,7 +225,7 @@ final class FramingTests: CLITestCase {
             XCTAssertEqual(bytes, Array((long + "\n").utf8), chunk)
         }
         XCTAssertEqual(r.rejects.first?["length"] as? Int, long.utf8.count + 1)
-        let labels = try r.output.split(separator: 0x0A).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+        let labels = try r.output.split(separator: 0x0A).map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
         XCTAssertEqual(labels.map { $0["line"] as? Int }, [nil, 3, 5])
     }
 
