@@ -252,4 +252,109 @@ final class FramingTests: CLITestCase {
             XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
         }
     }
+
+    // MARK: Every format
+
+    /// A UTF-8 byte-order mark is skipped in JSON Lines and XML as in CSV: named or from standard input (where
+    /// the format is guessed from the first bytes after it), and kept in the output.
+    func testJSONLinesAndXMLByteOrderMarkIsSkippedAndKept() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let jsonl = Array("{\"id\": \"1\", \"body\": \"win a prize\"}\n".utf8)
+        let xml = Array("<?xml version='1.0'?>\n<smses>\n<sms address=\"1\" body=\"win a prize\" />\n</smses>\n".utf8)
+        let rules = try rules("prize")
+        let labelledJSONL = Array("{\"id\": \"1\", \"body\": \"win a prize\", \"filter\": {\"action\": \"junk\", \"subAction\": null, \"folder\": \"Junk\", \"rule\": \"hit\"}}\n".utf8)
+        let labelledXML = Array("<?xml version='1.0'?>\n<smses>\n<sms address=\"1\" body=\"win a prize\" filter_action=\"junk\" filter_subAction=\"\" filter_folder=\"Junk\" filter_rule=\"hit\" />\n</smses>\n".utf8)
+        for (name, bytes, expected) in [("b.jsonl", jsonl, labelledJSONL), ("b.xml", xml, labelledXML)] {
+            let r = try classify(try writeBytes(name, bom + bytes), ["--rules", rules])
+            XCTAssertEqual(r.status, 0, "\(name): \(r.err)")
+            XCTAssertEqual(r.counts["labelled"] as? Int, 1, name)
+            XCTAssertEqual(r.output, bom + expected, name)
+            let piped = try run(["classify", "--rules", rules, "-q"], stdin: Data(bom + bytes))
+            XCTAssertEqual(piped.status, 0, "\(name) on standard input: \(piped.err)")
+            XCTAssertEqual(Array(piped.out.utf8), bom + expected, "\(name) on standard input")
+        }
+    }
+
+    /// CR LF line ends stay CR LF in XML too, inside a tag and between elements.
+    func testXMLLineEndsAreKept() throws {
+        let text = "<smses>\r\n<sms address=\"1\" body=\"a\"\r\n  date=\"2\" />\r\n</smses>\r\n"
+        let r = try classify(try write("crlf.xml", text))
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(r.text, "<smses>\r\n<sms address=\"1\" body=\"a\"\r\n  date=\"2\" filter_action=\"none\" filter_subAction=\"\" filter_folder=\"Unknown Senders\" filter_rule=\"\" />\r\n</smses>\r\n")
+    }
+
+    /// XML: a processing instruction (`<?…?>`) and a DOCTYPE pass through and are never records, whatever
+    /// they hold.
+    func testXMLProcessingInstructionsAreNotRecords() throws {
+        let text = """
+            <?xml version='1.0'?>
+            <?note <sms address="9" body="win a prize in a PI" /> ?>
+            <!DOCTYPE smses>
+            <smses>
+              <sms address="1" body="real" />
+            </smses>
+
+            """
+        let r = try classify(try write("pi.xml", text), ["--rules", try rules("prize")])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(r.counts["records"] as? Int, 1)
+        XCTAssertEqual(r.counts["rules"] as? [String: Int], ["hit": 0])
+        XCTAssertTrue(r.text.hasPrefix("<?xml version='1.0'?>\n<?note <sms address=\"9\" body=\"win a prize in a PI\" /> ?>\n"), r.text)
+    }
+
+    /// XML: the input ending inside a CDATA section or a tag is damage (exit 65) with the construct's byte
+    /// offset; the records before it are labelled, an unfinished `<sms` tag is rejected with its bytes, and
+    /// every byte reaches the output or the rejects.
+    func testXMLUnclosedCDATAAndTagAreDamageWithTheirOffsets() throws {
+        let head = "<smses>\n<sms address=\"1\" body=\"real\" />\n"
+        let cdata = try classify(try write("cdata.xml", head + "<![CDATA[ <sms address=\"9\" body=\"x\" />\n</smses>\n"))
+        XCTAssertEqual(cdata.status, 65, cdata.err)
+        XCTAssertTrue(cdata.err.contains("unclosed CDATA section (<![CDATA[) at byte offset \(head.utf8.count)"), cdata.err)
+        XCTAssertEqual(cdata.counts["records"] as? Int, 1)
+        XCTAssertTrue(cdata.text.hasSuffix("<![CDATA[ <sms address=\"9\" body=\"x\" />\n</smses>\n"), cdata.text)
+        let tail = "<sms address=\"2\" body=\"never closed\n"
+        let tag = try classify(try write("tag.xml", head + tail))
+        XCTAssertEqual(tag.status, 65, tag.err)
+        XCTAssertTrue(tag.err.contains("unclosed tag (<) at byte offset \(head.utf8.count)"), tag.err)
+        XCTAssertEqual(tag.counts["records"] as? Int, 2)
+        XCTAssertEqual(tag.counts["labelled"] as? Int, 1)
+        XCTAssertEqual(tag.rejects.first?["line"] as? Int, 3)
+        XCTAssertEqual(tag.rejects.first?["record"] as? String, tail)
+    }
+
+    /// Every hostile case above in one run per format gives the same output, rejects and counts whatever the
+    /// thread count and chunk size (over-long records whole in a chunk or streamed in pieces alike).
+    func testHostileInputsGiveTheSameBytesWhateverThreadsAndChunks() throws {
+        let long = String(repeating: "y", count: 6_000)
+        var csv = "id,sender,body\n1,a,5\" screen coupon\n2,b,\(long)\n3,c,short\n4,d,\"never closed\n"
+        var jsonl = "{\"id\": \"1\", \"body\": \"x\",}\n{\"id\": \"2\", \"body\": \"\(long)\"}\r\n"
+        var xml = "<smses>\n<!-- <sms body=\"no\" /> -->\n<mms text='a > b'><part data=\"\(long)\" /></mms>\n"
+            + "<sms address=\"1\" body=\"\(long)\" />\n<sms address=\"2\" body=\"&#55357;&#56832;\" filter_action=\"junk\" />\n"
+        for k in 0..<400 {
+            csv += "\(k + 10),s,row \(k) win a prize\n"
+            jsonl += "{\"id\": \(k), \"body\": \"row \(k) win a prize\", \"filter\": null}\n"
+            xml += "<sms address=\"\(k)\" body=\"row \(k) win a prize\" />\n"
+        }
+        xml += "</smses>\n"
+        let rules = try rules("prize")
+        for (name, text) in [("h.csv", csv), ("h.jsonl", jsonl), ("h.xml", xml)] {
+            let input = try write(name, text)
+            var reference: (output: [UInt8], rejects: String, counts: [String: Any])?
+            for (threads, chunk) in [("1", "1M"), ("2", "4K"), ("8", "4K")] {
+                let r = try classify(input, ["--rules", rules, "--max-record", "4K", "--threads", threads, "--chunk-size", chunk], output: "o-" + name)
+                XCTAssertEqual(r.status, 0, "\(name) \(threads) \(chunk): \(r.err)")
+                XCTAssertFalse(r.rejects.isEmpty, name)
+                let rejects = try String(contentsOfFile: path("rejects.jsonl"), encoding: .utf8)
+                var counts = r.counts
+                for key in ["seconds", "recordsPerSecond", "bytesPerSecond", "threads", "chunkSize", "started", "finished"] { counts[key] = nil }
+                guard let ref = reference else {
+                    reference = (r.output, rejects, counts)
+                    continue
+                }
+                XCTAssertTrue(r.output == ref.output, "\(name): output differs with \(threads) threads, \(chunk) chunks")
+                XCTAssertEqual(rejects, ref.rejects, "\(name): rejects differ with \(threads) threads, \(chunk) chunks")
+                XCTAssertEqual(counts as NSDictionary, ref.counts as NSDictionary, "\(name): counts differ with \(threads) threads, \(chunk) chunks")
+            }
+        }
+    }
 }

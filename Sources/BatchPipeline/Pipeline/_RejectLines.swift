@@ -3,15 +3,25 @@
 // The rejects file: one JSON object per rejected record, `{"file": …, "line": …, "reason": …, "length": …,
 // "record": …}` (`recordBase64` when the bytes are not UTF-8). A record longer than `--max-record` comes in
 // pieces (`_Piece`) and is written as it streams, always as `recordBase64`, its length last:
-// `{"file": …, "line": …, "reason": …, "recordBase64": "…", "length": …}`.
+// `{"file": …, "line": …, "reason": …, "recordBase64": "…", "length": …}`; one that fits in a chunk is
+// written the same way, so that the rejects do not depend on the chunk size.
 
 import Foundation
 
 enum _RejectLines {
     /// The line of one whole reject.
     static func line(_ file: String, _ line: Int, _ reject: _Reject) -> [UInt8] {
-        let out = _ByteBuffer(capacity: reject.raw.count + 128)
+        let out = _ByteBuffer(capacity: reject.raw.count * 4 / 3 + 128)
         head(file, line, reject.reason, out)
+        if reject.category == _ReadOptions.overlongCategory {
+            // Whole in a chunk or streamed in pieces, depending on the chunk size: the same line either way.
+            out.append(", \"recordBase64\": \"")
+            out.append(Array(Data(reject.raw).base64EncodedString().utf8))
+            out.append("\", \"length\": ")
+            out.appendDecimal(reject.length)
+            out.append("}\n")
+            return Array(out.bytes)
+        }
         out.append(", \"length\": ")
         out.appendDecimal(reject.length)
         reject.raw.withUnsafeBytes { raw in
