@@ -59,14 +59,14 @@ enum CLI {
     /// The number of cores.
     static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 
-    /// Loads `--rules` (YAML or .smsf) or the embedded default set; exit 66 when missing, 65 when bad.
+    /// Loads `--rules` (YAML or .smsf) or the embedded default set: the one rule loader of every command.
+    /// Prints the error and exits 66 when the file is missing, 65 when it is bad.
     static func loadRules(_ path: String?) throws -> RuleSet {
         guard let path else { return RuleSet.embeddedDefault }
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw fail("\(path): no such rule file", code: 66)
-        }
         do {
             return try RuleSet.load(path: path)
+        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
+            throw fail("\(path): no such rule file", code: 66)
         } catch {
             throw fail("\(error)", code: 65)
         }
