@@ -188,7 +188,7 @@ enum _DamageLocator {
         return nil
     }
 
-    private static func describe(_ blocks: Int, frameStart: Int64) -> String {
+    static func describe(_ blocks: Int, frameStart: Int64) -> String {
         (blocks == 1 ? "the block at these bytes fails to decode" : "one of the \(blocks) blocks at these bytes fails to decode")
             + " (in the frame that starts at byte \(frameStart))"
     }
