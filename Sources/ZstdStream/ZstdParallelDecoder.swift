@@ -100,6 +100,8 @@ public final class ZstdParallelDecoder {
     public let path: String?
     /// Frames decoded by the worker threads so far (the rest went through the serial path).
     public private(set) var parallelFrames = 0
+    /// The most items (frames, serial pieces) queued at once (for the tests of the memory bound).
+    private(set) var peakItemsInFlight = 0
 
     /// Decodes the stream read from `fileDescriptor` (stdin is `0`).
     ///
@@ -245,6 +247,7 @@ public final class ZstdParallelDecoder {
                 return
             }
             queue.append(slot)
+            peakItemsInFlight = max(peakItemsInFlight, queue.count - queueHead)
             if slot.kind == .frame { submit(slot) }
         }
     }
@@ -263,6 +266,7 @@ public final class ZstdParallelDecoder {
         while true {
             topUp()
             guard queueHead < queue.count else {
+                if let reader, pendingError == nil { consumedOffset = max(consumedOffset, reader.offset) }
                 if serialHint != 0 {
                     throw fail(ZstdError(.truncated, offset: consumedOffset, detail: "the last frame is incomplete"))
                 }
@@ -351,8 +355,9 @@ public final class ZstdParallelDecoder {
         var output = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
         while true {
             let input = slot.compressedBytes
-            var inBuf = ZSTD_inBuffer(src: input.baseAddress.map { $0 + slot.consumed }, size: input.count - slot.consumed, pos: 0)
-            let empty = inBuf.size == 0
+            let limit = unitEnd(slot)
+            var inBuf = ZSTD_inBuffer(src: input.baseAddress.map { $0 + slot.consumed }, size: limit - slot.consumed, pos: 0)
+            let empty = slot.consumed == input.count
             let result = context.decompress(&output, &inBuf)
             slot.consumed += inBuf.pos
             let consumed = slot.start + Int64(slot.consumed)
@@ -367,7 +372,7 @@ public final class ZstdParallelDecoder {
                 } else {
                     let place = _DamageLocator.locate(
                         fd: fd, base: startOffset, frameStart: serialFrameStart, consumed: consumed,
-                        handed: slot.start + Int64(slot.compressedCount), checksum: e.code == _Zstd.checksumWrongCode,
+                        handed: slot.start + Int64(limit), checksum: e.code == _Zstd.checksumWrongCode,
                         windowLogMax: windowLogMax)
                     error = ZstdError(.corrupt, damagedRange: place.range, libzstdName: e.name, path: path, detail: place.detail)
                 }
@@ -381,8 +386,23 @@ public final class ZstdParallelDecoder {
                 }
             }
             if output.pos > 0 { return output.pos }
-            if empty || inBuf.pos == 0 { return 0 }
+            if empty { return 0 }
+            if inBuf.pos == 0 {
+                // libzstd took nothing and gave nothing with input and room: never seen; stop rather than spin.
+                throw fail(ZstdError(.corrupt, offset: consumed, path: path, detail: "the decoder made no progress here"))
+            }
         }
+    }
+
+    /// Where the next call's input ends: the walker's units in a piece of a frame (its header alone, then one
+    /// block at a time), so that a failing call holds only the failing unit (libzstd drops the output of the
+    /// call that fails, and decodes a whole frame in one pass, handing out nothing of it when it fails, when
+    /// its header and all its blocks arrive in one call); the whole piece when it was not walked.
+    private func unitEnd(_ slot: _DecodeSlot) -> Int {
+        if slot.consumed < slot.headerSize { return slot.headerSize }
+        while slot.nextBlock < slot.blockEnds.count && slot.blockEnds[slot.nextBlock] <= slot.consumed { slot.nextBlock += 1 }
+        if slot.nextBlock < slot.blockEnds.count { return slot.blockEnds[slot.nextBlock] }
+        return slot.compressedCount
     }
 }
 
@@ -411,12 +431,12 @@ enum _FrameDecoding {
         }
     }
 
-    /// Decodes the frame again with a streaming context, one block per call (the first call with the
-    /// frame header), as `_DamageLocator.pinpoint` does: the call that fails names the block.
+    /// Decodes the frame again with a streaming context, one unit per call (the frame header, each block, the
+    /// checksum), as `_DamageLocator.pinpoint` does: the call that fails names the unit.
     static func locate(_ slot: _DecodeSlot, with context: _DContext, oneShot: _LibzstdError) {
         let frameStart = slot.start
         let frameEnd = slot.start + Int64(slot.compressedCount)
-        var pieceEnds = slot.blockEnds
+        var pieceEnds = [slot.headerSize] + slot.blockEnds
         if slot.hasChecksum { pieceEnds.append(slot.compressedCount) }
         var produced = 0
         var pieceStart = 0
@@ -441,12 +461,11 @@ enum _FrameDecoding {
                             .corrupt, damagedRange: frameStart..<frameEnd, libzstdName: e.name,
                             detail: "the frame's content does not match its checksum: the damage is somewhere in this frame")
                     } else {
-                        // The pieces are: header + block 0, block 1, …, the checksum.
-                        let blockStart = index == 0 ? slot.headerSize : pieceEnds[index - 1]
-                        slot.error = ZstdError(
-                            .corrupt,
-                            damagedRange: (frameStart + Int64(blockStart))..<(frameStart + Int64(pieceEnd)),
-                            libzstdName: e.name, detail: _DamageLocator.describe(1, frameStart: frameStart))
+                        let unit = _DamageLocator.Unit(
+                            kind: index == 0 ? .header : .block,
+                            range: (frameStart + Int64(pieceStart))..<(frameStart + Int64(pieceEnd)), frameStart: frameStart)
+                        let place = _DamageLocator.describe(unit)
+                        slot.error = ZstdError(.corrupt, damagedRange: place.range, libzstdName: e.name, detail: place.detail)
                     }
                     return
                 case .success(let h):

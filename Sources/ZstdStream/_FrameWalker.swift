@@ -179,6 +179,9 @@ final class _DecodeSlot: @unchecked Sendable {
 
     /// Consumer side: bytes of `decoded` handed out (`.frame`), bytes of `compressed` decoded (`.serial`).
     var consumed = 0
+    /// `.serial`: the index in `blockEnds` of the next block to decode (a frame header at the start of the
+    /// piece, `headerSize` bytes, comes first).
+    var nextBlock = 0
 
     /// Empties the slot for a new item starting at `offset`.
     func reset(kind: Kind, at offset: Int64) {
@@ -195,6 +198,7 @@ final class _DecodeSlot: @unchecked Sendable {
         error = nil
         done = false
         consumed = 0
+        nextBlock = 0
     }
 
     /// Makes room for `count` more compressed bytes (keeping those there).
