@@ -151,12 +151,14 @@ struct BenchCommand: ParsableCommand {
                 })
         }
 
-        // The decoder alone, beside the zstd command-line tool on the same file.
-        func decodeOnce() throws -> (seconds: Double, bytes: Int) {
+        // The decoder alone (one thread, and with more: the frame-parallel decoder, which decodes the frames of
+        // a multi-frame archive on `threads` workers), beside the zstd command-line tool on the same file; the
+        // three run in turn in each repetition.
+        func decodeOnce(threads: Int) throws -> (seconds: Double, bytes: Int) {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
             let start = DispatchTime.now().uptimeNanoseconds
-            let decoder = try ZstdDecoder(path: input)
+            let decoder = try ZstdParallelDecoder(path: input, options: .init(threads: threads))
             var bytes = 0
             while true {
                 let n = try decoder.read(into: buffer)
@@ -167,13 +169,19 @@ struct BenchCommand: ParsableCommand {
         }
         stage("decoder")
         var decodeRuns: [(seconds: Double, bytes: Int)] = []
+        var parallelRuns: [Double] = []
+        var zstdRuns: [Double] = []
         do {
-            for _ in 0..<`repeat` { decodeRuns.append(try decodeOnce()) }
+            for _ in 0..<`repeat` {
+                decodeRuns.append(try decodeOnce(threads: 1))
+                if threadCount > 1 { parallelRuns.append(try decodeOnce(threads: threadCount).seconds) }
+                if let seconds = Self.timeZstdCLI(input) { zstdRuns.append(seconds) }
+            }
         } catch {
             throw CLI.fail("\(error)", code: 65)
         }
         let decodeSeconds = median(decodeRuns.map(\.seconds))
-        let zstdSeconds = median((0..<`repeat`).compactMap { _ in Self.timeZstdCLI(input) })
+        let zstdSeconds = median(zstdRuns)
 
         var report: [String: Any] = [
             "input": input, "ruleSet": ruleSet.checksum,
@@ -185,6 +193,9 @@ struct BenchCommand: ParsableCommand {
         ]
 
         report["decode"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: decodeSeconds, threads: 1)
+        if !parallelRuns.isEmpty {
+            report["decodeThreads"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: median(parallelRuns), threads: threadCount)
+        }
         if zstdSeconds > 0 {
             report["zstdCLI"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: zstdSeconds, threads: 1)
                 .merging(["command": "zstd -dc INPUT > /dev/null", "decoderSpeedRatio": zstdSeconds / decodeSeconds], uniquingKeysWith: { a, _ in a })
@@ -263,6 +274,7 @@ struct BenchCommand: ParsableCommand {
         }
         row("zstd -dc", "zstdCLI")
         row("decoder", "decode")
+        row("decoder, threads", "decodeThreads")
         row("automaton", "automaton")
         if let automaton = report["automaton"] as? [String: Any], let engine = automaton["engine"] as? String {
             lines.append("  automaton engine: \(engine)")
