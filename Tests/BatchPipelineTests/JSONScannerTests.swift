@@ -131,6 +131,93 @@ final class JSONScannerTests: XCTestCase {
         }
     }
 
+    /// The kernels to run: the scalar loop and every SIMD one this CPU has (forcing one it lacks is ignored).
+    var kernels: [Int] {
+        let best = _JSONScanner.forceKernel(nil)
+        return best == 3 ? [0, 3] : Array(0...best)
+    }
+
+    override func tearDown() { _JSONScanner.forceKernel(nil) }
+
+    /// Each string kernel against a byte-by-byte scan, on every length up to 130 at every alignment, with the
+    /// span ending at the last byte of a page whose next page is unmapped (a read past the end would crash),
+    /// and starting at the first byte of a page whose previous page is unmapped.
+    func testStringKernelsAgreeWithANaiveScanAndStayInTheirSpan() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let raw = mmap(nil, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED else {
+            throw XCTSkip("mmap failed")
+        }
+        defer { munmap(raw, 3 * page) }
+        XCTAssertEqual(mprotect(raw, page, PROT_NONE), 0)
+        XCTAssertEqual(mprotect(raw + 2 * page, page, PROT_NONE), 0)
+        let middle = (raw + page).assumingMemoryBound(to: UInt8.self)
+        var rng = Fixtures.SeededGenerator(seed: 1507)
+        print("kernels \(kernels), seed 1507")
+        let plain: [UInt8] = Array("abc xyz 0123 .,;:{}[]".utf8) + [0x7F, 0x20, 0x80, 0xBF, 0xC3, 0xE0, 0xFF]
+        let stops: [UInt8] = [0x22, 0x5C, 0x00, 0x0A, 0x1F]
+        for length in 0...130 {
+            for trial in 0..<12 {
+                var bytes = (0..<length).map { _ in plain[Int(rng.next() % UInt64(plain.count))] }
+                if trial % 3 != 0 {
+                    for _ in 0..<(1 + Int(rng.next() % 2)) where length > 0 {
+                        bytes[Int(rng.next() % UInt64(length))] = stops[Int(rng.next() % UInt64(stops.count))]
+                    }
+                }
+                if trial % 2 == 0 { for k in bytes.indices where bytes[k] >= 0x80 { bytes[k] = 0x61 } }
+                let stop = bytes.firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } ?? length
+                let high = bytes[..<stop].contains { $0 >= 0x80 }
+                for kernel in kernels {
+                    _JSONScanner.forceKernel(kernel)
+                    for place in ["end of page", "start of page"] {
+                        let start = place == "end of page" ? middle + page - length : middle
+                        start.update(from: bytes, count: length)
+                        let got = _JSONScanner.kernelScan(UnsafeRawBufferPointer(start: start, count: length))
+                        XCTAssertEqual(got.offset, stop, "kernel \(kernel), \(place), \(bytes)")
+                        XCTAssertEqual(got.high, high, "kernel \(kernel), \(place), \(bytes)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every kernel gives the same verdicts and error offsets on hostile and mutated lines, and agrees with
+    /// Foundation on the corpora.
+    func testEveryKernelAgreesWithFoundationAndWithTheOthers() throws {
+        let lines = try corpusLines()
+        var rng = Fixtures.SeededGenerator(seed: 77)
+        var samples: [[UInt8]] = []
+        for _ in 0..<3000 {
+            var line = lines[Int(rng.next() % UInt64(lines.count))]
+            let position = Int(rng.next() % UInt64(line.count + 1))
+            let insert: [[UInt8]] = [[0x5C], [0x22], [0x00], [0x1F], [0xFF], [0xE0, 0xB8], Array("\\u00e9".utf8)]
+            line.insert(contentsOf: insert[Int(rng.next() % UInt64(insert.count))], at: position)
+            samples.append(line)
+        }
+        func verdicts() -> [String] {
+            samples.map { line in
+                line.withUnsafeBytes { raw in
+                    let key: [UInt8] = Array("body".utf8)
+                    return key.withUnsafeBytes { k in
+                        let fields = UnsafeMutableBufferPointer<JSONField>.allocate(capacity: 1)
+                        defer { fields.deallocate() }
+                        return [k].withUnsafeBufferPointer { keys in
+                            if let e = _JSONScanner.scan(raw, keys: keys, fields: fields) { return "\(e.offset) \(e.reason)" }
+                            return "ok \(fields[0].rawStart) \(fields[0].rawEnd) \(fields[0].escaped)"
+                        }
+                    }
+                }
+            }
+        }
+        var reference: [String]?
+        for kernel in kernels {
+            _JSONScanner.forceKernel(kernel)
+            for line in lines { assertAgree(line) }
+            for line in samples.prefix(500) { assertAgree(line) }
+            let mine = verdicts()
+            if let reference { XCTAssertEqual(mine, reference, "kernel \(kernel)") } else { reference = mine }
+        }
+    }
+
     func testMutatedCorpusLinesAgree() throws {
         let lines = try corpusLines()
         var rng = Fixtures.SeededGenerator(seed: 42)

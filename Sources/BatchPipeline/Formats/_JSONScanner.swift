@@ -433,6 +433,21 @@ struct _JSONScanner {
     }
 }
 
+extension _JSONScanner {
+    /// Forces the string kernel (0 scalar, 1 SSE2, 2 AVX2, 3 NEON; nil: the automatic choice) when the CPU has
+    /// it; returns the kernel now in use. For tests and measurements.
+    @discardableResult
+    static func forceKernel(_ kernel: Int?) -> Int { Int(json_simd_force_kernel(Int32(kernel ?? -1))) }
+
+    /// `json_scan_string` over `bytes`: the offset of the first quote, backslash or control byte (or the
+    /// count), and whether a byte of 0x80 or above comes before it. For tests.
+    static func kernelScan(_ bytes: UnsafeRawBufferPointer) -> (offset: Int, high: Bool) {
+        guard let base = bytes.baseAddress else { return (0, false) }
+        let r = json_scan_string(base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        return (Int(truncatingIfNeeded: r & ~_jsonScanHighBit), r & _jsonScanHighBit != 0)
+    }
+}
+
 /// `JSON_SCAN_HIGH_BIT` of `json_scan_string`'s result.
 let _jsonScanHighBit: UInt64 = 1 << 63
 
