@@ -180,6 +180,64 @@ final class JSONScannerTests: XCTestCase {
         }
     }
 
+    /// Each UTF-8 kernel against the byte loop (`_firstInvalidUTF8`, itself Unicode Table 3-7): every
+    /// two-byte pair, the lead bytes of 3- and 4-byte sequences with boundary continuations, placed so that
+    /// they straddle 16- and 32-byte blocks and end the span; then random mixes of valid and broken scalars.
+    func testUTF8KernelsAgreeWithTheByteLoop() throws {
+        var rng = Fixtures.SeededGenerator(seed: 2718)
+        print("kernels \(kernels), seed 2718")
+        var buffer = [UInt8](repeating: 0x61, count: 80)
+        func check(_ sequence: [UInt8], label: String, places: [(Int, Int)] = [(14, 0), (31, 17), (0, 3), (30, 0)]) {
+            for (position, tail) in places {
+                let count = position + sequence.count + tail
+                defer { for k in sequence.indices { buffer[position + k] = 0x61 } }
+                do {
+                    for (k, b) in sequence.enumerated() { buffer[position + k] = b }
+                    buffer.withUnsafeBytes { raw in
+                        let span = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                        let expected = _firstInvalidUTF8(span) == nil
+                        for kernel in kernels {
+                            _JSONScanner.forceKernel(kernel)
+                            if _JSONScanner.kernelUTF8Valid(span) != expected {
+                                XCTFail("kernel \(kernel): \(label) \(sequence.map { String($0, radix: 16) }) at \(position), tail \(tail): expected \(expected)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Pairs: every lead byte of 0x80 and above with every byte, and three ASCII bytes with every high byte.
+        for b0 in 0...255 {
+            for b1 in 0...255 where b0 >= 0x80 || (b1 >= 0x80 && [0x00, 0x41, 0x7F].contains(b0)) {
+                check([UInt8(b0), UInt8(b1)], label: "pair", places: [(14, 0), (31, 17)])
+            }
+        }
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xF5]
+        for b0 in 0xC0...0xFF {
+            for b1 in edges { for b2 in edges { check([UInt8(b0), b1, b2], label: "triple") } }
+            let continuations: [UInt8] = [0x41, 0x80, 0xBF, 0xC0]
+            if b0 >= 0xF0 { for b1 in edges { for b2 in continuations { for b3 in continuations { check([UInt8(b0), b1, b2, b3], label: "quad") } } } }
+        }
+        let scalars: [[UInt8]] = ["a", "é", "ไ", "中", "🙂", "\u{10FFFF}", "\u{FFFF}", "\u{800}"].map { Array($0.utf8) }
+        for _ in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(rng.next() % 40) { bytes += scalars[Int(rng.next() % UInt64(scalars.count))] }
+            switch rng.next() % 4 {
+            case 0 where !bytes.isEmpty: bytes.removeLast()
+            case 1 where !bytes.isEmpty: bytes[Int(rng.next() % UInt64(bytes.count))] ^= UInt8(1 << (rng.next() % 8))
+            case 2: bytes.insert(UInt8(truncatingIfNeeded: rng.next()), at: Int(rng.next() % UInt64(bytes.count + 1)))
+            default: break
+            }
+            bytes.withUnsafeBytes { raw in
+                let expected = _firstInvalidUTF8(raw) == nil
+                for kernel in kernels {
+                    _JSONScanner.forceKernel(kernel)
+                    XCTAssertEqual(_JSONScanner.kernelUTF8Valid(raw), expected, "kernel \(kernel): \(bytes)")
+                }
+            }
+        }
+    }
+
     /// Every kernel gives the same verdicts and error offsets on hostile and mutated lines, and agrees with
     /// Foundation on the corpora.
     func testEveryKernelAgreesWithFoundationAndWithTheOthers() throws {

@@ -91,7 +91,8 @@ struct _JSONScanner {
             guard i < end else { return JSONScanError(offset: i, reason: "expected a value") }
             // Which wanted field is this?
             var slot = -1
-            for k in 0..<keys.count where keyEquals(keyRaw, escaped: escaped, keys[k]) {
+            // A length that differs rules a key out without a call (an escaped key may be longer than it reads).
+            for k in 0..<keys.count where (escaped || keys[k].count == keyRaw.count) && keyEquals(keyRaw, escaped: escaped, keys[k]) {
                 slot = k
                 break
             }
@@ -151,9 +152,8 @@ struct _JSONScanner {
     /// Scans a string starting at the quote at `i`; returns the index after its closing quote.
     /// Validates escapes (including surrogate pairs) and UTF-8.
     ///
-    /// `skipPlain` finds the next quote, backslash or control byte (8 bytes at a time for the first 16, then
-    /// in 16/32-byte SIMD blocks) and only notes whether bytes of 0x80 and above went by; their UTF-8 is
-    /// validated once per string, in one pass, at the end.
+    /// `skipPlain` finds the next quote, backslash or control byte (in 16/32-byte SIMD blocks) and only notes
+    /// whether bytes of 0x80 and above went by; their UTF-8 is validated once per string, in one pass, at the end.
     @inline(__always)
     static func scanString(
         _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ escaped: inout Bool
@@ -166,7 +166,7 @@ struct _JSONScanner {
             let c = s[i]
             if c == UInt8(ascii: "\"") {
                 if highBits & 0x8080_8080_8080_8080 != 0,
-                    let bad = _firstInvalidUTF8(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
+                    let bad = _invalidUTF8Offset(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
                 {
                     return .failure(JSONScanError(offset: start + 1 + bad, reason: "invalid UTF-8"))
                 }
@@ -201,7 +201,7 @@ struct _JSONScanner {
             // A control byte (skipPlain stops only at these three kinds).
             // Report invalid UTF-8 before it, if any, so the reason names the first problem.
             if highBits & 0x8080_8080_8080_8080 != 0,
-                let bad = _firstInvalidUTF8(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
+                let bad = _invalidUTF8Offset(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
             {
                 return .failure(JSONScanError(offset: start + 1 + bad, reason: "invalid UTF-8"))
             }
@@ -212,12 +212,18 @@ struct _JSONScanner {
     /// The index of the first quote, backslash or control byte (below 0x20) in `s[i..<end]`, or `end`; ORs the
     /// bytes passed over into `high` (whose 0x80 bits say whether a byte of 0x80 or above went by).
     ///
-    /// The first 16 bytes are read 8 at a time (keys and short values end there without a call); past them
-    /// the C kernel (`json_scan_string`: AVX2, SSE2 or NEON blocks, see `Sources/CJSONSIMD`) takes over.
+    /// While 16 bytes or more of the line are left, the C kernel (`json_scan_string`: AVX2, SSE2 or NEON
+    /// blocks, see `Sources/CJSONSIMD`) does it, whatever the string's length (a string's end is not known
+    /// in advance, the line's is; a call costs less than one 8-byte SWAR step). Near the end of the line,
+    /// 8 bytes at a time and then byte by byte.
     @inline(__always)
     static func skipPlain(_ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ high: inout UInt64) -> Int {
         var i = start
-        var words = 0
+        if end - i >= 16 {
+            let r = json_scan_string(s.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, end - i)
+            if r & _jsonScanHighBit != 0 { high |= 0x80 }
+            return i + Int(truncatingIfNeeded: r & ~_jsonScanHighBit)
+        }
         while i + 8 <= end {
             let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             let mask = _structuralMask(w)
@@ -229,12 +235,6 @@ struct _JSONScanner {
             }
             high |= w
             i += 8
-            words += 1
-            if words == 2 && end - i >= 16 {
-                let r = json_scan_string(s.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, end - i)
-                if r & _jsonScanHighBit != 0 { high |= 0x80 }
-                return i + Int(truncatingIfNeeded: r & ~_jsonScanHighBit)
-            }
         }
         while i < end {
             let c = s[i]
@@ -439,6 +439,12 @@ extension _JSONScanner {
     @discardableResult
     static func forceKernel(_ kernel: Int?) -> Int { Int(json_simd_force_kernel(Int32(kernel ?? -1))) }
 
+    /// `json_utf8_valid` over `bytes`. For tests.
+    static func kernelUTF8Valid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        return json_utf8_valid(base.assumingMemoryBound(to: UInt8.self), bytes.count) != 0
+    }
+
     /// `json_scan_string` over `bytes`: the offset of the first quote, backslash or control byte (or the
     /// count), and whether a byte of 0x80 or above comes before it. For tests.
     static func kernelScan(_ bytes: UnsafeRawBufferPointer) -> (offset: Int, high: Bool) {
@@ -465,6 +471,14 @@ func _structuralMask(_ w: UInt64) -> UInt64 {
     // Bytes < 0x20: (b - 0x20) borrows into the high bit when b < 0x20 (only meaningful for b < 0x80).
     let control = (w &- ones &* 0x20) & ~w & highs
     return quote | backslash | control
+}
+
+/// The offset of the first byte that is not well-formed UTF-8 in `s`, or nil when all of it is: from 16 bytes
+/// on, the SIMD check (`json_utf8_valid`) says whether there is one, and only then does the byte loop look.
+@inline(__always)
+func _invalidUTF8Offset(_ s: UnsafeRawBufferPointer) -> Int? {
+    if s.count >= 16, json_utf8_valid(s.baseAddress!.assumingMemoryBound(to: UInt8.self), s.count) != 0 { return nil }
+    return _firstInvalidUTF8(s)
 }
 
 /// The offset of the first byte that is not well-formed UTF-8 in `s`, or nil when all of it is.
