@@ -98,7 +98,9 @@ final class JSONScannerTests: XCTestCase {
         for line in try corpusLines() { assertAgree(line) }
     }
 
-    func testHostileLines() {
+    /// Hand-written lines that break the JSON and UTF-8 rules one at a time (and some that only look as if
+    /// they do).
+    func hostileLines() -> [[UInt8]] {
         let cases: [String] = [
             #"{"body":"a\nb\"c\\d\/e\u0041\u00e9\u20ac\ud83d\ude00"}"#,
             #"{"body":"\ud800"}"#, #"{"body":"\udc00"}"#, #"{"body":"\ud83dx"}"#, #"{"body":"\ud83d\u0041"}"#,
@@ -117,17 +119,53 @@ final class JSONScannerTests: XCTestCase {
             #"{"body":"ไทย 中文 हिन्दी 🙂"}"#, #"{"sender":"VM-HDFCBK","body":"Rs 500 debited"}"#,
             "{\"body\":\"" + String(repeating: "a", count: 100_000) + "\"}",
         ]
-        for text in cases { assertAgree(Array(text.utf8)) }
+        var lines = cases.map { Array($0.utf8) }
         // Depth: Foundation allows 512 nested containers in all and refuses 513.
         for depth in [510, 511, 512, 600] {
-            let line = "{\"body\":\"x\",\"a\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
-            assertAgree(Array(line.utf8))
+            lines.append(Array(("{\"body\":\"x\",\"a\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}").utf8))
         }
         // Invalid UTF-8: lone continuation, overlong, surrogate, too large, truncated sequences.
         let badBytes: [[UInt8]] = [[0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE0, 0x80], [0xF0, 0x9F, 0x99], [0xFF], [0xC3]]
         for bad in badBytes {
-            assertAgree(Array(#"{"body":"ok "#.utf8) + bad + Array(#" tail"}"#.utf8))
-            assertAgree(Array(#"{"id":""#.utf8) + bad + Array(#"","body":"x"}"#.utf8))
+            lines.append(Array(#"{"body":"ok "#.utf8) + bad + Array(#" tail"}"#.utf8))
+            lines.append(Array(#"{"id":""#.utf8) + bad + Array(#"","body":"x"}"#.utf8))
+        }
+        return lines
+    }
+
+    /// `line` with its trouble moved past the first SIMD blocks: a 40-byte field before everything else, and
+    /// 37 bytes (ASCII and Thai) at the start of every string that follows `"body":"`.
+    func padded(_ line: [UInt8]) -> [[UInt8]] {
+        let field = Array(#"{"pad":"0123456789abcdef0123456789abc","#.utf8)
+        let inside = Array("padding ไทย 0123456789 ".utf8)
+        var out: [[UInt8]] = []
+        if line.first == UInt8(ascii: "{") { out.append(field + line.dropFirst()) }
+        let marker = Array(#""body":""#.utf8)
+        var grown: [UInt8] = []
+        var i = 0
+        while i < line.count {
+            if line[i...].starts(with: marker) {
+                grown += marker + inside
+                i += marker.count
+            } else {
+                grown.append(line[i])
+                i += 1
+            }
+        }
+        if grown != line { out.append(grown) }
+        return out
+    }
+
+    func testHostileLines() {
+        for line in hostileLines() { assertAgree(line) }
+    }
+
+    /// The hostile lines, and the same with their trouble past the first blocks, under every string kernel.
+    func testHostileLinesUnderEveryKernel() {
+        let lines = hostileLines().flatMap { [$0] + padded($0) }
+        for kernel in kernels {
+            _JSONScanner.forceKernel(kernel)
+            for line in lines { assertAgree(line) }
         }
     }
 

@@ -212,7 +212,7 @@ struct _JSONScanner {
     /// The index of the first quote, backslash or control byte (below 0x20) in `s[i..<end]`, or `end`; ORs the
     /// bytes passed over into `high` (whose 0x80 bits say whether a byte of 0x80 or above went by).
     ///
-    /// While 16 bytes or more of the line are left, the C kernel (`json_scan_string`: AVX2, SSE2 or NEON
+    /// While 16 bytes or more of the line are left, the C kernel (`json_scan_string`: AVX2, SSSE3 or NEON
     /// blocks, see `Sources/CJSONSIMD`) does it, whatever the string's length (a string's end is not known
     /// in advance, the line's is; a call costs less than one 8-byte SWAR step). Near the end of the line,
     /// 8 bytes at a time and then byte by byte.
@@ -434,7 +434,7 @@ struct _JSONScanner {
 }
 
 extension _JSONScanner {
-    /// Forces the string kernel (0 scalar, 1 SSE2, 2 AVX2, 3 NEON; nil: the automatic choice) when the CPU has
+    /// Forces the string kernel (0 scalar, 1 SSSE3, 2 AVX2, 3 NEON; nil: the automatic choice) when the CPU has
     /// it; returns the kernel now in use. For tests and measurements.
     @discardableResult
     static func forceKernel(_ kernel: Int?) -> Int { Int(json_simd_force_kernel(Int32(kernel ?? -1))) }

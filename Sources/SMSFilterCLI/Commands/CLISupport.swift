@@ -95,7 +95,6 @@ struct FieldOptions: ParsableArguments {
     var names: FieldNames { FieldNames(id: idField, sender: senderField, body: bodyField) }
 }
 
-/// A size given as bytes or with a K/M/G suffix.
 /// `--frame-size`: decoded bytes per frame of a zstd output in zstd's seekable format, or `0` for one frame
 /// without a seek table.
 struct FrameSize: ExpressibleByArgument {
@@ -110,6 +109,7 @@ struct FrameSize: ExpressibleByArgument {
     var defaultValueDescription: String { ByteSize(bytes).argument }
 }
 
+/// A size given as bytes or with a K/M/G suffix.
 struct ByteSize: ExpressibleByArgument {
     let bytes: Int
     init?(argument: String) {
