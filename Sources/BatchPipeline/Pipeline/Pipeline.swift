@@ -49,12 +49,16 @@ public final class Pipeline: Sendable {
             output = try options.outputPath.map { path throws(ZstdError) in
                 let level = options.outputLevel ?? (path.hasSuffix(".zst") ? 1 : nil)
                 return try OutputFile(
-                    path: path, compression: level.map { .zstd(level: $0, workers: Int32(options.compressionWorkers)) } ?? .none,
+                    path: path,
+                    compression: level.map {
+                        .zstd(level: $0, workers: Int32(options.compressionWorkers), frameSize: options.outputFrameSize)
+                    } ?? .none,
                     existing: options.existing)
             }
             rejects = try options.rejectsPath.map { path throws(ZstdError) in
                 try OutputFile(
-                    path: path, compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0) : .none,
+                    path: path,
+                    compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0, frameSize: options.outputFrameSize) : .none,
                     existing: options.existing)
             }
         } catch {
