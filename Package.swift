@@ -7,6 +7,7 @@
 //   ZstdStream     streaming zstd decoder/encoder, general purpose
 //   CAhoCorasickSIMD  the SIMD kernels of AhoCorasick's prefilter (C, runtime CPU dispatch)
 //   AhoCorasick    keyword automaton, general purpose
+//   CJSONSIMD      the SIMD kernel of BatchPipeline's JSON Lines scanner (C, runtime CPU dispatch)
 //   MessageFilter  the IdentityLookup taxonomy, rules, senders, compiled rule sets, verdicts
 //   BatchPipeline  record formats, chunked reading, Dispatch fan-out, ordered writing, counts
 //   SMSFilterCLI   the `smsfilter` executable
@@ -48,7 +49,8 @@ let package = Package(
             exclude: ["Text/NOTICE.md"],
             swiftSettings: strict
         ),
-        .target(name: "BatchPipeline", dependencies: ["ZstdStream", "MessageFilter"], swiftSettings: strict),
+        .target(name: "CJSONSIMD"),
+        .target(name: "BatchPipeline", dependencies: ["ZstdStream", "MessageFilter", "CJSONSIMD"], swiftSettings: strict),
         .executableTarget(
             name: "SMSFilterCLI",
             dependencies: [

@@ -28,8 +28,10 @@ public final class OutputFile {
         /// As given.
         case none
         /// zstd at `level` (1…19, or up to 22 for ultra), with `workers` compression threads (0: in the
-        /// calling thread).
-        case zstd(level: Int32, workers: Int32)
+        /// calling thread). With a `frameSize`, zstd's seekable format (``ZstdSeekableEncoder``): frames of
+        /// `frameSize` decoded bytes and a seek table, the same bytes whatever `workers` is; without, one
+        /// frame (``ZstdEncoder``, libzstd's own worker threads).
+        case zstd(level: Int32, workers: Int32, frameSize: Int? = nil)
     }
 
     /// What to do with a regular file already at the destination.
@@ -49,6 +51,7 @@ public final class OutputFile {
     public let existing: Existing
     private let fd: Int32
     private var encoder: ZstdEncoder?
+    private var seekableEncoder: ZstdSeekableEncoder?
     private var finished = false
     private var failed: ZstdError?
     private var ownsDescriptor = false
@@ -86,9 +89,14 @@ public final class OutputFile {
                 (fd, temporaryPath) = try Self.createTemporary(beside: path)
             }
         }
-        if case .zstd(let level, let workers) = compression {
+        if case .zstd(let level, let workers, let frameSize) = compression {
             do throws(ZstdError) {
-                encoder = try ZstdEncoder(fileDescriptor: fd, level: level, workers: workers)
+                if let frameSize {
+                    seekableEncoder = try ZstdSeekableEncoder(
+                        fileDescriptor: fd, level: level, workers: Int(max(0, workers)), frameSize: frameSize)
+                } else {
+                    encoder = try ZstdEncoder(fileDescriptor: fd, level: level, workers: workers)
+                }
             } catch {
                 if let tmp = temporaryPath {
                     _Sys.close(fd)
@@ -139,6 +147,8 @@ public final class OutputFile {
         do throws(ZstdError) {
             if let encoder {
                 try encoder.write(bytes)
+            } else if let seekableEncoder {
+                try seekableEncoder.write(bytes)
             } else {
                 if case .failure(let code) = _Sys.writeAll(fd, bytes) {
                     throw ZstdError(.writeFailed, errno: code.code, path: path)
@@ -168,12 +178,14 @@ public final class OutputFile {
         try result.get()
     }
 
-    /// Ends the zstd frame, flushes to disk and renames the file into place.
+    /// Ends the zstd frame (with the seekable format: the last frame and the seek table), flushes to disk and
+    /// renames the file into place.
     public func finish() throws(ZstdError) {
         if let failed { throw failed }
         if finished { return }
         do throws(ZstdError) {
             try encoder?.finish()
+            try seekableEncoder?.finish()
             if let tmp = temporaryPath {
                 if case .failure(let code) = _Sys.fsync(fd) {
                     throw ZstdError(.writeFailed, errno: code.code, path: path, detail: "fsync failed")

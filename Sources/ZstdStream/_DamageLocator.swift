@@ -3,26 +3,31 @@
 // Where in a zstd file the damage is, once libzstd has refused it.
 //
 // libzstd reports an error, not where it is: its streaming decoder buffers a partial block internally and,
-// on an error, does not say how far into the input it got. What the decoder does know is the start of the
-// current frame and two offsets: `consumed` (input libzstd had accepted before the failing call) and
-// `handed` (the end of the input given to that call). A block is decoded only once it is complete, so the
-// block that failed ends after `consumed` and no later than `handed`. Reading just the 3-byte block headers
-// of the frame (with `pread`) lists those blocks:
+// on an error, does not say how far into the input it got (it does not advance the input position of the
+// failing call). What the decoder does know is where the frame it was in when it last saw a frame end
+// began (`frameStart`) and two offsets: `consumed` (input libzstd had accepted before the failing call)
+// and `handed` (the end of the input given to that call). Reading just the headers back (with `pread`)
+// cuts the stream from `frameStart` into *units* that libzstd checks as a whole: a frame header, a block
+// (its 3-byte header and content), a checksum, a skippable frame, and, where the walk cannot go on, four
+// bytes that are no frame's magic number or a block header of the reserved type:
 //
-//     frame header | block | block | block | … | last block | checksum
-//                          ^consumed      ^handed
-//                    candidates: the blocks that end in (consumed, handed]
+//     frame header | block | block | … | last block | checksum | skippable | frame header | block | …
+//                          ^consumed                                                  ^handed
+//                    candidates: the units that end in (consumed, handed]
 //
-// When several blocks are candidates, the frame is decoded again from its start, one block per call, up to
-// the failing block (at most 256 MiB of it; an error path, run once). This names the block where libzstd
-// detects the damage; damage in an earlier block can decode silently into wrong bytes and surface only
+// One failing call can cross frame boundaries (small frames, large buffers), so the walk goes on past the
+// end of the frame at `frameStart`. When several units are candidates, the stream is decoded again from the
+// start of the first candidate's frame, one unit per call, up to the failing unit (at most 256 MiB; an
+// error path, run once). This names the unit where libzstd detects the damage, whatever the sizes of the
+// reads that led there; damage in an earlier block can decode silently into wrong bytes and surface only
 // later, which is what frame checksums are for. A wrong frame checksum covers the whole frame's content,
 // so the answer is then the frame. A pipe cannot be read back: the answer is then the bounds above.
 //
 // Frame layout (RFC 8878 §3.1.1): magic (4 bytes), frame header descriptor (1), window descriptor (0 or 1),
 // dictionary id (0, 1, 2 or 4), content size (0, 1, 2, 4 or 8); blocks, each a 3-byte little-endian header
 // (bit 0 last block, bits 1–2 type: raw, RLE, compressed, reserved; bits 3–23 size) then `size` bytes
-// (1 for RLE); then a 4-byte checksum when the descriptor's bit 2 is set.
+// (1 for RLE); then a 4-byte checksum when the descriptor's bit 2 is set. A skippable frame is a magic
+// number 0x184D2A50–5F, a 4-byte size and that many bytes.
 
 import CZstd
 
@@ -43,15 +48,28 @@ struct _DamageLocation {
 enum _DamageLocator {
     /// The largest compressed block plus its header (RFC 8878: a block's content is at most 128 KiB).
     static let maxBlockSpan: Int64 = (128 << 10) + 3
+    /// The most bytes decoded again to tell several candidates apart.
+    static let maxPinpointBytes: Int64 = 256 << 20
 
-    /// Locates the damage of the frame starting at `frameStart` in the file open as `fd`.
+    /// A piece of the stream that libzstd checks as a whole (see the file comment).
+    struct Unit: Equatable {
+        enum Kind { case header, block, blockHeader, checksum, skippable, badMagic, reservedBlock, cutOff }
+        var kind: Kind
+        var range: Range<Int64>
+        /// The start of the frame the unit belongs to (itself for a skippable frame or bad magic).
+        var frameStart: Int64
+        /// The end of the frame, for a checksum; the block's size, for a block header.
+        var extra: Int64 = 0
+    }
+
+    /// Locates the damage libzstd found after the frame starting at `frameStart` in the file open as `fd`.
     ///
     /// - Parameters:
     ///   - consumed: compressed bytes libzstd had accepted before the failing call.
     ///   - handed: the end of the input handed to the failing call.
     ///   - checksum: libzstd reported a wrong frame checksum.
     ///   - base: the file offset of the decoder's first byte; nil when the file cannot seek (a pipe).
-    ///   - windowLogMax: the decoder's window cap (to decode the frame again when several blocks are candidates).
+    ///   - windowLogMax: the decoder's window cap (to decode again when several units are candidates).
     static func locate(
         fd: Int32, base: Int64?, frameStart: Int64, consumed: Int64, handed: Int64, checksum: Bool, windowLogMax: Int32
     ) -> _DamageLocation {
@@ -62,71 +80,120 @@ enum _DamageLocator {
                 ? "the frame's content does not match its checksum: the damage is in this frame, before these bytes"
                 : "the damage is in the block that ends in this range")
         guard let base else { return fallback }
+        let units = walk(fd: fd, base: base, from: frameStart, keepingAfter: consumed, to: handed)
+        // The units libzstd reached in the failing call: whole within what it was handed.
+        var candidates = units.filter { $0.range.upperBound <= handed || $0.kind == .cutOff }
+        candidates = candidates.filter { checksum ? $0.kind == .checksum : $0.kind != .checksum && $0.kind != .skippable }
+        guard let first = candidates.first else { return fallback }
+        if candidates.count == 1 { return describe(first) }
+        if candidates.last!.range.upperBound - first.frameStart <= maxPinpointBytes,
+            let unit = pinpoint(fd: fd, base: base, from: first.frameStart, to: handed, windowLogMax: windowLogMax),
+            candidates.contains(unit)
+        {
+            return describe(unit)
+        }
+        if checksum { return fallback }
+        return _DamageLocation(
+            range: first.range.lowerBound..<candidates.last!.range.upperBound,
+            detail: "one of the \(candidates.count) blocks at these bytes fails to decode (the first in the frame that starts at byte \(first.frameStart))")
+    }
+
+    /// What a failing unit is, in a sentence.
+    static func describe(_ unit: Unit) -> _DamageLocation {
+        switch unit.kind {
+        case .block:
+            return _DamageLocation(range: unit.range, detail: describe(1, frameStart: unit.frameStart))
+        case .header:
+            return _DamageLocation(
+                range: unit.range, detail: "the frame header at these bytes is refused (the frame starts at byte \(unit.frameStart))")
+        case .blockHeader:
+            return _DamageLocation(
+                range: unit.range, detail: "the block header at this offset is damaged (a block of \(unit.extra) bytes)")
+        case .checksum:
+            return _DamageLocation(
+                range: unit.frameStart..<unit.extra,
+                detail: "the frame's content does not match its checksum: the damage is somewhere in this frame")
+        case .badMagic:
+            return _DamageLocation(
+                range: unit.range, detail: "no zstd frame starts at these bytes (damaged data, or bytes after the last frame)")
+        case .reservedBlock:
+            return _DamageLocation(range: unit.range, detail: "the block header at this offset has the reserved block type")
+        case .cutOff:
+            return _DamageLocation(range: unit.range, detail: "the frame is cut off here")
+        case .skippable:
+            return _DamageLocation(range: unit.range, detail: "in this skippable frame")
+        }
+    }
+
+    static func describe(_ blocks: Int, frameStart: Int64) -> String {
+        (blocks == 1 ? "the block at these bytes fails to decode" : "one of the \(blocks) blocks at these bytes fails to decode")
+            + " (in the frame that starts at byte \(frameStart))"
+    }
+
+    /// The units from `start` up to the first that reaches past `handed` (or cannot be walked past), keeping
+    /// those that end after `keepingAfter`.
+    static func walk(fd: Int32, base: Int64, from start: Int64, keepingAfter consumed: Int64, to handed: Int64) -> [Unit] {
+        var units: [Unit] = []
+        func add(_ unit: Unit) { if unit.range.upperBound > consumed || unit.kind == .cutOff { units.append(unit) } }
         var header = [UInt8](repeating: 0, count: 18)
-        func read(_ buffer: inout [UInt8], at offset: Int64, count: Int) -> Int {
-            Self.read(fd, &buffer, at: base + offset, count: count)
-        }
-        guard read(&header, at: frameStart, count: 5) == 5,
-            let (headerBytes, hasChecksum) = frameHeader(header)
-        else { return fallback }
-        let headerEnd = frameStart + headerBytes
-        var position = headerEnd
-        /// Several candidate blocks: decode the frame again (up to 256 MiB of it) to tell which one fails.
-        func answer(_ range: Range<Int64>, _ blocks: Int) -> _DamageLocation {
-            if blocks > 1, range.upperBound - frameStart <= 256 << 20,
-                let block = pinpoint(
-                    fd: fd, base: base, frameStart: frameStart, headerEnd: headerEnd, limit: range.upperBound,
-                    windowLogMax: windowLogMax), range.contains(block.lowerBound)
-            {
-                return _DamageLocation(range: block, detail: describe(1, frameStart: frameStart))
+        var position = start
+        while position < handed {
+            let got = read(fd, &header, at: base + position, count: 18)
+            guard got >= 4 else {
+                add(Unit(kind: .cutOff, range: position..<max(handed, position + 1), frameStart: position))
+                return units
             }
-            return _DamageLocation(range: range, detail: describe(blocks, frameStart: frameStart))
-        }
-        var candidates: Range<Int64>?
-        var candidateCount = 0
-        while true {
-            guard read(&header, at: position, count: 3) == 3 else {
-                // The frame ends early: the file is cut inside it.
-                return _DamageLocation(range: position..<max(handed, position + 1), detail: "the frame is cut off here")
-            }
-            let raw = Int64(header[0]) | Int64(header[1]) << 8 | Int64(header[2]) << 16
-            let last = raw & 1 == 1
-            let type = (raw >> 1) & 3
-            let size = raw >> 3
-            if type == 3 {
-                return _DamageLocation(
-                    range: position..<(position + 3), detail: "the block header at this offset has the reserved block type")
-            }
-            // size < 2^21 and position < 2^62 here: no overflow.
-            let end = position + 3 + (type == 1 ? 1 : size)
-            if !checksum {
-                if end > consumed {
-                    if end > handed {
-                        // Nothing completed in the failing call: the header of this block was refused.
-                        guard let candidates else {
-                            return _DamageLocation(
-                                range: position..<(position + 3),
-                                detail: "the block header at this offset is damaged (a block of \(size) bytes)")
-                        }
-                        return answer(candidates, candidateCount)
-                    }
-                    candidates = (candidates?.lowerBound ?? position)..<end
-                    candidateCount += 1
+            let magic = UInt32(header[0]) | UInt32(header[1]) << 8 | UInt32(header[2]) << 16 | UInt32(header[3]) << 24
+            if magic & _Zstd.skippableMagicMask == _Zstd.skippableMagicStart {
+                guard got >= 8 else {
+                    add(Unit(kind: .cutOff, range: position..<max(handed, position + 1), frameStart: position))
+                    return units
                 }
-                if last {
-                    return answer(candidates ?? position..<end, max(1, candidateCount))
-                }
-            } else if last {
-                let frameEnd = end + (hasChecksum ? 4 : 0)
-                return _DamageLocation(
-                    range: frameStart..<frameEnd,
-                    detail: "the frame's content does not match its checksum: the damage is somewhere in this frame")
+                let size = Int64(header[4]) | Int64(header[5]) << 8 | Int64(header[6]) << 16 | Int64(header[7]) << 24
+                add(Unit(kind: .skippable, range: position..<(position + 8 + size), frameStart: position))
+                position += 8 + size
+                continue
             }
-            position = end
-            if !checksum, let c = candidates, position >= handed {
-                return answer(c, candidateCount)
+            guard magic == _Zstd.frameMagic else {
+                add(Unit(kind: .badMagic, range: position..<(position + 4), frameStart: position))
+                return units
+            }
+            guard got >= 5, let (headerBytes, hasChecksum) = frameHeader(header), Int64(got) >= headerBytes else {
+                add(Unit(kind: .cutOff, range: position..<max(handed, position + 1), frameStart: position))
+                return units
+            }
+            let blockMaximum = Int64(header.withUnsafeBytes { _FrameHeader($0).blockMaximum })
+            let frameStart = position
+            add(Unit(kind: .header, range: position..<(position + headerBytes), frameStart: frameStart))
+            position += headerBytes
+            while true {
+                guard read(fd, &header, at: base + position, count: 3) == 3 else {
+                    add(Unit(kind: .cutOff, range: position..<max(handed, position + 1), frameStart: frameStart))
+                    return units
+                }
+                let raw = Int64(header[0]) | Int64(header[1]) << 8 | Int64(header[2]) << 16
+                let type = (raw >> 1) & 3
+                if type == 3 {
+                    add(Unit(kind: .reservedBlock, range: position..<(position + 3), frameStart: frameStart))
+                    return units
+                }
+                // size < 2^21 and position < 2^62 here: no overflow.
+                let end = position + 3 + (type == 1 ? 1 : raw >> 3)
+                if end > handed || raw >> 3 > blockMaximum {
+                    // A size over the frame's maximum (libzstd refuses the header), or only the header was handed.
+                    add(Unit(kind: .blockHeader, range: position..<(position + 3), frameStart: frameStart, extra: raw >> 3))
+                    return units
+                }
+                add(Unit(kind: .block, range: position..<end, frameStart: frameStart))
+                position = end
+                if raw & 1 == 1 { break }
+            }
+            if hasChecksum {
+                add(Unit(kind: .checksum, range: position..<(position + 4), frameStart: frameStart, extra: position + 4))
+                position += 4
             }
         }
+        return units
     }
 
     /// The size of a zstd frame header and whether the frame ends with a checksum, from its first 5 bytes
@@ -135,62 +202,46 @@ enum _DamageLocator {
         let magic = UInt32(first[0]) | UInt32(first[1]) << 8 | UInt32(first[2]) << 16 | UInt32(first[3]) << 24
         guard magic == _Zstd.frameMagic else { return nil }
         let descriptor = first[4]
-        let singleSegment = descriptor & 0x20 != 0
-        let dictionaryBytes: Int64 = [0, 1, 2, 4][Int(descriptor & 3)]
-        let contentSizeBytes: Int64 = [singleSegment ? 1 : 0, 2, 4, 8][Int(descriptor >> 6)]
-        return (5 + (singleSegment ? 0 : 1) + dictionaryBytes + contentSizeBytes, descriptor & 0x04 != 0)
+        return (Int64(_FrameHeader.size(descriptor: descriptor)), descriptor & 0x04 != 0)
     }
 
-    /// Re-decodes the frame at `frameStart` from its first byte, one block per call with a fresh context,
-    /// up to `limit`; returns the block whose decoding fails (nil when none fails before `limit`).
+    /// Decodes the stream again from the frame at `start`, one unit per call with a fresh context, up to
+    /// `handed`; returns the unit whose decoding fails (nil when none fails).
     ///
-    /// Costs one decode of the frame's bytes up to the damage; used only when several blocks are candidates.
-    static func pinpoint(
-        fd: Int32, base: Int64, frameStart: Int64, headerEnd: Int64, limit: Int64, windowLogMax: Int32
-    ) -> Range<Int64>? {
+    /// Costs one decode of the bytes up to the damage; used only when several units are candidates.
+    static func pinpoint(fd: Int32, base: Int64, from start: Int64, to handed: Int64, windowLogMax: Int32) -> Unit? {
         guard let context = try? _DContext(windowLogMax: windowLogMax) else { return nil }
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: _Zstd.recommendedOutputSize, alignment: 16)
         defer { output.deallocate() }
-        var piece = [UInt8](repeating: 0, count: Int(maxBlockSpan + headerEnd - frameStart))
-        var start = frameStart
-        var blockStart = headerEnd
-        while blockStart < limit {
-            var header = [UInt8](repeating: 0, count: 3)
-            guard read(fd, &header, at: base + blockStart, count: 3) == 3 else { return nil }
-            let raw = Int64(header[0]) | Int64(header[1]) << 8 | Int64(header[2]) << 16
-            let type = (raw >> 1) & 3
-            let end = blockStart + 3 + (type == 1 ? 1 : raw >> 3)
-            let count = Int(end - start)
-            if piece.count < count { piece = [UInt8](repeating: 0, count: count) }
-            guard read(fd, &piece, at: base + start, count: count) == count else { return nil }
-            let failed: Bool = piece.withUnsafeBytes { bytes in
-                var input = ZSTD_inBufferShim(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
-                while input.pos < input.size {
-                    var out = ZSTD_outBufferShim(output)
-                    if case .failure = context.decompress(&out, &input) { return true }
-                    if out.pos == 0 && input.pos < input.size && out.size > 0 {
-                        // No progress with room to spare cannot happen on valid input; stop rather than spin.
-                        return true
-                    }
-                }
-                // Flush what this block decoded (a block decodes to at most 128 KiB).
-                while true {
-                    var out = ZSTD_outBufferShim(output)
-                    var empty = ZSTD_inBufferShim(UnsafeRawBufferPointer(start: nil, count: 0))
-                    guard case .success = context.decompress(&out, &empty) else { return true }
-                    if out.pos < out.size { return false }
-                }
+        var piece = [UInt8](repeating: 0, count: Int(maxBlockSpan))
+        for unit in walk(fd: fd, base: base, from: start, keepingAfter: -1, to: handed) {
+            if unit.kind == .cutOff { return nil }
+            var at = unit.range.lowerBound
+            while at < unit.range.upperBound {
+                // Skippable frames may be long: fed in block-sized pieces.
+                let count = Int(min(unit.range.upperBound - at, Int64(piece.count)))
+                guard read(fd, &piece, at: base + at, count: count) == count else { return nil }
+                if !feed(context, piece, count, output) { return unit }
+                at += Int64(count)
             }
-            if failed { return blockStart..<end }
-            start = end
-            blockStart = end
         }
         return nil
     }
 
-    private static func describe(_ blocks: Int, frameStart: Int64) -> String {
-        (blocks == 1 ? "the block at these bytes fails to decode" : "one of the \(blocks) blocks at these bytes fails to decode")
-            + " (in the frame that starts at byte \(frameStart))"
+    /// Feeds `piece[0..<count]` to `context`, draining the output; false when libzstd fails.
+    private static func feed(_ context: _DContext, _ piece: [UInt8], _ count: Int, _ output: UnsafeMutableRawBufferPointer) -> Bool {
+        piece.withUnsafeBytes { bytes in
+            var input = ZSTD_inBufferShim(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
+            while true {
+                let before = input.pos
+                var out = ZSTD_outBufferShim(output)
+                guard case .success = context.decompress(&out, &input) else { return false }
+                // Done once the piece is consumed and the output was not filled (nothing left to flush), or
+                // when a call makes no progress (which valid input never causes with room to spare).
+                if input.pos == input.size && out.pos < out.size { return true }
+                if input.pos == before && out.pos == 0 { return true }
+            }
+        }
     }
 
     /// Reads `count` bytes at `offset` into `buffer`; returns how many were read (short at the end).

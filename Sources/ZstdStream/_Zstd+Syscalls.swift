@@ -206,8 +206,9 @@ private func _writeHook(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
 
 // MARK: libzstd
 
-/// An owned `ZSTD_DCtx`. Not thread-safe: one per stream.
-final class _DContext {
+/// An owned `ZSTD_DCtx`. Not thread-safe: one per stream, or one per worker thread of a `_WorkerPool`
+/// (`@unchecked Sendable` for that hand-over; never used by two threads at once).
+final class _DContext: @unchecked Sendable {
     let ctx: OpaquePointer
 
     init(windowLogMax: Int32) throws(ZstdError) {
@@ -236,13 +237,25 @@ final class _DContext {
         if ZSTD_isError(r) != 0 { return .failure(_LibzstdError(code: ZSTD_getErrorCode(r), name: _Zstd.errorName(r))) }
         return .success(r)
     }
+
+    /// Decodes one whole frame (`ZSTD_decompressDCtx`) from `source` into `destination`; returns the
+    /// decoded size. One pass, straight into `destination`: for frames whose decoded size is bounded.
+    func decompressFrame(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
+    ) -> Result<Int, _LibzstdError> {
+        let r = ZSTD_decompressDCtx(ctx, destination.baseAddress, destination.count, source.baseAddress, source.count)
+        if ZSTD_isError(r) != 0 { return .failure(_LibzstdError(code: ZSTD_getErrorCode(r), name: _Zstd.errorName(r))) }
+        return .success(r)
+    }
 }
 
-/// An owned `ZSTD_CCtx`. Not thread-safe: one per stream.
-final class _CContext {
+/// An owned `ZSTD_CCtx`. Not thread-safe: one per stream, or one per worker thread of a `_WorkerPool`
+/// (`@unchecked Sendable` for that hand-over; never used by two threads at once).
+final class _CContext: @unchecked Sendable {
     let ctx: OpaquePointer
 
-    init(level: Int32, workers: Int32) throws(ZstdError) {
+    /// - Parameter checksum: end every frame with the 32-bit XXH64 of its content (`ZSTD_c_checksumFlag`).
+    init(level: Int32, workers: Int32, checksum: Bool = false) throws(ZstdError) {
         guard let ctx = ZSTD_createCCtx() else {
             throw ZstdError(.encoderFailed, detail: "ZSTD_createCCtx failed (out of memory)")
         }
@@ -250,6 +263,9 @@ final class _CContext {
         var r = ZSTD_CCtx_setParameter(ctx, ZSTD_c_compressionLevel, level)
         if ZSTD_isError(r) == 0, workers > 0 {
             r = ZSTD_CCtx_setParameter(ctx, ZSTD_c_nbWorkers, workers)
+        }
+        if ZSTD_isError(r) == 0, checksum {
+            r = ZSTD_CCtx_setParameter(ctx, ZSTD_c_checksumFlag, 1)
         }
         if ZSTD_isError(r) != 0 {
             ZSTD_freeCCtx(ctx)
@@ -267,6 +283,17 @@ final class _CContext {
         if ZSTD_isError(r) != 0 { throw ZstdError(.encoderFailed, libzstdName: _Zstd.errorName(r)) }
         return r
     }
+
+    /// Compresses `source` as one whole frame (`ZSTD_compress2`: its content size in the header, the
+    /// parameters fitted to its size) into `destination`, which holds at least
+    /// `_Zstd.compressBound(source.count)` bytes; returns the frame's size.
+    func compressFrame(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
+    ) -> Result<Int, ZstdError> {
+        let r = ZSTD_compress2(ctx, destination.baseAddress, destination.count, source.baseAddress, source.count)
+        if ZSTD_isError(r) != 0 { return .failure(ZstdError(.encoderFailed, libzstdName: _Zstd.errorName(r))) }
+        return .success(r)
+    }
 }
 
 enum _Zstd {
@@ -274,6 +301,8 @@ enum _Zstd {
     static var recommendedInputSize: Int { ZSTD_DStreamInSize() }
     static var recommendedOutputSize: Int { ZSTD_DStreamOutSize() }
     static var recommendedCompressOutputSize: Int { ZSTD_CStreamOutSize() }
+    /// The largest frame `count` bytes can compress to (`ZSTD_compressBound`).
+    static func compressBound(_ count: Int) -> Int { ZSTD_compressBound(count) }
     static let windowTooLargeCode = ZSTD_error_frameParameter_windowTooLarge
     static let checksumWrongCode = ZSTD_error_checksum_wrong
     static let frameMagic: UInt32 = 0xFD2F_B528

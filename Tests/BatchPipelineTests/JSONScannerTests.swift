@@ -154,7 +154,9 @@ final class JSONScannerTests: XCTestCase {
         for line in try corpusLines() { assertAgree(line) }
     }
 
-    func testHostileLines() {
+    /// Hand-written lines that break the JSON and UTF-8 rules one at a time (and some that only look as if
+    /// they do).
+    func hostileLines() -> [[UInt8]] {
         let cases: [String] = [
             #"{"body":"a\nb\"c\\d\/e\u0041\u00e9\u20ac\ud83d\ude00"}"#,
             #"{"body":"\ud800"}"#, #"{"body":"\udc00"}"#, #"{"body":"\ud83dx"}"#, #"{"body":"\ud83d\u0041"}"#,
@@ -174,17 +176,198 @@ final class JSONScannerTests: XCTestCase {
             #"{"body":"ไทย 中文 हिन्दी 🙂"}"#, #"{"sender":"VM-HDFCBK","body":"Rs 500 debited"}"#,
             "{\"body\":\"" + String(repeating: "a", count: 100_000) + "\"}",
         ]
-        for text in cases { assertAgree(Array(text.utf8)) }
+        var lines = cases.map { Array($0.utf8) }
         // Depth: Foundation allows 512 nested containers in all and refuses 513.
         for depth in [510, 511, 512, 600] {
-            let line = "{\"body\":\"x\",\"a\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
-            assertAgree(Array(line.utf8))
+            lines.append(Array(("{\"body\":\"x\",\"a\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}").utf8))
         }
         // Invalid UTF-8: lone continuation, overlong, surrogate, too large, truncated sequences.
         let badBytes: [[UInt8]] = [[0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE0, 0x80], [0xF0, 0x9F, 0x99], [0xFF], [0xC3]]
         for bad in badBytes {
-            assertAgree(Array(#"{"body":"ok "#.utf8) + bad + Array(#" tail"}"#.utf8))
-            assertAgree(Array(#"{"id":""#.utf8) + bad + Array(#"","body":"x"}"#.utf8))
+            lines.append(Array(#"{"body":"ok "#.utf8) + bad + Array(#" tail"}"#.utf8))
+            lines.append(Array(#"{"id":""#.utf8) + bad + Array(#"","body":"x"}"#.utf8))
+        }
+        return lines
+    }
+
+    /// `line` with its trouble moved past the first SIMD blocks: a 40-byte field before everything else, and
+    /// 37 bytes (ASCII and Thai) at the start of every string that follows `"body":"`.
+    func padded(_ line: [UInt8]) -> [[UInt8]] {
+        let field = Array(#"{"pad":"0123456789abcdef0123456789abc","#.utf8)
+        let inside = Array("padding ไทย 0123456789 ".utf8)
+        var out: [[UInt8]] = []
+        if line.first == UInt8(ascii: "{") { out.append(field + line.dropFirst()) }
+        let marker = Array(#""body":""#.utf8)
+        var grown: [UInt8] = []
+        var i = 0
+        while i < line.count {
+            if line[i...].starts(with: marker) {
+                grown += marker + inside
+                i += marker.count
+            } else {
+                grown.append(line[i])
+                i += 1
+            }
+        }
+        if grown != line { out.append(grown) }
+        return out
+    }
+
+    func testHostileLines() {
+        for line in hostileLines() { assertAgree(line) }
+    }
+
+    /// The hostile lines, and the same with their trouble past the first blocks, under every string kernel.
+    func testHostileLinesUnderEveryKernel() {
+        let lines = hostileLines().flatMap { [$0] + padded($0) }
+        for kernel in kernels {
+            _JSONScanner.forceKernel(kernel)
+            for line in lines { assertAgree(line) }
+        }
+    }
+
+    /// The kernels to run: the scalar loop and every SIMD one this CPU has (forcing one it lacks is ignored).
+    var kernels: [Int] {
+        let best = _JSONScanner.forceKernel(nil)
+        return best == 3 ? [0, 3] : Array(0...best)
+    }
+
+    override func tearDown() { _JSONScanner.forceKernel(nil) }
+
+    /// Each string kernel against a byte-by-byte scan, on every length up to 130 at every alignment, with the
+    /// span ending at the last byte of a page whose next page is unmapped (a read past the end would crash),
+    /// and starting at the first byte of a page whose previous page is unmapped.
+    func testStringKernelsAgreeWithANaiveScanAndStayInTheirSpan() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let raw = mmap(nil, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED else {
+            throw XCTSkip("mmap failed")
+        }
+        defer { munmap(raw, 3 * page) }
+        XCTAssertEqual(mprotect(raw, page, PROT_NONE), 0)
+        XCTAssertEqual(mprotect(raw + 2 * page, page, PROT_NONE), 0)
+        let middle = (raw + page).assumingMemoryBound(to: UInt8.self)
+        var rng = Fixtures.SeededGenerator(seed: 1507)
+        print("kernels \(kernels), seed 1507")
+        let plain: [UInt8] = Array("abc xyz 0123 .,;:{}[]".utf8) + [0x7F, 0x20, 0x80, 0xBF, 0xC3, 0xE0, 0xFF]
+        let stops: [UInt8] = [0x22, 0x5C, 0x00, 0x0A, 0x1F]
+        for length in 0...130 {
+            for trial in 0..<12 {
+                var bytes = (0..<length).map { _ in plain[Int(rng.next() % UInt64(plain.count))] }
+                if trial % 3 != 0 {
+                    for _ in 0..<(1 + Int(rng.next() % 2)) where length > 0 {
+                        bytes[Int(rng.next() % UInt64(length))] = stops[Int(rng.next() % UInt64(stops.count))]
+                    }
+                }
+                if trial % 2 == 0 { for k in bytes.indices where bytes[k] >= 0x80 { bytes[k] = 0x61 } }
+                let stop = bytes.firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } ?? length
+                let high = bytes[..<stop].contains { $0 >= 0x80 }
+                for kernel in kernels {
+                    _JSONScanner.forceKernel(kernel)
+                    for place in ["end of page", "start of page"] {
+                        let start = place == "end of page" ? middle + page - length : middle
+                        start.update(from: bytes, count: length)
+                        let got = _JSONScanner.kernelScan(UnsafeRawBufferPointer(start: start, count: length))
+                        XCTAssertEqual(got.offset, stop, "kernel \(kernel), \(place), \(bytes)")
+                        XCTAssertEqual(got.high, high, "kernel \(kernel), \(place), \(bytes)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each UTF-8 kernel against the byte loop (`_firstInvalidUTF8`, itself Unicode Table 3-7): every
+    /// two-byte pair, the lead bytes of 3- and 4-byte sequences with boundary continuations, placed so that
+    /// they straddle 16- and 32-byte blocks and end the span; then random mixes of valid and broken scalars.
+    func testUTF8KernelsAgreeWithTheByteLoop() throws {
+        var rng = Fixtures.SeededGenerator(seed: 2718)
+        print("kernels \(kernels), seed 2718")
+        var buffer = [UInt8](repeating: 0x61, count: 80)
+        func check(_ sequence: [UInt8], label: String, places: [(Int, Int)] = [(14, 0), (31, 17), (0, 3), (30, 0)]) {
+            for (position, tail) in places {
+                let count = position + sequence.count + tail
+                defer { for k in sequence.indices { buffer[position + k] = 0x61 } }
+                do {
+                    for (k, b) in sequence.enumerated() { buffer[position + k] = b }
+                    buffer.withUnsafeBytes { raw in
+                        let span = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                        let expected = _firstInvalidUTF8(span) == nil
+                        for kernel in kernels {
+                            _JSONScanner.forceKernel(kernel)
+                            if _JSONScanner.kernelUTF8Valid(span) != expected {
+                                XCTFail("kernel \(kernel): \(label) \(sequence.map { String($0, radix: 16) }) at \(position), tail \(tail): expected \(expected)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Pairs: every lead byte of 0x80 and above with every byte, and three ASCII bytes with every high byte.
+        for b0 in 0...255 {
+            for b1 in 0...255 where b0 >= 0x80 || (b1 >= 0x80 && [0x00, 0x41, 0x7F].contains(b0)) {
+                check([UInt8(b0), UInt8(b1)], label: "pair", places: [(14, 0), (31, 17)])
+            }
+        }
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xF5]
+        for b0 in 0xC0...0xFF {
+            for b1 in edges { for b2 in edges { check([UInt8(b0), b1, b2], label: "triple") } }
+            let continuations: [UInt8] = [0x41, 0x80, 0xBF, 0xC0]
+            if b0 >= 0xF0 { for b1 in edges { for b2 in continuations { for b3 in continuations { check([UInt8(b0), b1, b2, b3], label: "quad") } } } }
+        }
+        let scalars: [[UInt8]] = ["a", "é", "ไ", "中", "🙂", "\u{10FFFF}", "\u{FFFF}", "\u{800}"].map { Array($0.utf8) }
+        for _ in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(rng.next() % 40) { bytes += scalars[Int(rng.next() % UInt64(scalars.count))] }
+            switch rng.next() % 4 {
+            case 0 where !bytes.isEmpty: bytes.removeLast()
+            case 1 where !bytes.isEmpty: bytes[Int(rng.next() % UInt64(bytes.count))] ^= UInt8(1 << (rng.next() % 8))
+            case 2: bytes.insert(UInt8(truncatingIfNeeded: rng.next()), at: Int(rng.next() % UInt64(bytes.count + 1)))
+            default: break
+            }
+            bytes.withUnsafeBytes { raw in
+                let expected = _firstInvalidUTF8(raw) == nil
+                for kernel in kernels {
+                    _JSONScanner.forceKernel(kernel)
+                    XCTAssertEqual(_JSONScanner.kernelUTF8Valid(raw), expected, "kernel \(kernel): \(bytes)")
+                }
+            }
+        }
+    }
+
+    /// Every kernel gives the same verdicts and error offsets on hostile and mutated lines, and agrees with
+    /// Foundation on the corpora.
+    func testEveryKernelAgreesWithFoundationAndWithTheOthers() throws {
+        let lines = try corpusLines()
+        var rng = Fixtures.SeededGenerator(seed: 77)
+        var samples: [[UInt8]] = []
+        for _ in 0..<3000 {
+            var line = lines[Int(rng.next() % UInt64(lines.count))]
+            let position = Int(rng.next() % UInt64(line.count + 1))
+            let insert: [[UInt8]] = [[0x5C], [0x22], [0x00], [0x1F], [0xFF], [0xE0, 0xB8], Array("\\u00e9".utf8)]
+            line.insert(contentsOf: insert[Int(rng.next() % UInt64(insert.count))], at: position)
+            samples.append(line)
+        }
+        func verdicts() -> [String] {
+            samples.map { line in
+                line.withUnsafeBytes { raw in
+                    let key: [UInt8] = Array("body".utf8)
+                    return key.withUnsafeBytes { k in
+                        let fields = UnsafeMutableBufferPointer<JSONField>.allocate(capacity: 1)
+                        defer { fields.deallocate() }
+                        return [k].withUnsafeBufferPointer { keys in
+                            if let e = _JSONScanner.scan(raw, keys: keys, fields: fields) { return "\(e.offset) \(e.reason)" }
+                            return "ok \(fields[0].rawStart) \(fields[0].rawEnd) \(fields[0].escaped)"
+                        }
+                    }
+                }
+            }
+        }
+        var reference: [String]?
+        for kernel in kernels {
+            _JSONScanner.forceKernel(kernel)
+            for line in lines { assertAgree(line) }
+            for line in samples.prefix(500) { assertAgree(line) }
+            let mine = verdicts()
+            if let reference { XCTAssertEqual(mine, reference, "kernel \(kernel)") } else { reference = mine }
         }
     }
 

@@ -237,6 +237,11 @@ OPTIONS:
   --compression-threads <compression-threads>
                           zstd compression threads for the output, 0 to 256
                           (default: --threads above 1).
+  --frame-size <frame-size>
+                          Decoded bytes per frame of .zst outputs, 64K to 1G,
+                          plus a seek table (zstd's seekable format: readers
+                          decode the frames in parallel); 0: one frame.
+                          (default: 4M)
   --strict                Stop with exit status 65 at the first malformed
                           record.
   --explain               Add the deciding phrase and its byte span to each
@@ -394,6 +399,10 @@ OPTIONS:
                           fastText's label prefix. (default: __label__)
   --zst                   Compress the outputs with zstd (names get .zst).
   --level <level>         zstd level with --zst, -7 to 19. (default: 3)
+  --frame-size <frame-size>
+                          Decoded bytes per frame with --zst, 64K to 1G, plus a
+                          seek table (zstd's seekable format); 0: one frame.
+                          (default: 4M)
   --stats-file <file>     Write the per-split, per-label table as JSON to this
                           file (- is standard output).
   --input-format <input-format>
@@ -515,7 +524,7 @@ Records are not written to a terminal unless -o - asks for it.
 Example:
   smsfilter generate --count 10000000 --seed 1 -o corpus-10m.jsonl.zst
 
-USAGE: smsfilter generate --count <count> [--seed <seed>] [--output <file>] [--level <level>] [--threads <threads>] [--force] [--quiet] [--json]
+USAGE: smsfilter generate --count <count> [--seed <seed>] [--output <file>] [--level <level>] [--threads <threads>] [--frame-size <frame-size>] [--force] [--quiet] [--json]
 
 OPTIONS:
   --count <count>         Number of records.
@@ -525,6 +534,10 @@ OPTIONS:
   --level <level>         zstd level when compressing, -7 to 19. (default: 3)
   --threads <threads>     zstd compression threads, 1 to 256 (default: all
                           cores).
+  --frame-size <frame-size>
+                          Decoded bytes per frame of a .zst output, 64K to 1G,
+                          plus a seek table (zstd's seekable format); 0: one
+                          frame. (default: 4M)
   -f, --force             Replace an existing output file (devices, FIFOs and -
                           need no --force).
   -q, --quiet             Print no progress line or summary.

@@ -69,6 +69,9 @@ public struct ExportOptions: Sendable {
     public var outputFolder = "."
     /// zstd level of the outputs (names get `.zst`); nil: plain.
     public var compressionLevel: Int32?
+    /// With ``compressionLevel``: decoded bytes per frame in zstd's seekable format (frames and a seek table);
+    /// nil: one frame.
+    public var frameSize: Int? = ZstdSeekableEncoder.defaultFrameSize
     /// What the outputs do with a regular file already at their path (``OutputFile/Existing``).
     public var existing = OutputFile.Existing.replace
     /// Longest record read; a longer one is skipped and counted.

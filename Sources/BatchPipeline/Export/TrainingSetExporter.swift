@@ -63,7 +63,9 @@ public final class TrainingSetExporter {
         }
         do {
             for split in TrainingSplit.allCases {
-                let compression: OutputFile.Compression = options.compressionLevel.map { .zstd(level: $0, workers: 0) } ?? .none
+                let compression: OutputFile.Compression = options.compressionLevel.map {
+                    .zstd(level: $0, workers: 0, frameSize: options.frameSize)
+                } ?? .none
                 outputs.append(try OutputFile(path: path(of: split), compression: compression, existing: options.existing))
             }
         } catch {

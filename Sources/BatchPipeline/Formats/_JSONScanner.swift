@@ -11,8 +11,11 @@
 // Nesting deeper than 512 containers is refused, as Foundation refuses it. Duplicate keys: the last
 // one wins, as in Foundation.
 //
-// All byte access goes through `UnsafeRawBufferPointer` subscripts, which are bounds-checked in debug
-// builds; every index is compared against `end` before it is read.
+// All byte access goes through `UnsafeRawBufferPointer` subscripts and loads, which are bounds-checked in
+// debug builds; every index is compared against `end` before it is read. The one C call
+// (`json_scan_string`, Sources/CJSONSIMD) is given `s[i..<end]` and reads nothing outside it.
+
+import CJSONSIMD
 
 /// What a wanted top-level field held.
 public struct JSONField: Sendable, Equatable {
@@ -88,7 +91,8 @@ struct _JSONScanner {
             guard i < end else { return JSONScanError(offset: i, reason: "expected a value") }
             // Which wanted field is this?
             var slot = -1
-            for k in 0..<keys.count where keyEquals(keyRaw, escaped: escaped, keys[k]) {
+            // A length that differs rules a key out without a call (an escaped key may be longer than it reads).
+            for k in 0..<keys.count where (escaped || keys[k].count == keyRaw.count) && keyEquals(keyRaw, escaped: escaped, keys[k]) {
                 slot = k
                 break
             }
@@ -148,8 +152,8 @@ struct _JSONScanner {
     /// Scans a string starting at the quote at `i`; returns the index after its closing quote.
     /// Validates escapes (including surrogate pairs) and UTF-8.
     ///
-    /// The loop looks for quotes, backslashes and control bytes 8 bytes at a time and only notes whether
-    /// bytes of 0x80 and above went by; their UTF-8 is validated once per string, in one pass, at the end.
+    /// `skipPlain` finds the next quote, backslash or control byte (in 16/32-byte SIMD blocks) and only notes
+    /// whether bytes of 0x80 and above went by; their UTF-8 is validated once per string, in one pass, at the end.
     @inline(__always)
     static func scanString(
         _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ escaped: inout Bool
@@ -157,18 +161,12 @@ struct _JSONScanner {
         var i = start + 1
         var highBits: UInt64 = 0
         while true {
-            // Fast path: 8 bytes at a time while none is a quote, a backslash or a control byte.
-            while i + 8 <= end {
-                let w = s.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if _hasStructuralByte(w) { break }
-                highBits |= w
-                i += 8
-            }
+            i = skipPlain(s, i, end, &highBits)
             guard i < end else { return .failure(JSONScanError(offset: i, reason: "unterminated string")) }
             let c = s[i]
             if c == UInt8(ascii: "\"") {
                 if highBits & 0x8080_8080_8080_8080 != 0,
-                    let bad = _firstInvalidUTF8(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
+                    let bad = _invalidUTF8Offset(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
                 {
                     return .failure(JSONScanError(offset: start + 1 + bad, reason: "invalid UTF-8"))
                 }
@@ -200,17 +198,51 @@ struct _JSONScanner {
                 }
                 continue
             }
-            if c < 0x20 {
-                // Report invalid UTF-8 before it, if any, so the reason names the first problem.
-                if highBits & 0x8080_8080_8080_8080 != 0 || c >= 0x80,
-                    let bad = _firstInvalidUTF8(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i])) {
-                    return .failure(JSONScanError(offset: start + 1 + bad, reason: "invalid UTF-8"))
-                }
-                return .failure(JSONScanError(offset: i, reason: "control character in a string"))
+            // A control byte (skipPlain stops only at these three kinds).
+            // Report invalid UTF-8 before it, if any, so the reason names the first problem.
+            if highBits & 0x8080_8080_8080_8080 != 0,
+                let bad = _invalidUTF8Offset(UnsafeRawBufferPointer(rebasing: s[(start + 1)..<i]))
+            {
+                return .failure(JSONScanError(offset: start + 1 + bad, reason: "invalid UTF-8"))
             }
-            highBits |= UInt64(c)
+            return .failure(JSONScanError(offset: i, reason: "control character in a string"))
+        }
+    }
+
+    /// The index of the first quote, backslash or control byte (below 0x20) in `s[i..<end]`, or `end`; ORs the
+    /// bytes passed over into `high` (whose 0x80 bits say whether a byte of 0x80 or above went by).
+    ///
+    /// While 16 bytes or more of the line are left, the C kernel (`json_scan_string`: AVX2, SSSE3 or NEON
+    /// blocks, see `Sources/CJSONSIMD`) does it, whatever the string's length (a string's end is not known
+    /// in advance, the line's is; a call costs less than one 8-byte SWAR step). Near the end of the line,
+    /// 8 bytes at a time and then byte by byte.
+    @inline(__always)
+    static func skipPlain(_ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ high: inout UInt64) -> Int {
+        var i = start
+        if end - i >= 16 {
+            let r = json_scan_string(s.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, end - i)
+            if r & _jsonScanHighBit != 0 { high |= 0x80 }
+            return i + Int(truncatingIfNeeded: r & ~_jsonScanHighBit)
+        }
+        while i + 8 <= end {
+            let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let mask = _structuralMask(w)
+            if mask != 0 {
+                // The lowest flagged byte is exact (see `_structuralMask`); k < 8, so the shift is < 64.
+                let k = mask.trailingZeroBitCount &>> 3
+                high |= w & ((1 &<< UInt64(k &* 8)) &- 1)
+                return i &+ k
+            }
+            high |= w
+            i += 8
+        }
+        while i < end {
+            let c = s[i]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { return i }
+            high |= UInt64(c)
             i += 1
         }
+        return i
     }
 
     @inline(__always)
@@ -382,8 +414,15 @@ struct _JSONScanner {
     @inline(__always)
     static func keyEquals(_ raw: UnsafeRawBufferPointer, escaped: Bool, _ wanted: UnsafeRawBufferPointer) -> Bool {
         if !escaped {
-            guard raw.count == wanted.count else { return false }
-            for k in 0..<raw.count where raw[k] != wanted[k] { return false }
+            let n = raw.count
+            guard n == wanted.count else { return false }
+            if n >= 4 && n <= 8 {
+                // Two overlapping 4-byte words cover 4 to 8 bytes.
+                return raw.loadUnaligned(as: UInt32.self) == wanted.loadUnaligned(as: UInt32.self)
+                    && raw.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+                        == wanted.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            }
+            for k in 0..<n where raw[k] != wanted[k] { return false }
             return true
         }
         // Rare: decode escapes one unit at a time and compare as we go.
@@ -396,9 +435,36 @@ struct _JSONScanner {
     }
 }
 
-/// True when any byte of `w` is `"`, `\` or below 0x20 (bytes of 0x80 and above are not flagged).
+extension _JSONScanner {
+    /// Forces the string kernel (0 scalar, 1 SSSE3, 2 AVX2, 3 NEON; nil: the automatic choice) when the CPU has
+    /// it; returns the kernel now in use. For tests and measurements.
+    @discardableResult
+    static func forceKernel(_ kernel: Int?) -> Int { Int(json_simd_force_kernel(Int32(kernel ?? -1))) }
+
+    /// `json_utf8_valid` over `bytes`. For tests.
+    static func kernelUTF8Valid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        return json_utf8_valid(base.assumingMemoryBound(to: UInt8.self), bytes.count) != 0
+    }
+
+    /// `json_scan_string` over `bytes`: the offset of the first quote, backslash or control byte (or the
+    /// count), and whether a byte of 0x80 or above comes before it. For tests.
+    static func kernelScan(_ bytes: UnsafeRawBufferPointer) -> (offset: Int, high: Bool) {
+        guard let base = bytes.baseAddress else { return (0, false) }
+        let r = json_scan_string(base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        return (Int(truncatingIfNeeded: r & ~_jsonScanHighBit), r & _jsonScanHighBit != 0)
+    }
+}
+
+/// `JSON_SCAN_HIGH_BIT` of `json_scan_string`'s result.
+let _jsonScanHighBit: UInt64 = 1 << 63
+
+/// A mask with the top bit of each byte of `w` (little-endian: byte 0 is the lowest) set where the byte may
+/// be `"`, `\` or below 0x20; bytes of 0x80 and above are never flagged. The lowest flagged byte is exact:
+/// the zero-byte test `(x - 0x01…) & ~x & 0x80…` can only flag a byte wrongly through a borrow from a lower
+/// byte that is itself flagged.
 @inline(__always)
-func _hasStructuralByte(_ w: UInt64) -> Bool {
+func _structuralMask(_ w: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080
     @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
@@ -406,7 +472,15 @@ func _hasStructuralByte(_ w: UInt64) -> Bool {
     let backslash = hasZero(w ^ (ones &* 0x5C))
     // Bytes < 0x20: (b - 0x20) borrows into the high bit when b < 0x20 (only meaningful for b < 0x80).
     let control = (w &- ones &* 0x20) & ~w & highs
-    return (quote | backslash | control) != 0
+    return quote | backslash | control
+}
+
+/// The offset of the first byte that is not well-formed UTF-8 in `s`, or nil when all of it is: from 16 bytes
+/// on, the SIMD check (`json_utf8_valid`) says whether there is one, and only then does the byte loop look.
+@inline(__always)
+func _invalidUTF8Offset(_ s: UnsafeRawBufferPointer) -> Int? {
+    if s.count >= 16, json_utf8_valid(s.baseAddress!.assumingMemoryBound(to: UInt8.self), s.count) != 0 { return nil }
+    return _firstInvalidUTF8(s)
 }
 
 /// The offset of the first byte that is not well-formed UTF-8 in `s`, or nil when all of it is.

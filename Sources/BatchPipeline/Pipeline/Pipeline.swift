@@ -53,7 +53,10 @@ public final class Pipeline: Sendable {
             output = try options.outputPath.map { path throws(ZstdError) in
                 let level = options.outputLevel ?? (path.hasSuffix(".zst") ? 1 : nil)
                 return try OutputFile(
-                    path: path, compression: level.map { .zstd(level: $0, workers: Int32(options.compressionWorkers)) } ?? .none,
+                    path: path,
+                    compression: level.map {
+                        .zstd(level: $0, workers: Int32(options.compressionWorkers), frameSize: options.outputFrameSize)
+                    } ?? .none,
                     existing: options.existing)
             }
         } catch {
@@ -61,7 +64,10 @@ public final class Pipeline: Sendable {
         }
         do {
             let rejects = try options.rejectsPath.map { path throws(ZstdError) in
-                try OutputFile(path: path, compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0) : .none, existing: options.existing)
+                try OutputFile(
+                    path: path,
+                    compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0, frameSize: options.outputFrameSize) : .none,
+                    existing: options.existing)
             }
             return (output, rejects)
         } catch {

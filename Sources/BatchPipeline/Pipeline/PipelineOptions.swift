@@ -17,6 +17,9 @@ public struct PipelineOptions: Sendable {
     public var outputLevel: Int32?
     /// zstd compression threads for the output (0: the writer thread compresses).
     public var compressionWorkers = 0
+    /// zstd outputs (records and rejects): decoded bytes per frame in zstd's seekable format (frames and a
+    /// seek table, ``ZstdSeekableEncoder``; the same bytes whatever the thread count); nil: one frame.
+    public var outputFrameSize: Int? = ZstdSeekableEncoder.defaultFrameSize
     /// Write one small `{"id": …, "filter": {…}}` line per record instead of whole records.
     public var labelsOnly = false
     /// The key (JSON), column prefix (CSV/TSV) or attribute prefix (XML) of the added labels.

@@ -151,29 +151,43 @@ struct BenchCommand: ParsableCommand {
                 })
         }
 
-        // The decoder alone, beside the zstd command-line tool on the same file.
-        func decodeOnce() throws -> (seconds: Double, bytes: Int) {
+        // The decoder alone (one thread, and with more: the frame-parallel decoder, which decodes the frames of
+        // a multi-frame archive on `threads` workers), beside the zstd command-line tool on the same file; the
+        // three run in turn in each repetition.
+        func decodeOnce(threads: Int) throws -> (seconds: Double, bytes: Int, cpu: Double) {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
+            let cpuStart = Self.processCPUSeconds()
             let start = DispatchTime.now().uptimeNanoseconds
-            let decoder = try ZstdDecoder(path: input)
+            let decoder = try ZstdParallelDecoder(path: input, options: .init(threads: threads))
             var bytes = 0
             while true {
                 let n = try decoder.read(into: buffer)
                 if n == 0 { break }
                 bytes += n
             }
-            return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, bytes)
+            return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, bytes, Self.processCPUSeconds() - cpuStart)
         }
         stage("decoder")
-        var decodeRuns: [(seconds: Double, bytes: Int)] = []
+        var decodeRuns: [(seconds: Double, bytes: Int, cpu: Double)] = []
+        var parallelRuns: [Double] = []
+        var parallelCPU: [Double] = []
+        var zstdRuns: [Double] = []
         do {
-            for _ in 0..<`repeat` { decodeRuns.append(try decodeOnce()) }
+            for _ in 0..<`repeat` {
+                decodeRuns.append(try decodeOnce(threads: 1))
+                if threadCount > 1 {
+                    let run = try decodeOnce(threads: threadCount)
+                    parallelRuns.append(run.seconds)
+                    parallelCPU.append(run.cpu)
+                }
+                if let seconds = Self.timeZstdCLI(input) { zstdRuns.append(seconds) }
+            }
         } catch {
             throw CLI.fail("\(error)", code: 65)
         }
         let decodeSeconds = median(decodeRuns.map(\.seconds))
-        let zstdSeconds = median((0..<`repeat`).compactMap { _ in Self.timeZstdCLI(input) })
+        let zstdSeconds = median(zstdRuns)
 
         var report: [String: Any] = [
             "input": input, "ruleSet": ruleSet.checksum,
@@ -185,6 +199,12 @@ struct BenchCommand: ParsableCommand {
         ]
 
         report["decode"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: decodeSeconds, threads: 1)
+            .merging(["cpuSeconds": median(decodeRuns.map(\.cpu))], uniquingKeysWith: { a, _ in a })
+        if !parallelRuns.isEmpty {
+            // CPU seconds (all threads): on a shared machine, wall-clock time says little about parallelism.
+            report["decodeThreads"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: median(parallelRuns), threads: threadCount)
+                .merging(["cpuSeconds": median(parallelCPU)], uniquingKeysWith: { a, _ in a })
+        }
         if zstdSeconds > 0 {
             report["zstdCLI"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: zstdSeconds, threads: 1)
                 .merging(["command": "zstd -dc INPUT > /dev/null", "decoderSpeedRatio": zstdSeconds / decodeSeconds], uniquingKeysWith: { a, _ in a })
@@ -244,6 +264,17 @@ struct BenchCommand: ParsableCommand {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
+    /// User and system CPU seconds of the whole process so far (every thread).
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Darwin)
+        getrusage(RUSAGE_SELF, &usage)
+        #else
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     func figures(bytes: Int, records: Int, seconds: Double, threads: Int) -> [String: Any] {
         [
             "bytes": bytes, "records": records, "seconds": seconds, "threads": threads,
@@ -259,10 +290,12 @@ struct BenchCommand: ParsableCommand {
             lines.append(
                 name.padding(toLength: 18, withPad: " ", startingAt: 0)
                     + String(format: "%10.1f MB/s %14.0f msg/s  %8.3f s  ", f["mbPerSecond"] as! Double,
-                        f["messagesPerSecond"] as! Double, f["seconds"] as! Double) + "\(f["threads"]!) thread(s)")
+                        f["messagesPerSecond"] as! Double, f["seconds"] as! Double) + "\(f["threads"]!) thread(s)"
+                    + ((f["cpuSeconds"] as? Double).map { String(format: ", %.3f s of CPU", $0) } ?? ""))
         }
         row("zstd -dc", "zstdCLI")
         row("decoder", "decode")
+        row("decoder, threads", "decodeThreads")
         row("automaton", "automaton")
         if let automaton = report["automaton"] as? [String: Any], let engine = automaton["engine"] as? String {
             lines.append("  automaton engine: \(engine)")

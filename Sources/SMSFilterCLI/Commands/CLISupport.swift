@@ -99,6 +99,20 @@ struct FieldOptions: ParsableArguments {
     var names: FieldNames { FieldNames(id: idField, sender: senderField, body: bodyField) }
 }
 
+/// `--frame-size`: decoded bytes per frame of a zstd output in zstd's seekable format, or `0` for one frame
+/// without a seek table.
+struct FrameSize: ExpressibleByArgument {
+    let bytes: Int
+    init?(argument: String) {
+        guard let value = CLI.parseSize(argument), value >= 0 else { return nil }
+        bytes = value
+    }
+    init(_ bytes: Int) { self.bytes = bytes }
+    /// The frame size for ``OutputFile/Compression/zstd(level:workers:frameSize:)``: nil for one frame.
+    var frameSize: Int? { bytes == 0 ? nil : bytes }
+    var defaultValueDescription: String { ByteSize(bytes).argument }
+}
+
 /// A size given as bytes or with a K/M/G suffix.
 struct ByteSize: ExpressibleByArgument {
     let bytes: Int

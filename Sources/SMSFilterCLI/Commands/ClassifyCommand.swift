@@ -99,6 +99,11 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
     var compressionThreads: Int?
 
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Decoded bytes per frame of .zst outputs, 64K to 1G, plus a seek table (zstd's seekable format: readers decode the frames in parallel); 0: one frame.")
+    var frameSize = FrameSize(ZstdSeekableEncoder.defaultFrameSize)
+
     @Flag(name: .long, help: "Stop with exit status 65 at the first malformed record.")
     var strict = false
 
@@ -127,6 +132,7 @@ struct ClassifyCommand: ParsableCommand {
         try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
         try Limits.check(level, Limits.level, "--level")
         try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
+        try Limits.check(frameSize: frameSize)
         if let chunkSize { try Limits.checkChunkPool(threads: threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
@@ -218,6 +224,7 @@ struct ClassifyCommand: ParsableCommand {
         options.explain = explain
         options.threads = threads ?? CLI.cores
         options.compressionWorkers = compressionThreads ?? (options.threads > 1 ? options.threads : 0)
+        options.outputFrameSize = frameSize.frameSize
         options.chunkSize = chunkSize?.bytes ?? PipelineOptions.defaultChunkSize(threads: options.threads)
         options.maxRecord = maxRecord.bytes
         options.strict = strict

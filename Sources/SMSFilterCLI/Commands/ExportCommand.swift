@@ -76,6 +76,11 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "zstd level with --zst, -7 to 19.")
     var level: Int32 = 3
 
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Decoded bytes per frame with --zst, 64K to 1G, plus a seek table (zstd's seekable format); 0: one frame.")
+    var frameSize = FrameSize(ZstdSeekableEncoder.defaultFrameSize)
+
     @Option(name: .long, help: ArgumentHelp("Write the per-split, per-label table as JSON to this file (- is standard output).", valueName: "file"))
     var statsFile: String?
 
@@ -116,6 +121,7 @@ struct ExportCommand: ParsableCommand {
         if output != nil && outDirAlias != nil { throw ValidationError("Please give -o/--output once (--out-dir is its old name).") }
         try Limits.check(level, Limits.level, "--level")
         try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(frameSize: frameSize)
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
@@ -152,6 +158,7 @@ struct ExportCommand: ParsableCommand {
         options.outputFolder = outputFolder
         options.existing = plan.existingPolicy
         options.compressionLevel = zst ? level : nil
+        options.frameSize = frameSize.frameSize
         let progress = ProgressLine()
         if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
         let result: ExportStats

@@ -39,6 +39,11 @@ struct GenerateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "zstd compression threads, 1 to 256 (default: all cores).")
     var threads: Int?
 
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Decoded bytes per frame of a .zst output, 64K to 1G, plus a seek table (zstd's seekable format); 0: one frame.")
+    var frameSize = FrameSize(ZstdSeekableEncoder.defaultFrameSize)
+
     @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")
     var force = false
 
@@ -55,6 +60,7 @@ struct GenerateCommand: ParsableCommand {
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         try Limits.check(level, Limits.level, "--level")
         try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(frameSize: frameSize)
     }
 
     func run() throws {
@@ -64,7 +70,8 @@ struct GenerateCommand: ParsableCommand {
         try plan.check()
         try CLI.refuseRecordsToTerminal(output: outputPath)
         let compression: OutputFile.Compression =
-            out.hasSuffix(".zst") ? .zstd(level: level, workers: Int32(threads ?? CLI.cores)) : .none
+            out.hasSuffix(".zst")
+            ? .zstd(level: level, workers: Int32(threads ?? CLI.cores), frameSize: frameSize.frameSize) : .none
         let started = Date()
         do {
             let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchPipeline
+import ZstdStream
 
 /// The allowed range of every number a flag sets, checked in `validate()` with a usage error (exit 64)
 /// that says what is allowed. Nothing a flag sets is trusted to fit in memory or in an `Int`.
@@ -16,6 +17,16 @@ enum Limits {
     static let maxRecord = (1 << 10)...(1 << 30)
     /// zstd levels. Levels 20–22 (zstd's `--ultra`) take 300–700 MB per compression thread, so they are refused.
     static let level: ClosedRange<Int32> = -7...19
+    /// Decoded bytes per frame of a seekable zstd output (`--frame-size`); 0 is one frame.
+    static let frameSize = ZstdSeekableEncoder.frameSizes
+
+    static func check(frameSize: FrameSize?) throws {
+        guard let frameSize, frameSize.bytes != 0, !Limits.frameSize.contains(frameSize.bytes) else { return }
+        throw ValidationError(
+            "Please give --frame-size from \(ByteSize(Limits.frameSize.lowerBound).argument) to "
+                + "\(ByteSize(Limits.frameSize.upperBound).argument), or 0 for one frame (got \(ByteSize(frameSize.bytes).argument)).")
+    }
+
     /// Body bytes `bench` loads into memory (`--matcher-bytes`).
     static let matcherBytes = (1 << 10)...(2 << 30)
     /// `bench --repeat`.

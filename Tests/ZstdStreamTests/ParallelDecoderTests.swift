@@ -1,0 +1,329 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import ZstdStream
+
+/// ``ZstdParallelDecoder``: the zstd CLI is the oracle for what a clean archive holds, and ``ZstdDecoder``
+/// (itself checked against the CLI) for what a damaged one delivers and how the damage is reported: the
+/// parallel decoder must hand out the same bytes and throw the same error, offsets included.
+final class ParallelDecoderTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("parallel-tests") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    func write(_ bytes: [UInt8], _ name: String) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
+    }
+
+    func zstdCLI(_ args: [String], stdin: Data? = nil) throws -> [UInt8] {
+        let result = try Fixtures.run("zstd", ["-q"] + args, stdin: stdin)
+        XCTAssertEqual(result.status, 0, String(decoding: result.stderr, as: UTF8.self))
+        return Array(result.stdout)
+    }
+
+    func skippable(_ payload: [UInt8], variant: UInt32 = 0) -> [UInt8] {
+        var frame: [UInt8] = []
+        withUnsafeBytes(of: (0x184D_2A50 + variant).littleEndian) { frame += $0 }
+        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { frame += $0 }
+        return frame + payload
+    }
+
+    // MARK: Archives
+
+    struct Archive {
+        var name: String
+        var path: String
+        var data: [UInt8]
+        var bytes: [UInt8]
+    }
+
+    /// pzstd's output: frames of 2 MiB (level 1) without a content size, each after a 4-byte skippable hint.
+    func pzstdArchive(_ size: Int = 5_000_000) throws -> Archive {
+        let data = codecSample(size, seed: 31)
+        let plain = try write(data, "pz.bin")
+        let result = try Fixtures.run("pzstd", ["-q", "-p", "2", "-1", "-c", plain])
+        XCTAssertEqual(result.status, 0)
+        return Archive(name: "pzstd", path: try write(Array(result.stdout), "pz.zst"), data: data, bytes: Array(result.stdout))
+    }
+
+    /// zstd frames of several levels, with and without checksums and content sizes, between skippable frames.
+    func concatenatedArchive() throws -> Archive {
+        var data: [UInt8] = []
+        var bytes = skippable(Array("index".utf8), variant: 3)
+        for i in 0..<6 {
+            let part = codecSample(90_000 + 37_000 * i, seed: UInt64(40 + i))
+            data += part
+            let plain = try write(part, "c\(i).bin")
+            switch i % 3 {
+            case 0: bytes += try zstdCLI(["-\(i + 1)", "-c", plain])
+            case 1: bytes += try zstdCLI(["-\(i + 1)", "--no-check", "-c", plain])
+            default: bytes += try zstdCLI(["-\(i + 1)", "-c"], stdin: Data(part))  // no content size
+            }
+            bytes += skippable(codecSample(i * 5, seed: 99), variant: UInt32(i))
+        }
+        return Archive(name: "concatenated", path: try write(bytes, "cat.zst"), data: data, bytes: bytes)
+    }
+
+    /// Our seekable output with small frames.
+    func seekableArchive(_ size: Int = 1_200_000, frameSize: Int = 64 << 10) throws -> Archive {
+        let data = codecSample(size, seed: 51)
+        let target = path("seek.zst")
+        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 1, frameSize: frameSize))
+        try data.withUnsafeBytes { try file.write($0) }
+        try file.finish()
+        return Archive(name: "seekable", path: target, data: data, bytes: try Array(Data(contentsOf: URL(fileURLWithPath: target))))
+    }
+
+    /// A large frame with a content size, small frames, a large frame without one, small frames: with a small
+    /// `maxFrameBytes` the decoder switches between its serial and parallel paths.
+    func mixedArchive() throws -> Archive {
+        var data: [UInt8] = []
+        var bytes: [UInt8] = []
+        let parts = [700_000, 50_000, 60_000, 650_000, 40_000, 30_000]
+        for (i, size) in parts.enumerated() {
+            let part = codecSample(size, seed: UInt64(60 + i))
+            data += part
+            bytes += i == 3 ? try zstdCLI(["-3", "-c"], stdin: Data(part)) : try zstdCLI(["-3", "-c", try write(part, "m\(i)")])
+        }
+        return Archive(name: "mixed", path: try write(bytes, "mixed.zst"), data: data, bytes: bytes)
+    }
+
+    // MARK: Decoding
+
+    struct Outcome: Equatable {
+        var bytes: [UInt8]
+        var error: ZstdError?
+    }
+
+    func drain(_ read: (UnsafeMutableRawBufferPointer) throws -> Int, chunk: Int) -> Outcome {
+        var out: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            do {
+                let n = try read(buffer)
+                if n == 0 { return Outcome(bytes: out, error: nil) }
+                XCTAssertLessThanOrEqual(n, chunk)
+                out += buffer[..<n]
+            } catch {
+                // After an error the decoder stays failed.
+                XCTAssertThrowsError(try read(buffer))
+                return Outcome(bytes: out, error: error as? ZstdError)
+            }
+        }
+    }
+
+    func parallel(
+        _ path: String, threads: Int = 2, maxFrameBytes: Int = 32 << 20, framesInFlight: Int? = nil, chunk: Int = 1 << 20
+    ) throws -> (Outcome, ZstdParallelDecoder) {
+        let decoder = try ZstdParallelDecoder(
+            path: path, options: .init(threads: threads, maxFrameBytes: maxFrameBytes, framesInFlight: framesInFlight))
+        return (drain({ try decoder.read(into: $0) }, chunk: chunk), decoder)
+    }
+
+    func serial(_ path: String, chunk: Int = 1 << 20) throws -> Outcome {
+        let decoder = try ZstdDecoder(path: path)
+        return drain({ try decoder.read(into: $0) }, chunk: chunk)
+    }
+
+    // MARK: Clean archives
+
+    func testEveryKindOfArchiveDecodesToWhatTheCLIDecodes() throws {
+        let archives = [try pzstdArchive(), try concatenatedArchive(), try seekableArchive(), try mixedArchive()]
+        for archive in archives {
+            let oracle = try zstdCLI(["-dc", archive.path])
+            XCTAssertTrue(oracle == archive.data, "\(archive.name): the archive itself")
+            for threads in [2, 3] {
+                for maxFrameBytes in [32 << 20, 256 << 10, 100_000] {
+                    for chunk in [4096, (1 << 20) + 17] {
+                        let (outcome, decoder) = try parallel(archive.path, threads: threads, maxFrameBytes: maxFrameBytes, chunk: chunk)
+                        let label = "\(archive.name), \(threads) threads, frames up to \(maxFrameBytes), reads of \(chunk)"
+                        XCTAssertNil(outcome.error, "\(label): \(String(describing: outcome.error))")
+                        XCTAssertTrue(outcome.bytes == oracle, "\(label): \(outcome.bytes.count) bytes, expected \(oracle.count)")
+                        XCTAssertEqual(decoder.compressedBytesConsumed, Int64(archive.bytes.count), label)
+                        XCTAssertEqual(decoder.isCompressed, true)
+                        if maxFrameBytes == 32 << 20 {
+                            XCTAssertGreaterThan(decoder.parallelFrames, 1, "\(label): decoded on the workers")
+                        }
+                    }
+                }
+            }
+        }
+        // Read by a byte at a time through the switches between paths.
+        let mixed = try mixedArchive()
+        let (outcome, decoder) = try parallel(mixed.path, maxFrameBytes: 256 << 10, chunk: 7)
+        XCTAssertTrue(outcome.bytes == mixed.data)
+        XCTAssertEqual(decoder.parallelFrames, 4)
+    }
+
+    func testOneThreadIsTheSingleFrameDecoderAndOneLargeFrameTakesTheSerialPath() throws {
+        let data = codecSample(3 << 20, seed: 3)
+        let single = try write(try zstdCLI(["-3", "-c", try write(data, "s.bin")]), "s.zst")
+        let (one, d1) = try parallel(single, threads: 1)
+        XCTAssertTrue(one.bytes == data)
+        XCTAssertEqual(d1.parallelFrames, 0)
+        // 3 MiB in one frame, frames up to 1 MiB in parallel: the serial path, no worker.
+        let (outcome, decoder) = try parallel(single, threads: 2, maxFrameBytes: 1 << 20)
+        XCTAssertTrue(outcome.bytes == data)
+        XCTAssertEqual(decoder.parallelFrames, 0)
+    }
+
+    func testPlainEmptyAndTinyInputsPassThrough() throws {
+        for bytes: [UInt8] in [[], [1], [0x28, 0xB5], Array("plain text, not zstd\n".utf8), codecSample(300_000, seed: 9)] {
+            let file = try write(bytes, "plain")
+            let (outcome, decoder) = try parallel(file, chunk: 1000)
+            XCTAssertNil(outcome.error)
+            XCTAssertEqual(outcome.bytes, bytes)
+            XCTAssertEqual(decoder.isCompressed, false)
+        }
+        // An empty zstd frame, and a file of only a skippable frame.
+        let empty = try write(try zstdCLI(["-c"], stdin: Data()), "empty.zst")
+        XCTAssertEqual(try parallel(empty).0, Outcome(bytes: [], error: nil))
+        let skip = try write(skippable([1, 2, 3]), "skip.zst")
+        XCTAssertEqual(try parallel(skip).0, try serial(skip))
+    }
+
+    func testAPipeDecodesTheSame() throws {
+        let archive = try seekableArchive()
+        let pipe = Pipe()
+        let writer = pipe.fileHandleForWriting
+        let bytes = archive.bytes
+        Thread.detachNewThread {
+            writer.write(Data(bytes))
+            try? writer.close()
+        }
+        let decoder = try ZstdParallelDecoder(fileDescriptor: pipe.fileHandleForReading.fileDescriptor, options: .init(threads: 3))
+        let outcome = drain({ try decoder.read(into: $0) }, chunk: 65_536)
+        XCTAssertNil(outcome.error)
+        XCTAssertTrue(outcome.bytes == archive.data)
+        XCTAssertGreaterThan(decoder.parallelFrames, 10)
+    }
+
+    func testFramesInFlightBoundTheReadAhead() throws {
+        let archive = try seekableArchive(2_000_000, frameSize: 64 << 10)
+        for inFlight in [1, 2, 5] {
+            let (outcome, decoder) = try parallel(archive.path, threads: 3, framesInFlight: inFlight, chunk: 10_000)
+            XCTAssertTrue(outcome.bytes == archive.data)
+            XCTAssertLessThanOrEqual(decoder.peakItemsInFlight, inFlight)
+            XCTAssertEqual(decoder.parallelFrames, 31)
+        }
+    }
+
+    // MARK: Damage: the same bytes and the same error as ZstdDecoder
+
+    /// The parallel decoder throws the single-thread decoder's error and hands out the same bytes, or more of
+    /// the damaged frame: libzstd drops the output of the call that fails (the single-thread decoder reads
+    /// here with a 4 KiB buffer, so at most 4 KiB), and with a buffer that holds a whole frame it decodes a
+    /// frame that is whole in its input in one pass, handing out none of it when it fails; the parallel
+    /// decoder always hands out the blocks before the failing one, and the content of a frame whose only
+    /// fault is its checksum.
+    func assertSameAsSerial(_ file: String, _ label: String, maxFrameBytes: [Int] = [32 << 20, 100_000]) throws -> Outcome {
+        let expected = try serial(file, chunk: 4096)
+        for limit in maxFrameBytes {
+            let (got, _) = try parallel(file, threads: 2, maxFrameBytes: limit)
+            XCTAssertEqual(withoutName(got.error), withoutName(expected.error), "\(label), frames up to \(limit)")
+            XCTAssertEqual(got.error?.libzstdName == nil, expected.error?.libzstdName == nil, "\(label)")
+            if expected.error == nil {
+                XCTAssertTrue(got.bytes == expected.bytes, "\(label), frames up to \(limit): bytes differ")
+            } else {
+                XCTAssertTrue(got.bytes.starts(with: expected.bytes), "\(label), frames up to \(limit): not a prefix")
+                XCTAssertLessThanOrEqual(got.bytes.count - expected.bytes.count, 4096, "\(label), frames up to \(limit): bytes")
+            }
+        }
+        return expected
+    }
+
+    /// The error without libzstd's name for it: the name of a corruption depends on the decoding context's
+    /// history (libzstd keeps a buffer sized for an earlier, larger frame, and a damaged block that overflows
+    /// the smaller buffer of a fresh context is "Destination buffer is too small" there, "Data corruption
+    /// detected" in the larger one); everything else must match.
+    func withoutName(_ error: ZstdError?) -> ZstdError? {
+        error.map {
+            ZstdError($0.code, offset: $0.offset, damagedRange: $0.damagedRange, errno: $0.errno, path: $0.path, detail: $0.detail)
+        }
+    }
+
+    func testTruncationAtManyOffsetsMatchesTheSingleThreadDecoder() throws {
+        for archive in [try seekableArchive(600_000), try concatenatedArchive(), try pzstdArchive(4_400_000)] {
+            let n = archive.bytes.count
+            var cuts = Set(stride(from: 1, to: n, by: max(1, n / (archive.name == "pzstd" ? 12 : 30))))
+            // Around every frame boundary the seek table knows of, and the table itself.
+            if let table = try ZstdSeekTable.read(path: archive.path) {
+                var at = 0
+                for entry in table.entries.prefix(6) {
+                    at += Int(entry.compressedSize)
+                    cuts.formUnion([at - 5, at - 4, at - 1, at, at + 1, at + 4, at + 9])
+                }
+            }
+            cuts.formUnion([1, 3, 4, 5, 8, 12, 20, n - 1, n - 4, n - 9, n - 10])
+            for cut in cuts.sorted() where cut > 0 && cut < n {
+                let file = try write(Array(archive.bytes[..<cut]), "cut.zst")
+                let outcome = try assertSameAsSerial(file, "\(archive.name) cut at \(cut)")
+                let oracle = try Fixtures.run("zstd", ["-dc", file])
+                XCTAssertGreaterThanOrEqual(outcome.bytes.count, oracle.stdout.count, "\(archive.name) cut at \(cut): the CLI recovered more")
+                // Fewer than 4 bytes are not recognised as zstd: they pass through as plain bytes.
+                if oracle.status != 0 && cut >= 4 { XCTAssertNotNil(outcome.error, "\(archive.name) cut at \(cut)") }
+            }
+        }
+    }
+
+    func testDamageAtManyOffsetsMatchesTheSingleThreadDecoder() throws {
+        var rng = Fixtures.SeededGenerator(seed: 77)
+        print("seed 77")
+        for archive in [try seekableArchive(600_000), try concatenatedArchive(), try pzstdArchive(4_500_000)] {
+            var errors = 0
+            let n = archive.bytes.count
+            var positions = Array(0..<40)  // headers of the first frames
+            for _ in 0..<(archive.name == "pzstd" ? 25 : 70) { positions.append(Int(rng.next() % UInt64(n))) }
+            for position in positions {
+                var damaged = archive.bytes
+                let flips = 1 + Int(rng.next() % 4)
+                for k in 0..<flips where position + k < n { damaged[position + k] ^= UInt8(1 << (rng.next() % 8)) }
+                let file = try write(damaged, "damaged.zst")
+                let outcome = try assertSameAsSerial(file, "\(archive.name) damaged at \(position)")
+                if let error = outcome.error {
+                    errors += 1
+                    XCTAssertTrue([.corrupt, .truncated, .windowTooLarge].contains(error.code), "\(error)")
+                }
+            }
+            XCTAssertGreaterThan(errors, positions.count / 3, archive.name)
+        }
+    }
+
+    func testWindowOverTheCapIsRefusedAsTheSingleThreadDecoderRefusesIt() throws {
+        let data = codecSample(3 << 20, seed: 11)
+        let big = try zstdCLI(["-3", "--long=22", "-c", try write(data, "w.bin")])
+        let small = try zstdCLI(["-1", "-c"], stdin: Data(codecSample(1000, seed: 2)))
+        let file = try write(small + big + small, "w.zst")
+        let options = ZstdDecoder.Options(maxWindowBytes: 1 << 20)
+        let single = try ZstdDecoder(path: file, options: options)
+        let expected = drain({ try single.read(into: $0) }, chunk: 1 << 16)
+        let decoder = try ZstdParallelDecoder(path: file, options: .init(maxWindowBytes: 1 << 20, threads: 2))
+        let got = drain({ try decoder.read(into: $0) }, chunk: 1 << 16)
+        XCTAssertEqual(got.error?.code, .windowTooLarge)
+        XCTAssertEqual(got, expected)
+    }
+
+    func testReadFailuresMatchTheSingleThreadDecoder() throws {
+        #if DEBUG
+        let archive = try seekableArchive(900_000)
+        for limit in [0, 2, 100, 70_000, 150_001, archive.bytes.count - 3] {
+            _ZstdFaultInjection.failReads(afterBytes: limit)
+            let expected = try serial(archive.path)
+            _ZstdFaultInjection.failReads(afterBytes: limit)
+            let (got, _) = try parallel(archive.path, threads: 2)
+            _ZstdFaultInjection.failReads(afterBytes: nil)
+            XCTAssertEqual(got.error?.code, .readFailed, "limit \(limit)")
+            XCTAssertEqual(got.error?.errno, EIO)
+            XCTAssertEqual(got, expected, "limit \(limit)")
+        }
+        #else
+        throw XCTSkip("fault injection exists in debug builds only")
+        #endif
+    }
+}
