@@ -68,7 +68,7 @@ final class SeekableOutputTests: CLITestCase {
     }
 
     func testClassifyWritesSeekableFramesWithTheSameContentWhateverTheFrameSizeAndThreads() throws {
-        let input = try corpus("uci_sms_spam.jsonl.zst")
+        let input = GeneratedFixture.jsonl
         let plain = path("labelled.jsonl")
         let reference = try Fixtures.run(bin, ["classify", input, "-o", plain, "--threads", "1", "--quiet"])
         XCTAssertEqual(reference.status, 0, text(reference.stderr))
@@ -118,7 +118,7 @@ final class SeekableOutputTests: CLITestCase {
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("gen-1.jsonl.zst"))), try Data(contentsOf: URL(fileURLWithPath: path("gen-2.jsonl.zst"))))
 
-        let input = try corpus("uci_sms_spam.jsonl.zst")
+        let input = GeneratedFixture.jsonl
         let reference = try Fixtures.run(bin, ["export", input, "-o", path("sets"), "--format", "jsonl", "--quiet"])
         XCTAssertEqual(reference.status, 0, text(reference.stderr))
         let compressed = try Fixtures.run(bin, ["export", input, "-o", path("sets-zst"), "--format", "jsonl", "--zst", "--frame-size", "64K", "--quiet"])
