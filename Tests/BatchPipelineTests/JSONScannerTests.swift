@@ -154,6 +154,21 @@ final class JSONScannerTests: XCTestCase {
         for line in try corpusLines() { assertAgree(line) }
     }
 
+    /// Every line of the real corpora too, when they are beside the checkout (a wider net than the fixture,
+    /// not a quality floor: without them this test says so and passes on the committed lines above).
+    func testEveryRealCorpusLineAgreesWithFoundation() throws {
+        guard let folder = Corpora.folder else {
+            print("JSONScannerTests: no real corpora beside the checkout; the committed lines were checked")
+            return
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jsonl.zst") }.sorted()
+        XCTAssertFalse(names.isEmpty, "no .jsonl.zst in \(folder.path)")
+        for name in names {
+            let bytes = try GeneratedFixture.decompressed(folder.appendingPathComponent(name).path)
+            for line in bytes.split(separator: 0x0A) { assertAgree(Array(line)) }
+        }
+    }
+
     /// Hand-written lines that break the JSON and UTF-8 rules one at a time (and some that only look as if
     /// they do).
     func hostileLines() -> [[UInt8]] {
