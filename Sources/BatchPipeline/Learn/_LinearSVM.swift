@@ -45,8 +45,9 @@ enum _LinearSVM {
         }
         var index = Array(0..<l)
         var active = l
+        // Shrinking (liblinear): with the squared hinge the dual has no upper bound, so only the lower
+        // bound's test (alpha = 0 and a gradient above the last pass's largest) is needed.
         var maxOld = Double.infinity
-        var minOld = -Double.infinity
         var rng = _SplitMix(seed: seed)
         var iteration = 0
         x.columns.withUnsafeBufferPointer { cols in
@@ -105,11 +106,9 @@ enum _LinearSVM {
                             if active == l { break }
                             active = l
                             maxOld = .infinity
-                            minOld = -.infinity
                             continue
                         }
                         maxOld = maxNew <= 0 ? .infinity : maxNew
-                        minOld = minNew >= 0 ? -.infinity : minNew
                     }
                 }
             }

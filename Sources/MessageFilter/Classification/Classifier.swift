@@ -129,6 +129,7 @@ public final class Classifier {
                     : UnsafeRawBufferPointer(rebasing: buffer[m.senderStart..<(m.senderStart + m.senderCount)])
                 let lo = spanCounts[j]
                 let hi = spanCounts[j + 1]
+                modelScratch?.current = j
                 verdicts[first + j] = sortedBuffer.withUnsafeBufferPointer {
                     _evaluate(sender: sender, body: body, matches: UnsafeBufferPointer(rebasing: $0[lo..<hi]))
                 }
@@ -150,32 +151,44 @@ public final class Classifier {
 
     // MARK: Internal
 
-    /// Appends every phrase match in `body` to `matchBuffer` (span 0).
+    /// Appends every phrase match in `body` to `matchBuffer` (span 0), and scores the learned model, if any, into its slot 0.
     func _scan(_ body: UnsafeRawBufferPointer) {
-        if normalizer.mode.needsRewrite(body) { return _scanNormalized(body) }
-        for mode in 0..<2 {
-            guard let matcher = ruleSet.matchers[mode] else { continue }
-            let map = ruleSet.localToGlobal[mode]
-            matcher.forEachMatch(in: body) { p, s, e in
-                matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
-                                             end: Int32(truncatingIfNeeded: e), span: 0))
-            }
-        }
-    }
-
-    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`.
-    func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
-        if normalizer.mode != .none { return _scanBatchNormalized(buffer) }
-        for mode in 0..<2 {
-            guard let matcher = ruleSet.matchers[mode] else { continue }
-            let map = ruleSet.localToGlobal[mode]
-            spanBuffer.withUnsafeBufferPointer { spans in
-                matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
+        let rewritten = normalizer.mode.needsRewrite(body)
+        if rewritten {
+            _scanNormalized(body)
+        } else {
+            for mode in 0..<2 {
+                guard let matcher = ruleSet.matchers[mode] else { continue }
+                let map = ruleSet.localToGlobal[mode]
+                matcher.forEachMatch(in: body) { p, s, e in
                     matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
-                                                 end: Int32(truncatingIfNeeded: e), span: Int32(k)))
+                                                 end: Int32(truncatingIfNeeded: e), span: 0))
                 }
             }
         }
+        if let model = ruleSet.model {
+            modelScratch!.current = 0
+            _modelScan(model, body: body, normalized: rewritten, slot: 0)
+        }
+    }
+
+    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`, and scores the learned model, if any, for each span into its slot.
+    func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
+        if normalizer.mode != .none {
+            _scanBatchNormalized(buffer)
+        } else {
+            for mode in 0..<2 {
+                guard let matcher = ruleSet.matchers[mode] else { continue }
+                let map = ruleSet.localToGlobal[mode]
+                spanBuffer.withUnsafeBufferPointer { spans in
+                    matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
+                        matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                                                     end: Int32(truncatingIfNeeded: e), span: Int32(k)))
+                    }
+                }
+            }
+        }
+        if let model = ruleSet.model { _modelScanBatch(model, buffer) }
     }
 
     /// Decides one message from its matches.
@@ -275,7 +288,7 @@ public final class Classifier {
         }
 
         // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        if let model = set.model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, matches) { return v }
+        if let model = set.model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) { return v }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]

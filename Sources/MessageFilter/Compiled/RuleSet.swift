@@ -60,7 +60,9 @@ public final class RuleSet: Sendable {
     }
 
     /// Compiles `definition`; with `prebuilt`, uses those automata (loaded from a `.smsf`) instead of building.
-    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, definitionBytes: [UInt8]? = nil) throws {
+    /// `prebuiltModel` is the model's automaton loaded with them (nil with `prebuilt`: no model automaton).
+    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, prebuiltModel: _PhraseMatcher? = nil,
+         definitionBytes: [UInt8]? = nil) throws {
         self.definition = definition
         self.source = source
         ruleNames = definition.rules.map(\.name) + (definition.model.map { [$0.name] } ?? [])
@@ -138,12 +140,18 @@ public final class RuleSet: Sendable {
         useStart = starts
         uses = flat
 
+        // The rules' automata hold the phrases rules use; the model's phrases have their own automaton.
         var l2g: [[Int32]] = [[], []]
-        for (id, mode) in modes.enumerated() { l2g[Int(mode.rawValue)].append(Int32(id)) }
+        for (id, mode) in modes.enumerated() where !usesPerPhrase[id].isEmpty { l2g[Int(mode.rawValue)].append(Int32(id)) }
         localToGlobal = l2g
-        model = definition.model.map {
-            _CompiledModel($0, phraseIDs: modelPhraseIDs, phraseCount: texts.count, ruleIndex: Int32(definition.rules.count),
-                           capabilities: definition.capabilities)
+        do {
+            model = try definition.model.map {
+                try _CompiledModel($0, phraseIDs: modelPhraseIDs, ruleIndex: Int32(definition.rules.count),
+                                   capabilities: definition.capabilities, normalization: normalization,
+                                   matcher: prebuiltModel, build: prebuilt == nil)
+            }
+        } catch {
+            throw RuleSetBuildError(source: source, detail: "model automaton: \(error)")
         }
         if let prebuilt {
             matchers = prebuilt

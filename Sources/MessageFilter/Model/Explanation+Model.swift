@@ -39,19 +39,21 @@ extension Explanation {
 }
 
 extension Classifier {
-    /// The model's side of an explanation, from the same scoring code as `classify`.
+    /// The model's side of an explanation, from the same scoring code as `classify`: reads the scores `_scan`
+    /// just left in the scratch for this body (`raw`, the rules' matches, is not needed).
     func _explainModel(_ raw: [_RawMatch], body: [UInt8], verdict: Verdict) -> Explanation.ModelScores? {
         guard let model = ruleSet.model else { return nil }
-        let winner = raw.withUnsafeBufferPointer { _modelScores(model, $0) }
         let s = modelScratch!
+        let winner = Int(s.slotWinner[0])
         let t = model.targetCount
         let norm = s.normSquared.squareRoot()
         var contributions: [Explanation.ModelScores.Contribution] = []
         for k in 0..<s.touchedCount {
             let f = Int(s.touched[k])
             let weights = (0..<t).map { Double(model.weights[f * t + $0]) }
-            let start = Int(s.firstStart[f])
-            let end = Int(s.firstEnd[f])
+            let (s32, e32) = s.text.sourceSpan(Int(s.firstStart[f]), Int(s.firstEnd[f]), of: s.last)
+            let start = Int(s32)
+            let end = Int(e32)
             contributions.append(.init(
                 phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: ruleSet.definition.model!.phrases[f].kind,
                 start: start, end: end, text: String(decoding: body[start..<end], as: UTF8.self),
