@@ -117,32 +117,69 @@ final class _ModelText {
         let ins = insertions
         var out = count
         var insCount = insertionCount
-        var inWord = false
-        var afterSpace = false
+        // A space goes between two bytes when one is a letter or digit ("word") and the other is neither a
+        // word byte nor an ASCII space ("symbol"); the start and the end count as symbols. Eight bytes at a
+        // time (SWAR, the bytes' high bits as lanes); a chunk with no such pair is copied with one store.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func atLeast(_ x: UInt64, _ lo: UInt64) -> UInt64 { (x &+ ones &* (0x80 &- lo)) & highs }
+        var prevWord: UInt64 = 0  // the previous byte's lane (0x80 when it was a word byte)
+        var prevSymbol: UInt64 = 0x80  // the start counts as a symbol
         var i = 0
+        while i &+ 8 <= n {
+            let x = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+            if x & highs != 0 {
+                insertionCount = firstInsertion
+                return nil
+            }
+            let lower = x | (ones &* 0x20)
+            let word = (atLeast(lower, 0x61) & ~atLeast(lower, 0x7B)) | (atLeast(x, 0x30) & ~atLeast(x, 0x3A))
+            let y = x ^ (ones &* 0x20)
+            let space = ~((y &+ ones &* 0x7F) | y) & highs
+            let symbol = ~(word | space) & highs
+            let before = (word << 8 | prevWord) & symbol | (symbol << 8 | prevSymbol) & word
+            if before == 0 {
+                UnsafeMutableRawPointer(dst + out).storeBytes(of: x, as: UInt64.self)
+                out &+= 8
+            } else {
+                var k = 0
+                while k < 8 {
+                    if before & (UInt64(0x80) << UInt64(8 &* k)) != 0 {
+                        dst[out] = 0x20
+                        ins[insCount] = Int32(truncatingIfNeeded: out)
+                        insCount &+= 1
+                        out &+= 1
+                    }
+                    dst[out] = src[i &+ k]
+                    out &+= 1
+                    k &+= 1
+                }
+            }
+            prevWord = word >> 56
+            prevSymbol = symbol >> 56
+            i &+= 8
+        }
         while i < n {
             let b = src[i]
             if b >= 0x80 {
                 insertionCount = firstInsertion
                 return nil
             }
-            let word = (b &- 0x30) < 10 || ((b | 0x20) &- 0x61) < 26
-            if word != inWord {
-                // A space before a word run unless one stands there, and after it unless one follows.
-                if word ? !afterSpace : b != 0x20 {
-                    dst[out] = 0x20
-                    ins[insCount] = Int32(truncatingIfNeeded: out)
-                    insCount &+= 1
-                    out &+= 1
-                }
-                inWord = word
+            let word: UInt64 = (b &- 0x30) < 10 || ((b | 0x20) &- 0x61) < 26 ? 0x80 : 0
+            let symbol: UInt64 = word == 0 && b != 0x20 ? 0x80 : 0
+            if prevWord & symbol | prevSymbol & word != 0 {
+                dst[out] = 0x20
+                ins[insCount] = Int32(truncatingIfNeeded: out)
+                insCount &+= 1
+                out &+= 1
             }
             dst[out] = b
             out &+= 1
-            afterSpace = b == 0x20
+            prevWord = word
+            prevSymbol = symbol
             i &+= 1
         }
-        if inWord {
+        if prevWord != 0 {  // the end counts as a symbol
             dst[out] = 0x20
             ins[insCount] = Int32(truncatingIfNeeded: out)
             insCount &+= 1
@@ -216,7 +253,7 @@ final class _ModelText {
                 out &+= 1
             } else if fold {
                 // A fold may change the length (Ⱥ is 2 bytes, its fold 3): room for 2 per input byte.
-                let written = Self.encode(flags.fold(value), into: dst + out)
+                let written = _encodeUTF8(flags.fold(value), into: dst + out)
                 for q in 0..<written {
                     dStart[out &+ q] = s
                     dEnd[out &+ q] = e
@@ -258,24 +295,6 @@ final class _ModelText {
         let before = lo - m.insertions.lowerBound
         let start = from - m.range.lowerBound - before
         return (Int32(truncatingIfNeeded: start), Int32(truncatingIfNeeded: start + (to - from)))
-    }
-
-    /// Writes `v` as UTF-8 at `p`; returns the length.
-    @inline(__always)
-    static func encode(_ v: UInt32, into p: UnsafeMutablePointer<UInt8>) -> Int {
-        if v < 0x80 {
-            p[0] = UInt8(v)
-            return 1
-        } else if v < 0x800 {
-            p[0] = UInt8(0xC0 | v >> 6); p[1] = UInt8(0x80 | v & 0x3F)
-            return 2
-        } else if v < 0x10000 {
-            p[0] = UInt8(0xE0 | v >> 12); p[1] = UInt8(0x80 | (v >> 6) & 0x3F); p[2] = UInt8(0x80 | v & 0x3F)
-            return 3
-        }
-        p[0] = UInt8(0xF0 | v >> 18); p[1] = UInt8(0x80 | (v >> 12) & 0x3F)
-        p[2] = UInt8(0x80 | (v >> 6) & 0x3F); p[3] = UInt8(0x80 | v & 0x3F)
-        return 4
     }
 
     // MARK: Patterns

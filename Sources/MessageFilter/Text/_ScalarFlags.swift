@@ -2,7 +2,8 @@ import AhoCorasick
 
 /// Per-scalar facts the normaliser and the model text ask for every non-ASCII character, precomputed for
 /// the Basic Multilingual Plane: whether the scalar is a word character (`AhoCorasick.isWordScalar`: a
-/// letter, number or mark) and whether simple case folding changes it (`AhoCorasick.simpleCaseFold`).
+/// letter, number or mark), whether simple case folding changes it (`AhoCorasick.simpleCaseFold`) and
+/// whether the normalisation tables have an entry for it.
 ///
 /// Asking Swift's Unicode properties per character cost about 25,000 instructions per Thai message
 /// (callgrind: `_swift_stdlib_getGeneralCategory` and `getBinaryProperties` were 48% of classifying Thai
@@ -16,6 +17,9 @@ import AhoCorasick
 final class _ScalarFlags: @unchecked Sendable {
     static let word: UInt8 = 1
     static let folds: UInt8 = 2
+    /// The normalisation tables have an entry for the scalar (a compatibility replacement, a removal or a
+    /// look-alike letter).
+    static let normalizes: UInt8 = 4
 
     static let shared = _ScalarFlags()
 
@@ -31,9 +35,22 @@ final class _ScalarFlags: @unchecked Sendable {
             var f: UInt8 = 0
             if AhoCorasick.isWordScalar(s) { f |= Self.word }
             if AhoCorasick.simpleCaseFold(s) != s { f |= Self.folds }
+            if _NormalizationLookup.shared.entry(v) >= 0 { f |= Self.normalizes }
             t[Int(v)] = f
         }
         table = UnsafePointer(t)
+    }
+
+    /// The flags of scalar value `v` (computed for values above U+FFFF).
+    @inline(__always)
+    func of(_ v: UInt32) -> UInt8 {
+        if v < 0x10000 { return table[Int(v)] }
+        guard let s = Unicode.Scalar(v) else { return 0 }
+        var f: UInt8 = 0
+        if AhoCorasick.isWordScalar(s) { f |= Self.word }
+        if AhoCorasick.simpleCaseFold(s) != s { f |= Self.folds }
+        if _NormalizationLookup.shared.entry(v) >= 0 { f |= Self.normalizes }
+        return f
     }
 
     /// Whether scalar value `v` is a word character (false for invalid values).
