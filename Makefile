@@ -31,11 +31,12 @@ build: deps ## Build the release binary (.build/release/smsfilter).
 	$(SWIFT) build -c release --product smsfilter
 
 demo: build ## Classify the bundled sample with the embedded default rules and print the per-folder counts.
-	$(BIN) classify $(SAMPLE) --out /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json
+	$(BIN) classify $(SAMPLE) -o /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json --force
 	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
 
 test: deps ## Build everything and run the whole test suite (and the portability check).
 	bash Scripts/check-portability.sh
+	bash Scripts/check-simd.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -43,7 +44,7 @@ BENCH_CORPUS := .build/bench/corpus-500k.jsonl.zst
 
 $(BENCH_CORPUS): | build
 	@mkdir -p $(dir $@)
-	$(BIN) generate --count 500000 --seed 1 --out $@ --quiet
+	$(BIN) generate --count 500000 --seed 1 -o $@ --quiet
 
 bench: build $(BENCH_CORPUS) ## `smsfilter bench` on a generated corpus, then the Benchmarks package suites.
 	$(BIN) bench $(BENCH_CORPUS)
@@ -56,16 +57,17 @@ peers: build ## Measure smsfilter beside zstd, ripgrep, pyahocorasick, ahocorasi
 	bash Benchmarks/peers/run.sh
 
 report-check: build ## Evaluate the sample, render the HTML report in headless Chromium (installs it if missing) and check the PNG.
-	$(BIN) evaluate $(SAMPLE) --map 'spam=junk|promotion,ham=other,OTP=transaction,scam=junk,OK=other' --report /tmp/smsfilter-report.html --json /tmp/smsfilter-report.json
+	$(BIN) evaluate $(SAMPLE) --map 'spam=junk|promotion,ham=other,OTP=transaction,scam=junk,OK=other' --report /tmp/smsfilter-report.html --json-file /tmp/smsfilter-report.json --force
 	bash Scripts/render-report.sh /tmp/smsfilter-report.html /tmp/smsfilter-report.png
 	$(SWIFT) build --build-tests
 	SMSFILTER_BROWSER_TESTS=1 $(SWIFT) test --skip-build --filter ExportEvaluateTests.testReportRendersInAHeadlessBrowser
 
 portability: ## Check AhoCorasick and MessageFilter for Linux-only imports and API outside #if guards.
 	bash Scripts/check-portability.sh
+	bash Scripts/check-simd.sh
 
 extension: build ## Export the iOS extensions for samples/example-rules.yaml into /tmp/smsfilter-extension.
-	$(BIN) export-extension samples/example-rules.yaml -o /tmp/smsfilter-extension
+	$(BIN) export-extension samples/example-rules.yaml -o /tmp/smsfilter-extension --force
 
 fuzz: ## Fuzz AhoCorasick's load-then-scan with libFuzzer (FUZZ_SECONDS, default 60).
 	bash Scripts/fuzz-aho.sh $${FUZZ_SECONDS:-60}

@@ -5,6 +5,7 @@
 // Modules, each depending only on modules listed before it:
 //   CZstd          system library over libzstd (pkg-config `libzstd`; apt `libzstd-dev`, brew `zstd`)
 //   ZstdStream     streaming zstd decoder/encoder, general purpose
+//   CAhoCorasickSIMD  the SIMD kernels of AhoCorasick's prefilter (C, runtime CPU dispatch)
 //   AhoCorasick    keyword automaton, general purpose
 //   MessageFilter  the IdentityLookup taxonomy, rules, senders, compiled rule sets, verdicts
 //   BatchPipeline  record formats, chunked reading, Dispatch fan-out, ordered writing, counts
@@ -39,7 +40,8 @@ let package = Package(
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
         .target(name: "ZstdStream", dependencies: ["CZstd"], swiftSettings: strict),
-        .target(name: "AhoCorasick", swiftSettings: strict),
+        .target(name: "CAhoCorasickSIMD"),
+        .target(name: "AhoCorasick", dependencies: ["CAhoCorasickSIMD"], swiftSettings: strict),
         .target(
             name: "MessageFilter",
             dependencies: ["AhoCorasick", .product(name: "Yams", package: "Yams")],

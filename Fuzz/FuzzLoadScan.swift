@@ -14,6 +14,8 @@
 
 let haystacks: [[UInt8]] = [
     Array("ushers she sells sea shells ΣΑΣ σας ไม่รับเงิน 中文 😀 abcd".utf8),
+    // Longer than two AVX2 blocks, so the prefilter's vector loop runs and its tail ends at the end.
+    Array("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxhers".utf8),
     [0xFF, 0xC3, 0x28, 0xE2, 0x82, 0x41, 0x61, 0x20, 0xF0, 0x9F, 0x98, 0x80],
     [],
     Array("a".utf8),
@@ -48,16 +50,22 @@ public func fuzzLoadScan(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return total == -1 ? 1 : 0
 }
 
-/// With FUZZ_SEEDS=folder, writes one seed image per engine × kind × folding there before fuzzing.
+/// With FUZZ_SEEDS=folder, writes one seed image per engine × id width × prefilter × kind × folding
+/// there before fuzzing.
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
     guard let folder = getenv("FUZZ_SEEDS").map({ String(cString: $0) }) else { return 0 }
     var index = 0
-    for engine in [EngineChoice.dfa, .nfa] {
+    for (engine, wide, prefilter) in [
+        (EngineChoice.dfa, false, true), (.dfa, true, false), (.nfa, false, true), (.compact, false, true),
+        (.compact, true, false),
+    ] {
         for kind in [MatchKind.standard, .leftmostFirst, .leftmostLongest] {
             for folding in [CaseFolding.none, .ascii, .unicode] {
                 var builder = AhoCorasickBuilder()
                 builder.engine = engine
+                builder._wideStateIDs = wide
+                builder.prefilter = prefilter
                 builder.matchKind = kind
                 builder.caseFolding = folding
                 guard let automaton = try? builder.build([

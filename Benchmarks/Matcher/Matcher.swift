@@ -49,7 +49,7 @@ let benchmarks: @Sendable () -> Void = {
 
     for (corpusName, corpus) in [("real", \Fixtures.real), ("generated", \Fixtures.generated)] {
         for keywordCount in [50, 5000] {
-            for engine in [EngineChoice.dfa, .nfa] {
+            for engine in [EngineChoice.dfa, .compact, .nfa] {
                 // Batch: every body of the corpus as spans of one buffer, lockstep where possible.
                 Benchmark("scan-batch-\(corpusName)-\(keywordCount)-keywords-\(engine)") { benchmark, ac in
                     let (buffer, spans) = Fixtures.shared[keyPath: corpus]

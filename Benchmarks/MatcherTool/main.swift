@@ -17,6 +17,8 @@ func median(_ values: [Double]) -> Double {
 /// on a busy machine).
 func time(_ repetitions: Int = 7, _ body: () -> Void) -> Double {
     var samples: [Double] = []
+    // MATCHER_TOOL_ONCE=1: one run each (for callgrind, which counts instructions, not time).
+    let repetitions = ProcessInfo.processInfo.environment["MATCHER_TOOL_ONCE"] == "1" ? 1 : repetitions
     for _ in 0..<repetitions {
         let start = now()
         body()
@@ -25,10 +27,28 @@ func time(_ repetitions: Int = 7, _ body: () -> Void) -> Double {
     return ProcessInfo.processInfo.environment["MATCHER_TOOL_MIN"] == "1" ? samples.min()! : median(samples)
 }
 
+/// One batch scan, a function of its own so that callgrind can count just it
+/// (`--toggle-collect='*measuredBatch*'`).
+@inline(never)
+func measuredBatch(_ ac: AhoCorasick, _ raw: UnsafeRawBufferPointer, _ spans: UnsafeBufferPointer<Range<Int>>) -> Int {
+    var count = 0
+    ac.forEachMatch(in: raw, spans: spans) { _, _ in count += 1 }
+    return count
+}
+
 let arguments = CommandLine.arguments
-let real = MatcherFixtures.realBodies()
-let generated = MatcherFixtures.generatedBodies()
-let keywords5000 = MatcherFixtures.keywords(5000, from: real + generated)
+let environment = ProcessInfo.processInfo.environment
+/// MATCHER_FIXTURES_DIR=DIR: read the bodies and keywords `matcher-tool fixtures DIR` wrote (fast under
+/// valgrind) instead of decoding the corpora and generating the bodies.
+func lines(_ path: String) -> [[UInt8]] {
+    let data = FileManager.default.contents(atPath: path) ?? Data()
+    return data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { Array($0) }
+}
+let fixturesDir = environment["MATCHER_FIXTURES_DIR"]
+let real = fixturesDir.map { lines($0 + "/bodies-real.txt") } ?? MatcherFixtures.realBodies()
+let generated = fixturesDir.map { lines($0 + "/bodies-generated.txt") } ?? MatcherFixtures.generatedBodies()
+let keywords5000 = fixturesDir.map { lines($0 + "/keywords-5000.txt").map { String(decoding: $0, as: UTF8.self) } }
+    ?? MatcherFixtures.keywords(5000, from: real + generated)
 
 if arguments.count >= 3 && arguments[1] == "fixtures" {
     let folder = arguments[2]
@@ -47,22 +67,27 @@ for (corpusName, bodies) in [("real", real), ("generated", generated)] {
     let (buffer, spans) = MatcherFixtures.chunk(bodies)
     let bytes = spans.reduce(0) { $0 + $1.count }
     print("corpus \(corpusName): \(bodies.count) bodies, \(bytes) bytes, mean \(bytes / max(bodies.count, 1)) bytes")
-    for (keywordName, keywords) in [("50", MatcherFixtures.keywords50), ("5000", keywords5000)] {
+    // "rare5": five keywords that few bodies have (where a prefilter pays off).
+    let rare5 = ["lottery", "pre-approved", "kyc", "verify", "blocked"]
+    // MATCHER_TOOL_KEYWORDS=FILE (one per line): one more set, "file" (e.g. a rule set's phrases from
+    // `smsfilter bench - --write-phrases FILE`).
+    let fromFile = environment["MATCHER_TOOL_KEYWORDS"].map { lines($0).map { String(decoding: $0, as: UTF8.self) } } ?? []
+    for (keywordName, keywords) in [("50", MatcherFixtures.keywords50), ("5000", keywords5000), ("rare5", rare5), ("file", fromFile)]
+    where !keywords.isEmpty {
         for folding in [CaseFolding.none, .ascii] {
-            for engine in [EngineChoice.dfa, .nfa] {
-                let label = "\(corpusName) kw=\(keywordName) fold=\(folding) \(engine)"
-                if !filter.isEmpty && !label.contains(filter) { continue }
+            for (engine, prefilter) in [(EngineChoice.auto, true), (.dfa, false), (.dfa, true), (.compact, false), (.compact, true), (.nfa, false)] {
+                let label = "\(corpusName) kw=\(keywordName) fold=\(folding) \(engine)\(prefilter ? "+pf" : "")"
+                // FILTER: comma-separated parts the label must contain, or "=LABEL" for exactly one.
+                if filter.hasPrefix("=") ? label != filter.dropFirst() : !filter.isEmpty && !filter.split(separator: ",").allSatisfy({ label.contains($0) }) { continue }
                 var builder = AhoCorasickBuilder()
                 builder.caseFolding = folding
                 builder.engine = engine
+                builder.prefilter = prefilter
                 let ac = try builder.build(keywords)
                 var count = 0
                 let batch = buffer.withUnsafeBytes { raw in
                     spans.withUnsafeBufferPointer { spanBuffer in
-                        time {
-                            count = 0
-                            ac.forEachMatch(in: raw, spans: spanBuffer) { _, _ in count += 1 }
-                        }
+                        time { count = measuredBatch(ac, raw, spanBuffer) }
                     }
                 }
                 let batchCount = count
@@ -80,16 +105,16 @@ for (corpusName, bodies) in [("real", real), ("generated", generated)] {
                 let gb = Double(bytes) / 1e9
                 print(
                     String(
-                        format: "  %@  states=%d classes=%d  batch %.2f GB/s  single %.2f GB/s  matches %d%@", label,
-                        ac.stateCount, ac.byteClassCount, gb / batch, gb / single, batchCount,
-                        batchCount == count ? "" : " MISMATCH single=\(count)"))
+                        format: "  %@  batch %.2f GB/s  single %.2f GB/s  matches %d%@  [%@]", label,
+                        gb / batch, gb / single, batchCount,
+                        batchCount == count ? "" : " MISMATCH single=\(count)", ac.engineDescription))
             }
         }
     }
 }
 
 if filter.isEmpty || filter == "build" {
-    for count in [5000, 100_000] {
+    for count in [5000, 10_000, 100_000] {
         let keywords = MatcherFixtures.randomKeywords(count)
         var builder = AhoCorasickBuilder()
         builder.caseFolding = .ascii
@@ -100,8 +125,20 @@ if filter.isEmpty || filter == "build" {
         let load = time(7) { _ = try! AhoCorasick(serialized: mapped) }
         print(
             String(
-                format: "compile %d keywords (auto -> %@, %d states, %d bytes): %.3f s; load %.2f ms", count,
-                "\(ac!.engineKind)", ac!.stateCount, bytes.count, compile, load * 1000))
+                format: "compile %d keywords (auto -> %@, %d bytes): %.3f s; load %.2f ms", count,
+                ac!.engineDescription, bytes.count, compile, load * 1000))
+    }
+}
+
+if filter == "buildprofile" {
+    let keywords = MatcherFixtures.randomKeywords(100_000)
+    for engine in [EngineChoice.auto, .nfa, .auto, .nfa] {
+        var builder = AhoCorasickBuilder()
+        builder.caseFolding = .ascii
+        builder.engine = engine
+        let start = now()
+        let ac = try builder.build(keywords)
+        print("100000 keywords \(engine): \(Double(now() - start) / 1e9) s  \(ac.engineDescription)")
     }
 }
 

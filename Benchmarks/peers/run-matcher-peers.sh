@@ -11,3 +11,5 @@ echo "== smsfilter AhoCorasick (matcher-tool, median of 7) =="
 .build/release/matcher-tool
 echo "== peers (median of $repetitions) =="
 python3 peers/matcher_peers.py "$fixtures" --repetitions "$repetitions"
+echo "== rg -F -i and LC_ALL=C grep -F -i beside the automaton (ASCII folding), interleaved, median of $repetitions =="
+python3 peers/grep_peers.py "$fixtures" .build/release/matcher-tool --repetitions "$repetitions"

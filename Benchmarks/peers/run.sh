@@ -24,8 +24,8 @@ fi
 [ -x "$bin" ] || make build
 mkdir -p "$work"
 if [ ! -f "$work/corpus-$count.jsonl.zst" ]; then
-  "$bin" generate --count "$count" --seed 1 --out "$work/corpus-$count.jsonl.zst" --quiet
+  "$bin" generate --count "$count" --seed 1 -o "$work/corpus-$count.jsonl.zst" --quiet --force
 fi
-"$bin" bench - --write-phrases "$work/phrases.txt"
+"$bin" bench - --phrases-file "$work/phrases.txt" --force
 python3 Benchmarks/peers/peers_table.py --bin "$bin" --corpus "$work/corpus-$count.jsonl.zst" \
   --phrases "$work/phrases.txt" --repeat "$repeat" --work "$work" --doc docs/PERFORMANCE.md

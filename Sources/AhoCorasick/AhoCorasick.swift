@@ -54,18 +54,26 @@ public enum EngineKind: Sendable, Hashable {
     /// states × byte classes.
     case dfa
     /// A compact NFA (a trie with failure links, sparse transitions, a dense start state). Small; a few
-    /// table loads per byte. Used for pattern sets too large for a dense DFA.
+    /// table loads per byte, more where failure links are followed.
     case nfa
+    /// A row-compressed DFA: each state stores only the entries where its row differs from the row of
+    /// its one-byte suffix, in a comb (double array); the others come from one small table of default
+    /// rows. Two independent loads per byte and no branch; 16-bit state ids when they fit. A fraction
+    /// of the dense DFA's size: used for pattern sets whose dense DFA would not stay in the caches.
+    case compact
 }
 
 /// The builder's engine request.
 public enum EngineChoice: Sendable, Hashable {
-    /// The DFA when its table fits `AhoCorasickBuilder.dfaSizeLimit`, otherwise the NFA.
+    /// The dense DFA while its table is at most `AhoCorasickBuilder.denseAutoLimit` bytes, then the
+    /// compact DFA while it fits `dfaSizeLimit`, then the NFA (like the Rust crate's `build_auto`).
     case auto
-    /// Always the DFA (building throws when the table would exceed 2^32 entries).
+    /// Always the dense DFA (building throws when the table would exceed 2^32 entries).
     case dfa
     /// Always the NFA.
     case nfa
+    /// Always the compact DFA.
+    case compact
 }
 
 /// One match: the pattern's index in the builder's input and a half-open byte range of the original haystack.
@@ -172,6 +180,24 @@ public final class AhoCorasick: Sendable {
     public var byteClassCount: Int { image.alphabetLen }
     /// The size in bytes of the tables (the serialized image).
     public var memoryUsage: Int { image.bytes.count }
+    /// Bits per state id in the engine's tables (16 or 32).
+    public var stateIDBits: Int { image.engineCode.idWidth * 8 }
+    /// Whether searches use the Teddy prefilter.
+    public var hasPrefilter: Bool { image.teddy != nil }
+    /// One line naming the engine, its size and the prefilter, e.g. "compact DFA, 16-bit ids, 18,499
+    /// states × 124 classes, 410 KiB + Teddy prefilter (avx2)": what `smsfilter bench` reports.
+    public var engineDescription: String {
+        let name =
+            switch image.engine {
+            case .dfa: "dense DFA"
+            case .compact: "compact DFA"
+            case .nfa: "NFA"
+            }
+        let kib = (memoryUsage + 1023) / 1024
+        var text = "\(name), \(stateIDBits)-bit ids, \(stateCount) states × \(byteClassCount) classes, \(kib) KiB"
+        if hasPrefilter { text += " + Teddy prefilter (\(Self.prefilterKernel))" }
+        return text
+    }
 
     /// All matches in `haystack`, in the order `forEachMatch` reports them.
     /// - Complexity: O(n + m) for a haystack of n bytes and m matches (unicode folding: O(n log f), f the

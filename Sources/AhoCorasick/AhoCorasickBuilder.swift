@@ -25,6 +25,16 @@ public struct AhoCorasickBuilder: Sendable {
     public var engine: EngineChoice = .auto
     /// With `.auto`, the largest DFA table (in bytes) built before falling back to the NFA.
     public var dfaSizeLimit: Int = 16 << 20
+    /// With `.auto`, the largest dense DFA table (in bytes) preferred to the compact DFA. The dense DFA
+    /// reads one table entry per byte and is the fastest while its table stays in the L1/L2 caches; past
+    /// this size the compact DFA (a fraction of the size) is faster.
+    public var denseAutoLimit: Int = 128 << 10
+    /// Whether to add a Teddy prefilter (SIMD; up to 64 distinct pattern prefixes, no `.unicode`
+    /// folding): searches skip the bytes before the first place a match can start.
+    public var prefilter: Bool = true
+    /// Forces 32-bit state ids in the dense and compact DFAs even where 16 bits fit (for tests that
+    /// cover both layouts with small pattern sets; not API).
+    public var _wideStateIDs: Bool = false
 
     /// A builder with the defaults: `standard`, no case folding, no whole words, `.auto` engine.
     public init() {}

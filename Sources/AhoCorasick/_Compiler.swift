@@ -12,27 +12,56 @@ struct _Compiler {
     private static let none: Int32 = -1
     private static let dead: Int32 = -2
 
+    /// The patterns after case folding.
+    struct Folded {
+        var bytes: [[UInt8]] = []
+        /// Length in bytes, or in scalars for Unicode folding.
+        var unitLengths: [UInt32] = []
+        var foldPairs: [(from: UInt32, to: UInt32)] = []
+    }
+
+    /// The trie renumbered for the image: dead 0, match states 1...M, start M + 1, the rest.
+    struct Numbering {
+        var newIndex: [Int32]
+        var matchStates: [Int32]
+        var matchOffsets: [UInt32]
+        var matchList: [UInt32]
+        var stateCount: Int
+    }
+
     func compile() throws -> UnsafeMutableRawBufferPointer {
         guard patterns.count <= Int(Int32.max) else { throw AhoCorasickBuildError(.tooManyPatterns(patterns.count)) }
-        let folding = builder.caseFolding
-        let kind = builder.matchKind
+        let folded = try foldPatterns()
+        let (classOf, alphabetLen) = byteClasses(folded.bytes)
+        var trie = buildTrie(folded.bytes, classOf, alphabetLen)
+        let order = trie.fillFailures(leftmost: builder.matchKind != .standard)
+        let numbering = try renumber(trie, order)
+        let engine = try chooseEngine(trie, order, numbering, alphabetLen)
+        var teddy: [UInt8]? = nil
+        if builder.prefilter && builder.caseFolding != .unicode {
+            teddy = _teddySection(folded.bytes, foldCaseBit: builder.caseFolding == .ascii)
+        }
+        return try write(folded, classOf, alphabetLen, trie, order, numbering, engine, teddy)
+    }
 
-        // 1. Folded bytes and unit lengths.
-        var folded: [[UInt8]] = []
-        folded.reserveCapacity(patterns.count)
-        var unitLengths: [UInt32] = []
-        unitLengths.reserveCapacity(patterns.count)
+    // MARK: Steps
+
+    /// 1. Folded bytes and unit lengths.
+    func foldPatterns() throws -> Folded {
+        var result = Folded()
+        result.bytes.reserveCapacity(patterns.count)
+        result.unitLengths.reserveCapacity(patterns.count)
         var patternScalars = Set<UInt32>()
         for (index, pattern) in patterns.enumerated() {
             guard !pattern.bytes.isEmpty else { throw AhoCorasickBuildError(.emptyPattern(index)) }
             guard pattern.bytes.count <= Int(UInt32.max) else { throw AhoCorasickBuildError(.tooLarge("pattern \(index)")) }
-            switch folding {
+            switch builder.caseFolding {
             case .none:
-                folded.append(pattern.bytes)
-                unitLengths.append(UInt32(pattern.bytes.count))
+                result.bytes.append(pattern.bytes)
+                result.unitLengths.append(UInt32(pattern.bytes.count))
             case .ascii:
-                folded.append(pattern.bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
-                unitLengths.append(UInt32(pattern.bytes.count))
+                result.bytes.append(pattern.bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+                result.unitLengths.append(UInt32(pattern.bytes.count))
             case .unicode:
                 var out: [UInt8] = []
                 out.reserveCapacity(pattern.bytes.count)
@@ -53,16 +82,18 @@ struct _Compiler {
                         i += length
                     }
                 }
-                folded.append(out)
-                unitLengths.append(scalars)
+                result.bytes.append(out)
+                result.unitLengths.append(scalars)
             }
         }
-        var foldPairs: [(from: UInt32, to: UInt32)] = []
-        if folding == .unicode {
-            foldPairs = _UnicodeFold.nonTrivialFolds.filter { patternScalars.contains($0.to) }
+        if builder.caseFolding == .unicode {
+            result.foldPairs = _UnicodeFold.nonTrivialFolds.filter { patternScalars.contains($0.to) }
         }
+        return result
+    }
 
-        // 2. Byte classes: one per byte that occurs in a folded pattern, plus class 0 for all the others.
+    /// 2. Byte classes: one per byte that occurs in a folded pattern, plus class 0 for all the others.
+    func byteClasses(_ folded: [[UInt8]]) -> (classOf: [UInt8], alphabetLen: Int) {
         var used = [Bool](repeating: false, count: 256)
         for bytes in folded { for b in bytes { used[Int(b)] = true } }
         let usedCount = used.lazy.filter { $0 }.count
@@ -72,20 +103,22 @@ struct _Compiler {
             classOf[b] = UInt8(next)
             next += 1
         }
-        let alphabetLen = next
-        if folding != .none {
+        if builder.caseFolding != .none {
             // Folded patterns hold no A-Z: give A-Z the class of a-z.
             for b in 0x41...0x5A { classOf[b] = classOf[b | 0x20] }
         }
+        return (classOf, next)
+    }
 
-        // 3. The trie. State 0 is the start state.
+    /// 3. The trie. State 0 is the start state.
+    func buildTrie(_ folded: [[UInt8]], _ classOf: [UInt8], _ alphabetLen: Int) -> _Trie {
         var trie = _Trie(alphabetLen: alphabetLen)
         for (index, bytes) in folded.enumerated() {
             var state: Int32 = 0
             var skipped = false
             for b in bytes {
                 // Leftmost-first: a pattern extending an earlier complete pattern can never match.
-                if kind == .leftmostFirst && trie.matchHead[Int(state)] != Self.none {
+                if builder.matchKind == .leftmostFirst && trie.matchHead[Int(state)] != Self.none {
                     skipped = true
                     break
                 }
@@ -93,11 +126,11 @@ struct _Compiler {
             }
             if !skipped { trie.addMatch(state, Int32(index)) }
         }
+        return trie
+    }
 
-        // 4. Failure links in breadth-first order (the Rust crate's fill_failure_transitions).
-        let order = trie.fillFailures(leftmost: kind != .standard)
-
-        // 5. Renumber: dead 0, match states 1...M, start M + 1, the rest.
+    /// 5. Renumber (4, the failure links, is `_Trie.fillFailures`) and lay out the match lists.
+    func renumber(_ trie: _Trie, _ order: [Int32]) throws -> Numbering {
         let trieCount = trie.count
         var newIndex = [Int32](repeating: -1, count: trieCount)
         var matchStates: [Int32] = []
@@ -110,10 +143,6 @@ struct _Compiler {
             newIndex[Int(s)] = nextIndex
             nextIndex += 1
         }
-        let stateCount = trieCount + 1
-        func renumber(_ s: Int32) -> Int32 { s == Self.dead ? 0 : newIndex[Int(s)] }
-
-        // Match lists in new order.
         var matchOffsets: [UInt32] = [0]
         matchOffsets.reserveCapacity(m + 1)
         var matchList: [UInt32] = []
@@ -125,31 +154,84 @@ struct _Compiler {
             }
             matchOffsets.append(UInt32(matchList.count))
         }
+        let stateCount = trieCount + 1
         guard matchList.count <= Int(UInt32.max), stateCount <= Int(UInt32.max) else {
             throw AhoCorasickBuildError(.tooLarge("more than 2^32 states or match entries"))
         }
+        return Numbering(
+            newIndex: newIndex, matchStates: matchStates, matchOffsets: matchOffsets, matchList: matchList,
+            stateCount: stateCount)
+    }
 
-        // 6. Engine.
+    /// What the image will hold.
+    enum EnginePlan {
+        case dense(wide: Bool)
+        case compact(_CompactPlan)
+        case nfa
+    }
+
+    /// 6. The engine: the builder's choice, or for `.auto` the dense DFA while its table is at most
+    /// `denseAutoLimit` bytes (it is the fastest while it stays in the L1/L2 caches), then the compact DFA
+    /// while it fits `dfaSizeLimit`, then the NFA.
+    func chooseEngine(_ trie: _Trie, _ order: [Int32], _ numbering: Numbering, _ alphabetLen: Int) throws -> EnginePlan {
+        let stateCount = numbering.stateCount
         let (cells, overflow) = stateCount.multipliedReportingOverflow(by: alphabetLen)
-        let dfaFits = !overflow && cells <= Int(UInt32.max)
-        let useDFA: Bool
+        let denseFits = !overflow && cells <= Int(UInt32.max)
+        let narrow = !overflow && cells <= 1 << 16 && !builder._wideStateIDs
+        func compact() -> _CompactPlan? {
+            _CompactPlan(trie: trie, order: order, newIndex: numbering.newIndex, matchCount: numbering.matchStates.count,
+                         alphabetLen: alphabetLen, byteLimit: builder.dfaSizeLimit, forceWide: builder._wideStateIDs)
+        }
         switch builder.engine {
         case .dfa:
-            guard dfaFits else { throw AhoCorasickBuildError(.tooLarge("a DFA of \(stateCount) states × \(alphabetLen) classes")) }
-            useDFA = true
+            guard denseFits else { throw AhoCorasickBuildError(.tooLarge("a DFA of \(stateCount) states × \(alphabetLen) classes")) }
+            return .dense(wide: !narrow)
         case .nfa:
-            useDFA = false
+            return .nfa
+        case .compact:
+            guard let plan = _CompactPlan(trie: trie, order: order, newIndex: numbering.newIndex,
+                                          matchCount: numbering.matchStates.count, alphabetLen: alphabetLen,
+                                          byteLimit: Int.max, forceWide: builder._wideStateIDs)
+            else { throw AhoCorasickBuildError(.tooLarge("a compact DFA of \(stateCount) states × \(alphabetLen) classes")) }
+            return .compact(plan)
         case .auto:
-            useDFA = dfaFits && cells <= builder.dfaSizeLimit / 4
+            let denseBytes = narrow ? cells * 2 : cells * 4
+            if denseFits && denseBytes <= min(builder.denseAutoLimit, builder.dfaSizeLimit) { return .dense(wide: !narrow) }
+            // Past 2^18 states a compact DFA is several MiB (no cache to fit) and packing it costs more
+            // than building the NFA (100,000 random keywords: 632,748 states, 25.8 MB compact against a
+            // 9.9 MB NFA, and 1.8 s against 1.1 s to build).
+            if stateCount <= 1 << 18, let plan = compact() { return .compact(plan) }
+            if denseFits && denseBytes <= builder.dfaSizeLimit { return .dense(wide: !narrow) }
+            return .nfa
         }
+    }
 
-        // 7. Write the image.
-        let sparseCount = useDFA ? 0 : trie.transClass.count
+    /// 7. Write the image.
+    func write(
+        _ folded: Folded, _ classOf: [UInt8], _ alphabetLen: Int, _ trie: _Trie, _ order: [Int32],
+        _ numbering: Numbering, _ engine: EnginePlan, _ teddy: [UInt8]?
+    ) throws -> UnsafeMutableRawBufferPointer {
+        let kind = builder.matchKind
+        let folding = builder.caseFolding
+        let stateCount = numbering.stateCount
+        let m = numbering.matchStates.count
+        let code: _EngineCode
+        var compactPlan: _CompactPlan? = nil
+        switch engine {
+        case .dense(let wide): code = wide ? .dense32 : .dense16
+        case .nfa: code = .nfa
+        case .compact(let plan):
+            code = plan.wide ? .compact32 : .compact16
+            compactPlan = plan
+        }
+        let sparseCount = code == .nfa ? trie.transClass.count : 0
         guard
             let layout = _Layout(
-                isDFA: useDFA, patternCount: patterns.count, stateCount: stateCount, alphabetLen: alphabetLen,
-                matchStateCount: m, matchEntryCount: matchList.count, sparseCount: sparseCount,
-                foldCount: foldPairs.count)
+                engine: code, patternCount: patterns.count, stateCount: stateCount, alphabetLen: alphabetLen,
+                matchStateCount: m, matchEntryCount: numbering.matchList.count, sparseCount: sparseCount,
+                foldCount: folded.foldPairs.count, combCount: compactPlan?.cells.count ?? 0,
+                maxMatchID: Int(compactPlan?.maxMatchID ?? 0), defaultRows: compactPlan?.defaultRows ?? 0,
+                hasPrefilter: teddy != nil)
         else { throw AhoCorasickBuildError(.tooLarge("the image size overflows")) }
         let image = UnsafeMutableRawBufferPointer.allocate(byteCount: layout.total, alignment: 16)
         image.initializeMemory(as: UInt8.self, repeating: 0)
@@ -160,89 +242,301 @@ struct _Compiler {
         put32(8, _endianMarker)
         put32(12, _formatVersion)
         put64(16, UInt64(layout.total))
-        put32(32, useDFA ? 0 : 1)
+        put32(32, code.rawValue)
         put32(36, kind == .standard ? 0 : kind == .leftmostFirst ? 1 : 2)
         put32(40, folding == .none ? 0 : folding == .ascii ? 1 : 2)
         put32(44, UInt32(patterns.count))
         put32(48, UInt32(stateCount))
         put32(52, UInt32(alphabetLen))
         put32(56, UInt32(m))
-        put32(60, UInt32(matchList.count))
+        put32(60, UInt32(numbering.matchList.count))
         put32(64, UInt32(sparseCount))
-        put32(68, UInt32(foldPairs.count))
+        put32(68, UInt32(folded.foldPairs.count))
         let anyWholeWord = builder.wholeWord || patterns.contains { $0.wholeWord }
         put32(72, anyWholeWord ? 1 : 0)
+        if let compactPlan {
+            put32(76, UInt32(compactPlan.cells.count))
+            put32(80, compactPlan.startID)
+            put32(84, compactPlan.maxMatchID)
+            put32(88, UInt32(compactPlan.defaultRows))
+        }
+        put32(92, teddy == nil ? 0 : 1)
 
         for b in 0..<256 { image[layout.classes + b] = classOf[b] }
         for (p, pattern) in patterns.enumerated() {
-            put32(layout.patterns + 8 * p, unitLengths[p])
+            put32(layout.patterns + 8 * p, folded.unitLengths[p])
             put32(layout.patterns + 8 * p + 4, builder.wholeWord || pattern.wholeWord ? 1 : 0)
         }
-        for (k, v) in matchOffsets.enumerated() { put32(layout.matchOffsets + 4 * k, v) }
-        for (k, v) in matchList.enumerated() { put32(layout.matchList + 4 * k, v) }
-        for (k, pair) in foldPairs.enumerated() {
+        for (k, v) in numbering.matchOffsets.enumerated() { put32(layout.matchOffsets + 4 * k, v) }
+        for (k, v) in numbering.matchList.enumerated() { put32(layout.matchList + 4 * k, v) }
+        for (k, pair) in folded.foldPairs.enumerated() {
             put32(layout.folds + 8 * k, pair.from)
             put32(layout.folds + 8 * k + 4, pair.to)
         }
-
-        if useDFA {
-            // Rows in breadth-first order: a state's failure state (shallower) already has its row.
-            let trans = (base + layout.dfaTrans).assumingMemoryBound(to: UInt32.self)
-            let stride = alphabetLen
-            let startRow = Int(newIndex[0]) * stride
-            for c in 0..<stride {
-                let child = trie.rootChild[c]
-                trans[startRow + c] = UInt32(Int(child == Self.none ? newIndex[0] : newIndex[Int(child)]) * stride)
-            }
-            for s in order where s != 0 {
-                let row = Int(newIndex[Int(s)]) * stride
-                let fail = trie.fail[Int(s)]
-                if fail == Self.dead {
-                    for c in 0..<stride { trans[row + c] = 0 }
-                } else {
-                    let failRow = Int(newIndex[Int(fail)]) * stride
-                    for c in 0..<stride { trans[row + c] = trans[failRow + c] }
-                }
-                var link = trie.firstTrans[Int(s)]
-                while link != Self.none {
-                    trans[row + Int(trie.transClass[Int(link)])] = UInt32(Int(newIndex[Int(trie.transNext[Int(link)])]) * stride)
-                    link = trie.transLink[Int(link)]
-                }
-            }
-        } else {
-            let fail = (base + layout.nfaFail).assumingMemoryBound(to: UInt32.self)
-            let sparseStart = (base + layout.nfaSparseStart).assumingMemoryBound(to: UInt32.self)
-            let sparseClass = (base + layout.nfaSparseClass).assumingMemoryBound(to: UInt8.self)
-            let sparseNext = (base + layout.nfaSparseNext).assumingMemoryBound(to: UInt32.self)
-            let root = (base + layout.nfaRoot).assumingMemoryBound(to: UInt32.self)
-            // States by new index.
-            var byNew = [Int32](repeating: Self.dead, count: stateCount)
-            for s in 0..<trieCount { byNew[Int(newIndex[s])] = Int32(s) }
-            var k = 0
-            for n in 0..<stateCount {
-                sparseStart[n] = UInt32(k)
-                let s = byNew[n]
-                if s == Self.dead {
-                    fail[n] = 0
-                    continue
-                }
-                fail[n] = s == 0 ? UInt32(n) : UInt32(renumber(trie.fail[Int(s)]))
-                var link = trie.firstTrans[Int(s)]
-                while link != Self.none {
-                    sparseClass[k] = trie.transClass[Int(link)]
-                    sparseNext[k] = UInt32(newIndex[Int(trie.transNext[Int(link)])])
-                    k += 1
-                    link = trie.transLink[Int(link)]
-                }
-            }
-            sparseStart[stateCount] = UInt32(k)
-            for c in 0..<alphabetLen {
-                let child = trie.rootChild[c]
-                root[c] = UInt32(child == Self.none ? newIndex[0] : newIndex[Int(child)])
-            }
+        if let teddy {
+            for (k, b) in teddy.enumerated() { image[layout.prefilter + k] = b }
+        }
+        switch code {
+        case .dense32:
+            writeDense(trie, order, numbering.newIndex, alphabetLen, (base + layout.dfaTrans).assumingMemoryBound(to: UInt32.self))
+        case .dense16:
+            writeDense(trie, order, numbering.newIndex, alphabetLen, (base + layout.dfaTrans).assumingMemoryBound(to: UInt16.self))
+        case .compact16, .compact32:
+            compactPlan!.write(image, layout, alphabetLen)
+        case .nfa:
+            writeNFA(trie, numbering, alphabetLen, base, layout)
         }
         put64(24, _imageChecksum(UnsafeRawPointer(base), layout.total))
         return image
+    }
+
+    /// The dense DFA's rows in breadth-first order: a state's failure state (shallower) already has its row.
+    func writeDense<T: _DenseID>(
+        _ trie: _Trie, _ order: [Int32], _ newIndex: [Int32], _ stride: Int, _ trans: UnsafeMutablePointer<T>
+    ) {
+        let startRow = Int(newIndex[0]) * stride
+        for c in 0..<stride {
+            let child = trie.rootChild[c]
+            trans[startRow + c] = T(Int(child == Self.none ? newIndex[0] : newIndex[Int(child)]) * stride)
+        }
+        for s in order where s != 0 {
+            let row = Int(newIndex[Int(s)]) * stride
+            let fail = trie.fail[Int(s)]
+            if fail == Self.dead {
+                for c in 0..<stride { trans[row + c] = 0 }
+            } else {
+                let failRow = Int(newIndex[Int(fail)]) * stride
+                for c in 0..<stride { trans[row + c] = trans[failRow + c] }
+            }
+            var link = trie.firstTrans[Int(s)]
+            while link != Self.none {
+                trans[row + Int(trie.transClass[Int(link)])] = T(Int(newIndex[Int(trie.transNext[Int(link)])]) * stride)
+                link = trie.transLink[Int(link)]
+            }
+        }
+    }
+
+    func writeNFA(_ trie: _Trie, _ numbering: Numbering, _ alphabetLen: Int, _ base: UnsafeMutableRawPointer, _ layout: _Layout) {
+        let newIndex = numbering.newIndex
+        let stateCount = numbering.stateCount
+        let fail = (base + layout.nfaFail).assumingMemoryBound(to: UInt32.self)
+        let sparseStart = (base + layout.nfaSparseStart).assumingMemoryBound(to: UInt32.self)
+        let sparseClass = (base + layout.nfaSparseClass).assumingMemoryBound(to: UInt8.self)
+        let sparseNext = (base + layout.nfaSparseNext).assumingMemoryBound(to: UInt32.self)
+        let root = (base + layout.nfaRoot).assumingMemoryBound(to: UInt32.self)
+        func renumber(_ s: Int32) -> Int32 { s == Self.dead ? 0 : newIndex[Int(s)] }
+        // States by new index.
+        var byNew = [Int32](repeating: Self.dead, count: stateCount)
+        for s in 0..<trie.count { byNew[Int(newIndex[s])] = Int32(s) }
+        var k = 0
+        for n in 0..<stateCount {
+            sparseStart[n] = UInt32(k)
+            let s = byNew[n]
+            if s == Self.dead {
+                fail[n] = 0
+                continue
+            }
+            fail[n] = s == 0 ? UInt32(n) : UInt32(renumber(trie.fail[Int(s)]))
+            var link = trie.firstTrans[Int(s)]
+            while link != Self.none {
+                sparseClass[k] = trie.transClass[Int(link)]
+                sparseNext[k] = UInt32(newIndex[Int(trie.transNext[Int(link)])])
+                k += 1
+                link = trie.transLink[Int(link)]
+            }
+        }
+        sparseStart[stateCount] = UInt32(k)
+        for c in 0..<alphabetLen {
+            let child = trie.rootChild[c]
+            root[c] = UInt32(child == Self.none ? newIndex[0] : newIndex[Int(child)])
+        }
+    }
+}
+
+/// The compact DFA of a trie (see `_Compact` in `_Search.swift` and DESIGN.md): per state deeper than two
+/// bytes, the entries where its DFA row differs from the row of its longest suffix at most two bytes
+/// deep, packed into a comb; the full rows of the shallow states, with the shallow automaton's own
+/// transitions, in a table of default rows.
+struct _CompactPlan {
+    /// Per comb cell: next id << 8 | class, 0xFF for unused cells.
+    var cells: [UInt32]
+    /// R × A (next shallow row offset, full transition id).
+    var defaults: [(row: UInt32, next: UInt32)]
+    var defaultRows: Int
+    /// id → match state index for ids 0...maxMatchID.
+    var matchIndex: [UInt32]
+    var startID: UInt32
+    var maxMatchID: UInt32
+    /// 24-bit ids and 32-bit default cells (ids past 0xFFFF or R × A > 65,536).
+    var wide: Bool
+
+    private static let none: Int32 = -1
+    private static let dead: Int32 = -2
+    /// States at most this deep get default rows.
+    private static let shallowDepth: Int32 = 2
+
+    /// nil when the plan's bytes would exceed `byteLimit`, its ids 2^24, or there are 256 classes (the
+    /// class check byte needs a value no class has).
+    init?(
+        trie: _Trie, order: [Int32], newIndex: [Int32], matchCount: Int, alphabetLen: Int, byteLimit: Int,
+        forceWide: Bool = false
+    ) {
+        let a = alphabetLen
+        guard a <= 255 else { return nil }
+        let trieCount = trie.count
+        // Depths and the class of the edge into each state (breadth-first order visits parents first).
+        var depth = [Int32](repeating: 0, count: trieCount)
+        var inClass = [UInt8](repeating: 0, count: trieCount)
+        var shallow: [Int32] = []
+        for s in order {
+            if depth[Int(s)] <= Self.shallowDepth { shallow.append(s) }
+            var link = trie.firstTrans[Int(s)]
+            while link != Self.none {
+                let t = Int(trie.transNext[Int(link)])
+                depth[t] = depth[Int(s)] + 1
+                inClass[t] = trie.transClass[Int(link)]
+                link = trie.transLink[Int(link)]
+            }
+        }
+        // A sample first: every 64th state's entry count, extrapolated, must fit the budget with a quarter
+        // to spare (so that `.auto` does not spend most of a huge build on a plan it would refuse).
+        if byteLimit < Int.max / 2 && trieCount >= 1 << 16 {
+            var sampled = 0
+            var seen = [Int32](repeating: -1, count: a)
+            for s in Swift.stride(from: 0, to: trieCount, by: 64) where depth[s] > Self.shallowDepth {
+                var t = Int32(s)
+                while t != Self.dead && depth[Int(t)] > Self.shallowDepth {
+                    var link = trie.firstTrans[Int(t)]
+                    while link != Self.none {
+                        let c = Int(trie.transClass[Int(link)])
+                        if seen[c] != Int32(s) {
+                            seen[c] = Int32(s)
+                            sampled += 1
+                        }
+                        link = trie.transLink[Int(link)]
+                    }
+                    t = trie.fail[Int(t)]
+                }
+            }
+            if (sampled * 64 + trieCount) * 4 > byteLimit + byteLimit / 4 { return nil }
+        }
+        // Entries, flat in new-index order: entryStart[k] ..< entryStart[k + 1].
+        let stateCount = trieCount + 1
+        var byNew = [Int32](repeating: Self.dead, count: stateCount)
+        for s in 0..<trieCount { byNew[Int(newIndex[s])] = Int32(s) }
+        var entryStart = [Int](repeating: 0, count: stateCount + 1)
+        var entryClass: [UInt8] = []
+        var entryNext: [Int32] = []
+        var stamp = [Int32](repeating: -1, count: a)
+        for k in 0..<stateCount {
+            entryStart[k] = entryClass.count
+            let s = byNew[k]
+            if s == Self.dead {
+                // The dead state loops.
+                for c in 0..<a {
+                    entryClass.append(UInt8(c))
+                    entryNext.append(Self.dead)
+                }
+                continue
+            }
+            guard depth[Int(s)] > Self.shallowDepth else { continue }
+            var t = s
+            while t != Self.dead && depth[Int(t)] > Self.shallowDepth {
+                var link = trie.firstTrans[Int(t)]
+                while link != Self.none {
+                    let c = Int(trie.transClass[Int(link)])
+                    if stamp[c] != s {
+                        stamp[c] = s
+                        entryClass.append(UInt8(c))
+                        entryNext.append(trie.transNext[Int(link)])
+                    }
+                    link = trie.transLink[Int(link)]
+                }
+                t = trie.fail[Int(t)]
+            }
+            if t == Self.dead {
+                // The failure chain ends at the dead state (leftmost kinds): every other class is dead.
+                for c in 0..<a where stamp[c] != s {
+                    entryClass.append(UInt8(c))
+                    entryNext.append(Self.dead)
+                }
+            }
+            // Every entry and every id take at least one 4-byte cell.
+            if (entryClass.count + k) * 4 > byteLimit { return nil }
+
+        }
+        entryStart[stateCount] = entryClass.count
+        // Pack: ids strictly increase in new-index order (so dead, match states, start, rest keep the one
+        // comparison), each state at the first offset after the previous one where its cells are free.
+        var used: [Bool] = []
+        var ids = [UInt32](repeating: 0, count: stateCount)
+        var lastID = -1
+        for k in 0..<stateCount {
+            let entries = entryStart[k]..<entryStart[k + 1]
+            var candidate = lastID + 1
+            while entries.contains(where: { e in
+                let at = candidate + Int(entryClass[e])
+                return at < used.count && used[at]
+            }) {
+                candidate += 1
+            }
+            let needed = candidate + a
+            if used.count < needed { used.append(contentsOf: repeatElement(false, count: needed - used.count)) }
+            for e in entries { used[candidate + Int(entryClass[e])] = true }
+            guard candidate <= 0xFF_FFFF else { return nil }
+            ids[k] = UInt32(candidate)
+            lastID = candidate
+        }
+        let cellCount = lastID + a
+        defaultRows = shallow.count
+        wide = lastID > 0xFFFF || defaultRows * a > 1 << 16 || forceWide
+        let width = wide ? 4 : 2
+        let bytes = cellCount * 4 + defaultRows * a * 2 * width + (Int(ids[matchCount]) + 1) * 4
+        if bytes > byteLimit { return nil }
+        func id(_ trieIndex: Int32) -> UInt32 { trieIndex == Self.dead ? ids[0] : ids[Int(newIndex[Int(trieIndex)])] }
+        cells = Array(repeating: 0xFF, count: cellCount)
+        for k in 0..<stateCount {
+            for e in entryStart[k]..<entryStart[k + 1] {
+                cells[Int(ids[k]) + Int(entryClass[e])] = id(entryNext[e]) << 8 | UInt32(entryClass[e])
+            }
+        }
+        // Default rows: for each shallow state q (the start state first) and class c, the row of the
+        // longest suffix of q + c at most two bytes deep that is a state, and q's full DFA transition.
+        var rowOf = [Int32](repeating: -1, count: trieCount)
+        for (k, q) in shallow.enumerated() { rowOf[Int(q)] = Int32(k) }
+        defaults = Array(repeating: (0, 0), count: defaultRows * a)
+        for (k, q) in shallow.enumerated() {
+            // The state of q's last byte alone (none for the start state).
+            let last: Int32 = q == 0 ? Self.none : depth[Int(q)] == 1 ? q : trie.rootChild[Int(inClass[Int(q)])]
+            for c in 0..<a {
+                var nextShallow: Int32 = last == Self.none ? Self.none : trie.child(last, UInt8(c))
+                if nextShallow == Self.none { nextShallow = trie.rootChild[c] }
+                if nextShallow == Self.none { nextShallow = 0 }
+                defaults[k * a + c] = (UInt32(Int(rowOf[Int(nextShallow)]) * a), id(trie.follow(q, UInt8(c))))
+            }
+        }
+        startID = ids[Int(newIndex[0])]
+        maxMatchID = ids[matchCount]
+        matchIndex = [UInt32](repeating: 0, count: Int(maxMatchID) + 1)
+        for k in 1...max(matchCount, 1) where k <= matchCount { matchIndex[Int(ids[k])] = UInt32(k) }
+    }
+
+    func write(_ image: UnsafeMutableRawBufferPointer, _ layout: _Layout, _ a: Int) {
+        for (k, cell) in cells.enumerated() {
+            image.storeBytes(of: cell.littleEndian, toByteOffset: layout.comb + 4 * k, as: UInt32.self)
+        }
+        for (k, cell) in defaults.enumerated() {
+            if wide {
+                let packed = UInt64(cell.row) | UInt64(cell.next) << 32
+                image.storeBytes(of: packed.littleEndian, toByteOffset: layout.defaults + 8 * k, as: UInt64.self)
+            } else {
+                let packed = cell.row | cell.next << 16
+                image.storeBytes(of: packed.littleEndian, toByteOffset: layout.defaults + 4 * k, as: UInt32.self)
+            }
+        }
+        for (k, v) in matchIndex.enumerated() {
+            image.storeBytes(of: v.littleEndian, toByteOffset: layout.matchIndex + 4 * k, as: UInt32.self)
+        }
     }
 }
 
@@ -317,8 +611,8 @@ struct _Trie {
         matchTail[Int(s)] = node
     }
 
-    /// `s` on `c` following failure links; never returns `none`.
-    private func follow(_ s: Int32, _ c: UInt8) -> Int32 {
+    /// `s` on `c` following failure links (the full DFA transition); never returns `none`.
+    func follow(_ s: Int32, _ c: UInt8) -> Int32 {
         var s = s
         while true {
             if s == Self.dead { return Self.dead }

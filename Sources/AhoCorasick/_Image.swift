@@ -5,10 +5,11 @@
 //   offset  size  field
 //   0       8     magic "AHOCORSK"
 //   8       4     endianness marker 0x0A0B0C0D (reads 0x0D0C0B0A on a big-endian writer)
-//   12      4     format version (1)
+//   12      4     format version (2; version 1 images, engines 0 and 1 only, still load)
 //   16      8     total length of the image in bytes
 //   24      8     checksum (_hash64 of bytes 0..<24 and 32..<total)
-//   32      4     engine (0 DFA, 1 NFA)
+//   32      4     engine (0 DFA with 32-bit ids, 1 NFA, 2 DFA with 16-bit ids, 3 compact DFA with
+//                 16-bit ids, 4 compact DFA with 32-bit ids)
 //   36      4     match kind (0 standard, 1 leftmost-first, 2 leftmost-longest)
 //   40      4     case folding (0 none, 1 ASCII, 2 Unicode simple)
 //   44      4     pattern count P
@@ -19,7 +20,11 @@
 //   64      4     NFA sparse transition count T (0 for a DFA)
 //   68      4     Unicode fold pair count F
 //   72      4     flags (bit 0: some pattern is whole-word)
-//   76      20    reserved, zero
+//   76      4     compact only: comb cell count C (else 0)
+//   80      4     compact only: start state id (else 0)
+//   84      4     compact only: largest match state id (else 0)
+//   88      4     compact only: default row count R (the states at most two bytes deep; else 0)
+//   92      4     prefilter: 0 none, 1 Teddy
 //   96            sections, in this order, each padded to 16 bytes:
 //     byte classes     256 × u8        class of each haystack byte (ASCII folding merged in)
 //     patterns         P × 2 × u32     (length, flags): length in bytes, or in scalars for Unicode folding;
@@ -28,6 +33,15 @@
 //     match list       E × u32         pattern indexes
 //     DFA only:
 //       transitions    S × A × u32     premultiplied: the next state of state id s on class c is at s + c
+//                      (S × A × u16 for engine 2, which needs S × A <= 65,536)
+//     compact DFA only (W = 2 bytes for engine 3, 4 for engine 4; at most 255 classes):
+//       comb           C × u32         cells next id << 8 | class (0xFF: unused); the next state of id s on
+//                                      class c is comb[s + c] >> 8 when its low byte is c, else the default
+//                                      row's entry. Ids are at most 0xFFFF (engine 3) or 0xFFFFFF (engine 4)
+//       default rows   R × A × 2W      cells (next row, next id) of the states at most two bytes deep
+//                                      (row 0 the start state): the next shallow state's row offset
+//                                      (premultiplied by A) and the full DFA transition
+//       match index    (X + 1) × u32   X the largest match state id: id → match state index (0 none)
 //     NFA only:
 //       fail           S × u32         failure state index
 //       sparse start   (S + 1) × u32   state i's transitions are entries start[i] ..< start[i+1]
@@ -35,10 +49,23 @@
 //       sparse next    T × u32         state indexes
 //       start row      A × u32         the start state's dense transitions
 //     Unicode folds    F × 2 × u32     (scalar, fold), ascending by scalar, both valid scalars
+//     Teddy prefilter  4,208 bytes     (only with a prefilter) see Sources/CAhoCorasickSIMD/include/aho_simd.h:
+//                                      fingerprint length, flags, prefix lengths, nibble tables of bucket
+//                                      bits, a 32,768-bit set of the hashes of the patterns' first 4 bytes
 
 let _magic: [UInt8] = Array("AHOCORSK".utf8)
 let _endianMarker: UInt32 = 0x0A0B_0C0D
-let _formatVersion: UInt32 = 1
+let _formatVersion: UInt32 = 2
+/// The engine codes of the header's field at 32.
+enum _EngineCode: UInt32 {
+    case dense32 = 0, nfa = 1, dense16 = 2, compact16 = 3, compact32 = 4
+
+    var isDense: Bool { self == .dense32 || self == .dense16 }
+    var isCompact: Bool { self == .compact16 || self == .compact32 }
+    /// Bytes per state id in the tables.
+    var idWidth: Int { self == .dense16 || self == .compact16 ? 2 : 4 }
+}
+
 let _headerSize = 96
 
 /// Where each section lives, computed from the header's counts with overflow checks.
@@ -53,13 +80,18 @@ struct _Layout {
     var nfaSparseClass = 0
     var nfaSparseNext = 0
     var nfaRoot = 0
+    var comb = 0
+    var defaults = 0
+    var matchIndex = 0
     var folds = 0
+    var prefilter = 0
     var total = 0
 
     /// nil when a size overflows `Int`.
     init?(
-        isDFA: Bool, patternCount: Int, stateCount: Int, alphabetLen: Int, matchStateCount: Int,
-        matchEntryCount: Int, sparseCount: Int, foldCount: Int
+        engine: _EngineCode, patternCount: Int, stateCount: Int, alphabetLen: Int, matchStateCount: Int,
+        matchEntryCount: Int, sparseCount: Int, foldCount: Int, combCount: Int = 0, maxMatchID: Int = 0, defaultRows: Int = 0,
+        hasPrefilter: Bool = false
     ) {
         var at = _headerSize
         func section(_ count: Int, _ width: Int) -> Int? {
@@ -78,11 +110,21 @@ struct _Layout {
         patterns = p
         matchOffsets = mo
         matchList = ml
-        if isDFA {
+        switch engine {
+        case .dense32, .dense16:
             let (cells, o) = stateCount.multipliedReportingOverflow(by: alphabetLen)
-            guard !o, let t = section(cells, 4) else { return nil }
+            guard !o, let t = section(cells, engine.idWidth) else { return nil }
             dfaTrans = t
-        } else {
+        case .compact16, .compact32:
+            let (rows, o1) = defaultRows.multipliedReportingOverflow(by: alphabetLen)
+            let (indexes, o2) = maxMatchID.addingReportingOverflow(1)
+            guard !o1, !o2, let c = section(combCount, 4), let d = section(rows, 2 * engine.idWidth),
+                let x = section(indexes, 4)
+            else { return nil }
+            comb = c
+            defaults = d
+            matchIndex = x
+        case .nfa:
             guard let f = section(stateCount, 4), let ss = section(stateCount + 1, 4),
                 let sc = section(sparseCount, 1), let sn = section(sparseCount, 4), let r = section(alphabetLen, 4)
             else { return nil }
@@ -92,8 +134,9 @@ struct _Layout {
             nfaSparseNext = sn
             nfaRoot = r
         }
-        guard let fo = section(foldCount, 8) else { return nil }
+        guard let fo = section(foldCount, 8), let pf = section(hasPrefilter ? _TeddyTables.size : 0, 1) else { return nil }
         folds = fo
+        prefilter = pf
         total = at
     }
 }
@@ -129,7 +172,7 @@ func _imageChecksum(_ p: UnsafeRawPointer, _ total: Int) -> UInt64 {
 /// keeps alive.
 struct _Image: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
-    let engine: EngineKind
+    let engineCode: _EngineCode
     let matchKind: MatchKind
     let caseFolding: CaseFolding
     let patternCount: Int
@@ -143,18 +186,40 @@ struct _Image: @unchecked Sendable {
     let patterns: UnsafePointer<UInt32>
     let matchOffsets: UnsafePointer<UInt32>
     let matchList: UnsafePointer<UInt32>
+    /// Dense DFA transitions (engine 0; for other engines a valid dummy pointer).
     let dfaTrans: UnsafePointer<UInt32>
+    /// Dense DFA transitions (engine 2).
+    let dfaTrans16: UnsafePointer<UInt16>
     let nfaFail: UnsafePointer<UInt32>
     let nfaSparseStart: UnsafePointer<UInt32>
     let nfaSparseClass: UnsafePointer<UInt8>
     let nfaSparseNext: UnsafePointer<UInt32>
     let nfaRoot: UnsafePointer<UInt32>
+    /// Compact DFA (engines 3 and 4): comb cells, default rows, id → match index.
+    let combCount: Int
+    let comb: UnsafePointer<UInt32>
+    let defaults16: UnsafePointer<UInt32>
+    let defaults32: UnsafePointer<UInt64>
+    let defaultRows: Int
+    let matchIndex: UnsafePointer<UInt32>
     let folds: UnsafePointer<UInt32>
+    /// The Teddy prefilter's tables, when the image has one.
+    let teddy: _TeddyTables?
 
-    /// Start state id: premultiplied for the DFA, an index for the NFA.
+    /// Start state id: premultiplied for the dense DFA, a comb offset for the compact DFA, an index for
+    /// the NFA.
     let startID: UInt32
     /// Ids <= maxMatchID are the dead state (0) or match states.
     let maxMatchID: UInt32
+
+    /// The engine kind the facade reports.
+    var engine: EngineKind {
+        switch engineCode {
+        case .dense16, .dense32: .dfa
+        case .nfa: .nfa
+        case .compact16, .compact32: .compact
+        }
+    }
 
     private static func corrupt(_ what: String) -> AhoCorasickLoadError { AhoCorasickLoadError(.corrupt(what)) }
 
@@ -171,7 +236,8 @@ struct _Image: @unchecked Sendable {
         let marker = u32(8)
         if marker == _endianMarker.byteSwapped { throw AhoCorasickLoadError(.bigEndian) }
         guard marker == _endianMarker else { throw corrupt("bad endianness marker") }
-        guard u32(12) == _formatVersion else { throw AhoCorasickLoadError(.unsupportedVersion(u32(12))) }
+        let version = u32(12)
+        guard version == 1 || version == _formatVersion else { throw AhoCorasickLoadError(.unsupportedVersion(version)) }
         let total64 = u64(16)
         guard total64 <= UInt64(raw.count) else {
             throw AhoCorasickLoadError(.truncated(need: Int(clamping: total64), have: raw.count))
@@ -184,10 +250,11 @@ struct _Image: @unchecked Sendable {
         let engineRaw = u32(32)
         let kindRaw = u32(36)
         let foldRaw = u32(40)
-        guard engineRaw <= 1 else { throw corrupt("unknown engine \(engineRaw)") }
+        guard let code = _EngineCode(rawValue: engineRaw), version >= 2 || engineRaw <= 1 else {
+            throw corrupt("unknown engine \(engineRaw)")
+        }
         guard kindRaw <= 2 else { throw corrupt("unknown match kind \(kindRaw)") }
         guard foldRaw <= 2 else { throw corrupt("unknown case folding \(foldRaw)") }
-        let isDFA = engineRaw == 0
         let patternCount = Int(u32(44))
         let stateCount = Int(u32(48))
         let alphabetLen = Int(u32(52))
@@ -196,35 +263,62 @@ struct _Image: @unchecked Sendable {
         let sparseCount = Int(u32(64))
         let foldCount = Int(u32(68))
         let flags = u32(72)
+        let combCount = Int(u32(76))
+        let compactStart = u32(80)
+        let compactMaxMatch = Int(u32(84))
+        let defaultRows = Int(u32(88))
+        let prefilterRaw = u32(92)
         guard flags <= 1 else { throw corrupt("unknown flags \(flags)") }
-        for offset in stride(from: 76, to: _headerSize, by: 4) where u32(offset) != 0 {
-            throw corrupt("reserved header field at \(offset) is not zero")
+        if !code.isCompact {
+            guard combCount == 0, compactStart == 0, compactMaxMatch == 0, defaultRows == 0 else {
+                throw corrupt("compact DFA fields in an image of another engine")
+            }
         }
+        guard prefilterRaw <= 1 else { throw corrupt("unknown prefilter \(prefilterRaw)") }
         guard patternCount <= Int(Int32.max) else { throw corrupt("pattern count \(patternCount)") }
         guard alphabetLen >= 1, alphabetLen <= 256 else { throw corrupt("byte class count \(alphabetLen)") }
         // Dead state, match states, start state.
         guard matchStateCount + 2 <= stateCount else {
             throw corrupt("state count \(stateCount) below match states \(matchStateCount) + 2")
         }
-        guard isDFA || sparseCount <= Int(UInt32.max) else { throw corrupt("sparse count") }
-        if isDFA {
+        guard code == .nfa || sparseCount == 0 else { throw corrupt("a DFA with sparse transitions") }
+        guard sparseCount <= Int(UInt32.max) else { throw corrupt("sparse count") }
+        switch code {
+        case .dense32:
             // Premultiplied ids must fit in UInt32.
             guard UInt64(stateCount) * UInt64(alphabetLen) <= UInt64(UInt32.max) else {
                 throw corrupt("DFA too large for 32-bit state ids")
             }
+        case .dense16:
+            guard stateCount * alphabetLen <= 1 << 16 else { throw corrupt("DFA too large for 16-bit state ids") }
+        case .compact16, .compact32:
+            // Every id s must have s + A <= C (so comb[s + c] is in bounds), and fit the id width.
+            let limit = code == .compact16 ? 0xFFFF : 0xFF_FFFF
+            guard alphabetLen <= 255, combCount >= alphabetLen, combCount - alphabetLen <= limit else {
+                throw corrupt("comb cell count \(combCount) for \(alphabetLen) classes")
+            }
+            guard Int(compactStart) <= combCount - alphabetLen, compactMaxMatch < Int(compactStart) else {
+                throw corrupt("compact start \(compactStart) or largest match id \(compactMaxMatch)")
+            }
+            // Row offsets r must have r + A <= R × A.
+            guard defaultRows >= 1, defaultRows <= (code == .compact16 ? 0x1_0000 : Int(UInt32.max)) / alphabetLen else {
+                throw corrupt("default row count \(defaultRows)")
+            }
+        case .nfa:
+            break
         }
-        if isDFA && sparseCount != 0 { throw corrupt("a DFA with sparse transitions") }
         if foldRaw != 2 && foldCount != 0 { throw corrupt("fold pairs without Unicode folding") }
         guard
             let layout = _Layout(
-                isDFA: isDFA, patternCount: patternCount, stateCount: stateCount, alphabetLen: alphabetLen,
+                engine: code, patternCount: patternCount, stateCount: stateCount, alphabetLen: alphabetLen,
                 matchStateCount: matchStateCount, matchEntryCount: matchEntryCount, sparseCount: sparseCount,
-                foldCount: foldCount)
+                foldCount: foldCount, combCount: combCount, maxMatchID: compactMaxMatch, defaultRows: defaultRows,
+                hasPrefilter: prefilterRaw == 1)
         else { throw corrupt("section sizes overflow") }
         guard layout.total == total else { throw corrupt("total length \(total) differs from the layout's \(layout.total)") }
 
         // Typed views; every section lies within `total` by the layout check above, and every section
-        // offset is a multiple of 16 from an 8-byte aligned base, so the u32 views are aligned.
+        // offset is a multiple of 16 from an 8-byte aligned base, so the u32 and u64 views are aligned.
         func view<T>(_ offset: Int, _ type: T.Type) -> UnsafePointer<T> {
             (base + offset).assumingMemoryBound(to: T.self)
         }
@@ -262,31 +356,74 @@ struct _Image: @unchecked Sendable {
         }
 
         let stride = alphabetLen
-        var dfaTrans = view(layout.classes, UInt32.self)
-        var nfaFail = dfaTrans
-        var nfaSparseStart = dfaTrans
+        // Dummy (valid, never read) pointers for the sections this engine does not have.
+        let dummy32 = view(layout.classes, UInt32.self)
+        var dfaTrans = dummy32
+        var dfaTrans16 = view(layout.classes, UInt16.self)
+        var nfaFail = dummy32
+        var nfaSparseStart = dummy32
         var nfaSparseClass = classes
-        var nfaSparseNext = dfaTrans
-        var nfaRoot = dfaTrans
+        var nfaSparseNext = dummy32
+        var nfaRoot = dummy32
+        var comb = dummy32
+        var defaults16 = dummy32
+        var defaults32 = view(layout.classes, UInt64.self)
+        var matchIndex = dummy32
         let startID: UInt32
         let maxMatchID: UInt32
-        if isDFA {
-            dfaTrans = view(layout.dfaTrans, UInt32.self)
+        switch code {
+        case .dense32, .dense16:
             let cells = stateCount * stride
             let limit = UInt64(cells)
             // e / stride by multiplication: exact for e < 2^32 and stride <= 256 (see DESIGN.md).
             let reciprocal = ((UInt64(1) << 40) + UInt64(stride) - 1) / UInt64(stride)
             var bad = false
+            if code == .dense32 {
+                dfaTrans = view(layout.dfaTrans, UInt32.self)
+            } else {
+                dfaTrans16 = view(layout.dfaTrans, UInt16.self)
+            }
             for k in 0..<cells {
-                let e = UInt64(dfaTrans[k])
+                let e = code == .dense32 ? UInt64(dfaTrans[k]) : UInt64(dfaTrans16[k])
                 let q = (e &* reciprocal) >> 40
                 bad = bad || e >= limit || q &* UInt64(stride) != e
             }
             if bad { throw corrupt("a DFA transition is out of range or not a multiple of the stride") }
-            for c in 0..<stride where dfaTrans[c] != 0 { throw corrupt("the dead state does not loop") }
+            for c in 0..<stride {
+                let e = code == .dense32 ? dfaTrans[c] : UInt32(dfaTrans16[c])
+                if e != 0 { throw corrupt("the dead state does not loop") }
+            }
             startID = UInt32((matchStateCount + 1) * stride)
             maxMatchID = UInt32(matchStateCount * stride)
-        } else {
+        case .compact16, .compact32:
+            // Every next id and default-row id must be a valid id (s + A <= C); owners are ids or the
+            // sentinel. The match index maps ids 0...X to 0...M.
+            let maxID = UInt64(combCount - stride)
+            let maxRow = UInt64((defaultRows - 1) * stride)
+            var bad = false
+            comb = view(layout.comb, UInt32.self)
+            for k in 0..<combCount { bad = bad || UInt64(comb[k] >> 8) > maxID }
+            if code == .compact16 {
+                defaults16 = view(layout.defaults, UInt32.self)
+                for k in 0..<(defaultRows * stride) {
+                    let cell = defaults16[k]
+                    bad = bad || UInt64(cell >> 16) > maxID || UInt64(cell & 0xFFFF) > maxRow
+                }
+            } else {
+                defaults32 = view(layout.defaults, UInt64.self)
+                for k in 0..<(defaultRows * stride) {
+                    let cell = defaults32[k]
+                    bad = bad || cell >> 32 > maxID || cell & 0xFFFF_FFFF > maxRow
+                }
+            }
+            if bad { throw corrupt("a compact DFA cell or default row names an id or row out of range") }
+            matchIndex = view(layout.matchIndex, UInt32.self)
+            for k in 0...compactMaxMatch where Int(matchIndex[k]) > matchStateCount {
+                throw corrupt("match index of id \(k)")
+            }
+            startID = compactStart
+            maxMatchID = UInt32(compactMaxMatch)
+        case .nfa:
             nfaFail = view(layout.nfaFail, UInt32.self)
             nfaSparseStart = view(layout.nfaSparseStart, UInt32.self)
             nfaSparseClass = view(layout.nfaSparseClass, UInt8.self)
@@ -317,16 +454,23 @@ struct _Image: @unchecked Sendable {
             startID = UInt32(matchStateCount + 1)
             maxMatchID = UInt32(matchStateCount)
         }
+        var teddy: _TeddyTables? = nil
+        if prefilterRaw == 1 {
+            guard foldRaw != 2 else { throw corrupt("a Teddy prefilter with Unicode folding") }
+            teddy = try _TeddyTables.validate(UnsafeRawBufferPointer(start: base, count: total), layout.prefilter)
+        }
         return _Image(
             bytes: UnsafeRawBufferPointer(start: base, count: total),
-            engine: isDFA ? .dfa : .nfa,
+            engineCode: code,
             matchKind: [MatchKind.standard, .leftmostFirst, .leftmostLongest][Int(kindRaw)],
             caseFolding: [CaseFolding.none, .ascii, .unicode][Int(foldRaw)],
             patternCount: patternCount, stateCount: stateCount, alphabetLen: alphabetLen,
             matchStateCount: matchStateCount, anyWholeWord: flags & 1 != 0, foldCount: foldCount,
             classes: classes, patterns: patterns, matchOffsets: matchOffsets, matchList: matchList,
-            dfaTrans: dfaTrans, nfaFail: nfaFail, nfaSparseStart: nfaSparseStart, nfaSparseClass: nfaSparseClass,
-            nfaSparseNext: nfaSparseNext, nfaRoot: nfaRoot, folds: folds, startID: startID, maxMatchID: maxMatchID)
+            dfaTrans: dfaTrans, dfaTrans16: dfaTrans16, nfaFail: nfaFail, nfaSparseStart: nfaSparseStart,
+            nfaSparseClass: nfaSparseClass, nfaSparseNext: nfaSparseNext, nfaRoot: nfaRoot,
+            combCount: combCount, comb: comb, defaults16: defaults16, defaults32: defaults32,
+            defaultRows: defaultRows, matchIndex: matchIndex, folds: folds, teddy: teddy, startID: startID, maxMatchID: maxMatchID)
     }
 
     /// Throws unless following `fail` from every state reaches `start` or the dead state 0.
@@ -378,11 +522,27 @@ struct _Image: @unchecked Sendable {
                 precondition(listed.allSatisfy { $0 }, "a pattern is in no match list")
             }
             switch engine {
-            case .dfa:
-                precondition(Int(startID) % alphabetLen == 0)
+            case .dfa, .compact:
+                if engine == .dfa { precondition(Int(startID) % alphabetLen == 0) }
                 for c in 0..<alphabetLen {
-                    let next = dfaTrans[Int(startID) + c]
+                    let next: UInt32
+                    switch engineCode {
+                    case .dense32: next = dfa.next(startID, UInt8(c))
+                    case .dense16: next = dfa16.next(startID, UInt8(c))
+                    case .compact16: next = compact16.next(compact16.initial, UInt8(c)).id
+                    case .compact32: next = compact32.next(compact32.initial, UInt8(c)).id
+                    case .nfa: next = 1
+                    }
                     precondition(next != 0, "the start state leads to the dead state")
+                }
+                if engine == .compact {
+                    // Every state's full row equals what the comb and default rows give: checked by the
+                    // oracle tests; here, the match index names each match state once.
+                    var seen = Set<UInt32>()
+                    for id in 0...Int(maxMatchID) where matchIndex[id] != 0 {
+                        precondition(seen.insert(matchIndex[id]).inserted, "match state listed twice")
+                    }
+                    precondition(seen.count == matchStateCount, "a match state has no id")
                 }
             case .nfa:
                 precondition(nfaFail[0] == 0)

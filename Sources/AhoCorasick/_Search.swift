@@ -2,29 +2,41 @@
 // validated: every transition target is a state, every match-list entry a pattern, every failure chain
 // ends. Haystack reads are at indexes checked against the haystack's length.
 
-/// One step of an engine: the state after reading one byte class.
+/// One step of an engine.
 protocol _Engine {
-    var start: UInt32 { get }
+    /// What a scan carries from byte to byte: a state id, plus for the compact DFA the default row of the
+    /// last class read.
+    associatedtype State
+    var initial: State { get }
     /// Ids <= maxMatch are the dead state (0) or match states.
     var maxMatch: UInt32 { get }
-    func next(_ s: UInt32, _ c: UInt8) -> UInt32
-    /// The state's index (1…M for match states).
-    func index(_ s: UInt32) -> Int
+    func next(_ s: State, _ c: UInt8) -> State
+    /// The id `maxMatch` is compared with.
+    func id(_ s: State) -> UInt32
+    /// The match state index (1…M) of an id <= maxMatch; 0 (reports nothing) for the dead state.
+    func index(_ id: UInt32) -> Int
 }
 
+/// A transition table entry type of the dense DFA: 16- or 32-bit premultiplied ids.
+protocol _DenseID: FixedWidthInteger, UnsignedInteger {}
+extension UInt16: _DenseID {}
+extension UInt32: _DenseID {}
+
 /// The dense DFA: `trans[s + c]`, s premultiplied by the stride.
-struct _DFA: _Engine {
-    let trans: UnsafePointer<UInt32>
+struct _DFA<T: _DenseID>: _Engine {
+    let trans: UnsafePointer<T>
     let stride: Int
-    let start: UInt32
+    let initial: UInt32
     let maxMatch: UInt32
 
     /// - Precondition: `s` is a validated premultiplied id and `c` < stride, so `s + c` < S × A.
     @inline(__always)
     func next(_ s: UInt32, _ c: UInt8) -> UInt32 {
         // Why no overflow: s + c < S × A <= UInt32.max (checked on load), and Int is 64-bit.
-        trans[Int(s) &+ Int(c)]
+        UInt32(truncatingIfNeeded: trans[Int(s) &+ Int(c)])
     }
+
+    @inline(__always) func id(_ s: UInt32) -> UInt32 { s }
 
     /// ceil(2^40 / stride): `s * reciprocal >> 40` is `s / stride` exactly for s < 2^32 and
     /// stride <= 256 (the error stays below 1/stride; see DESIGN.md).
@@ -34,6 +46,57 @@ struct _DFA: _Engine {
     func index(_ s: UInt32) -> Int { Int(truncatingIfNeeded: (UInt64(s) &* reciprocal) >> 40) }
 }
 
+/// A default-row cell type of the compact DFA: (next shallow row, full transition) packed in the low and
+/// high halves (16 + 16 or 32 + 32 bits).
+protocol _DefaultCell: FixedWidthInteger, UnsignedInteger {}
+extension UInt32: _DefaultCell {}
+extension UInt64: _DefaultCell {}
+
+/// The compact DFA (row compression against the rows of the states at most two bytes deep).
+///
+/// Let q be the longest suffix of the text read so far that is at most two bytes long and a prefix of
+/// some pattern (a state of depth <= 2). The DFA state s has q in its failure chain, so s's full row
+/// differs from q's full row only at the classes where s or a state between s and q in the chain has a
+/// child. Only those entries are stored, as cells of a comb (a double array: a state's id is its offset
+/// in the comb, and its entry for class c is the cell at id + c, holding the next id and, as the check,
+/// the class c: a cell at id + c can only hold class c for the state at id). The full rows of the
+/// shallow states are the `defaults` table, whose cells also hold the next q, so q is tracked by a
+/// second chain of loads that does not depend on s. A step: one comb load (on the chain of dependent
+/// loads), one default load (off it), a compare and a conditional move: no branch, no loop. A state
+/// whose failure chain ends at the dead state (leftmost kinds) stores its whole row.
+struct _Compact<Default: _DefaultCell>: _Engine {
+    struct State {
+        var id: UInt32
+        /// q's row in `defaults`, premultiplied by the stride.
+        var row: UInt32
+    }
+    /// Cells: next id << 8 | class (0xFF: unused; the compact DFA has at most 255 classes).
+    let comb: UnsafePointer<UInt32>
+    let defaults: UnsafePointer<Default>
+    let matchIndex: UnsafePointer<UInt32>
+    let start: UInt32
+    let maxMatch: UInt32
+
+    var initial: State { State(id: start, row: 0) }
+
+    /// - Precondition: `s.id + c` < C and `s.row + c` < R × A: ids and rows are validated on load, and
+    ///   `c` < A.
+    @inline(__always)
+    func next(_ s: State, _ c: UInt8) -> State {
+        let half = Default.bitWidth / 2
+        let cell = comb[Int(s.id) &+ Int(c)]
+        let shallow = defaults[Int(s.row) &+ Int(c)]
+        let fallback = UInt32(truncatingIfNeeded: shallow >> half)
+        let row = UInt32(truncatingIfNeeded: shallow & (Default(1) << half &- 1))
+        return State(id: UInt8(truncatingIfNeeded: cell) == c ? cell >> 8 : fallback, row: row)
+    }
+
+    @inline(__always) func id(_ s: State) -> UInt32 { s.id }
+
+    @inline(__always)
+    func index(_ id: UInt32) -> Int { Int(matchIndex[Int(id)]) }
+}
+
 /// The compact NFA: a dense start row, sorted sparse transitions, failure links.
 struct _NFA: _Engine {
     let fail: UnsafePointer<UInt32>
@@ -41,7 +104,7 @@ struct _NFA: _Engine {
     let sparseClass: UnsafePointer<UInt8>
     let sparseNext: UnsafePointer<UInt32>
     let root: UnsafePointer<UInt32>
-    let start: UInt32
+    let initial: UInt32
     let maxMatch: UInt32
 
     /// - Precondition: `s` < S and `c` < A; failure chains end at the start or dead state (checked on load).
@@ -49,7 +112,7 @@ struct _NFA: _Engine {
     func next(_ s: UInt32, _ c: UInt8) -> UInt32 {
         var s = s
         while true {
-            if s == start { return root[Int(c)] }
+            if s == initial { return root[Int(c)] }
             if s == 0 { return 0 }
             var k = Int(sparseStart[Int(s)])
             let end = Int(sparseStart[Int(s) &+ 1])
@@ -63,20 +126,30 @@ struct _NFA: _Engine {
         }
     }
 
+    @inline(__always) func id(_ s: UInt32) -> UInt32 { s }
+
     @inline(__always)
     func index(_ s: UInt32) -> Int { Int(s) }
 }
 
 extension _Image {
-    var dfa: _DFA {
-        _DFA(
-            trans: dfaTrans, stride: alphabetLen, start: startID, maxMatch: maxMatchID,
-            reciprocal: ((UInt64(1) << 40) + UInt64(alphabetLen) - 1) / UInt64(alphabetLen))
+    var reciprocal: UInt64 { ((UInt64(1) << 40) + UInt64(alphabetLen) - 1) / UInt64(alphabetLen) }
+    var dfa: _DFA<UInt32> {
+        _DFA(trans: dfaTrans, stride: alphabetLen, initial: startID, maxMatch: maxMatchID, reciprocal: reciprocal)
+    }
+    var dfa16: _DFA<UInt16> {
+        _DFA(trans: dfaTrans16, stride: alphabetLen, initial: startID, maxMatch: maxMatchID, reciprocal: reciprocal)
+    }
+    var compact16: _Compact<UInt32> {
+        _Compact(comb: comb, defaults: defaults16, matchIndex: matchIndex, start: startID, maxMatch: maxMatchID)
+    }
+    var compact32: _Compact<UInt64> {
+        _Compact(comb: comb, defaults: defaults32, matchIndex: matchIndex, start: startID, maxMatch: maxMatchID)
     }
     var nfa: _NFA {
         _NFA(
             fail: nfaFail, sparseStart: nfaSparseStart, sparseClass: nfaSparseClass, sparseNext: nfaSparseNext,
-            root: nfaRoot, start: startID, maxMatch: maxMatchID)
+            root: nfaRoot, initial: startID, maxMatch: maxMatchID)
     }
 
     /// Searches `p[0..<n]`; returns false when `body` stopped the search.
@@ -85,19 +158,30 @@ extension _Image {
     ///   haystack read below is at an index checked against `n`; every table read is at an index the
     ///   loader validated (state ids, classes, match offsets, pattern indexes).
     func search(_ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
-        switch engine {
-        case .dfa: return search(dfa, p, n, body)
-        case .nfa: return search(nfa, p, n, body)
+        // No match starts before the prefilter's first candidate.
+        var from = 0
+        if let teddy {
+            from = teddy.firstCandidate(p, n)
+            if from >= n { return true }
+        }
+        switch engineCode {
+        case .dense32: return search(dfa, p, n, from, body)
+        case .dense16: return search(dfa16, p, n, from, body)
+        case .compact16: return search(compact16, p, n, from, body)
+        case .compact32: return search(compact32, p, n, from, body)
+        case .nfa: return search(nfa, p, n, from, body)
         }
     }
 
     @inline(__always)
-    func search<E: _Engine>(_ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
+    func search<E: _Engine>(
+        _ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ from: Int, _ body: (Match) -> Bool
+    ) -> Bool {
         switch (matchKind, caseFolding) {
         case (.standard, .unicode): return overlappingUnicode(e, p, n, body)
-        case (.standard, _): return overlapping(e, p, n, body)
+        case (.standard, _): return overlapping(e, p, n, from, body)
         case (_, .unicode): return leftmostUnicode(e, p, n, body)
-        default: return leftmost(e, p, n, body)
+        default: return leftmost(e, p, n, from, body)
         }
     }
 
@@ -158,16 +242,18 @@ extension _Image {
 
     // MARK: Standard (overlapping)
 
-    func overlapping<E: _Engine>(_ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
+    func overlapping<E: _Engine>(
+        _ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ from: Int, _ body: (Match) -> Bool
+    ) -> Bool {
         let classes = self.classes
         let maxMatch = e.maxMatch
-        var s = e.start
-        var i = 0
+        var s = e.initial
+        var i = from
         while i < n {
             s = e.next(s, classes[Int(p[i])])
             i &+= 1
-            if s <= maxMatch {
-                if !reportAll(e.index(s), i, p, n, body) { return false }
+            if e.id(s) <= maxMatch {
+                if !reportAll(e.index(e.id(s)), i, p, n, body) { return false }
             }
         }
         return true
@@ -175,21 +261,28 @@ extension _Image {
 
     // MARK: Leftmost
 
-    func leftmost<E: _Engine>(_ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
+    func leftmost<E: _Engine>(
+        _ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ from: Int, _ body: (Match) -> Bool
+    ) -> Bool {
         let classes = self.classes
         let maxMatch = e.maxMatch
-        var at = 0
+        var at = from
         while at < n {
-            var s = e.start
+            if let teddy, at > from {
+                // A new search from `at`: no match starts before the next candidate.
+                at &+= teddy.firstCandidate(p + at, n &- at)
+                if at >= n { return true }
+            }
+            var s = e.initial
             var i = at
             var found = -1
             var foundEnd = 0
             while i < n {
                 s = e.next(s, classes[Int(p[i])])
                 i &+= 1
-                if s <= maxMatch {
-                    if s == 0 { break }
-                    if let pattern = firstPattern(e.index(s)) {
+                if e.id(s) <= maxMatch {
+                    if e.id(s) == 0 { break }
+                    if let pattern = firstPattern(e.index(e.id(s))) {
                         found = pattern
                         foundEnd = i
                     }
@@ -225,7 +318,7 @@ extension _Image {
     /// Feeds the folded unit starting at `p[i]` to `e` from state `s`; returns the new state and the unit's
     /// length in the haystack. Stops early at the dead state.
     @inline(__always)
-    func feedUnit<E: _Engine>(_ e: E, _ s: UInt32, _ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> (UInt32, Int) {
+    func feedUnit<E: _Engine>(_ e: E, _ s: E.State, _ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> (E.State, Int) {
         let b = p[i]
         if b < 0x80 { return (e.next(s, classes[Int(b)]), 1) }
         let (scalar, length) = _decodeUTF8(p, i, n)
@@ -235,7 +328,7 @@ extension _Image {
         var bits = packed
         for _ in 0..<count {
             s = e.next(s, classes[Int(bits & 0xFF)])
-            if s == 0 { break }
+            if e.id(s) == 0 { break }
             bits >>= 8
         }
         return (s, length)
@@ -243,14 +336,14 @@ extension _Image {
 
     func overlappingUnicode<E: _Engine>(_ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
         let maxMatch = e.maxMatch
-        var s = e.start
+        var s = e.initial
         var i = 0
         while i < n {
             let (next, length) = feedUnit(e, s, p, i, n)
             s = next
             i &+= length
-            if s <= maxMatch {
-                if !reportAll(e.index(s), i, p, n, body) { return false }
+            if e.id(s) <= maxMatch {
+                if !reportAll(e.index(e.id(s)), i, p, n, body) { return false }
             }
         }
         return true
@@ -260,7 +353,7 @@ extension _Image {
         let maxMatch = e.maxMatch
         var at = 0
         while at < n {
-            var s = e.start
+            var s = e.initial
             var i = at
             var found = -1
             var foundEnd = 0
@@ -268,9 +361,9 @@ extension _Image {
                 let (next, length) = feedUnit(e, s, p, i, n)
                 s = next
                 i &+= length
-                if s <= maxMatch {
-                    if s == 0 { break }
-                    if let pattern = firstPattern(e.index(s)) {
+                if e.id(s) <= maxMatch {
+                    if e.id(s) == 0 { break }
+                    if let pattern = firstPattern(e.index(e.id(s))) {
                         found = pattern
                         foundEnd = i
                     }
@@ -292,14 +385,25 @@ extension _Image {
         _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
-        if engine == .dfa && matchKind == .standard && caseFolding != .unicode {
+        if matchKind == .standard && caseFolding != .unicode {
             // Past the L2 cache, steps wait for misses: more lanes keep more misses in flight.
-            if stateCount &* alphabetLen > _lockstep8Cells {
-                _lockstepDFA8(base, spans, body)
-            } else {
-                _lockstepDFA(base, spans, body)
+            let eight = stateCount &* alphabetLen > _lockstep8Cells
+            switch engineCode {
+            case .dense32:
+                if eight { _lockstep8(dfa, base, spans, body) } else { _lockstep(dfa, base, spans, body) }
+                return
+            case .dense16:
+                _lockstep(dfa16, base, spans, body)
+                return
+            case .compact16:
+                _lockstep(compact16, base, spans, body)
+                return
+            case .compact32:
+                _lockstep(compact32, base, spans, body)
+                return
+            case .nfa:
+                break
             }
-            return
         }
         for (k, span) in spans.enumerated() where !span.isEmpty {
             _ = search(base + span.lowerBound, span.count) { match in
@@ -309,75 +413,105 @@ extension _Image {
         }
     }
 
-    /// DFAs with more transitions than this (1 MiB of table) use eight lanes.
+    /// Dense DFAs with more transitions than this (1 MiB of 32-bit table) use eight lanes.
     var _lockstep8Cells: Int { 1 << 18 }
 
-    /// One haystack being scanned by `_lockstepDFA`.
-    struct _Lane {
+    /// One haystack being scanned by `_lockstep`.
+    struct _Lane<State> {
         /// The span's first byte.
         var start: UnsafePointer<UInt8>
         /// The next byte to read.
         var at: UnsafePointer<UInt8>
         /// Just past the span's last byte.
         var end: UnsafePointer<UInt8>
-        var state: UInt32
+        var state: State
         var span: Int
 
         /// Bytes left.
         @inline(__always) var left: Int { at.distance(to: end) }
     }
 
-    /// Reports the matches of lane `lane` in state `s`, whose last byte read is `at - 1`.
+    /// Reports the matches of lane `lane` in match state `index`, whose last byte read is `at - 1`.
     @inline(never)
-    func _reportLane(
-        _ s: UInt32, _ lane: _Lane, _ at: UnsafePointer<UInt8>, _ body: (_ spanIndex: Int, Match) -> Void
+    func _reportLane<State>(
+        _ index: Int, _ lane: _Lane<State>, _ at: UnsafePointer<UInt8>, _ body: (_ spanIndex: Int, Match) -> Void
     ) {
         let n = lane.start.distance(to: lane.end)
-        _ = reportAll(dfa.index(s), lane.start.distance(to: at), lane.start, n) { match in
+        _ = reportAll(index, lane.start.distance(to: at), lane.start, n) { match in
             body(lane.span, match)
             return true
         }
     }
 
-    /// Takes the next non-empty span into `lane`; false when there is none.
+    /// Whether the batch still asks the prefilter where each span's first candidate is. It stops asking
+    /// when, over the first 64 non-empty spans, it skipped less than a third of the bytes: the prefilter
+    /// costs 2–4 instructions per byte it scans, the dense DFA's lockstep loop about 10 per byte it
+    /// scans, and below about a third the prefilter's scan costs more than the skipped bytes save
+    /// (callgrind, docs/PERFORMANCE.md: 50 SMS keywords on the real bodies skip 2% of the first 64
+    /// spans' bytes and 30% over all; 5 rare keywords skip 90%).
+    struct _PrefilterUse {
+        var on: Bool
+        var spans = 0
+        var bytes = 0
+        var skipped = 0
+
+        @inline(__always)
+        mutating func record(_ count: Int, _ skip: Int) {
+            spans &+= 1
+            bytes &+= count
+            skipped &+= skip
+            if spans == 64 && skipped &* 3 < bytes { on = false }
+        }
+    }
+
+    /// Takes the next span with a possible match into `lane`; false when there is none. With a prefilter
+    /// the lane starts at the span's first candidate (no match starts before it) and spans without one
+    /// are skipped.
     @inline(__always)
-    func _refill(
-        _ lane: inout _Lane, _ next: inout Int, _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>
+    func _refill<E: _Engine>(
+        _ e: E, _ lane: inout _Lane<E.State>, _ next: inout Int, _ prefilter: inout _PrefilterUse,
+        _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>
     ) -> Bool {
         while next < spans.count {
             let span = spans[next]
             next &+= 1
             if span.isEmpty { continue }
+            var from = 0
+            if prefilter.on, let teddy {
+                from = teddy.firstCandidate(base + span.lowerBound, span.count)
+                prefilter.record(span.count, from)
+                if from >= span.count { continue }
+            }
             lane = _Lane(
-                start: base + span.lowerBound, at: base + span.lowerBound, end: base + span.upperBound,
-                state: startID, span: next &- 1)
+                start: base + span.lowerBound, at: base + span.lowerBound + from, end: base + span.upperBound,
+                state: e.initial, span: next &- 1)
             return true
         }
         return false
     }
 
-    /// The standard-kind DFA over many spans, four at a time in lockstep.
+    /// The standard kind over many spans, four at a time in lockstep.
     ///
-    /// A single DFA scan is bound by the latency of its chain of dependent table loads (state → next
+    /// A single scan is bound by the latency of its chain of dependent table loads (state → next
     /// state). The spans are independent, so interleaving four chains keeps four loads in flight. Each
     /// round advances every lane by the smallest number of bytes any lane has left, so the inner loop
     /// needs no bounds checks of its own; emptied lanes are refilled between rounds, and when the spans
     /// run out the remaining lanes finish one by one.
-    func _lockstepDFA(
-        _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
+    func _lockstep<E: _Engine>(
+        _ e: E, _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
-        let trans = dfaTrans
         let classes = self.classes
-        let maxMatch = maxMatchID
+        let maxMatch = e.maxMatch
         var next = 0
-        let idle = _Lane(start: base, at: base, end: base, state: startID, span: -1)
+        var prefilter = _PrefilterUse(on: teddy != nil)
+        let idle = _Lane(start: base, at: base, end: base, state: e.initial, span: -1)
         var l0 = idle
         var l1 = idle
         var l2 = idle
         var l3 = idle
-        var full = _refill(&l0, &next, base, spans) && _refill(&l1, &next, base, spans)
-            && _refill(&l2, &next, base, spans) && _refill(&l3, &next, base, spans)
+        var full = _refill(e, &l0, &next, &prefilter, base, spans) && _refill(e, &l1, &next, &prefilter, base, spans)
+            && _refill(e, &l2, &next, &prefilter, base, spans) && _refill(e, &l3, &next, &prefilter, base, spans)
         while full {
             let n = min(min(l0.left, l1.left), min(l2.left, l3.left))
             let p0 = l0.at
@@ -385,7 +519,7 @@ extension _Image {
             let p2 = l2.at
             let p3 = l3.at
             var states = (l0.state, l1.state, l2.state, l3.state)
-            let j = Self._steps4(trans, classes, maxMatch, p0, p1, p2, p3, n, &states)
+            let j = Self._steps4(e, classes, p0, p1, p2, p3, n, &states)
             let (s0, s1, s2, s3) = states
             l0.at = p0 + j
             l1.at = p1 + j
@@ -395,63 +529,65 @@ extension _Image {
             l1.state = s1
             l2.state = s2
             l3.state = s3
-            if s0 <= maxMatch { _reportLane(s0, l0, l0.at, body) }
-            if s1 <= maxMatch { _reportLane(s1, l1, l1.at, body) }
-            if s2 <= maxMatch { _reportLane(s2, l2, l2.at, body) }
-            if s3 <= maxMatch { _reportLane(s3, l3, l3.at, body) }
-            if l0.left == 0 { full = _refill(&l0, &next, base, spans) }
-            if full && l1.left == 0 { full = _refill(&l1, &next, base, spans) }
-            if full && l2.left == 0 { full = _refill(&l2, &next, base, spans) }
-            if full && l3.left == 0 { full = _refill(&l3, &next, base, spans) }
+            if e.id(s0) <= maxMatch { _reportLane(e.index(e.id(s0)), l0, l0.at, body) }
+            if e.id(s1) <= maxMatch { _reportLane(e.index(e.id(s1)), l1, l1.at, body) }
+            if e.id(s2) <= maxMatch { _reportLane(e.index(e.id(s2)), l2, l2.at, body) }
+            if e.id(s3) <= maxMatch { _reportLane(e.index(e.id(s3)), l3, l3.at, body) }
+            if l0.left == 0 { full = _refill(e, &l0, &next, &prefilter, base, spans) }
+            if full && l1.left == 0 { full = _refill(e, &l1, &next, &prefilter, base, spans) }
+            if full && l2.left == 0 { full = _refill(e, &l2, &next, &prefilter, base, spans) }
+            if full && l3.left == 0 { full = _refill(e, &l3, &next, &prefilter, base, spans) }
         }
         // Out of spans: finish the lanes still holding bytes, one at a time.
-        _finishLane(l0, body)
-        _finishLane(l1, body)
-        _finishLane(l2, body)
-        _finishLane(l3, body)
+        _finishLane(e, l0, body)
+        _finishLane(e, l1, body)
+        _finishLane(e, l2, body)
+        _finishLane(e, l3, body)
     }
 
     /// Advances four lanes by up to `n` bytes each; stops after the first step that puts a lane in a
     /// match state. Returns the number of steps taken. A function of its own so that the register
     /// allocator sees only the loop's values (inlined into the lane bookkeeping, the states spilled).
     ///
-    /// - Precondition: each `p` has at least `n` readable bytes; `states` are validated premultiplied
-    ///   ids of the DFA `trans`, and `classes` maps every byte to a class below its stride.
+    /// - Precondition: each `p` has at least `n` readable bytes; `states` are validated states of `e`,
+    ///   and `classes` maps every byte to a class below its stride.
     @inline(never)
-    static func _steps4(
-        _ trans: UnsafePointer<UInt32>, _ classes: UnsafePointer<UInt8>, _ maxMatch: UInt32,
+    static func _steps4<E: _Engine>(
+        _ e: E, _ classes: UnsafePointer<UInt8>,
         _ p0: UnsafePointer<UInt8>, _ p1: UnsafePointer<UInt8>, _ p2: UnsafePointer<UInt8>,
-        _ p3: UnsafePointer<UInt8>, _ n: Int, _ states: inout (UInt32, UInt32, UInt32, UInt32)
+        _ p3: UnsafePointer<UInt8>, _ n: Int, _ states: inout (E.State, E.State, E.State, E.State)
     ) -> Int {
         var (s0, s1, s2, s3) = states
         defer { states = (s0, s1, s2, s3) }
+        let maxMatch = e.maxMatch
         var j = 0
         // The hot loop: no calls, so states and pointers stay in registers. It stops after a step
         // that puts any lane in a match state; the matches are reported by the caller, which resumes.
         // (Reading 8 haystack bytes per load and shifting them out was 9% slower: the loop is bound by
         // issue width, and a byte load with an index is one micro-op, a shift plus a move two.)
-        // Why in bounds: each lane has at least n bytes left and j < n; states are validated
-        // premultiplied ids and classes are < the stride, so every table index is < S × A.
+        // Why in bounds: each lane has at least n bytes left and j < n; states are validated ids and
+        // classes are < the stride, so every table index is in its table.
         while j < n {
-            s0 = trans[Int(s0) &+ Int(classes[Int(p0[j])])]
-            s1 = trans[Int(s1) &+ Int(classes[Int(p1[j])])]
-            s2 = trans[Int(s2) &+ Int(classes[Int(p2[j])])]
-            s3 = trans[Int(s3) &+ Int(classes[Int(p3[j])])]
+            s0 = e.next(s0, classes[Int(p0[j])])
+            s1 = e.next(s1, classes[Int(p1[j])])
+            s2 = e.next(s2, classes[Int(p2[j])])
+            s3 = e.next(s3, classes[Int(p3[j])])
             j &+= 1
-            if min(min(s0, s1), min(s2, s3)) <= maxMatch { break }
+            if min(min(e.id(s0), e.id(s1)), min(e.id(s2), e.id(s3))) <= maxMatch { break }
         }
         return j
     }
 
-    /// `_steps4` for eight lanes, byte by byte: used when the DFA is larger than the L2 cache, where a
-    /// step waits for a cache miss and more chains in flight pay off more than fewer loads.
+    /// `_steps4` for eight lanes, byte by byte: used when the dense DFA is larger than the L2 cache, where
+    /// a step waits for a cache miss and more chains in flight pay off more than fewer loads.
     ///
     /// - Precondition: as `_steps4`.
     @inline(never)
-    static func _steps8(
-        _ trans: UnsafePointer<UInt32>, _ classes: UnsafePointer<UInt8>, _ maxMatch: UInt32,
-        _ p: UnsafePointer<UnsafePointer<UInt8>>, _ n: Int, _ states: UnsafeMutablePointer<UInt32>
+    static func _steps8<E: _Engine>(
+        _ e: E, _ classes: UnsafePointer<UInt8>,
+        _ p: UnsafePointer<UnsafePointer<UInt8>>, _ n: Int, _ states: UnsafeMutablePointer<E.State>
     ) -> Int {
+        let maxMatch = e.maxMatch
         let p0 = p[0]
         let p1 = p[1]
         let p2 = p[2]
@@ -471,16 +607,18 @@ extension _Image {
         var j = 0
         // Why in bounds: as in `_steps4`.
         while j < n {
-            s0 = trans[Int(s0) &+ Int(classes[Int(p0[j])])]
-            s1 = trans[Int(s1) &+ Int(classes[Int(p1[j])])]
-            s2 = trans[Int(s2) &+ Int(classes[Int(p2[j])])]
-            s3 = trans[Int(s3) &+ Int(classes[Int(p3[j])])]
-            s4 = trans[Int(s4) &+ Int(classes[Int(p4[j])])]
-            s5 = trans[Int(s5) &+ Int(classes[Int(p5[j])])]
-            s6 = trans[Int(s6) &+ Int(classes[Int(p6[j])])]
-            s7 = trans[Int(s7) &+ Int(classes[Int(p7[j])])]
+            s0 = e.next(s0, classes[Int(p0[j])])
+            s1 = e.next(s1, classes[Int(p1[j])])
+            s2 = e.next(s2, classes[Int(p2[j])])
+            s3 = e.next(s3, classes[Int(p3[j])])
+            s4 = e.next(s4, classes[Int(p4[j])])
+            s5 = e.next(s5, classes[Int(p5[j])])
+            s6 = e.next(s6, classes[Int(p6[j])])
+            s7 = e.next(s7, classes[Int(p7[j])])
             j &+= 1
-            if min(min(min(s0, s1), min(s2, s3)), min(min(s4, s5), min(s6, s7))) <= maxMatch { break }
+            let low = min(min(min(e.id(s0), e.id(s1)), min(e.id(s2), e.id(s3))),
+                          min(min(e.id(s4), e.id(s5)), min(e.id(s6), e.id(s7))))
+            if low <= maxMatch { break }
         }
         states[0] = s0
         states[1] = s1
@@ -493,23 +631,25 @@ extension _Image {
         return j
     }
 
-    /// The eight-lane driver (see `_lockstepDFA`); lane bookkeeping lives in stack buffers
+    /// The eight-lane driver (see `_lockstep`); lane bookkeeping lives in stack buffers
     /// (`withUnsafeTemporaryAllocation`, no heap allocation).
-    func _lockstepDFA8(
-        _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
+    func _lockstep8<E: _Engine>(
+        _ e: E, _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
-        let trans = dfaTrans
         let classes = self.classes
-        let maxMatch = maxMatchID
-        withUnsafeTemporaryAllocation(of: _Lane.self, capacity: 8) { lanes in
+        let maxMatch = e.maxMatch
+        withUnsafeTemporaryAllocation(of: _Lane<E.State>.self, capacity: 8) { lanes in
             withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 8) { pointers in
-                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 8) { states in
-                    let idle = _Lane(start: base, at: base, end: base, state: startID, span: -1)
+                withUnsafeTemporaryAllocation(of: E.State.self, capacity: 8) { states in
+                    let idle = _Lane(start: base, at: base, end: base, state: e.initial, span: -1)
                     lanes.initialize(repeating: idle)
+                    states.initialize(repeating: e.initial)
+                    pointers.initialize(repeating: base)
                     var next = 0
                     var full = true
-                    for k in 0..<8 where full { full = _refill(&lanes[k], &next, base, spans) }
+                    var prefilter = _PrefilterUse(on: teddy != nil)
+                    for k in 0..<8 where full { full = _refill(e, &lanes[k], &next, &prefilter, base, spans) }
                     while full {
                         var n = Int.max
                         for k in 0..<8 {
@@ -517,32 +657,32 @@ extension _Image {
                             pointers[k] = lanes[k].at
                             states[k] = lanes[k].state
                         }
-                        let j = Self._steps8(
-                            trans, classes, maxMatch, UnsafePointer(pointers.baseAddress!), n, states.baseAddress!)
+                        let j = Self._steps8(e, classes, UnsafePointer(pointers.baseAddress!), n, states.baseAddress!)
                         for k in 0..<8 {
                             lanes[k].at += j
                             lanes[k].state = states[k]
-                            if states[k] <= maxMatch { _reportLane(states[k], lanes[k], lanes[k].at, body) }
+                            let id = e.id(states[k])
+                            if id <= maxMatch { _reportLane(e.index(id), lanes[k], lanes[k].at, body) }
                         }
                         for k in 0..<8 where full && lanes[k].left == 0 {
-                            full = _refill(&lanes[k], &next, base, spans)
+                            full = _refill(e, &lanes[k], &next, &prefilter, base, spans)
                         }
                     }
-                    for k in 0..<8 { _finishLane(lanes[k], body) }
+                    for k in 0..<8 { _finishLane(e, lanes[k], body) }
                 }
             }
         }
     }
 
-    func _finishLane(_ lane: _Lane, _ body: (_ spanIndex: Int, Match) -> Void) {
+    func _finishLane<E: _Engine>(_ e: E, _ lane: _Lane<E.State>, _ body: (_ spanIndex: Int, Match) -> Void) {
         guard lane.span >= 0 else { return }
         var s = lane.state
         var p = lane.at
-        let trans = dfaTrans
+        let maxMatch = e.maxMatch
         while p < lane.end {
-            s = trans[Int(s) &+ Int(classes[Int(p.pointee)])]
+            s = e.next(s, classes[Int(p.pointee)])
             p += 1
-            if s <= maxMatchID { _reportLane(s, lane, p, body) }
+            if e.id(s) <= maxMatch { _reportLane(e.index(e.id(s)), lane, p, body) }
         }
     }
 }

@@ -33,9 +33,14 @@ rules:
                "รหัสเข้าใช้", "รหัสของคุณคือ", "รหัสคือ", "รหัสสำหรับ", "รหัสเข้าสู่ระบบ", "รหัสรักษาความปลอดภัย",
                "รหัสตรวจสอบ", "รหัสยืนยันตัวตน", "รหัส:", "รหัสผ่านของคุณ", "ใช้รหัส", "รหัสที่ส่ง", "รหัสการเข้าถึง",
                "รหัสลงทะเบียน", "อย่าแชร์รหัส", "ref:", "ref code", "use this code", "enter this code", "please enter",
-               "<#>", "code is", "code:", "into the app", "into app"]
+               "code is", "code:", "into the app", "into app"]
     unless: ["free credit", "เครดิตฟรี", "bit.ly", prize, claim, " won ", winner, "discount code", "promo code",
              "coupon", "voucher", "โค้ดส่วนลด", "call 08", "call 09", "unredeemed", "un-redeemed"]
+  - name: otp-retriever           # Android's SMS Retriever prefix: only as the first token
+    action: transaction
+    subAction: transactionalOthers
+    priority: 90
+    startsWith: ["<#>"]
   - name: otp-code-word
     action: transaction
     subAction: transactionalOthers
@@ -54,7 +59,7 @@ rules:
            "prize", "lottery", "jackpot", "lucky draw", "congratulations", "congrats", "guaranteed",
            "लॉटरी", "इनाम", "जीता", "jeeta", "inaam", "lucky number",
            "中奖", "恭喜您", "奖金", "获奖", "ถูกรางวัล", "รางวัลใหญ่", "ได้รับรางวัล", "ผู้โชคดี", "คุณได้รับเงิน"],
-          [claim, "call ", collect, redeem, "txt", "text ", "reply", "send ", "click", "http", "www.", "visit",
+          [claim, "call ", collect, redeem, "txt", "text ", "reply", "send ", "click", "http://", "https://", "www.", "visit",
            "दावा", "संपर्क", "call karein", "领取", "ติดต่อ", "กด", "คลิก"]]
     unless: ["your order", "points balance"]
   - name: premium-rate-and-adult
@@ -70,7 +75,7 @@ rules:
                "free!", "free entry", "singles", "final attempt", "attempt to contact", "call credit",
                "mobile community", "filthy", "sms.ac", "sms. ac", "dating service", "flirt",
                "chat service", "ringtone", "polyphonic", "tones 4", "camera phone", "national rate",
-               "t&c", "t&cs", "tcs apply", "£", "unclaimed", "your mobile number has", "won a",
+               "t&c", "t&cs", "tcs apply", "unclaimed", "your mobile number has", "won a",
                "your mob", "cash prize", "urgent!", "bonus caller", "await collection", "secret admirer"]
     unless: ["debited", "credited"]
   - name: gambling
@@ -78,19 +83,35 @@ rules:
     priority: 80
     keywords: [casino, baccarat, "slot game", "online slot", "sports bet", "betting", "jackpot", "free spins",
                "deposit bonus", "satta", "matka", "teen patti", "rummy cash", "सट्टा",
-               "博彩", "赌场", "百家乐", "彩票", "娱乐城", "棋牌",
+               "博彩", "赌场", "百家乐", "娱乐城",
                "บาคาร่า", "สล็อต", "คาสิโน", "เครดิตฟรี", "แทงบอล", "เว็บตรง", "ถอนได้จริง", "ฝากถอน", "ฝาก-ถอน",
                "ยอดเสีย", "เดิมพัน", "หวย", "แจกเครดิต", "ฝากไม่มีขั้นต่ำ", "เกมส์แจก", "ถอนเลย", "ฝากครั้งแรก", "คืนค่าคอม",
                "โบนัสแรกเข้า", "สมัครใหม่รับโบนัส", "แอดไลน์", "ลอตเตอรี่", "ทักไลน์", "เล่นเว็บ", "ย้ายค่าย", "ค่ายเกม",
                "ถอนสูงสุด", "ยอดเล่น", "คอมมิชชั่น", "joker", "jili", "pg slot", "crypto give",
                "เว็บพนัน", "พนัน", "โบนัสฟรี", "ยูสใหม่", "ยอดฝาก", "ไม่ต้องแชร์", "ทำเทิร์น", "ทักมารับ",
                "เว็บใหม่", "เว็ปใหม่", "ทุนฟรี", "รับทุน", "เกมออนไลน์", "โบนัสสูงสุด", "สมาชิกใหม่รับ", "ทุนน้อย", "ย้ายเว็บ", "แตกง่าย", "ถอนไม่อั้น"]
+  - name: money-bait                # pounds, dollars or euros next to bait wording (a bill in pounds is not junk)
+    action: junk
+    priority: 80
+    amounts: [{currency: [GBP, USD, EUR]}]
+    keywords: [free, win, " won ", winner, prize, claim, bonus, award, guaranteed, jackpot, "draw", chance, txt,
+               "text ", reply, "/wk", "per wk", "per week", "/week", "a week", "/msg", "per msg", "/min", "per min",
+               ringtone, tones, "18+", sexy, dating, "chat ", auction]
+  - name: gambling-in-context       # lottery tickets and board games only with gambling wording
+    action: junk
+    priority: 80
+    all: [["彩票", "棋牌"], ["注册", "充值", "投注", "下注", "彩金", "返水", "首存", "平台", "官网", "网址", "链接", "点击", "加微信", "送"]]
+  - name: loan-and-job-in-context   # loans, part-time jobs and high pay only with scam wording
+    action: junk
+    priority: 80
+    all: [["贷款", "兼职", "高薪"], ["日结", "日赚", "日入", "无抵押", "免抵押", "秒到", "秒批", "下款", "额度", "加微信", "加v",
+           "加qq", "佣金", "在家", "手机操作", "点击", "链接", "http://", "https://", "www."]]
   - name: loan-and-job-scam
     action: junk
     priority: 80
     keywords: ["instant loan", "loan approved", "pre-approved loan", "no documents", "work from home", "earn rs",
                "earn money", "daily income", "ghar baithe", "kamaye",
-               "घर बैठे", "कमाएं", "लोन", "贷款", "刷单", "兼职", "日赚", "高薪",
+               "घर बैठे", "कमाएं", "लोन", "刷单", "日赚",
                "กู้เงิน", "เงินกู้", "สินเชื่อด่วน", "กู้ด่วน", "อนุมัติไว", "อนุมัติง่าย", "พักชำระหนี้", "รายได้เสริม",
                "รับเงินเป็นรายวัน", "งานออนไลน์", "ยื่นขอสินเชื่อ", "ทุกอาชีพ", "ได้รับการอนุมัติ", "สินเชื่อธุรกิจ", "หารายได้", "ผู้ช่วยขาย", "ทำงานที่บ้าน", "รายได้ต่อวัน", "บาทต่อวัน", "งานพาร์ทไทม์",
                "ทรัพยากรบุคคล", "ยื่นสิทธิ์", "ยื่นได้", "ผลกำไร", "เพิ่มเพื่อน", "เพื่อธุรกิจ", "วงเงินกู้",
@@ -103,17 +124,41 @@ rules:
            "unpaid toll", "electricity will be disconnected", "bijli", "बंद हो जाएगा", "केवाईसी",
            "账户异常", "冻结", "บัญชีของคุณถูกระงับ", "ระงับ", "ค้างชำระ", "ไปรษณีย์ไทยได้ส่ง", "พัสดุตกค้าง",
            "บัญชี", "ธนาคาร", "อัพเดต", "อัปเดต", "ยืนยันตัวตน", "your account", "bank account", "银行", "账户"],
-          ["http", "www.", "bit.ly", "cutt.ly", "lin.ee", "line.me", "click", "link", "लिंक", "链接", "คลิก", "คลิ๊ก", "ลิงก์"]]
+          ["http://", "https://", "www.", "bit.ly", "cutt.ly", "lin.ee", "line.me", "click", "link", "लिंक", "链接", "คลิก", "คลิ๊ก", "ลิงก์"]]
 
-  - name: link-bait
+  - name: link-bait                 # shortener names anywhere (also glued: "100bit.ly/…") next to money words
     action: junk
     priority: 79
     all: [["bit.ly", "cutt.ly", "lin.ee", "line.me", "tinyurl", "lii.bz", "rb.gy", "shorturl", "is.gd", "t.ly/",
            "s.id/", "goo.gl", "ow.ly", "bit.do"],
           ["ฝาก", "รับเงิน", "รับโบนัส", "รับฟรี", "รับทุน", "ได้เงิน", "เงินก้อน", "ฟร๊", "โบนัส", "แจก", "เครดิต", "สินเชื่อ",
            "กู้", "อนุมัติ", "ทุน", "฿", "ให้ฟรี", "รับเลย", "รับสูงสุด", "สนใจ", "เล่น", "ถอน", "คืนเงิน", "วงเงิน",
-           "free", "bonus", "claim", "won", "prize", "cash", "loan", "earn", "reward", "贷款", "领取", "奖",
+           "free", "bonus", "claim", "won", "prize", "cash", "loan", "loans", "earn", "earning", "reward", "贷款", "领取", "奖",
            "पैसे", "इनाम", "ऋण"]]
+  - name: link-bait-url             # any shortener or chat-app link (the lists in docs/RULES.md) next to money words
+    action: junk
+    priority: 79
+    urls: [shortener, messenger]
+    keywords: ["ฝาก", "รับเงิน", "รับโบนัส", "รับฟรี", "รับทุน", "ได้เงิน", "เงินก้อน", "ฟร๊", "โบนัส", "แจก", "เครดิต", "สินเชื่อ",
+               "กู้", "อนุมัติ", "ทุน", "฿", "ให้ฟรี", "รับเลย", "รับสูงสุด", "สนใจ", "เล่น", "ถอน", "คืนเงิน", "วงเงิน",
+               "free", "bonus", "claim", "won", "prize", "cash", "loan", "loans", "earn", "earning", "reward", "贷款", "领取", "奖",
+               "पैसे", "इनाम", "ऋण"]
+  - name: ip-link                   # a link to a bare IP address: legitimate senders use host names
+    action: junk
+    priority: 79
+    urls: [ip]
+  - name: link-prize                # any link next to prize wording
+    action: junk
+    priority: 79
+    urls: any
+    keywords: [claim, prize, winner, "you have won", "you've won", "u have won", "cash prize", congratulations,
+               "been selected", guaranteed, "free gift", "gift card", "voucher holder", "इनाम", "中奖", "领取"]
+  - name: prize-amount              # a large sum next to prize wording (a bill in pounds is not junk)
+    action: junk
+    priority: 80
+    amounts: [{min: 100}]
+    keywords: [" won ", "you win", "to win", winner, prize, award, jackpot, lottery, "cash prize", guaranteed,
+               "लॉटरी", "इनाम", "中奖", "奖金", "ถูกรางวัล"]
 
   # ---------------------------------------------------------------- transactions
   - name: finance
@@ -121,13 +166,20 @@ rules:
     subAction: transactionalFinance
     priority: 50
     keywords: [debited, credited, "a/c", "acct", "txn", "transaction of", "upi", "neft", "imps", "rtgs",
-               "avl bal", "available balance", "avl. bal", "account balance", "withdrawn", "atm", "emi",
-               "credit card", "debit card", "net banking", "statement", "minimum due", "total due", "payment of",
-               "payment received", "spent", "purchase of", "transferred", "bank a/c", "your bank",
+               "avl bal", "available balance", "avl. bal", "account balance", "atm", "emi",
+               "credit card", "debit card", "net banking", "minimum due", "total due",
+               "payment received", "bank a/c", "your bank",
                "khate", "khata", "jama kiye", "nikale", "bhugtan", "खाते", "डेबिट", "क्रेडिट", "जमा", "भुगतान", "बैंक",
-               "账户", "余额", "支出", "入账", "转账", "银行", "信用卡", "交易", "消费",
+               "余额", "支出", "入账", "转账", "信用卡",
                "บัญชี", "โอนเงิน", "ยอดเงิน", "ชำระ", "คงเหลือ", "เหลือ ", "บัตรเครดิต", "บัตร x", "บัตรx", "ถอนเงิน",
                "เงินเข้า", "ยอด ", "เงินโอน", "ธนาคาร", "บาท เข้า", "thb"]
+    unless: [" loan offer", "apply now", "pre-approved", "lifetime free", "ลุ้น", "สะสมยอด", "โปร", "สิทธิพิเศษ"]
+  - name: finance-with-amount       # words also used in conversation: only next to an amount of money
+    action: transaction
+    subAction: transactionalFinance
+    priority: 50
+    keywords: [spent, statement, transferred, withdrawn, "payment of", "purchase of", "账户", "帐户", "银行", "交易", "消费"]
+    amounts: any
     unless: [" loan offer", "apply now", "pre-approved", "lifetime free", "ลุ้น", "สะสมยอด", "โปร", "สิทธิพิเศษ"]
   - name: orders
     action: transaction
@@ -160,7 +212,7 @@ rules:
     action: transaction
     subAction: transactionalWeather
     priority: 52
-    keywords: ["weather", "forecast", "heavy rain", "thunderstorm", "cyclone", "storm warning", "heatwave",
+    keywords: ["weather alert", "weather warning", "weather update", "weather advisory", "forecast", "heavy rain", "thunderstorm", "cyclone", "storm warning", "heatwave",
                "heat wave", "flood warning", "flood alert", "monsoon", "imd", "मौसम", "बारिश", "चक्रवात",
                "天气", "暴雨", "台风", "预警", "气温", "พยากรณ์อากาศ", "ฝนตกหนัก", "พายุ", "กรมอุตุ", "อุณหภูมิ"]
     unless: ["ลงทุน", "invest"]
@@ -198,12 +250,17 @@ rules:
                "เรียบร้อยแล้ว", "ท่านสมัคร", "ขอบคุณที่ใช้", "ยืนยัน", "注册成功", "您的申请", "सफलतापूर्वक"]
 
   # ---------------------------------------------------------------- promotions
+  - name: coupons-red-packet        # 红包 (red packet) is also sent between friends: only with shop wording
+    action: promotion
+    subAction: promotionalCoupons
+    priority: 45
+    all: [["红包"], ["领取", "抢", "券", "优惠", "下单", "点击", "退订", "回t", "活动", "使用", "满", "立减"]]
   - name: coupons
     action: promotion
     subAction: promotionalCoupons
     priority: 45
     keywords: [coupon, "promo code", "promocode", "discount code", "voucher code", "use code", "apply code",
-               "gift voucher", "gift card", "कूपन", "优惠券", "折扣码", "红包", "代金券", "คูปอง", "โค้ดส่วนลด", "โค้ด"]
+               "gift voucher", "gift card", "कूपन", "优惠券", "折扣码", "代金券", "คูปอง", "โค้ดส่วนลด", "โค้ด"]
   - name: offers
     action: promotion
     subAction: promotionalOffers
@@ -226,8 +283,14 @@ rules:
     priority: 30
     keywords: ["free entry", "freemsg", "free msg", "new launch", "shop now", "book now", "visit our",
                "exclusive", "don't miss", "grand opening", "invite you", "join now", "apply now",
-               "pre-approved", "newsletter", "तुरंत", "अभी खरीदें", "新品", "上市", "会员",
+               "pre-approved", "newsletter", "तुरंत", "अभी खरीदें", "新品",
                "คอนโด", "สิทธิพิเศษ", "แถม", "ลองฟรี", "ราคาประหยัด", "คลิกเลย", "กด*", "เน็ตไม่อั้น", "ใหม่!", "ช้อป", "ขอเชิญ", "ร่วมสนุก", "สมัครบริการ", "กด *", "*1", "ลุ้น"]
+  - name: promotional-wording-zh    # 上市 (launch, listing) and 会员 (member) only with shop wording
+    action: promotion
+    subAction: promotionalOthers
+    priority: 30
+    all: [["上市", "会员"], ["优惠", "活动", "特价", "折", "退订", "回t", "回复td", "专享", "礼", "限时", "点击", "详询",
+           "到店", "福利", "抢购", "新品"]]
   - name: marketing-boilerplate
     action: promotion
     subAction: promotionalOthers

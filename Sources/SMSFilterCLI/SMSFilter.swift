@@ -22,12 +22,36 @@ struct SMSFilter: ParsableCommand {
             source.resume()
             signalSources.append(source)
         }
+        var command: ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            exitWithUsageError(error)
+        }
+        do {
             try command.run()
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// A command line the parser refused: `smsfilter: error: …` like every other error, with a better
+    /// "did you mean" for a misspelled subcommand or option (``Suggestions``). Help and version requests
+    /// go out as the parser writes them.
+    static func exitWithUsageError(_ error: Error) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var text: String
+        if let better = Suggestions.message(for: arguments) {
+            text = "smsfilter: error: \(better)\n"
+        } else {
+            text = fullMessage(for: error)
+            if text.hasPrefix("Error: ") { text = "smsfilter: error: " + text.dropFirst("Error: ".count) }
+            if !text.hasSuffix("\n") { text += "\n" }
+        }
+        CLI.stderr(text)
+        _exitProcess(code.rawValue)
     }
 
     static let version = "0.1.0"

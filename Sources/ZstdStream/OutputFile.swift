@@ -11,10 +11,15 @@ import Darwin
 /// A file written under a temporary name beside its destination and renamed into place by ``finish()``.
 ///
 /// A crash, a full disk or an error before ``finish()`` never leaves a file at `path` that looks
-/// complete: the temporary file (`.NAME.tmp-PID-N` in the same folder) is removed by ``abandon()`` or
-/// when the object is deallocated unfinished. Optionally compresses with zstd (``Compression``).
+/// complete: the temporary file (`.NAME.tmp-PID-RANDOM` in the same folder, created with `O_EXCL`, so a
+/// planted file or symbolic link of that name is never opened) is removed by ``abandon()`` or when the
+/// object is deallocated unfinished. Optionally compresses with zstd (``Compression``).
 /// `path` `-` writes to standard output, and an existing device or pipe (`/dev/null`, a FIFO) is written
-/// in place: neither is renamed over.
+/// in place: neither is renamed over. A folder is refused at once, never found at the end.
+///
+/// With ``Existing/keep`` an existing regular file (or symbolic link) at `path` is refused when the
+/// file is created, and the finished file is put in place with `link(2)`, which fails rather than
+/// replace a file that appeared meanwhile.
 ///
 /// Not thread-safe: one writer at a time.
 public final class OutputFile {
@@ -27,10 +32,21 @@ public final class OutputFile {
         case zstd(level: Int32, workers: Int32)
     }
 
+    /// What to do with a regular file already at the destination.
+    public enum Existing: Sendable, Equatable {
+        /// Replace it atomically when finished (`rename(2)`).
+        case replace
+        /// Refuse: throw `.fileFailed` with `EEXIST` at creation, and never replace a file that appears
+        /// while writing.
+        case keep
+    }
+
     /// Where the finished file goes (`-` for standard output).
     public let path: String
     /// The temporary file being written, nil for standard output.
     public let temporaryPath: String?
+    /// What happens to a file already at ``path``.
+    public let existing: Existing
     private let fd: Int32
     private var encoder: ZstdEncoder?
     private var finished = false
@@ -40,35 +56,35 @@ public final class OutputFile {
     public private(set) var bytesWritten: Int64 = 0
 
 
-    /// Creates the temporary file (or wraps standard output for `-`).
+    /// Creates the temporary file (or wraps standard output for `-`, or opens a device or FIFO).
     ///
-    /// - Throws: ``ZstdError`` `.fileFailed` naming the path when the folder cannot be written.
-    public init(path: String, compression: Compression = .none) throws(ZstdError) {
+    /// - Throws: ``ZstdError`` `.fileFailed` naming the path when it is a folder, when its folder does
+    ///   not exist or cannot be written, or (with ``Existing/keep``) when a file is already there (`EEXIST`).
+    public init(path: String, compression: Compression = .none, existing: Existing = .replace) throws(ZstdError) {
         self.path = path
+        self.existing = existing
         if path == "-" {
             fd = 1
             temporaryPath = nil
-        } else if _Sys.isSpecialFile(path) {
-            // A device or a pipe (`/dev/null`, a FIFO): written in place, never replaced by a rename.
-            switch _Sys.open(path, O_WRONLY) {
-            case .success(let value): fd = value
-            case .failure(let code):
-                throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for writing")
-            }
-            temporaryPath = nil
-            ownsDescriptor = true
         } else {
-            let slash = path.lastIndex(of: "/")
-            let folder = slash.map { String(path[...$0]) } ?? ""
-            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-            let tmp = "\(folder).\(name).tmp-\(_Sys.getpid())-\(_UnfinishedFiles.shared.nextNumber())"
-            switch _Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o644) {
-            case .success(let value): fd = value
-            case .failure(let code):
-                throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot create \(tmp)")
+            switch _Sys.fileKind(path) {
+            case .folder:
+                throw ZstdError(.fileFailed, errno: EISDIR, path: path, detail: "it is a folder, not a file")
+            case .special:
+                // A device or a pipe (`/dev/null`, a FIFO): written in place, never replaced by a rename.
+                switch _Sys.open(path, O_WRONLY | O_CLOEXEC) {
+                case .success(let value): fd = value
+                case .failure(let code):
+                    throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for writing")
+                }
+                temporaryPath = nil
+                ownsDescriptor = true
+            case .regular, .danglingLink, .missing:
+                if existing == .keep && _Sys.fileKind(path) != .missing {
+                    throw ZstdError(.fileFailed, errno: EEXIST, path: path, detail: "a file is already there and is kept")
+                }
+                (fd, temporaryPath) = try Self.createTemporary(beside: path)
             }
-            temporaryPath = tmp
-            _UnfinishedFiles.shared.insert(tmp)
         }
         if case .zstd(let level, let workers) = compression {
             do throws(ZstdError) {
@@ -77,10 +93,39 @@ public final class OutputFile {
                 if let tmp = temporaryPath {
                     _Sys.close(fd)
                     _Sys.unlink(tmp)
+                    _UnfinishedFiles.shared.remove(tmp)
+                } else if ownsDescriptor {
+                    _Sys.close(fd)
                 }
                 throw error
             }
         }
+    }
+
+    /// Creates `.NAME.tmp-PID-RANDOM` in `path`'s folder with `O_CREAT | O_EXCL` (never following a link,
+    /// never opening a file someone else made), trying other random names if one is taken.
+    private static func createTemporary(beside path: String) throws(ZstdError) -> (Int32, String) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var lastError: Int32 = EEXIST
+        for _ in 0..<32 {
+            let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            let tmp = "\(folder).\(name).tmp-\(_Sys.getpid())-\(random)"
+            switch _Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) {
+            case .success(let fd):
+                _UnfinishedFiles.shared.insert(tmp)
+                return (fd, tmp)
+            case .failure(let code) where code.code == EEXIST:
+                lastError = code.code
+                continue
+            case .failure(let code):
+                let where_ = folder.isEmpty ? "the current folder" : "the folder \(folder)"
+                let detail = code.code == ENOENT ? "\(where_) does not exist" : "cannot create a temporary file in \(where_)"
+                throw ZstdError(.fileFailed, errno: code.code, path: path, detail: detail)
+            }
+        }
+        throw ZstdError(.fileFailed, errno: lastError, path: path, detail: "no free temporary name beside it")
     }
 
     deinit {
@@ -135,11 +180,14 @@ public final class OutputFile {
                 }
                 _Sys.close(fd)
                 defer { _UnfinishedFiles.shared.remove(tmp) }
-                if case .failure(let code) = _Sys.rename(tmp, path) {
+                if case .failure(let code) = commit(tmp) {
                     _Sys.unlink(tmp)
                     _UnfinishedFiles.shared.remove(tmp)
                     finished = true
-                    throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot rename \(tmp) into place")
+                    let detail = code.code == EEXIST
+                        ? "a file appeared there while writing; it is kept and nothing was written"
+                        : "cannot rename \(tmp) into place"
+                    throw ZstdError(.fileFailed, errno: code.code, path: path, detail: detail)
                 }
             } else if ownsDescriptor {
                 _Sys.close(fd)
@@ -150,6 +198,23 @@ public final class OutputFile {
             failed = named
             abandon()
             throw named
+        }
+    }
+
+    /// Puts the finished temporary file at `path`: `rename(2)` replaces; with ``Existing/keep``, `link(2)`
+    /// then `unlink(2)`, which never replaces (where the file system has no hard links, a rename after a
+    /// last check).
+    private func commit(_ tmp: String) -> Result<Void, _Errno> {
+        guard existing == .keep else { return _Sys.rename(tmp, path) }
+        switch _Sys.link(tmp, path) {
+        case .success:
+            _Sys.unlink(tmp)
+            return .success(())
+        case .failure(let code) where code.code == EEXIST:
+            return .failure(code)
+        case .failure:
+            if _Sys.fileKind(path) != .missing { return .failure(_Errno(EEXIST)) }
+            return _Sys.rename(tmp, path)
         }
     }
 
@@ -224,12 +289,11 @@ public final class ZstdEncoder {
     }
 }
 
-/// The temporary files of unfinished outputs (and the counter that names them), under a mutex.
+/// The temporary files of unfinished outputs, under a mutex.
 final class _UnfinishedFiles: @unchecked Sendable {
     static let shared = _UnfinishedFiles()
     // Guarded by `mutex`.
     private var paths: Set<String> = []
-    private var counter = 0
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     private init() {
@@ -244,7 +308,6 @@ final class _UnfinishedFiles: @unchecked Sendable {
         return body()
     }
 
-    func nextNumber() -> Int { locked { counter &+= 1; return counter } }
     func insert(_ path: String) { locked { _ = paths.insert(path) } }
     func remove(_ path: String) { locked { _ = paths.remove(path) } }
     func takeAll() -> [String] {

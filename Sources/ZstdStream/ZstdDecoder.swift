@@ -23,7 +23,9 @@ import Darwin
 ///
 /// ### Errors
 /// ``read(into:)`` throws a ``ZstdError``: `.truncated` when the input ends inside a frame (with the
-/// compressed byte offset where it ended), `.corrupt` (with the offset and libzstd's error name),
+/// compressed byte offset where it ended), `.corrupt` (with the compressed bytes that hold the damage,
+/// ``ZstdError/damagedRange``: the block, read back from the block headers of a seekable file, or the
+/// frame when its checksum is wrong; and libzstd's error name),
 /// `.windowTooLarge`, or `.readFailed`. Every byte decoded before an error has already been handed out
 /// by earlier calls when the error is thrown; after an error the decoder stays failed.
 ///
@@ -64,6 +66,11 @@ public final class ZstdDecoder {
     private var finished = false
     /// libzstd's last hint: 0 when the last frame is complete.
     private var lastHint = 0
+    /// The compressed offset where the frame being decoded starts (to locate damage).
+    private var frameStart: Int64 = 0
+    /// The file offset of the first byte read (nil when `fd` cannot seek): damage is read back with `pread`.
+    private let startOffset: Int64?
+    private let windowLogMax: Int32
     /// An error seen while there were still decoded bytes to hand out; thrown on the next call.
     private var pendingError: ZstdError?
     private var closed = false
@@ -76,7 +83,9 @@ public final class ZstdDecoder {
         self.fd = fileDescriptor
         self.options = options
         self.path = path
+        self.startOffset = _Sys.currentOffset(fileDescriptor)
         let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
+        self.windowLogMax = logMax
         self.context = try _DContext(windowLogMax: logMax)
         self.input = .allocate(byteCount: _Zstd.recommendedInputSize, alignment: 16)
     }
@@ -239,7 +248,12 @@ public final class ZstdDecoder {
                         .windowTooLarge, offset: compressedBytesConsumed, libzstdName: e.name, path: path,
                         detail: "the cap is \(options.maxWindowBytes) bytes")
                 } else {
-                    error = ZstdError(.corrupt, offset: compressedBytesConsumed, libzstdName: e.name, path: path)
+                    let place = _DamageLocator.locate(
+                        fd: fd, base: startOffset, frameStart: frameStart, consumed: compressedBytesConsumed,
+                        handed: inputBase + Int64(inputEnd), checksum: e.code == _Zstd.checksumWrongCode,
+                        windowLogMax: windowLogMax)
+                    error = ZstdError(
+                        .corrupt, damagedRange: place.range, libzstdName: e.name, path: path, detail: place.detail)
                 }
                 _ = fail(error)
                 if output.pos > 0 { return output.pos }  // hand these out first; throw on the next call
@@ -247,7 +261,11 @@ public final class ZstdDecoder {
             case .success(let hint):
                 // A call that neither consumed nor produced anything says nothing about the frame: at a
                 // frame boundary libzstd hints the size of the next header even though none may follow.
-                if inBuf.pos > 0 || output.pos > 0 { lastHint = hint }
+                if inBuf.pos > 0 || output.pos > 0 {
+                    lastHint = hint
+                    // A frame ended: the next one (if any) starts here.
+                    if hint == 0 { frameStart = compressedBytesConsumed }
+                }
             }
             if output.pos > 0 { return output.pos }
             if inputPos == inputEnd && sawEOF {

@@ -41,8 +41,12 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// What went wrong.
     public let code: Code
-    /// The byte offset in the compressed input where the problem was seen, when it applies.
+    /// The byte offset in the compressed input where the problem was seen, when it applies (for
+    /// `.corrupt`, the start of ``damagedRange``).
     public let offset: Int64?
+    /// For `.corrupt`: the compressed bytes that hold the damage (the block, or the frame when its checksum
+    /// is wrong), as far as they can be told.
+    public let damagedRange: Range<Int64>?
     /// libzstd's name for its error (`ZSTD_getErrorName`), when libzstd reported it.
     public let libzstdName: String?
     /// The C `errno` of a failed system call, when one failed.
@@ -53,11 +57,12 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
     public let detail: String?
 
     init(
-        _ code: Code, offset: Int64? = nil, libzstdName: String? = nil, errno: Int32? = nil,
-        path: String? = nil, detail: String? = nil
+        _ code: Code, offset: Int64? = nil, damagedRange: Range<Int64>? = nil, libzstdName: String? = nil,
+        errno: Int32? = nil, path: String? = nil, detail: String? = nil
     ) {
         self.code = code
-        self.offset = offset
+        self.offset = damagedRange?.lowerBound ?? offset
+        self.damagedRange = damagedRange
         self.libzstdName = libzstdName
         self.errno = errno
         self.path = path
@@ -66,7 +71,9 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The same error, naming `path` as the file concerned.
     public func naming(_ path: String) -> ZstdError {
-        ZstdError(code, offset: offset, libzstdName: libzstdName, errno: errno, path: path, detail: detail)
+        ZstdError(
+            code, offset: offset, damagedRange: damagedRange, libzstdName: libzstdName, errno: errno, path: path,
+            detail: detail)
     }
 
     public var description: String {
@@ -87,7 +94,11 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
         default:
             text += "zstd compression failed"
         }
-        if let offset { text += " at compressed byte offset \(offset)" }
+        if let damagedRange {
+            text += " in compressed bytes \(damagedRange.lowerBound)..<\(damagedRange.upperBound)"
+        } else if let offset {
+            text += " at compressed byte offset \(offset)"
+        }
         if let libzstdName { text += " (\(libzstdName))" }
         if let errno { text += ": \(_errnoDescription(errno))" }
         if let detail { text += "; \(detail)" }

@@ -87,13 +87,50 @@ enum _Sys {
 
     static func unlink(_ path: String) { _ = path.withCString { _cUnlink($0) } }
 
+    /// `link(2)`: a second name for `from`; fails with `EEXIST` when `to` exists (never replaces it).
+    static func link(_ from: String, _ to: String) -> Result<Void, _Errno> {
+        let r = from.withCString { f in to.withCString { t in _cLink(f, t) } }
+        return r == 0 ? .success(()) : .failure(_Errno(errno))
+    }
+
     static func getpid() -> Int32 { _cGetpid() }
 
-    /// Whether `path` exists and is not a regular file (a device, a FIFO, a socket).
-    static func isSpecialFile(_ path: String) -> Bool {
+    /// The file offset of `fd` (`lseek(fd, 0, SEEK_CUR)`), nil when it cannot seek (a pipe, a terminal).
+    static func currentOffset(_ fd: Int32) -> Int64? {
+        let r = lseek(fd, 0, SEEK_CUR)
+        return r < 0 ? nil : Int64(r)
+    }
+
+    /// `pread(2)` of up to `buffer.count` bytes at `offset`, retried on `EINTR`.
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Result<Int, _Errno> {
+        while true {
+            let n = _cPread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if n >= 0 { return .success(n) }
+            let e = errno
+            if e == EINTR { continue }
+            return .failure(_Errno(e))
+        }
+    }
+
+    /// What is at a path, following symbolic links (a link to nothing is `.danglingLink`).
+    enum FileKind: Equatable {
+        case missing, regular, folder, danglingLink
+        /// A device, a FIFO or a socket: written in place.
+        case special
+    }
+
+    static func fileKind(_ path: String) -> FileKind {
         var info = stat()
-        guard path.withCString({ stat($0, &info) }) == 0 else { return false }
-        return (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR
+        if path.withCString({ stat($0, &info) }) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: return .regular
+            case S_IFDIR: return .folder
+            default: return .special
+            }
+        }
+        var linkInfo = stat()
+        if path.withCString({ lstat($0, &linkInfo) }) == 0 { return .danglingLink }
+        return .missing
     }
 }
 
@@ -106,6 +143,10 @@ enum _Sys {
     rename(a, b)
 }
 @inline(__always) private func _cUnlink(_ p: UnsafePointer<CChar>) -> Int32 { unlink(p) }
+@inline(__always) private func _cLink(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Int32 { link(a, b) }
+@inline(__always) private func _cPread(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int, _ o: off_t) -> Int {
+    pread(fd, p, n, o)
+}
 @inline(__always) private func _cGetpid() -> Int32 { getpid() }
 
 // MARK: Fault injection (debug builds only)
@@ -234,6 +275,7 @@ enum _Zstd {
     static var recommendedOutputSize: Int { ZSTD_DStreamOutSize() }
     static var recommendedCompressOutputSize: Int { ZSTD_CStreamOutSize() }
     static let windowTooLargeCode = ZSTD_error_frameParameter_windowTooLarge
+    static let checksumWrongCode = ZSTD_error_checksum_wrong
     static let frameMagic: UInt32 = 0xFD2F_B528
     static let skippableMagicStart: UInt32 = 0x184D_2A50
     static let skippableMagicMask: UInt32 = 0xFFFF_FFF0

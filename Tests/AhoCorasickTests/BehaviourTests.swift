@@ -25,7 +25,7 @@ final class BehaviourTests: XCTestCase {
     // MARK: Case folding
 
     func testASCIIFolding() throws {
-        for engine in [EngineChoice.dfa, .nfa] {
+        for engine in [EngineChoice.dfa, .nfa, .compact] {
             let ac = try build([Pattern("Debited"), Pattern("OTP")], folding: .ascii, engine: engine)
             XCTAssertEqual(spans(ac, "DEBITED otp dEbItEd Otp"), ["DEBITED", "otp", "dEbItEd", "Otp"])
             // ASCII folding leaves non-ASCII letters alone.
@@ -37,7 +37,7 @@ final class BehaviourTests: XCTestCase {
     }
 
     func testUnicodeSimpleFolding() throws {
-        for engine in [EngineChoice.dfa, .nfa] {
+        for engine in [EngineChoice.dfa, .nfa, .compact] {
             let greek = try build([Pattern("σας")], folding: .unicode, engine: engine)
             XCTAssertEqual(spans(greek, "ΣΑΣ και σας και ΣΑς"), ["ΣΑΣ", "σας", "ΣΑς"])
             let cyrillic = try build([Pattern("привет")], folding: .unicode, engine: engine)
@@ -124,6 +124,22 @@ final class BehaviourTests: XCTestCase {
         XCTAssertEqual(big.engineKind, .nfa)
         XCTAssertEqual(big.patternCount, 200)
         XCTAssertEqual(big.matches(in: "xx keyword17 yy").map(\.pattern), [1, 17])
+        // Past `denseAutoLimit` the compact DFA, and it is a fraction of the dense one's size.
+        var rng = Fixtures.SeededGenerator(seed: 0xC0A7)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let words = (0..<3000).map { _ in String((0..<Int.random(in: 4...9, using: &rng)).map { _ in letters.randomElement(using: &rng)! }) }
+        let auto = try AhoCorasickBuilder().build(words)
+        XCTAssertEqual(auto.engineKind, .compact, auto.engineDescription)
+        var dense = AhoCorasickBuilder()
+        dense.engine = .dfa
+        let denseAutomaton = try dense.build(words)
+        XCTAssertGreaterThan(denseAutomaton.stateCount * denseAutomaton.byteClassCount * 2, AhoCorasickBuilder().denseAutoLimit)
+        XCTAssertLessThan(auto.memoryUsage * 4, denseAutomaton.memoryUsage, "\(auto.engineDescription) vs \(denseAutomaton.engineDescription)")
+        XCTAssertEqual(auto.stateIDBits, 16)
+        // The prefilter is there for small sets and not for Unicode folding or many prefixes.
+        XCTAssertTrue(try build([Pattern("debited"), Pattern("otp")]).hasPrefilter)
+        XCTAssertFalse(try build([Pattern("debited")], folding: .unicode).hasPrefilter)
+        XCTAssertFalse(auto.hasPrefilter)
     }
 
     func testNoPatterns() throws {
@@ -134,7 +150,7 @@ final class BehaviourTests: XCTestCase {
 
     func testManyPatternsAllFound() throws {
         let words = (0..<3000).map { "w\($0)x" }
-        for engine in [EngineChoice.dfa, .nfa] {
+        for engine in [EngineChoice.dfa, .nfa, .compact] {
             let ac = try build(words.map { Pattern($0) }, engine: engine)
             let text = words.joined(separator: " ")
             let found = ac.matches(in: text)

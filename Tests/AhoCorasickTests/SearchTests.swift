@@ -119,28 +119,45 @@ extension SearchTest {
     var onlyLeftmost: SearchTest { SearchTest("leftmost-only:" + name, patterns, haystack, matches) }
 }
 
-/// The ways to get an automaton: each engine built directly and after a serialize/load round trip.
-enum EngineUnderTest: CaseIterable, CustomStringConvertible {
-    case dfa, nfa, dfaLoaded, nfaLoaded
+/// The ways to get an automaton: each engine, with and without the prefilter, built directly and after a
+/// serialize/load round trip. One list: a new engine is one more entry in `allCases`, and every oracle,
+/// property, batch and serialization test runs it.
+struct EngineUnderTest: CustomStringConvertible, Sendable {
+    let engine: EngineChoice
+    let prefilter: Bool
+    let loaded: Bool
+    /// 32-bit state ids where 16 would fit (the layout large pattern sets get).
+    var wide = false
 
-    var description: String {
-        switch self {
-        case .dfa: "dfa"
-        case .nfa: "nfa"
-        case .dfaLoaded: "dfa(loaded)"
-        case .nfaLoaded: "nfa(loaded)"
+    static let allCases: [EngineUnderTest] =
+        [EngineChoice.dfa, .compact, .nfa].flatMap { engine in
+            [false, true].flatMap { prefilter in
+                [false, true].map { loaded in EngineUnderTest(engine: engine, prefilter: prefilter, loaded: loaded) }
+            }
+        } + [
+            EngineUnderTest(engine: .dfa, prefilter: false, loaded: true, wide: true),
+            EngineUnderTest(engine: .compact, prefilter: false, loaded: true, wide: true),
+        ]
+
+    /// The kind `engineKind` reports.
+    var kind: EngineKind {
+        switch engine {
+        case .dfa, .auto: .dfa
+        case .nfa: .nfa
+        case .compact: .compact
         }
     }
 
+    var description: String { "\(engine)\(wide ? "32" : "")\(prefilter ? "+teddy" : "")\(loaded ? "(loaded)" : "")" }
+
     func build(_ builder: AhoCorasickBuilder, _ patterns: [Pattern]) throws -> AhoCorasick {
         var builder = builder
-        builder.engine = (self == .dfa || self == .dfaLoaded) ? .dfa : .nfa
+        builder.engine = engine
+        builder.prefilter = prefilter
+        builder._wideStateIDs = wide
         let built = try builder.build(patterns)
-        switch self {
-        case .dfa, .nfa: return built
-        case .dfaLoaded, .nfaLoaded:
-            return try AhoCorasick(serialized: MappedBytes(copying: built.serialize()))
-        }
+        guard loaded else { return built }
+        return try AhoCorasick(serialized: MappedBytes(copying: built.serialize()))
     }
 }
 
@@ -152,7 +169,7 @@ final class SearchTests: XCTestCase {
                 var builder = AhoCorasickBuilder()
                 builder.matchKind = kind
                 let ac = try engine.build(builder, test.patterns.map { Pattern($0) })
-                XCTAssertEqual(ac.engineKind, engine == .dfa || engine == .dfaLoaded ? .dfa : .nfa)
+                XCTAssertEqual(ac.engineKind, engine.kind)
                 let got = ac.matches(in: test.haystack).map { "\($0)" }
                 let want = test.matches.map { "\(Match(pattern: $0.0, start: $0.1, end: $0.2))" }
                 XCTAssertEqual(got, want, "\(test.name) \(kind) \(engine)", file: file, line: line)

@@ -23,7 +23,7 @@ final class SerializationTests: XCTestCase {
     }
 
     func testRoundTrip() throws {
-        for engine in [EngineChoice.dfa, .nfa] {
+        for engine in [EngineChoice.dfa, .nfa, .compact] {
             for kind in [MatchKind.standard, .leftmostFirst, .leftmostLongest] {
                 for folding in [CaseFolding.none, .ascii, .unicode] {
                     let original = try automaton(engine, kind, folding)
@@ -91,7 +91,7 @@ final class SerializationTests: XCTestCase {
     /// Every truncation and every single-bit flip is refused or (if the checksum cannot see it) loads an
     /// automaton that finds the same matches; nothing crashes.
     func testEveryTruncationAndBitFlip() throws {
-        for engine in [EngineChoice.dfa, .nfa] {
+        for engine in [EngineChoice.dfa, .nfa, .compact] {
             var builder = AhoCorasickBuilder()
             builder.engine = engine
             let original = try builder.build(["he", "she", "hers"])
@@ -119,7 +119,7 @@ final class SerializationTests: XCTestCase {
     /// Hostile images with a valid checksum: the checksum is recomputed after damaging a table, so only
     /// the structural checks stand between the bytes and the search loops.
     func testHostileImagesWithValidChecksums() throws {
-        for engine in [EngineChoice.dfa, .nfa] {
+        for engine in [EngineChoice.dfa, .nfa, .compact] {
             for folding in [CaseFolding.none, .unicode] {
                 var builder = AhoCorasickBuilder()
                 builder.engine = engine

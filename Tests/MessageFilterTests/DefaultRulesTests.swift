@@ -67,6 +67,87 @@ final class DefaultRulesTests: XCTestCase {
         }
     }
 
+    /// The precision defects issue 13 measured, one case each way: the trap must not fire, the real thing must.
+    func testPrecisionTraps() throws {
+        let c = Classifier(ruleSet: try RuleSet.parse(yaml: Self.sampleYAML, file: "default"))
+        func folder(_ body: String) -> String { c.classify(sender: nil, body: body).folder.path }
+        func rule(_ body: String) -> String? {
+            let v = c.classify(sender: nil, body: body)
+            return v.rule >= 0 ? c.ruleSet.ruleNames[Int(v.rule)] : nil
+        }
+        let filtered: Set<String> = ["Junk", "Promotions", "Promotions/Offers", "Promotions/Coupons", "Promotions/Others"]
+        // (trap, must not land in any of these folders)
+        let traps: [(String, Set<String>)] = [
+            // Short Latin keywords inside words.
+            ("Can you remind me to call mum tomorrow?", ["Transactions/Finance"]),  // emi
+            ("That was so stupid of me, sorry", ["Transactions/Finance"]),  // upi
+            ("See you at 10pm outside the cinema", ["Junk"]),  // 10p
+            ("Let's get hotpot tonight", ["Transactions/Others"]),  // otp
+            ("I learnt so much at the workshop", ["Junk"]),  // earn
+            // <#> is Android's SMS Retriever prefix only at the start.
+            ("I typed <#> by mistake in the chat, ignore it", ["Transactions/Others"]),
+            // Ambiguous Chinese single words alone.
+            ("我给你发了个红包，记得收一下", filtered),
+            ("我是这家店的会员", filtered),
+            ("听说他们公司明年要上市了", filtered),
+            ("我的账户密码忘了怎么办", ["Transactions/Finance"]),
+            ("他每周都买彩票", ["Junk"]),
+            ("贷款买房的事怎么样了", ["Junk"]),
+            ("周末你去做兼职吗", ["Junk"]),
+            // A bill or a price in pounds is not junk.
+            ("Your bill at 3 is £33.65 so thats not bad!", ["Junk"]),
+            ("It's £6 to get in, is that ok?", ["Junk"]),
+            // Conversation about spending, the weather.
+            ("I spent the whole afternoon at the beach", ["Transactions/Finance"]),
+            ("So how's the weather over there?", ["Transactions/Weather"]),
+        ]
+        for (body, forbidden) in traps {
+            let f = folder(body)
+            XCTAssertFalse(forbidden.contains(f), "\(body) → \(f) (rule \(rule(body) ?? "none"))")
+        }
+        // The same words where they do mean it.
+        let real: [(String, String)] = [
+            ("Your EMI of Rs 4,500 is due on 5 June", "Transactions/Finance"),
+            ("Rs 250 paid via UPI to Ramesh", "Transactions/Finance"),
+            ("Call 09061701461 now, only 10p/min", "Junk"),
+            ("104444(รหัสShopeePayOTP มีอายุการใช้งาน 5 นาที)", "Transactions/Others"),
+            ("<#> ExampleApp: 482913 FA+9qCX9VSu", "Transactions/Others"),
+            ("  <#> 482913 FA+9qCX9VSu", "Transactions/Others"),
+            ("双十一红包雨，点击领取最高888元红包", "Promotions/Coupons"),
+            ("会员日活动，全场满减，回T退订", "Promotions/Others"),
+            ("您尾号1234的账户于5月1日消费人民币500.00元", "Transactions/Finance"),
+            ("彩票平台注册送彩金", "Junk"),
+            ("无抵押贷款，秒到账，加微信", "Junk"),
+            ("兼职日结，手机操作，加微信", "Junk"),
+            ("You have WON £1000 cash! Txt CLAIM to 80082", "Junk"),
+            ("Ringtones for just £3/wk, txt TONE to 85023", "Junk"),
+            ("Rs 5,000 spent on your credit card XX1234", "Transactions/Finance"),
+            ("Your parcel is held, pay the fee at http://45.12.3.4/track", "Junk"),
+            ("Claim your free gift at https://u.to/x7Yz", "Junk"),
+        ]
+        for (body, want) in real {
+            XCTAssertEqual(folder(body), want, "\(body) (rule \(rule(body) ?? "none"))")
+        }
+        // The batch path (lockstep scan, normalised bodies apart) decides every trap as the single path does.
+        let bodies = traps.map(\.0) + real.map(\.0)
+        var buffer: [UInt8] = []
+        var spans: [MessageSpan] = []
+        for body in bodies {
+            spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: buffer.count, bodyCount: body.utf8.count))
+            buffer += Array(body.utf8)
+        }
+        var verdicts = [Verdict](repeating: Verdict(), count: bodies.count)
+        buffer.withUnsafeBytes { b in
+            spans.withUnsafeBufferPointer { m in verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: m, into: $0) } }
+        }
+        for (k, body) in bodies.enumerated() {
+            XCTAssertEqual(verdicts[k], c.classify(sender: nil, body: body), "batch and single differ on \(body)")
+        }
+        XCTAssertEqual(rule("<#> ExampleApp: 482913 FA+9qCX9VSu"), "otp-retriever")
+        XCTAssertEqual(rule("会员日活动，全场满减，回T退订"), "promotional-wording-zh")
+        XCTAssertEqual(rule("双十一红包雨，点击领取最高888元红包"), "coupons-red-packet")
+    }
+
     struct Record { var id: String; var body: String; var label: String }
 
     static func corpus(_ name: String) throws -> [Record]? {
@@ -91,8 +172,10 @@ final class DefaultRulesTests: XCTestCase {
         let dump = ProcessInfo.processInfo.environment["SMSFILTER_QUALITY_DUMP"]
         var misses = ""
         var tp = 0, fp = 0, fn = 0, tn = 0
+        var hamToTransactions = 0
         for r in uci {
             let v = c.classify(sender: nil, body: r.body)
+            if r.label == "ham", v.action == .transaction { hamToTransactions += 1 }
             let positive = v.action == .junk || v.action == .promotion
             switch (r.label == "spam", positive) {
             case (true, true): tp += 1
@@ -122,15 +205,19 @@ final class DefaultRulesTests: XCTestCase {
         }
         let agreement = Double(agree) / Double(thai.count)
         func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
-        print("QUALITY uci: precision \(pct(precision)) recall \(pct(recall)) (tp \(tp) fp \(fp) fn \(fn) tn \(tn))")
+        print("QUALITY uci: precision \(pct(precision)) recall \(pct(recall)) (tp \(tp) fp \(fp) fn \(fn) tn \(tn)); ham sent to Transactions \(hamToTransactions)")
         print("QUALITY thai: agreement \(pct(agreement)) (\(agree)/\(thai.count)); " + perLabel.keys.sorted().map {
             "\($0) \(perLabel[$0]!.0)/\(perLabel[$0]!.1)" }.joined(separator: ", "))
         if let dump { try misses.write(toFile: dump, atomically: true, encoding: .utf8) }
-        // Floors a little under the figures reported in docs/RULES.md, so a rule change that loses quality fails.
-        XCTAssertGreaterThanOrEqual(precision, 0.94)
-        XCTAssertGreaterThanOrEqual(recall, 0.84)
-        XCTAssertGreaterThanOrEqual(agreement, 0.77)
-        XCTAssertGreaterThanOrEqual(Double(perLabel["OTP"]!.0) / Double(perLabel["OTP"]!.1), 0.95)
+        // Floors a little under the figures reported in docs/RULES.md and docs/QUALITY.md (measured: precision
+        // 96.7%, recall 85.9%, 92 ham to Transactions, agreement 79.7%, OTP 97.5%, OK 87.3%), so a rule change
+        // that loses quality fails.
+        XCTAssertGreaterThanOrEqual(precision, 0.96)
+        XCTAssertGreaterThanOrEqual(recall, 0.85)
+        XCTAssertLessThanOrEqual(hamToTransactions, 100)
+        XCTAssertGreaterThanOrEqual(agreement, 0.79)
+        XCTAssertGreaterThanOrEqual(Double(perLabel["OTP"]!.0) / Double(perLabel["OTP"]!.1), 0.97)
+        XCTAssertGreaterThanOrEqual(Double(perLabel["OK"]!.0) / Double(perLabel["OK"]!.1), 0.865)
     }
 }
 

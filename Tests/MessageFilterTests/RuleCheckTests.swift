@@ -44,8 +44,11 @@ final class RuleCheckTests: XCTestCase {
               - {name: vetoed, action: junk, keywords: [win, winner], unless: [win]}
               - {name: group, action: junk, all: [[a1], [b1, b2]], unless: [b]}
               - {name: phone-trai, action: junk, sender: {countryCode: [91], entity: [HDFCBK]}}
-              - {name: wide, action: junk, priority: 3, keywords: [otp]}
+              - {name: wide, action: junk, priority: 3, keywords: [otp], wholeWord: false}
               - {name: narrow, action: transaction, keywords: [your otp, otp is]}
+              - {name: word, action: junk, priority: 3, keywords: [pin]}
+              - {name: inside, action: transaction, keywords: [pin code, your pin]}
+              - {name: whole, action: transaction, keywords: [your pin], wholeWord: true}
               - {name: x1, action: allow, keywords: [hello]}
               - {name: x2, action: junk, keywords: [HELLO]}
               - {name: x3, action: junk, keywords: [hello]}
@@ -58,5 +61,9 @@ final class RuleCheckTests: XCTestCase {
         XCTAssertTrue(m.contains { $0.contains("\"narrow\" can never win: whenever it fires, \"wide\"") }, "\(m)")
         XCTAssertTrue(m.contains { $0.contains("keyword \"hello\" is claimed at priority 0 by rules of different folders: \"x1\" (Inbox), \"x2\" (Junk), \"x3\" (Junk)") }, "\(m)")
         XCTAssertFalse(m.contains { $0.contains("\"wide\" can never") })
+        // A short keyword is a whole word by default: "pin" does not match in "pin codex" or "your pinx",
+        // so "inside" can win; "whole" (a whole word itself) cannot.
+        XCTAssertFalse(m.contains { $0.contains("\"inside\" can never win") }, "\(m)")
+        XCTAssertTrue(m.contains { $0.contains("\"whole\" can never win: whenever it fires, \"word\"") }, "\(m)")
     }
 }

@@ -68,7 +68,7 @@ final class CheckExplainTests: CLITestCase {
               - {name: dead, action: junk, keywords: [win], unless: [wi]}
               - {name: a, action: junk, keywords: [deal]}
               - {name: b, action: allow, keywords: [deal]}
-              - {name: big, action: junk, priority: 5, keywords: [free]}
+              - {name: big, action: junk, priority: 5, keywords: [free], wholeWord: false}
               - {name: shadow, action: promotion, keywords: [free gift]}
               - {name: odd, action: allow, sender: {kind: [shortCode], suffix: [P]}}
             """)
@@ -91,7 +91,7 @@ final class CheckExplainTests: CLITestCase {
         XCTAssertEqual(c.status, 0, c.err)
         XCTAssertTrue(c.err.contains("compiled 3 rules, 7 phrases"), c.err)
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
-        let again = try run(["compile", yaml, "-o", smsf, "--quiet"])  // over an existing file
+        let again = try run(["compile", yaml, "-o", smsf, "--quiet", "--force"])  // over an existing file
         XCTAssertEqual(again.status, 0, again.err)
         XCTAssertEqual(again.err, "")
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.contains(".tmp") })
@@ -124,7 +124,65 @@ final class CheckExplainTests: CLITestCase {
         XCTAssertEqual(damaged.status, 65)
         XCTAssertTrue(damaged.err.contains("damaged compiled rule set"), damaged.err)
         XCTAssertEqual(try run(["compile", yaml + ".missing", "-o", smsf]).status, 66)
-        XCTAssertEqual(try run(["compile", yaml, "-o", "/nonexistent-dir/x.smsf"]).status, 73)
+        XCTAssertEqual(try run(["compile", yaml, "-o", "/nonexistent-dir/x.smsf"]).status, 64)  // a missing folder is a usage error
+    }
+
+    /// The body conditions through check, compile, explain (text and JSON) and classify.
+    func testBodyConditionsThroughTheCLI() throws {
+        let yaml = try write("conditions.yaml", """
+            version: 1
+            rules:
+              - name: link-bait
+                action: junk
+                priority: 5
+                urls: [shortener]
+                keywords: [claim]
+              - name: retriever
+                action: transaction
+                subAction: transactionalOthers
+                startsWith: ["<#>"]
+              - name: hdfc
+                action: transaction
+                subAction: transactionalFinance
+                sender: {entity: ["HDFC*"]}
+                amounts: {currency: [INR], min: 1}
+            """)
+        let check = try run(["check", yaml])
+        XCTAssertEqual(check.status, 0, check.out)
+        XCTAssertTrue(check.out.contains("resolve: 3 rules, 2 phrases"), check.out)
+        let smsf = dir.appendingPathComponent("conditions.smsf").path
+        XCTAssertEqual(try run(["compile", yaml, "-o", smsf, "--quiet"]).status, 0)
+        for rules in [yaml, smsf] {
+            let text = try run(["explain", "--rules", rules, "Claim now at https://bit.ly/3xYz!"])
+            XCTAssertEqual(text.status, 0, text.err)
+            XCTAssertTrue(text.out.contains("  13..<32 \"https://bit.ly/3xYz\" (condition urls: shortener) → link-bait (urls)\n"), text.out)
+            XCTAssertTrue(text.out.contains("link-bait (priority 5, junk) \"claim\" at 0..<5: won"), text.out)
+            let json = try run(["explain", "--rules", rules, "--json", "--sender", "AX-HDFCBN-T", "INR 2,500.00 debited"])
+            let o = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as! [String: Any]
+            XCTAssertEqual(o["rule"] as? String, "hdfc")
+            XCTAssertEqual(o["phrase"] as? String, "amounts: INR ≥ 1")
+            XCTAssertEqual(o["span"] as? [Int], [0, 12])
+            let m = try XCTUnwrap((o["matches"] as? [[String: Any]])?.first)
+            XCTAssertEqual(m["condition"] as? Bool, true)
+            XCTAssertEqual(m["text"] as? String, "INR 2,500.00")
+            let mid = try run(["explain", "--rules", rules, "--json", "code <#> 1234"])
+            let p = try JSONSerialization.jsonObject(with: Data(mid.out.utf8)) as! [String: Any]
+            XCTAssertTrue(p["rule"] is NSNull)
+            XCTAssertEqual((p["matches"] as? [[String: Any]])?.first?["uses"] as? [String], ["retriever (startsWith, not at the start: ignored)"])
+        }
+        // classify --explain carries the condition and its span.
+        let input = try write("in.jsonl", "{\"id\":\"1\",\"body\":\"<#> 1234 ABC\"}\n{\"id\":\"2\",\"body\":\"claim: t.ly/x\"}\n")
+        let classified = try run(["classify", "--rules", smsf, "--explain", "--labels-only", "--quiet", input])
+        XCTAssertEqual(classified.status, 0, classified.err)
+        let lines = classified.out.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        XCTAssertEqual((lines[0]["filter"] as? [String: Any])?["rule"] as? String, "retriever")
+        XCTAssertEqual((lines[1]["filter"] as? [String: Any])?["rule"] as? String, "link-bait")
+        // A mistake in a condition: file, line and field; exit 65.
+        let bad = try write("bad.yaml", "version: 1\nrules:\n  - name: a\n    action: junk\n    urls: [shortner]\n")
+        let r = try run(["check", bad])
+        XCTAssertEqual(r.status, 65)
+        XCTAssertTrue(r.out.contains("error: \(bad):5: rules[0].urls[0]: unknown URL kind \"shortner\""), r.out)
+        XCTAssertTrue(r.out.contains("did you mean \"shortener\"?"), r.out)
     }
 
     func testExplainTextWithDefaultRules() throws {

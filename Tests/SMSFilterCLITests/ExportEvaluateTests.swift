@@ -17,7 +17,7 @@ final class ExportEvaluateTests: CLITestCase {
         for c in cases {
             let input = try corpus(c.file)
             let report = path("\(c.file).html")
-            let result = try Fixtures.run(bin, ["evaluate", input, "--map", c.map, "--json", "-", "--report", report])
+            let result = try Fixtures.run(bin, ["evaluate", input, "--map", c.map, "--json-file", "-", "--report", report])
             XCTAssertEqual(result.status, 0, text(result.stderr))
             let json = try JSONSerialization.jsonObject(with: result.stdout) as! [String: Any]
             XCTAssertEqual(json["records"] as? Int, c.records)
@@ -53,7 +53,7 @@ final class ExportEvaluateTests: CLITestCase {
         XCTAssertEqual(try Fixtures.run(bin, ["evaluate", input, "--map", "spam=junk", "--rules", path("missing.yaml")]).status, 66)
         // A map file, YAML.
         try "spam: [junk, promotion]\nham: other\n".write(toFile: path("map.yaml"), atomically: true, encoding: .utf8)
-        let ok = try Fixtures.run(bin, ["evaluate", input, "--map-file", path("map.yaml"), "--quiet", "--json", path("e.json")])
+        let ok = try Fixtures.run(bin, ["evaluate", input, "--map-file", path("map.yaml"), "--quiet", "--json-file", path("e.json")])
         XCTAssertEqual(ok.status, 0, text(ok.stderr))
         XCTAssertTrue(ok.stderr.isEmpty)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("e.json")))) as! [String: Any]
@@ -65,7 +65,7 @@ final class ExportEvaluateTests: CLITestCase {
     func testExportOnARealCorpus() throws {
         let input = try corpus("thai_sms.jsonl.zst")
         let result = try Fixtures.run(
-            bin, ["export", input, "--out-dir", path("sets"), "--format", "fasttext", "--dedup", "--stats", path("stats.json")])
+            bin, ["export", input, "--out-dir", path("sets"), "--format", "fasttext", "--dedup", "--stats-file", path("stats.json")])
         XCTAssertEqual(result.status, 0, text(result.stderr))
         let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("stats.json")))) as! [String: Any]
         XCTAssertEqual(stats["records"] as? Int, 3514)
@@ -90,7 +90,7 @@ final class ExportEvaluateTests: CLITestCase {
         XCTAssertTrue(text(result.stderr).contains("total"))
 
         // Without --dedup, leaks are counted.
-        let leaky = try Fixtures.run(bin, ["export", input, "--out-dir", path("leaky"), "--stats", "-", "--quiet"])
+        let leaky = try Fixtures.run(bin, ["export", input, "--out-dir", path("leaky"), "--stats-file", "-", "--quiet"])
         XCTAssertEqual(leaky.status, 0, text(leaky.stderr))
         let leakStats = try JSONSerialization.jsonObject(with: leaky.stdout) as! [String: Any]
         XCTAssertEqual(leakStats["written"] as? Int, 3514)
@@ -107,7 +107,7 @@ final class ExportEvaluateTests: CLITestCase {
             let classify = try Fixtures.run(bin, ["classify", input, "-o", labelled, "--threads", threads, "--chunk-size", "64K", "--quiet"])
             XCTAssertEqual(classify.status, 0, text(classify.stderr))
             let export = try Fixtures.run(
-                bin, ["export", labelled, "--out-dir", path("sets-\(threads)"), "--format", "csv", "--label", "action", "--stats", "-", "--quiet"])
+                bin, ["export", labelled, "--out-dir", path("sets-\(threads)"), "--format", "csv", "--label", "action", "--stats-file", "-", "--quiet"])
             XCTAssertEqual(export.status, 0, text(export.stderr))
             let stats = try JSONSerialization.jsonObject(with: export.stdout) as! [String: Any]
             XCTAssertEqual(stats["labelSources"] as? [String: Int], ["filter": 5574])

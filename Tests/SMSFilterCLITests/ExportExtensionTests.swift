@@ -59,8 +59,12 @@ final class ExportExtensionTests: CLITestCase {
                     }
                 }
             }
+            // AhoCorasick's C target (the prefilter's SIMD kernels): SwiftPM writes its module map into its
+            // build folder.
+            let simdMap = folder.appendingPathComponent("CAhoCorasickSIMD.build/module.modulemap")
+            if FileManager.default.fileExists(atPath: simdMap.path) { maps.append(simdMap.path) }
             var objects: [String] = []
-            for module in ["MessageFilter", "AhoCorasick", "Yams", "CYaml"] {
+            for module in ["MessageFilter", "AhoCorasick", "CAhoCorasickSIMD", "Yams", "CYaml"] {
                 let m = folder.appendingPathComponent("\(module).build")
                 guard let e = FileManager.default.enumerator(atPath: m.path) else { throw XCTSkip("no \(m.path)") }
                 // Swift targets list their current sources in `sources`: link only their objects, so that
@@ -188,8 +192,8 @@ final class ExportExtensionTests: CLITestCase {
             XCTAssertTrue(readme.contains(needle), "README lacks \(needle)")
         }
 
-        // The same rules give the same bytes (and existing files are replaced).
-        let again = try export(rules, name: "out")
+        // The same rules give the same bytes (and existing files are replaced with --force).
+        let again = try export(rules, ["--force"], name: "out")
         XCTAssertEqual(again.standardizedFileURL.path, out.standardizedFileURL.path)
         let other = try export(rules, name: "other")
         for name in names {
@@ -231,11 +235,11 @@ final class ExportExtensionTests: CLITestCase {
         XCTAssertEqual(try run(["export-extension", example, "-o", out.path, "--message-filter-class", "X", "--call-directory-class", "X"]).status, 64)
         // The output exists as a file.
         let file = try write("file", "")
-        XCTAssertEqual(try run(["export-extension", example, "-o", file]).status, 73)
+        XCTAssertEqual(try run(["export-extension", example, "-o", file]).status, 64)  // not a folder: a usage error
         XCTAssertTrue(try run(["--help"]).out.contains("export-extension"))
         let help = try run(["export-extension", "--help"])
         XCTAssertEqual(help.status, 0)
-        for option in ["-o, --output <output>", "--message-filter-class", "--call-directory-class", "--batch-size", "--quiet",
+        for option in ["-o, --output <folder>", "--message-filter-class", "--call-directory-class", "--batch-size", "--quiet",
                        "MessageFilterExtension)", "CallDirectoryHandler)", "5000)"] {
             XCTAssertTrue(help.out.contains(option), "help lacks \(option)")
         }
@@ -406,6 +410,62 @@ final class ExportExtensionTests: CLITestCase {
         let folders2 = try checkAgreement(export: defaults, harness: defaultsHarness, messages: messages, explainSample: 150)
         XCTAssertGreaterThan(folders2["Transactions"] ?? 0, 0)  // sub-actions dropped as not declared
         XCTAssertNil(folders2["Transactions/Health"])
+    }
+
+    /// Rules with every body condition (URLs, phone numbers, amounts, startsWith, wildcard entities,
+    /// sender AND body, short whole words): the generated extension, which evaluates them with the
+    /// bundled Rules.smsf through the same MessageFilter code, answers exactly as the Classifier API,
+    /// `smsfilter classify` and `smsfilter explain` do, on both corpora and on messages made to hit them.
+    func testGeneratedMessageFilterEvaluatesBodyConditionsIdentically() throws {
+        let corpus = try corpusMessages()
+        let products = try BuildProducts.find()
+        let stubs = dir.appendingPathComponent("stubs")
+        try buildStubs(in: stubs)
+        let rules = try write("conditions.yaml", """
+            version: 1
+            capabilities: [transactionalFinance, transactionalOthers, transactionalPublicServices, promotionalOffers, promotionalCoupons]
+            rules:
+              - {name: retriever, action: transaction, subAction: transactionalOthers, priority: 9, startsWith: ["<#>"]}
+              - {name: short-link, action: junk, priority: 8, urls: [shortener, messenger], keywords: [free, claim, "ฟรี", "รับ"]}
+              - {name: ip-link, action: junk, priority: 8, urls: ip}
+              - {name: odd-tld, action: junk, priority: 7, urls: [{tld: [xyz, top, vip]}]}
+              - {name: premium, action: junk, priority: 6, phones: [{prefix: ["09", "+449", "087"]}]}
+              - {name: big-money, action: junk, priority: 6, amounts: [{currency: [GBP, USD], min: 100}]}
+              - {name: baht, action: promotion, subAction: promotionalOffers, priority: 5, amounts: {currency: [THB]}, keywords: ["ลด", "%"]}
+              - {name: tax, action: transaction, subAction: transactionalPublicServices, priority: 9, sender: {entity: ["*CTAXKR", "UIDAI*"]}}
+              - {name: bank, action: transaction, subAction: transactionalFinance, priority: 4, sender: {entity: ["HDFC*"]}, keywords: [debited]}
+              - {name: short-words, action: transaction, subAction: transactionalFinance, priority: 3, keywords: [emi, upi, otp]}
+              - {name: chat, action: allow, priority: 0, keywords: [you], urls: none, phones: none}
+              - {name: any-link, action: promotion, subAction: promotionalCoupons, priority: 1, urls: any}
+            """)
+        let made: [Message] = [
+            Message(sender: nil, body: "<#> 482913 FA+9qCX9VSu"),
+            Message(sender: nil, body: "code <#> 482913"),
+            Message(sender: nil, body: "Claim your FREE gift: https://bit.ly/3xYz"),
+            Message(sender: nil, body: "login at http://45.12.3.4/secure"),
+            Message(sender: nil, body: "win at lucky.vip today"),
+            Message(sender: nil, body: "Call 09061701461 now"),
+            Message(sender: nil, body: "You won £1,000!"),
+            Message(sender: nil, body: "ลด 50% เหลือ 199 บาท"),
+            Message(sender: "VM-CTAXKR-G", body: "Property tax due"),
+            Message(sender: "AD-HDFCBN-T", body: "Rs 500 debited"),
+            Message(sender: "AD-ICICIB-T", body: "Rs 500 debited"),
+            Message(sender: nil, body: "remind me about the EMI"),
+            Message(sender: nil, body: "see you at www.example.com"),
+            Message(sender: nil, body: "love you"),
+        ]
+        let out = try export(rules, name: "conditions")
+        let h = try buildHarness(out, stubs: stubs, products: products)
+        let folders = try checkAgreement(export: out, harness: h, messages: made + corpus, explainSample: 60)
+        for folder in ["Junk", "Inbox", "Transactions/Others", "Transactions/Finance", "Transactions/Public Services", "Promotions/Offers", "Promotions/Coupons"] {
+            XCTAssertGreaterThan(folders[folder] ?? 0, 0, folder)
+        }
+        // The made messages one by one through the generated class alone.
+        let expected = ["4 10000", "0 0", "2 0", "2 0", "2 0", "2 0", "2 0", "3 20001", "4 10008", "4 10001", "0 0", "4 10001", "3 20002", "1 0"]
+        for (m, want) in zip(made, expected) {
+            let r = try harness(h, ["query", m.sender ?? "", m.body])
+            XCTAssertEqual(r.out, "HARNESS action=\(want.split(separator: " ")[0]) subAction=\(want.split(separator: " ")[1])\n", m.body)
+        }
     }
 
     // MARK: Call Directory

@@ -220,7 +220,9 @@ def classify_archive(config, entry, payload=None):
         else:
             output_path = os.path.join(prefix, entry["output"])
 
-        command = [binary, "classify", "--quiet", "--threads", str(config["threads"]),
+        # --force: a retried task (or a rerun into the same prefix) replaces the labelled output an earlier
+        # attempt left; smsfilter still refuses to write over any of its inputs.
+        command = [binary, "classify", "--quiet", "--force", "--threads", str(config["threads"]),
                    "--counts", counts_path, "-o", output_path]
         if config["rules"]:
             command += ["--rules", resolve_shipped(config["rules"])]

@@ -188,7 +188,7 @@ say "streaming filter mode (stdin → stdout)"
 for archive in "${GOOD[@]}"; do
     id=$(echo "${archive#"$A"/}" | tr '/' '_')
     fmt=(); case "$archive" in *.csv.zst) fmt=(--input-format csv) ;; esac   # stdin has no name
-    "$BIN" classify -q --threads 1 --rules "$TMP/rules.yaml" ${fmt[@]+"${fmt[@]}"} --counts "$TMP/stream.counts.json" \
+    "$BIN" classify -q --force --threads 1 --rules "$TMP/rules.yaml" ${fmt[@]+"${fmt[@]}"} --counts "$TMP/stream.counts.json" \
         < "$archive" > "$TMP/stream.out" 2> "$TMP/stream.err" || fail "stdin → stdout run on $archive failed"
     [ ! -s "$TMP/stream.err" ] || fail "classify -q wrote to stderr on $archive: $(head -c 500 "$TMP/stream.err")"
     zstd -dcq "$TMP/ref/run1/$id.zst" | cmp -s - "$TMP/stream.out" \

@@ -1,3 +1,5 @@
+import ZstdStream
+
 /// Settings of one `export` run: turning an archive into train/validation/test files.
 public struct ExportOptions: Sendable {
     /// The training-file format.
@@ -62,6 +64,8 @@ public struct ExportOptions: Sendable {
     public var outputFolder = "."
     /// zstd level of the outputs (names get `.zst`); nil: plain.
     public var compressionLevel: Int32?
+    /// What the outputs do with a regular file already at their path (``OutputFile/Existing``).
+    public var existing = OutputFile.Existing.replace
     /// Longest line read; a longer one is skipped and counted.
     public var maxRecord = 64 << 20
     /// Called about four times a second with the progress so far.

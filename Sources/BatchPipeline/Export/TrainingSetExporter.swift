@@ -62,7 +62,7 @@ public final class TrainingSetExporter {
         do {
             for split in TrainingSplit.allCases {
                 let compression: OutputFile.Compression = options.compressionLevel.map { .zstd(level: $0, workers: 0) } ?? .none
-                outputs.append(try OutputFile(path: path(of: split), compression: compression))
+                outputs.append(try OutputFile(path: path(of: split), compression: compression, existing: options.existing))
             }
         } catch {
             for o in outputs { o.abandon() }

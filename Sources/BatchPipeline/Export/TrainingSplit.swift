@@ -25,9 +25,14 @@ public struct SplitRatios: Sendable, Equatable, CustomStringConvertible {
     public let validation: Int
     public let test: Int
 
-    /// Weights of the three parts; at least one must be positive, none negative.
+    /// The largest weight: three of them add up without overflow, and a part's share stays exact in a `Double`.
+    public static let maxWeight = 1_000_000
+
+    /// Weights of the three parts, each from 0 to ``maxWeight``; at least one must be positive.
     public init?(train: Int, validation: Int, test: Int) {
-        guard train >= 0, validation >= 0, test >= 0, train + validation + test > 0 else { return nil }
+        let range = 0...Self.maxWeight
+        guard range.contains(train), range.contains(validation), range.contains(test), train + validation + test > 0
+        else { return nil }
         self.train = train
         self.validation = validation
         self.test = test

@@ -109,7 +109,12 @@ public struct TruthMapping: Sendable, Equatable {
     /// Loads a mapping file: a JSON object or a flat YAML mapping (`spam: junk|promotion`,
     /// `spam: [junk, promotion]`, `# comments`), label → target, list of targets, or `a|b`.
     public static func load(path: String) throws(MappingError) -> TruthMapping {
-        guard let data = FileManager.default.contents(atPath: path) else { throw MappingError("\(path): cannot read the mapping file") }
+        let data: Data
+        do {
+            data = try BoundedFile.read(path, limit: 16 << 20)
+        } catch {
+            throw MappingError("\(error) (the mapping file)")
+        }
         let text = String(decoding: data, as: UTF8.self)
         if text.drop(while: { $0.isWhitespace }).first == "{" {
             guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {

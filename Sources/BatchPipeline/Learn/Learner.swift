@@ -46,6 +46,8 @@ public struct LearnOptions: Sendable {
     public var threshold: Float?
     /// Where to write each record's fold (JSON Lines: file, line, id, fold), for peer tools.
     public var foldsFile: String?
+    /// Replace an existing fold file (`-f/--force`); otherwise one that exists is refused.
+    public var replaceExisting = false
     /// Called about four times a second.
     public var progress: (@Sendable (Progress) -> Void)?
 
@@ -192,7 +194,7 @@ public final class Learner {
         var message: UInt32 = 0
         var foldsOut: OutputFile?
         if let path = options.foldsFile {
-            do { foldsOut = try OutputFile(path: path) } catch { throw LearnError("\(path): \(error)", exitCode: 73) }
+            do { foldsOut = try OutputFile(path: path, existing: options.replaceExisting ? .replace : .keep) } catch { throw LearnError("\(path): \(error)", exitCode: 73) }
         }
         var throttle = _ProgressThrottle()
 

@@ -49,18 +49,19 @@ public final class Pipeline: Sendable {
             output = try options.outputPath.map { path throws(ZstdError) in
                 let level = options.outputLevel ?? (path.hasSuffix(".zst") ? 1 : nil)
                 return try OutputFile(
-                    path: path, compression: level.map { .zstd(level: $0, workers: Int32(options.compressionWorkers)) } ?? .none)
+                    path: path, compression: level.map { .zstd(level: $0, workers: Int32(options.compressionWorkers)) } ?? .none,
+                    existing: options.existing)
             }
             rejects = try options.rejectsPath.map { path throws(ZstdError) in
-                try OutputFile(path: path, compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0) : .none)
+                try OutputFile(
+                    path: path, compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0) : .none,
+                    existing: options.existing)
             }
         } catch {
             throw PipelineError(.outputFailed, error.description)
         }
-        let job = _Job(pipeline: self, inputs: inputs, output: output, rejects: rejects)
-        var result = try job.run()
-        result.counts.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        return result
+        let job = _Job(pipeline: self, inputs: inputs, output: output, rejects: rejects, started: started)
+        return try job.run()
     }
 }
 
@@ -95,7 +96,11 @@ final class _Job: @unchecked Sendable {
     var frameNanos: UInt64 = 0
     var lineBase: [Int]
 
-    init(pipeline: Pipeline, inputs: [String], output: OutputFile?, rejects: OutputFile?) {
+    /// When the run began (for ``RunCounts/seconds``).
+    let started: DispatchTime
+
+    init(pipeline: Pipeline, inputs: [String], output: OutputFile?, rejects: OutputFile?, started: DispatchTime) {
+        self.started = started
         options = pipeline.options
         ruleSet = pipeline.ruleSet
         self.inputs = inputs
@@ -163,16 +168,30 @@ final class _Job: @unchecked Sendable {
             rejects?.abandon()
             throw failure
         }
+        guard counts.isBalanced else {
+            output?.abandon()
+            rejects?.abandon()
+            throw PipelineError(
+                .internalError,
+                "internal error: accounting invariant broken: \(counts.records) records read, \(counts.labelled) labelled, \(counts.rejected) rejected")
+        }
+        counts.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        if let beforeCommit = options.beforeCommit {
+            do throws(PipelineError) {
+                try beforeCommit(counts)
+            } catch {
+                output?.abandon()
+                rejects?.abandon()
+                throw error
+            }
+        }
         do {
             try output?.finish()
             try rejects?.finish()
         } catch {
+            output?.abandon()
+            rejects?.abandon()
             throw PipelineError(.outputFailed, error.description)
-        }
-        guard counts.isBalanced else {
-            throw PipelineError(
-                .internalError,
-                "internal error: accounting invariant broken: \(counts.records) records read, \(counts.labelled) labelled, \(counts.rejected) rejected")
         }
         var result = RunResult(counts: counts, damaged: damaged)
         if options.collectStats {

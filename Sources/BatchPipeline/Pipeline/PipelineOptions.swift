@@ -1,4 +1,5 @@
 import MessageFilter
+import ZstdStream
 
 /// Settings of one `classify` run.
 public struct PipelineOptions: Sendable {
@@ -37,6 +38,12 @@ public struct PipelineOptions: Sendable {
     public var strict = false
     /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).
     public var rejectsPath: String?
+    /// What the output and rejects files do with a regular file already at their path (``OutputFile/Existing``).
+    public var existing = OutputFile.Existing.replace
+    /// Called once every record is written and the counts are final (accounting invariant checked), before
+    /// the output and rejects are put in place; a throw abandons them, so nothing that looks finished is
+    /// left. `classify` writes its `--counts` file here.
+    public var beforeCommit: (@Sendable (RunCounts) throws(PipelineError) -> Void)?
     /// The name standard input (`-`) goes by in counts, rejects and errors (default `<stdin>`).
     public var stdinName = "<stdin>"
     /// zstd decoding window cap.

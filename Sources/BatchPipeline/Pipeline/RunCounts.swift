@@ -1,4 +1,5 @@
 import Foundation
+import MessageFilter
 
 /// Everything a run counted (SPEC §6). Written as JSON by `--counts` and as a table on stderr.
 ///
@@ -113,7 +114,7 @@ extension RunCounts {
     /// Sums count files exactly. `seconds` is summed (the work done), `threads` is the largest.
     ///
     /// - Throws: ``MergeError`` when the files come from different rule sets (their `ruleSet` checksums
-    ///   differ): their rule and folder counts would not mean the same thing.
+    ///   differ: their rule and folder counts would not mean the same thing), or when a sum would overflow.
     public static func merged(_ parts: [(name: String, counts: RunCounts)]) throws -> RunCounts {
         guard let first = parts.first else { return RunCounts() }
         var total = RunCounts()
@@ -126,28 +127,59 @@ extension RunCounts {
                     description:
                         "\(name) was counted with rule set \(part.ruleSet), \(first.name) with \(total.ruleSet): counts of different rule sets cannot be merged")
             }
-            total.records += part.records
-            total.labelled += part.labelled
-            total.rejected += part.rejected
-            total.blankLines += part.blankLines
-            total.noRule += part.noRule
-            total.bytes += part.bytes
-            total.compressedBytes += part.compressedBytes
+            func add<T: FixedWidthInteger>(_ a: inout T, _ b: T, _ field: String) throws {
+                let (sum, overflow) = a.addingReportingOverflow(b)
+                guard !overflow else {
+                    throw MergeError(description: "\(name): \(field): the total would exceed \(T.max); refusing to merge")
+                }
+                a = sum
+            }
+            func add(_ a: inout [String: Int], _ b: [String: Int], _ field: String) throws {
+                for (key, value) in b { try add(&a[key, default: 0], value, "\(field).\(key)") }
+            }
+            try add(&total.records, part.records, "records")
+            try add(&total.labelled, part.labelled, "labelled")
+            try add(&total.rejected, part.rejected, "rejected")
+            try add(&total.blankLines, part.blankLines, "blankLines")
+            try add(&total.noRule, part.noRule, "noRule")
+            try add(&total.bytes, part.bytes, "bytes")
+            try add(&total.compressedBytes, part.compressedBytes, "compressedBytes")
             total.seconds += part.seconds
             total.threads = max(total.threads, part.threads)
             total.files += part.files
-            total.folders.merge(part.folders, uniquingKeysWith: +)
-            total.rules.merge(part.rules, uniquingKeysWith: +)
-            total.dropped.merge(part.dropped, uniquingKeysWith: +)
-            total.rejectReasons.merge(part.rejectReasons, uniquingKeysWith: +)
+            try add(&total.folders, part.folders, "folders")
+            try add(&total.rules, part.rules, "rules")
+            try add(&total.dropped, part.dropped, "dropped")
+            try add(&total.rejectReasons, part.rejectReasons, "rejectReasons")
         }
         return total
     }
 
-    /// Reads a count file written by `classify --counts`.
+    /// Reads a count file written by `classify --counts`, checking every field's type and the accounting.
+    ///
+    /// - Throws: ``CountFileError`` naming the file and the field: a field missing or of the wrong type, a
+    ///   negative count, records ≠ labelled + rejected (overall or in a file), the files' records not adding
+    ///   up to the total, or the folders' counts not adding up to the labelled records.
     public static func read(path: String) throws -> RunCounts {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try JSONDecoder().decode(RunCounts.self, from: data)
+        let data: Data
+        do {
+            data = try BoundedFile.read(path, limit: 256 << 20)
+        } catch {
+            throw CountFileError(file: path, field: nil, problem: error.detail)
+        }
+        return try _CountFileReader(file: path).read(data)
+    }
+}
+
+/// A count file that cannot be merged, with the field at fault.
+public struct CountFileError: Error, CustomStringConvertible, Sendable {
+    public let file: String
+    /// The field at fault, as a path (`files[2].records`), nil for the whole file.
+    public let field: String?
+    public let problem: String
+
+    public var description: String {
+        "\(file): \(field.map { "\($0): " } ?? "")\(problem) (not a count file written by smsfilter classify --counts, or damaged)"
     }
 }
 
@@ -155,7 +187,7 @@ extension RunCounts {
 public enum Manifest {
     /// The archives listed in a manifest: one path or URI per line; blank lines and `#` comments skipped.
     public static func read(path: String) throws -> [String] {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text = String(decoding: try BoundedFile.read(path, limit: 1 << 30), as: UTF8.self)
         return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }

@@ -18,6 +18,9 @@ final class _Emitter: @unchecked Sendable {
     private let subActionText: [[UInt8]]
     private let folderText: [[UInt8]]
     private let ruleText: [[UInt8]]
+    /// Rule names as CSV and TSV cells: formula-neutralised and quoted (``_Emitter/cell(_:quoting:)``).
+    private let ruleCSV: [[UInt8]]
+    private let ruleTSV: [[UInt8]]
     private let labelKeyJSON: [UInt8]
 
     init(ruleSet: RuleSet, filterKey: String, explain: Bool) {
@@ -47,6 +50,30 @@ final class _Emitter: @unchecked Sendable {
         actionText = Action.allCases.sorted { $0.rawValue < $1.rawValue }.map { Array("\($0)".utf8) }
         folderText = folders.map { Array($0.path.utf8) }
         ruleText = ruleSet.ruleNames.map { Array($0.utf8) }
+        ruleCSV = ruleText.map { _Emitter.cell($0, csv: true) }
+        ruleTSV = ruleText.map { _Emitter.cell($0, csv: false) }
+    }
+
+    /// A value the tool adds to a CSV/TSV row, safe for spreadsheets and for the row's framing:
+    /// - a value that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or
+    ///   carriage return: OWASP's list) gets a leading `'`, so `=HYPERLINK(…)` shows as text;
+    /// - CSV: quoted (RFC 4180, quotes doubled) when it holds a comma, quote, tab, CR or LF;
+    ///   TSV: quoted the same way when it holds a tab, CR or LF, which would otherwise split the row.
+    /// Rule names cannot hold control characters (the rule parser refuses them); this is the second wall.
+    static func cell(_ text: [UInt8], csv: Bool) -> [UInt8] {
+        var value = text
+        if let first = value.first, [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D].contains(first) {
+            value.insert(UInt8(ascii: "'"), at: 0)
+        }
+        let special: [UInt8] = csv ? [UInt8(ascii: ","), UInt8(ascii: "\""), 0x09, 0x0A, 0x0D] : [0x09, 0x0A, 0x0D]
+        guard value.contains(where: special.contains) else { return value }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        for b in value {
+            if b == UInt8(ascii: "\"") { quoted.append(b) }
+            quoted.append(b)
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return quoted
     }
 
     /// 0 for `.none`, 1…9 transactional, 10…12 promotional.
@@ -100,7 +127,7 @@ final class _Emitter: @unchecked Sendable {
         out.append("}")
     }
 
-    /// `,action,subAction,folder,rule` for CSV/TSV (the values need no quoting unless a rule name does).
+    /// `,action,subAction,folder,rule` for CSV/TSV (only a rule name can need quoting or neutralising).
     func appendColumns(_ v: Verdict, separator: UInt8, _ out: _ByteBuffer) {
         out.append(separator)
         out.append(actionText[v.action.rawValue])
@@ -109,7 +136,7 @@ final class _Emitter: @unchecked Sendable {
         out.append(separator)
         appendDelimited(folderText[folderIndex(v.folder)], separator, out)
         out.append(separator)
-        if v.rule >= 0 { appendDelimited(ruleText[Int(v.rule)], separator, out) }
+        if v.rule >= 0 { out.append(separator == UInt8(ascii: ",") ? ruleCSV[Int(v.rule)] : ruleTSV[Int(v.rule)]) }
     }
 
     /// The extra header columns for CSV/TSV.

@@ -26,6 +26,8 @@ public final class Classifier {
     let touched: UnsafeMutablePointer<Int32>
     let ruleCount: Int
     @exclusivity(unchecked) var matchBuffer: [_RawMatch] = []
+    /// The body conditions found in the message being decided (see `_evaluate`).
+    @exclusivity(unchecked) var featureBuffer: [_RawMatch] = []
     @exclusivity(unchecked) var sortedBuffer: [_RawMatch] = []
     @exclusivity(unchecked) var spanBuffer: [Range<Int>] = []
     @exclusivity(unchecked) var spanCounts: [Int] = []
@@ -51,6 +53,7 @@ public final class Classifier {
         touched = .allocate(capacity: max(1, n))
         touched.initialize(repeating: 0, count: max(1, n))
         matchBuffer.reserveCapacity(4096)
+        featureBuffer.reserveCapacity(256)
         sortedBuffer.reserveCapacity(4096)
         spanBuffer.reserveCapacity(Classifier.batchSize)
         spanCounts = Array(repeating: 0, count: Classifier.batchSize + 1)
@@ -151,7 +154,8 @@ public final class Classifier {
 
     // MARK: Internal
 
-    /// Appends every phrase match in `body` to `matchBuffer` (span 0), and scores the learned model, if any, into its slot 0.
+    /// Appends every phrase match in `body` to `matchBuffer` (span 0), and scores the learned model, if any,
+    /// into its slot 0.
     func _scan(_ body: UnsafeRawBufferPointer) {
         let rewritten = normalizer.mode.needsRewrite(body)
         if rewritten {
@@ -160,8 +164,11 @@ public final class Classifier {
             for mode in 0..<2 {
                 guard let matcher = ruleSet.matchers[mode] else { continue }
                 let map = ruleSet.localToGlobal[mode]
+                let latin = ruleSet.latinWordPhrases
                 matcher.forEachMatch(in: body) { p, s, e in
-                    matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                    let g = map[p]
+                    if latin[Int(g)], !_isLatinWordMatch(body, s, e) { return }
+                    matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
                                                  end: Int32(truncatingIfNeeded: e), span: 0))
                 }
             }
@@ -172,7 +179,8 @@ public final class Classifier {
         }
     }
 
-    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`, and scores the learned model, if any, for each span into its slot.
+    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`, and scores the learned
+    /// model, if any, for each span into its slot.
     func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
         if normalizer.mode != .none {
             _scanBatchNormalized(buffer)
@@ -180,9 +188,12 @@ public final class Classifier {
             for mode in 0..<2 {
                 guard let matcher = ruleSet.matchers[mode] else { continue }
                 let map = ruleSet.localToGlobal[mode]
+                let latin = ruleSet.latinWordPhrases
                 spanBuffer.withUnsafeBufferPointer { spans in
                     matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
-                        matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
+                        let g = map[p]
+                        if latin[Int(g)], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
+                        matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
                                                      end: Int32(truncatingIfNeeded: e), span: Int32(k)))
                     }
                 }
@@ -225,35 +236,25 @@ public final class Classifier {
         }
         let gen = generation
         var touchedCount = 0
-        for m in matches {
-            let p = Int(m.phrase)
-            var u = Int(useStart[p])
-            let uEnd = Int(useStart[p + 1])
-            while u < uEnd {
-                let use = uses[u]
-                u += 1
-                let r = Int(use >> 8)
-                let role = use & 0xFF
-                if scratch[r].stamp != gen {
-                    scratch[r].stamp = gen
-                    scratch[r].pos = Int32.max
-                    scratch[r].end = -1
-                    scratch[r].phrase = -1
-                    scratch[r].veto = false
-                    scratch[r].keyword = false
-                    scratch[r].mask = 0
-                    touched[touchedCount] = Int32(r)
-                    touchedCount += 1
-                }
-                if role == 1 {
-                    scratch[r].veto = true
-                    continue
-                }
-                if role == 0 { scratch[r].keyword = true } else { scratch[r].mask |= 1 << UInt64(role - 2) }
-                if m.start < scratch[r].pos || (m.start == scratch[r].pos && m.end > scratch[r].end) {
-                    scratch[r].pos = m.start
-                    scratch[r].end = m.end
-                    scratch[r].phrase = m.phrase
+        // Where a `startsWith` phrase must start (-1: the rule set has none).
+        let anchor: Int32 = set.hasAnchoredPhrases ? _anchorOffset(body) : -1
+        for m in matches { _apply(m, generation: gen, anchor: anchor, touchedCount: &touchedCount) }
+        // Body conditions, found only when they can matter: for the rules a phrase touched, and for the kinds
+        // some rule needs without any phrase (`_BodyFeatures.eagerKinds`).
+        if let features = set.bodyFeatures {
+            var kinds = features.eagerKinds
+            var t = 0
+            while t < touchedCount {
+                kinds |= set.ruleFeatureKinds[Int(touched[t])]
+                t += 1
+            }
+            if kinds != 0 {
+                featureBuffer.removeAll(keepingCapacity: true)
+                features.scan(body, kinds: kinds, span: 0, into: &featureBuffer)
+                var i = 0
+                while i < featureBuffer.count {
+                    _apply(featureBuffer[i], generation: gen, anchor: anchor, touchedCount: &touchedCount)
+                    i += 1
                 }
             }
         }
@@ -304,6 +305,45 @@ public final class Classifier {
             v.phrase = scratch[best].phrase
         }
         return v
+    }
+
+    /// Records one match (a phrase or a body condition) in the scratch of every rule that uses it.
+    @inline(__always)
+    func _apply(_ m: _RawMatch, generation gen: UInt32, anchor: Int32, touchedCount: inout Int) {
+        let p = Int(m.phrase)
+        var u = Int(useStart[p])
+        let uEnd = Int(useStart[p + 1])
+        while u < uEnd {
+            let use = uses[u]
+            u += 1
+            let r = Int(use >> 8)
+            var role = use & 0xFF
+            if role & _anchoredRole != 0 {
+                if m.start != anchor { continue }
+                role &= ~_anchoredRole
+            }
+            if scratch[r].stamp != gen {
+                scratch[r].stamp = gen
+                scratch[r].pos = Int32.max
+                scratch[r].end = -1
+                scratch[r].phrase = -1
+                scratch[r].veto = false
+                scratch[r].keyword = false
+                scratch[r].mask = 0
+                touched[touchedCount] = Int32(r)
+                touchedCount += 1
+            }
+            if role == 1 {
+                scratch[r].veto = true
+                continue
+            }
+            if role == 0 { scratch[r].keyword = true } else { scratch[r].mask |= 1 << UInt64(role - 2) }
+            if m.start < scratch[r].pos || (m.start == scratch[r].pos && m.end > scratch[r].end) {
+                scratch[r].pos = m.start
+                scratch[r].end = m.end
+                scratch[r].phrase = m.phrase
+            }
+        }
     }
 
     /// The position at which rule `r` fires for the current message (`Int32.max` for a rule without
@@ -365,7 +405,7 @@ public final class Classifier {
             var found = false
             var i = 0
             while i < c.entities.count {
-                if _Fold.equal(e, c.entities[i], prefix: false) { found = true }
+                if _Fold.glob(e, c.entities[i]) { found = true }
                 i += 1
             }
             if !found { return false }

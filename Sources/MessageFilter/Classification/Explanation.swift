@@ -13,8 +13,11 @@ public struct Explanation: Sendable {
         public var end: Int
         /// The body's text at the span.
         public var text: String
-        /// The rules that use the phrase, with how (`keyword`, `unless`, `all[0]`, …).
+        /// The rules that use the phrase, with how (`keyword`, `unless`, `all[0]`, `startsWith`, `urls`, …).
         public var uses: [String]
+        /// Whether this is a body condition (a URL, phone number or amount the scanners found; ``phrase`` is
+        /// then the condition, `urls: shortener`) rather than a literal phrase.
+        public var isCondition: Bool = false
     }
 
     /// Why a rule that was considered won or lost.
@@ -39,6 +42,8 @@ public struct Explanation: Sendable {
         case preemptedByList(NumberListKind)
         /// Its priority is below the learned model's, and the model decided.
         case lostToModel(name: String)
+        /// A body condition (`startsWith`, `urls`, `phones`, `amounts`) does not hold.
+        case conditionNotMet(String)
 
         public var description: String {
             switch self {
@@ -52,6 +57,7 @@ public struct Explanation: Sendable {
             case .senderConditionFailed(let why): "sender condition failed: \(why)"
             case .preemptedByList(let l): "not reached: the \(l.rawValue) decided"
             case .lostToModel(let m): "lost: below the priority of model \"\(m)\", which decided"
+            case .conditionNotMet(let why): "condition not met: \(why)"
             }
         }
 
@@ -68,6 +74,7 @@ public struct Explanation: Sendable {
             case .senderConditionFailed: "senderConditionFailed"
             case .preemptedByList: "preemptedByList"
             case .lostToModel: "lostToModel"
+            case .conditionNotMet: "conditionNotMet"
             }
         }
     }
@@ -118,11 +125,24 @@ extension Classifier {
         let set = ruleSet
         let bodyBytes = Array(body.utf8)
         matchBuffer.removeAll(keepingCapacity: true)
-        bodyBytes.withUnsafeBytes { _scan($0) }
+        bodyBytes.withUnsafeBytes { b in
+            _scan(b)
+            // Every body condition, also for rules no phrase touched (they cannot fire, but are shown).
+            set.bodyFeatures?.scan(b, span: 0, into: &matchBuffer)
+        }
         let raw = matchBuffer.sorted { ($0.start, $0.end, $0.phrase) < ($1.start, $1.end, $1.phrase) }
         let modelScores = _explainModel(raw, body: bodyBytes, verdict: verdict)
         func text(_ s: Int, _ e: Int) -> String { String(decoding: bodyBytes[s..<e], as: UTF8.self) }
-        func roleName(_ role: UInt32) -> String { role == 0 ? "keyword" : role == 1 ? "unless" : "all[\(role - 2)]" }
+        // Where `startsWith` phrases must start.
+        let anchor = bodyBytes.withUnsafeBytes { Int(_anchorOffset($0)) }
+        func roleName(_ use: UInt32, phrase p: Int, at start: Int) -> String {
+            let role = use & 0x7F
+            let rule = set.definition.rules[Int(use >> 8)]
+            if role == 0 { return "keyword" }
+            if role == 1 { return set.isBodyCondition(p) ? "\(set.phrase(at: p).split(separator: ":")[0]): none" : "unless" }
+            let name = rule._groupName(Int(role) - 2)
+            return use & _anchoredRole != 0 && start != anchor ? "\(name), not at the start: ignored" : name
+        }
 
         var matches: [Explanation.PhraseMatch] = []
         for m in raw {
@@ -130,10 +150,10 @@ extension Classifier {
             // Phrases only the model uses are listed with its scores (explanation.model), not here.
             if set.useStart[p] == set.useStart[p + 1], set.model != nil { continue }
             let uses = set.uses[Int(set.useStart[p])..<Int(set.useStart[p + 1])].map {
-                "\(set.ruleNames[Int($0 >> 8)]) (\(roleName($0 & 0xFF)))"
+                "\(set.ruleNames[Int($0 >> 8)]) (\(roleName($0, phrase: p, at: Int(m.start))))"
             }
             matches.append(.init(phrase: set.phrase(at: p), phraseIndex: p, start: Int(m.start), end: Int(m.end),
-                                 text: text(Int(m.start), Int(m.end)), uses: uses))
+                                 text: text(Int(m.start), Int(m.end)), uses: uses, isCondition: set.isBodyCondition(p)))
         }
 
         var info: SenderInfo?
@@ -153,16 +173,25 @@ extension Classifier {
         }
 
         // Per-rule state, recomputed the allocating way.
-        struct State { var keyword = false; var veto: String?; var mask: UInt64 = 0; var pos = Int.max; var end = -1; var phrase = -1 }
+        struct State { var keyword = false; var veto: String?; var vetoCondition: String?; var mask: UInt64 = 0; var pos = Int.max; var end = -1; var phrase = -1 }
         var states: [Int: State] = [:]
         for m in raw {
             let p = Int(m.phrase)
             for use in set.uses[Int(set.useStart[p])..<Int(set.useStart[p + 1])] {
                 let r = Int(use >> 8)
-                let role = use & 0xFF
+                var role = use & 0xFF
+                if role & _anchoredRole != 0 {
+                    if Int(m.start) != anchor { continue }
+                    role &= ~_anchoredRole
+                }
                 var st = states[r] ?? State()
                 if role == 1 {
-                    if st.veto == nil { st.veto = set.phrase(at: p) }
+                    if set.isBodyCondition(p) {
+                        let field = set.phrase(at: p).split(separator: ":")[0]
+                        if st.vetoCondition == nil { st.vetoCondition = "\(field): none, but the body has one at \(m.start)..<\(m.end) (\"\(text(Int(m.start), Int(m.end)))\")" }
+                    } else if st.veto == nil {
+                        st.veto = set.phrase(at: p)
+                    }
                 } else {
                     if role == 0 { st.keyword = true } else { st.mask |= 1 << UInt64(role - 2) }
                     if Int(m.start) < st.pos || (Int(m.start) == st.pos && Int(m.end) > st.end) {
@@ -188,11 +217,13 @@ extension Classifier {
                 c.outcome = .preemptedByList(list)
             } else if let veto = st.veto {
                 c.outcome = .vetoed(phrase: veto)
+            } else if let why = st.vetoCondition {
+                c.outcome = .conditionNotMet(why)
             } else if rule.needsKeyword && !st.keyword {
                 c.outcome = .noKeyword
             } else if st.mask != rule.allMask {
-                let missing = (0..<def.all.count).first { st.mask & (1 << UInt64($0)) == 0 } ?? 0
-                c.outcome = .allGroupMissing(group: missing)
+                let missing: Int = (0..<def._groupCount).first(where: { st.mask & (1 << UInt64($0)) == 0 }) ?? 0
+                c.outcome = missing < def.all.count ? .allGroupMissing(group: missing) : .conditionNotMet(Self._missingCondition(def, group: missing))
             } else if let s = def.sender, let why = _senderFailure(s, sender: sender, info: info, defaultCountryCode: set.definition.defaultCountryCode) {
                 c.outcome = .senderConditionFailed(why)
             } else if Int32(r) == verdict.rule {
@@ -246,6 +277,18 @@ extension Classifier {
             phrase: verdict.phrase >= 0 ? set.phrase(at: Int(verdict.phrase)) : nil,
             label: verdict.label >= 0 ? set.label(at: Int(verdict.label)) : nil,
             sender: info, matches: matches, rules: considered, steps: steps, model: modelScores)
+    }
+
+    /// Why the extra group `group` (after the `all` groups) of `rule` does not hold.
+    static func _missingCondition(_ rule: RuleDefinition, group: Int) -> String {
+        let extra = rule._extraGroups
+        guard group >= rule.all.count, group - rule.all.count < extra.count else { return "all[\(group)]" }
+        switch extra[group - rule.all.count] {
+        case .startsWith(let p): return "startsWith: the body does not start with \(p.map { "\"\($0)\"" }.joined(separator: " or "))"
+        case .urls(let m): return "urls: no URL that is \(m.map(\.name).joined(separator: " or "))"
+        case .phones(let m): return "phones: no phone number that is \(m.map(\.name).joined(separator: " or "))"
+        case .amounts(let m): return "amounts: no amount that is \(m.map(\.name).joined(separator: " or "))"
+        }
     }
 
     /// Which part of a sender condition fails, or nil when it holds.

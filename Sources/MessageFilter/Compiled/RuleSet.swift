@@ -16,8 +16,18 @@ public final class RuleSet: Sendable {
     /// Rule names; the index is the rule id used in ``Verdict/rule``.
     public let ruleNames: [String]
 
-    // Phrase table: global phrase id → text as written, mode, whole-word.
+    // Phrase table: global phrase id → text as written (then the body conditions' names).
     let phraseTexts: [String]
+    /// Phrases with ids below this are literal (in the automata); the rest are body conditions.
+    let literalPhraseCount: Int
+    /// The body conditions' detectors (nil when no rule has one).
+    let bodyFeatures: _BodyFeatures?
+    /// Whether some phrase use is anchored (`startsWith`).
+    let hasAnchoredPhrases: Bool
+    /// Per rule: the body-condition kinds it uses (`_BodyFeatures.kinds(of:)`).
+    let ruleFeatureKinds: [UInt8]
+    /// Per literal phrase: a short phrase that must not touch a Latin letter or digit (`_WordBoundary`).
+    let latinWordPhrases: [Bool]
     /// Per automaton (index = CaseFoldMode raw), nil when no rule uses the mode.
     let matchers: [_PhraseMatcher?]
     /// Per automaton: local pattern id → global phrase id.
@@ -42,11 +52,17 @@ public final class RuleSet: Sendable {
     /// The name used as ``source`` for the built-in rules.
     public static let embeddedSourceName = "embedded default rules"
 
-    /// The phrase with id `index` (``Verdict/phrase``), as written in the rule file.
-    /// - Precondition: `0 <= index < phraseCount`.
+    /// The phrase with id `index` (``Verdict/phrase``), as written in the rule file; ids from
+    /// ``phraseCount`` on are body conditions, named as in the rule file (`urls: shortener`).
+    /// - Precondition: `0 <= index < phraseCount + bodyConditionCount`.
     public func phrase(at index: Int) -> String { phraseTexts[index] }
-    /// The number of distinct phrases.
-    public var phraseCount: Int { phraseTexts.count }
+    /// The number of distinct literal phrases (the automata's patterns).
+    public var phraseCount: Int { literalPhraseCount }
+    /// The number of distinct body conditions (`urls:`, `phones:`, `amounts:` alternatives), whose ids follow
+    /// the phrases'.
+    public var bodyConditionCount: Int { phraseTexts.count - literalPhraseCount }
+    /// Whether the phrase id `index` is a body condition rather than a literal phrase.
+    public func isBodyCondition(_ index: Int) -> Bool { index >= literalPhraseCount }
     /// The identification-list label with index `index` (``Verdict/label``).
     /// - Precondition: `0 <= index < definition.labels.count`.
     public func label(at index: Int) -> String { definition.labels[index] }
@@ -71,33 +87,36 @@ public final class RuleSet: Sendable {
         checksum = String(_Checksum.hash(bytes), radix: 16).leftPadded(to: 16)
 
         // Phrase table.
-        struct Key: Hashable { var mode: CaseFoldMode; var whole: Bool; var folded: String }
+        struct Key: Hashable { var mode: CaseFoldMode; var boundary: _WordBoundary; var folded: String }
         var ids: [Key: Int32] = [:]
         var texts: [String] = []
         var patterns: [String] = []
         var modes: [CaseFoldMode] = []
         var wholes: [Bool] = []
+        var latinWords: [Bool] = []
         var usesPerPhrase: [[UInt32]] = []
         let normalization = definition.normalization
         // Under a normalisation, phrases are normalised like the text (non-ASCII case folded included), so
         // every phrase goes into the ASCII-folding automaton.
-        func phraseID(_ text: String, _ caseFold: CaseFoldMode, _ wholeWord: Bool) -> Int32 {
+        func phraseID(_ text: String, _ caseFold: CaseFoldMode, _ boundary: _WordBoundary) -> Int32 {
             let mode = normalization == .none ? caseFold : .ascii
             var pattern = normalization == .none ? text : normalization.apply(text)
             if pattern.isEmpty { pattern = text }
             let folded = mode == .ascii ? String(decoding: pattern.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : String(String.UnicodeScalarView(pattern.unicodeScalars.map(AhoCorasick.simpleCaseFold)))
-            let key = Key(mode: mode, whole: wholeWord, folded: folded)
+            let key = Key(mode: mode, boundary: boundary, folded: folded)
             if let id = ids[key] { return id }
             let id = Int32(texts.count)
             ids[key] = id
             texts.append(text)
             patterns.append(pattern)
             modes.append(mode)
-            wholes.append(wholeWord)
+            wholes.append(boundary == .word)
+            latinWords.append(boundary == .latinWord)
             usesPerPhrase.append([])
             return id
         }
-        func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 { phraseID(text, rule.caseFold, rule.wholeWord) }
+        func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 { phraseID(text, rule.caseFold, rule._wordBoundary(text)) }
+        var features = _FeatureTable()
         var compiled: [_CompiledRule] = []
         var senderOnly: [Int32] = []
         var conditions: [_CompiledSenderCondition] = []
@@ -110,6 +129,7 @@ public final class RuleSet: Sendable {
             for k in rule.keywords { use(k, 0) }
             for k in rule.unless { use(k, 1) }
             for (g, group) in rule.all.enumerated() { for k in group { use(k, 2 + UInt32(g)) } }
+            features.addUses(of: rule, index: r, phrase: { use($0, $1) })
             var senderIndex: Int32 = -1
             if let s = rule.sender {
                 senderIndex = Int32(conditions.count)
@@ -118,15 +138,23 @@ public final class RuleSet: Sendable {
             let validation = definition.capabilities.validate(action: rule.action, subAction: rule.subAction)
             compiled.append(_CompiledRule(
                 priority: rule.priority, needsKeyword: !rule.keywords.isEmpty,
-                allMask: rule.all.isEmpty ? 0 : (rule.all.count == 64 ? ~0 : (UInt64(1) << UInt64(rule.all.count)) - 1),
+                allMask: rule._groupCount == 0 ? 0 : (rule._groupCount >= 64 ? ~0 : (UInt64(1) << UInt64(rule._groupCount)) - 1),
                 sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
+        // The model's phrases are literal phrases too (ids below `literalCount`, before the body conditions').
         var modelPhraseIDs: [Int32] = []
         if let m = definition.model {
-            modelPhraseIDs = m.phrases.map { phraseID($0.text, .unicode, $0.kind == .word) }
+            modelPhraseIDs = m.phrases.map { phraseID($0.text, .unicode, $0.kind == .word ? .word : .none) }
         }
-        phraseTexts = texts
+        let literalCount = texts.count
+        phraseTexts = texts + features.keys.map(\.display)
+        usesPerPhrase += features.uses
+        self.literalPhraseCount = literalCount
+        latinWordPhrases = latinWords
+        bodyFeatures = features.keys.isEmpty ? nil : _BodyFeatures(features.keys, firstID: Int32(literalCount), rules: definition.rules)
+        ruleFeatureKinds = definition.rules.map(_BodyFeatures.kinds(of:))
+        hasAnchoredPhrases = usesPerPhrase.contains { $0.contains { $0 & _anchoredRole != 0 } }
         rules = compiled
         senderOnlyRules = senderOnly
         senderConditions = conditions
@@ -205,10 +233,18 @@ public final class RuleSet: Sendable {
         if head.count == 8, Array(head) == _SMSFFormat.magic {
             return try _SMSFFormat.load(path: path)
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file") }
+        let data: Data
+        do {
+            data = try BoundedFile.read(path, limit: maxRuleFileBytes)
+        } catch {
+            throw RuleSetLoadError(.unreadable, path: path, detail: error.detail)
+        }
         guard let yaml = String(data: data, encoding: .utf8) else { throw RuleSetLoadError(.unreadable, path: path, detail: "not UTF-8 text (and not a compiled .smsf)") }
         return try parse(yaml: yaml, file: path)
     }
+
+    /// The largest YAML rule file read: 64 MiB (a compiled `.smsf` is mapped instead, whatever its size).
+    public static let maxRuleFileBytes = 64 << 20
 
     /// The compiled `.smsf` bytes.
     public func serialize() -> [UInt8] { _SMSFFormat.serialize(self) }

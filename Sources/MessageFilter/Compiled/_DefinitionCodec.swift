@@ -33,6 +33,7 @@ enum _DefinitionCodec {
             } else {
                 w.u8(0)
             }
+            _ConditionCodec.encode(r, into: &w)
         }
         w.u32(UInt32(d.blockList.count))
         for n in d.blockList { w.i64(n) }
@@ -63,13 +64,16 @@ enum _DefinitionCodec {
         var names = Set<String>()
         for _ in 0..<n {
             let name = try r.string()
-            guard !name.isEmpty, names.insert(name).inserted else { throw fail("rule name") }
+            guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+                names.insert(name).inserted
+            else { throw fail("rule name") }
             guard let action = Action(rawValue: Int(try r.u8())) else { throw fail("action") }
             var rule = RuleDefinition(name: name, action: action)
             guard let sub = SubAction(rawValue: Int(try r.u32())) else { throw fail("sub-action") }
             rule.subAction = sub
             rule.priority = Int(try r.i64())
-            guard abs(rule.priority) <= 1_000_000 else { throw fail("priority") }
+            // Not abs(): abs(Int.min) traps.
+            guard (-1_000_000...1_000_000).contains(rule.priority) else { throw fail("priority") }
             rule.keywords = try r.strings()
             rule.unless = try r.strings()
             let groups = try r.count(minimumBytesEach: 4)
@@ -107,6 +111,7 @@ enum _DefinitionCodec {
             } else if hasSender != 0 {
                 throw fail("sender flag")
             }
+            try _ConditionCodec.decode(into: &rule, from: &r)
             guard rule.needsText || rule.sender != nil else { throw fail("rule without condition") }
             d.rules.append(rule)
         }

@@ -2,9 +2,9 @@ import AhoCorasick
 import Foundation
 
 /// The compiled rule set file (`.smsf`), version 4 (each automaton section holds a `_PhraseMatcher`
-/// container: the narrow and wide automata; the rule table ends with the normalisation mode and the learned
-/// model, see `_ModelCodec`; version 4 added the model's own automaton, section 4). All integers
-/// little-endian.
+/// container: the narrow and wide automata; version 3 added the body conditions to the rule table,
+/// `_ConditionCodec`, and ended the rule table with the normalisation mode and the learned model,
+/// `_ModelCodec`; version 4 added the model's own automaton, section 4). All integers little-endian.
 ///
 /// ```
 /// offset  size  field

@@ -54,10 +54,16 @@ public enum RuleChecker {
         guard FileManager.default.fileExists(atPath: path) else {
             throw RuleSetLoadError(.fileMissing, path: path, detail: "no such file")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file")
+        let head: Data
+        do {
+            // The magic number only: a .smsf is mapped by RuleSet.load, whatever its size.
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            head = try handle.read(upToCount: 8) ?? Data()
+        } catch {
+            throw RuleSetLoadError(.unreadable, path: path, detail: "cannot read the file: \((error as NSError).localizedDescription)")
         }
-        if data.count >= 8, Array(data.prefix(8)) == _SMSFFormat.magic {
+        if head.count >= 8, Array(head.prefix(8)) == _SMSFFormat.magic {
             do {
                 return confirm(try RuleSet.load(path: path), file: path, target: target, findings: [])
             } catch {
@@ -65,6 +71,12 @@ public enum RuleChecker {
                     .init(phase: .resolve, severity: .error, file: path, line: 0, field: "", message: "\(error)"),
                 ], ruleSet: nil)
             }
+        }
+        let data: Data
+        do {
+            data = try BoundedFile.read(path, limit: RuleSet.maxRuleFileBytes)
+        } catch {
+            throw RuleSetLoadError(.unreadable, path: path, detail: error.detail)
         }
         guard let yaml = String(data: data, encoding: .utf8) else {
             return RuleCheckReport(file: path, target: target, findings: [
@@ -126,6 +138,9 @@ public enum RuleChecker {
             for (g, group) in rule.all.enumerated() where group.allSatisfy(vetoed) {
                 add(.warning, rule.line, "\(at).all[\(g)]", "\"\(rule.name)\" can never fire: every phrase of the group contains one of its unless phrases")
             }
+            for finding in _BodyConditionCheck.findings(rule, vetoed: vetoed) {
+                add(.warning, rule.line, "\(at).\(finding.field)", "\"\(rule.name)\" \(finding.message)")
+            }
             if let s = rule.sender {
                 let kinds = Set(s.kinds)
                 if !kinds.isEmpty, !kinds.contains(.alphanumeric), !(s.suffixes.isEmpty && s.entities.isEmpty) {
@@ -141,9 +156,12 @@ public enum RuleChecker {
             // Shadowed by a plain keyword rule of higher priority.
             if rule.needsText {
                 for (j, q) in def.rules.enumerated() where j != i && q.priority > rule.priority
-                    && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && !q.keywords.isEmpty && q.caseFold == rule.caseFold {
-                    let qk = q.keywords.map(fold)
-                    func covered(_ p: String) -> Bool { qk.contains { fold(p).contains($0) } && (!q.wholeWord || qk.contains(fold(p))) }
+                    && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && !q.keywords.isEmpty && q.caseFold == rule.caseFold
+                    && q._extraGroups.isEmpty && q._vetoFeatures.isEmpty {
+                    // p is covered when a keyword of q matches wherever p does (`_BodyConditionCheck.covers`).
+                    func covered(_ p: String) -> Bool {
+                        q.keywords.contains { _BodyConditionCheck.covers(fold(p), rule._wordBoundary(p), fold($0), q._wordBoundary($0)) }
+                    }
                     let shadowed = (!rule.keywords.isEmpty && rule.keywords.allSatisfy(covered))
                         || rule.all.contains { $0.allSatisfy(covered) }
                     if shadowed {

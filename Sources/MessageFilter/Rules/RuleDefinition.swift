@@ -19,7 +19,8 @@ public struct SenderCondition: Sendable, Hashable {
     public var kinds: [SenderKind] = []
     /// The sender is a TRAI DLT header with one of these suffixes.
     public var suffixes: [TRAISuffix] = []
-    /// The sender is a TRAI DLT header whose entity is one of these (`HDFCBK`, whatever the `XY-` prefix).
+    /// The sender is a TRAI DLT header whose entity is one of these (`HDFCBK`, whatever the `XY-` prefix);
+    /// `*` stands for any run of letters and digits, `?` for one (`HDFC*`, `*CTAXKR`).
     public var entities: [String] = []
     /// The sender is a phone number with one of these country calling codes.
     public var countryCodes: [Int32] = []
@@ -54,6 +55,17 @@ public struct RuleDefinition: Sendable, Hashable {
     public var caseFold: CaseFoldMode = .ascii
     /// Whether a match may not touch a letter or digit on either side.
     public var wholeWord: Bool = false
+    /// Whether phrases of at most four ASCII letters or digits match as whole words even when
+    /// ``wholeWord`` is false (the default; `wholeWord: false` in a rule file turns it off).
+    public var shortPhrasesWholeWord: Bool = true
+    /// The body must start (after blanks) with one of these phrases.
+    public var startsWith: [String] = []
+    /// A condition on the URLs in the body (nil: none).
+    public var urls: BodyRequirement<URLMatcher>?
+    /// A condition on the phone numbers in the body (nil: none).
+    public var phones: BodyRequirement<PhoneMatcher>?
+    /// A condition on the amounts of money in the body (nil: none).
+    public var amounts: BodyRequirement<AmountMatcher>?
     /// Conditions on the sender (nil: none).
     public var sender: SenderCondition?
     /// The line of the rule in its file (0 when unknown).
@@ -67,8 +79,9 @@ public struct RuleDefinition: Sendable, Hashable {
         self.action = action
     }
 
-    /// Whether the rule has a text condition that must match (keywords or `all` groups).
-    public var needsText: Bool { !keywords.isEmpty || !all.isEmpty }
+    /// Whether the rule has a text condition that must match (keywords, `all` groups, `startsWith`, or a
+    /// `urls`, `phones` or `amounts` condition other than `none`).
+    public var needsText: Bool { !keywords.isEmpty || !all.isEmpty || !_extraGroups.isEmpty }
 }
 
 /// A whole rule file, parsed, with defaults filled in: what a ``RuleSet`` is compiled from.

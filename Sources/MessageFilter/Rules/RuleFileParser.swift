@@ -12,7 +12,7 @@ struct _RuleFileParser {
     static let topKeys = ["version", "capabilities", "defaultCountryCode", "blockList", "identificationList", "rules",
                           "normalize", "model"]
     static let ruleKeys = ["name", "action", "subAction", "priority", "keywords", "unless", "all", "caseFold",
-                           "wholeWord", "sender"]
+                           "wholeWord", "sender", "startsWith", "urls", "phones", "amounts"]
     static let senderKeys = ["exact", "prefix", "kind", "suffix", "entity", "countryCode"]
 
     init(file: String, baseFolder: String?) {
@@ -34,6 +34,10 @@ struct _RuleFileParser {
             return def
         } catch {
             issues.append(.init(file: file, line: 0, field: "", message: "not valid YAML: \(error)"))
+            return def
+        }
+        if let root, _YAMLBudget.expandedSize(of: root) == nil {
+            issue(root, "", "the document is larger than \(_YAMLBudget.maxExpandedBytes >> 20) MiB with its aliases (*name) written out; share fewer or smaller anchors")
             return def
         }
         guard let root, let top = root.mapping else {
@@ -144,7 +148,9 @@ struct _RuleFileParser {
             let f = "\(at).\(key)"
             switch key {
             case "name":
-                if let s = v.scalar?.string, !s.isEmpty { name = s } else { issue(v, f, "expected a non-empty name"); ok = false }
+                if let s = v.scalar?.string, !s.isEmpty, !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                    name = s
+                } else { issue(v, f, "expected a non-empty name without control characters (tab, newline, NUL, …)"); ok = false }
             case "action":
                 let s = v.string ?? ""
                 if let a = Action(name: s) { action = a } else {
@@ -157,7 +163,7 @@ struct _RuleFileParser {
                     issue(v, f, _Suggest.unknown("sub-action", s, valid: SubAction.allCases.map(\.name))); ok = false
                 }
             case "priority":
-                if let p = v.int, abs(p) <= 1_000_000 { rule.priority = p } else {
+                if let p = v.int, (-1_000_000...1_000_000).contains(p) { rule.priority = p } else {
                     issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
                 }
             case "keywords": rule.keywords = phrases(v, f)
@@ -176,12 +182,19 @@ struct _RuleFileParser {
                     issue(v, f, _Suggest.unknown("case folding", s, valid: CaseFoldMode.allCases.map(\.name))); ok = false
                 }
             case "wholeWord":
-                if let b = v.bool { rule.wholeWord = b } else { issue(v, f, "expected true or false"); ok = false }
+                if let b = v.bool {
+                    rule.wholeWord = b
+                    rule.shortPhrasesWholeWord = b
+                } else { issue(v, f, "expected true or false"); ok = false }
             case "sender":
                 if let c = parseSender(v, f) { rule.sender = c } else { ok = false }
             default:
+                if parseBodyCondition(key, v, f, into: &rule, ok: &ok) { continue }
                 issue(k, f, _Suggest.unknown("rule field", key, valid: Self.ruleKeys)); ok = false
             }
+        }
+        if ok, rule._groupCount > 64 {
+            issue(node, "\(at).all", "at most 64 groups, counting startsWith, urls, phones and amounts"); ok = false
         }
         if name == nil, !issues.contains(where: { $0.field == "\(at).name" }) {
             issue(node, "\(at).name", "missing; every rule needs a unique name"); ok = false
@@ -189,8 +202,8 @@ struct _RuleFileParser {
         if action == nil, !issues.contains(where: { $0.field == "\(at).action" }) {
             issue(node, "\(at).action", "missing; valid: \(Action.allCases.map(\.name).joined(separator: ", "))"); ok = false
         }
-        if ok, rule.keywords.isEmpty, rule.all.isEmpty, rule.sender == nil {
-            issue(node, at, "rule \"\(name ?? "")\" has no condition; give it keywords, all or sender"); ok = false
+        if ok, !rule.needsText, rule.sender == nil {
+            issue(node, at, "rule \"\(name ?? "")\" has no condition; give it keywords, all, startsWith, urls, phones, amounts or sender (`none` alone is not one)"); ok = false
         }
         guard ok, let name, let action else { return nil }
         if rule.subActionLine == 0 { rule.subActionLine = rule.line }
@@ -225,8 +238,8 @@ struct _RuleFileParser {
                 }
             case "entity":
                 for (i, e) in phrases(v, f).enumerated() {
-                    if e.utf8.allSatisfy(SenderInfo.isASCIIAlnum) { c.entities.append(e.uppercased()) } else {
-                        issue(node, "\(f)[\(i)]", "a TRAI entity is letters and digits (e.g. HDFCBK), got \"\(e)\""); ok = false
+                    if e.utf8.allSatisfy({ SenderInfo.isASCIIAlnum($0) || $0 == 0x2A || $0 == 0x3F }) { c.entities.append(e.uppercased()) } else {
+                        issue(node, "\(f)[\(i)]", "a TRAI entity is letters and digits, with * for any run of them and ? for one (e.g. HDFCBK, HDFC*, *CTAXKR), got \"\(e)\""); ok = false
                     }
                 }
             case "countryCode":

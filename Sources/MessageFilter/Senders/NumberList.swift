@@ -79,7 +79,24 @@ public enum NumberListReader {
         }
     }
 
+    /// The longest line of a list: a number, a tab and a label fit in far less; a longer line is an
+    /// error at once, so a file without newlines is refused after one read, never gathered into memory.
+    public static let maxLineBytes = 4096
+
     static func read(path: String, labelled: Bool, _ entry: (Int64, String) -> Void) throws {
+        // A list must be a regular file: /dev/zero, a FIFO or a terminal could be read without end.
+        let type: FileAttributeType?
+        do {
+            type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+        } catch {
+            throw NumberListError(kind: .unreadable, file: path, line: 0, detail: "no such file")
+        }
+        if type == .typeDirectory {
+            throw NumberListError(kind: .unreadable, file: path, line: 0, detail: "is a folder, not a list file")
+        }
+        guard type == .typeRegular else {
+            throw NumberListError(kind: .unreadable, file: path, line: 0, detail: "is not a regular file (a device, a pipe or a socket)")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw NumberListError(kind: .unreadable, file: path, line: 0, detail: "cannot open the file")
         }
@@ -90,23 +107,32 @@ public enum NumberListReader {
         while true {
             let chunk: Data
             do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch {
-                throw NumberListError(kind: .unreadable, file: path, line: line, detail: "\(error)")
+                throw NumberListError(kind: .unreadable, file: path, line: line, detail: (error as NSError).localizedDescription)
             }
             if chunk.isEmpty { break }
+            // Only the new bytes are searched for newlines: each byte is looked at once (linear time).
+            var searchFrom = pending.count
             pending.append(contentsOf: chunk)
             var start = 0
-            while let nl = pending[start...].firstIndex(of: 0x0A) {
+            while let nl = pending[searchFrom...].firstIndex(of: 0x0A) {
                 line += 1
+                guard nl - start <= maxLineBytes else { throw overlong(path, line) }
                 try parseLine(pending[start..<nl], line: line, file: path, labelled: labelled,
                               previous: &previous, entry)
                 start = nl + 1
+                searchFrom = start
             }
+            guard pending.count - start <= maxLineBytes else { throw overlong(path, line + 1) }
             pending.removeSubrange(0..<start)
         }
         if !pending.isEmpty {
             line += 1
             try parseLine(pending[...], line: line, file: path, labelled: labelled, previous: &previous, entry)
         }
+    }
+
+    private static func overlong(_ path: String, _ line: Int) -> NumberListError {
+        NumberListError(kind: .invalidEntry, file: path, line: line, detail: "line longer than \(maxLineBytes) bytes")
     }
 
     static func parseLine<C: Collection<UInt8>>(_ bytes: C, line: Int, file: String, labelled: Bool,

@@ -27,10 +27,13 @@ extension Classifier {
         let text = n.output
         let starts = n.sourceStart
         let ends = n.sourceEnd
+        let latin = ruleSet.latinWordPhrases
         for mode in 0..<2 {
             guard let matcher = ruleSet.matchers[mode] else { continue }
             let map = ruleSet.localToGlobal[mode]
             matcher.forEachMatch(in: text) { p, s, e in
+                // Word edges are judged in the normalised text (look-alike letters are Latin letters there).
+                if latin[Int(map[p])], !_isLatinWordMatch(text, s, e) { return }
                 matchBuffer.append(_RawMatch(phrase: map[p], start: starts[s], end: ends[e - 1], span: 0))
             }
         }
@@ -62,12 +65,14 @@ extension Classifier {
         let text = n.output
         let starts = n.sourceStart
         let ends = n.sourceEnd
+        let latin = ruleSet.latinWordPhrases
         for mode in 0..<2 {
             guard let matcher = ruleSet.matchers[mode] else { continue }
             let map = ruleSet.localToGlobal[mode]
             scratch.plainSpans.withUnsafeBufferPointer { spans in
                 scratch.plainOrigin.withUnsafeBufferPointer { origin in
                     matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
+                        if latin[Int(map[p])], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
                         matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
                                                      end: Int32(truncatingIfNeeded: e), span: origin[k]))
                     }
@@ -76,6 +81,7 @@ extension Classifier {
             scratch.rewrittenSpans.withUnsafeBufferPointer { spans in
                 scratch.rewrittenOrigin.withUnsafeBufferPointer { origin in
                     matcher.forEachMatch(in: text, spans: spans) { k, p, s, e in
+                        if latin[Int(map[p])], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: text[spans[k]]), s, e) { return }
                         let base = spans[k].lowerBound
                         matchBuffer.append(_RawMatch(phrase: map[p], start: starts[base + s], end: ends[base + e - 1], span: origin[k]))
                     }

@@ -19,23 +19,24 @@ struct BenchCommand: ParsableCommand {
             (to a temporary .jsonl.zst, or labels only), with each stage's share, per-chunk latency \
             percentiles and peak memory. Bytes are body bytes (matcher) or decoded input bytes (end to end).
 
-            Example: smsfilter bench --json corpus.jsonl.zst
+            Example:
+              smsfilter bench --json corpus.jsonl.zst
             """
     )
 
     @Argument(help: "A JSON Lines archive (plain or .zst).")
     var input: String
 
-    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
     var rules: String?
 
-    @Option(name: .long, help: "Worker threads (default: all cores).")
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
     var threads: Int?
 
-    @Option(name: .long, help: "How many times to run each measurement (the median is reported).")
+    @Option(name: .long, parsing: .unconditional, help: "How many times to run each measurement, 1 to 1000 (the median is reported).")
     var `repeat` = 3
 
-    @Option(name: .long, help: "Body bytes to load for the matcher measurement.")
+    @Option(name: .long, parsing: .unconditional, help: "Body bytes to load for the matcher measurement, 1K to 2G.")
     var matcherBytes = ByteSize(256 << 20)
 
     @Flag(name: .long, help: "End to end: write labels only instead of whole records.")
@@ -47,20 +48,32 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the results as JSON.")
     var json = false
 
-    @Option(name: .long, help: "Also write the rule set's phrases, one per line, for peer tools (then exit).")
-    var writePhrases: String?
+    @Option(name: .long, help: ArgumentHelp("Only write the rule set's phrases to this file, one per line, for peer tools.", valueName: "file"))
+    var phrasesFile: String?
+
+    @Flag(name: [.short, .long], help: "Replace an existing --phrases-file (devices, FIFOs and - need no --force).")
+    var force = false
+
+    @Flag(name: [.short, .long], help: "Print no progress line on standard error.")
+    var quiet = false
 
     func validate() throws {
-        if `repeat` < 1 { throw ValidationError("Please give --repeat of at least 1.") }
-        if let threads, threads < 1 { throw ValidationError("Please give --threads of at least 1.") }
+        try Limits.check(`repeat`, Limits.repeats, "--repeat")
+        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(size: matcherBytes, Limits.matcherBytes, "--matcher-bytes")
     }
 
     func run() throws {
+        var plan = IOPlan(force: force)
+        plan.read(input, as: "the input")
+        plan.read(rules, as: "the rule file (--rules)")
+        plan.write(phrasesFile, as: "--phrases-file")
+        try plan.check()
         let ruleSet = try CLI.loadRules(rules)
-        if let writePhrases {
+        if let phrasesFile {
             let text = (0..<ruleSet.phraseCount).map { ruleSet.phrase(at: $0) }.filter { !$0.contains("\n") }.joined(separator: "\n") + "\n"
             do {
-                let file = try OutputFile(path: writePhrases)
+                let file = try OutputFile(path: phrasesFile, existing: plan.existingPolicy)
                 try file.write(text)
                 try file.finish()
             } catch {
@@ -68,6 +81,10 @@ struct BenchCommand: ParsableCommand {
             }
             return
         }
+        let progress = ProgressLine()
+        let showProgress = !quiet && CLI.stderrIsTerminal
+        func stage(_ text: String) { if showProgress { progress.show("bench: \(text)…") } }
+        defer { progress.clear() }
         guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: 66) }
         let threadCount = threads ?? CLI.cores
         let messages: LoadedMessages
@@ -105,17 +122,20 @@ struct BenchCommand: ParsableCommand {
             }
             return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
+        stage("matcher, 1 thread")
         let matcherSeconds = median((0..<`repeat`).map { _ in classifyAll(threads: 1) })
+        stage("matcher, \(threadCount) threads")
         let matcherThreadsSeconds = threadCount > 1 ? median((0..<`repeat`).map { _ in classifyAll(threads: threadCount) }) : matcherSeconds
 
         // The bare automaton over the rule set's phrases.
         var builder = AhoCorasickBuilder()
         builder.caseFolding = .ascii
         let phrases = (0..<ruleSet.phraseCount).map { Pattern(ruleSet.phrase(at: $0)) }
+        stage("automaton")
         var automatonSeconds = 0.0
         var automatonKind = "none"
         if let automaton = try? builder.build(phrases) {
-            automatonKind = "\(automaton.engineKind)"
+            automatonKind = automaton.engineDescription
             let ranges = messages.spans.map { $0.bodyStart..<($0.bodyStart + $0.bodyCount) }
             automatonSeconds = median(
                 (0..<`repeat`).map { _ in
@@ -145,6 +165,7 @@ struct BenchCommand: ParsableCommand {
             }
             return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, bytes)
         }
+        stage("decoder")
         var decodeRuns: [(seconds: Double, bytes: Int)] = []
         do {
             for _ in 0..<`repeat` { decodeRuns.append(try decodeOnce()) }
@@ -160,6 +181,7 @@ struct BenchCommand: ParsableCommand {
             "matcherThreads": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherThreadsSeconds, threads: threadCount),
             "automaton": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: automatonSeconds, threads: 1)
                 .merging(["engine": automatonKind, "patterns": phrases.count], uniquingKeysWith: { a, _ in a }),
+            "classifierAutomata": ruleSet.automatonDescriptions,
         ]
 
         report["decode"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: decodeSeconds, threads: 1)
@@ -169,6 +191,7 @@ struct BenchCommand: ParsableCommand {
         }
 
         if !matcherOnly {
+            stage("end to end")
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smsfilter-bench-\(getpid())")
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -198,11 +221,12 @@ struct BenchCommand: ParsableCommand {
             report["chunkLatencyMs"] = ["p50": percentile(0.5) * 1000, "p90": percentile(0.9) * 1000, "p99": percentile(0.99) * 1000, "max": (latencies.last ?? 0) * 1000, "chunks": latencies.count]
         }
         report["peakResidentBytes"] = peakResidentBytes()
+        progress.clear()
         if json {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            CLI.stdoutRaw(String(decoding: data, as: UTF8.self) + "\n")
         } else {
-            print(text(report))
+            CLI.stdout(text(report) + "\n")
         }
     }
 
@@ -240,6 +264,10 @@ struct BenchCommand: ParsableCommand {
         row("zstd -dc", "zstdCLI")
         row("decoder", "decode")
         row("automaton", "automaton")
+        if let automaton = report["automaton"] as? [String: Any], let engine = automaton["engine"] as? String {
+            lines.append("  automaton engine: \(engine)")
+        }
+        for line in report["classifierAutomata"] as? [String] ?? [] { lines.append("  classifier automaton: \(line)") }
         row("matcher", "matcher")
         row("matcher, threads", "matcherThreads")
         row("end to end", "endToEnd")

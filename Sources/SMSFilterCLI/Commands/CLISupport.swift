@@ -17,9 +17,29 @@ struct CLIFailure: Error, CustomStringConvertible {
 }
 
 enum CLI {
-    /// Writes `text` to standard error.
+    /// Writes `text` to standard error, control characters escaped (``TerminalText/escaped(_:)``).
     static func stderr(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        FileHandle.standardError.write(Data(TerminalText.escaped(text).utf8))
+    }
+
+    /// Writes human-readable `text` (a report, a table, an explanation) to standard output, control
+    /// characters escaped. JSON goes out as it is (its strings escape control characters themselves).
+    static func stdout(_ text: String) {
+        FileHandle.standardOutput.write(Data(TerminalText.escaped(text).utf8))
+    }
+
+    /// Writes machine-readable text (JSON) to standard output unchanged.
+    static func stdoutRaw(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// Refuses to write records to a terminal unless `-o -` asked for it (zstd's convention): forgetting
+    /// `-o` on a big archive would otherwise fill the screen. `output` is the `-o` value (nil: not given).
+    static func refuseRecordsToTerminal(output: String?, what: String = "records") throws {
+        guard output == nil, stdoutIsTerminal else { return }
+        throw fail(
+            "refusing to write \(what) to a terminal: give -o FILE (.zst compresses), pipe the output, "
+                + "or give -o - to print them here anyway", code: 64)
     }
 
     /// Prints `smsfilter: error: …` and exits with `code`.
@@ -48,12 +68,14 @@ enum CLI {
         }
     }
 
-    /// Parses sizes like `4M`, `512K`, `1G`, `65536`.
+    /// Parses sizes like `4M`, `512K`, `1G`, `65536` (nil when malformed or beyond `Int`).
     static func parseSize(_ text: String) -> Int? {
         let upper = text.uppercased().replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
-        let units: [(String, Int)] = [("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30)]
+        let units: [(String, Int)] = [("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("T", 1 << 40)]
         for (suffix, factor) in units where upper.hasSuffix(suffix) {
-            return Int(upper.dropLast()).map { $0 * factor }
+            guard let n = Int(upper.dropLast()) else { return nil }
+            let (product, overflow) = n.multipliedReportingOverflow(by: factor)
+            return overflow ? nil : product
         }
         return Int(upper)
     }
@@ -81,45 +103,10 @@ struct ByteSize: ExpressibleByArgument {
         bytes = value
     }
     init(_ bytes: Int) { self.bytes = bytes }
-    var defaultValueDescription: String {
-        bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : bytes % 1024 == 0 ? "\(bytes >> 10)K" : "\(bytes)"
+    var defaultValueDescription: String { argument }
+    /// `64M`, `4K`, `1G`, or the bytes.
+    var argument: String {
+        bytes % (1 << 30) == 0 ? "\(bytes >> 30)G"
+            : bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : bytes % 1024 == 0 ? "\(bytes >> 10)K" : "\(bytes)"
     }
-}
-
-/// A live progress line on standard error, redrawn in place (only when stderr is a terminal).
-final class ProgressLine: @unchecked Sendable {
-    private let lock = NSLock()
-    private var shown = false
-
-    func update(_ p: BatchPipeline.Progress) {
-        let mb = Double(p.bytes) / 1e6
-        var text = String(format: "%@ records  %.1f MB  %.1f MB/s  %.0f rec/s  %@",
-            Self.grouped(p.records), mb, p.seconds > 0 ? mb / p.seconds : 0,
-            p.seconds > 0 ? Double(p.records) / p.seconds : 0, Self.clock(p.seconds))
-        if let total = p.inputBytesTotal, total > 0, p.inputBytesRead > 0, p.seconds > 1 {
-            let fraction = min(1, Double(p.inputBytesRead) / Double(total))
-            let eta = p.seconds / fraction * (1 - fraction)
-            text += String(format: "  %3.0f%%  ETA %@", fraction * 100, Self.clock(eta))
-        }
-        if p.fileCount > 1 { text += "  file \(p.fileIndex + 1)/\(p.fileCount)" }
-        if p.rejected > 0 { text += "  \(Self.grouped(p.rejected)) rejected" }
-        lock.lock()
-        shown = true
-        CLI.stderr("\r\u{1B}[2K" + text)
-        lock.unlock()
-    }
-
-    func clear() {
-        lock.lock()
-        if shown { CLI.stderr("\r\u{1B}[2K") }
-        shown = false
-        lock.unlock()
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%02d:%02d", s / 60, s % 60)
-    }
-
-    static func grouped(_ n: Int) -> String { groupedDigits(n) }
 }

@@ -8,7 +8,13 @@ extension RuleCheckReport.Target: ExpressibleByArgument {}
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check a rule file in three phases (resolve, confirm, verdict) and say whether it is ready."
+        abstract: "Check a rule file in three phases (resolve, confirm, verdict) and say whether it is ready.",
+        discussion: """
+            Example:
+              smsfilter check --target ios rules.yaml
+
+            Exit status: 0 ready, 64 usage, 65 failure (the report says why), 66 rule file missing.
+            """
     )
 
     @Argument(help: "The rule file to check (YAML or .smsf).")
@@ -20,6 +26,9 @@ struct CheckCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
+    @Flag(name: [.short, .long], help: "Print nothing: the exit status says ready (0) or failure (65).")
+    var quiet = false
+
     func run() throws {
         let report: RuleCheckReport
         do {
@@ -29,7 +38,9 @@ struct CheckCommand: ParsableCommand {
         } catch {
             throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badRules))
         }
-        print(json ? Self.jsonText(report) : Self.text(report), terminator: "")
+        if !quiet {
+            if json { CLI.stdoutRaw(Self.jsonText(report)) } else { CLI.stdout(Self.text(report)) }
+        }
         if report.verdict == .failure { throw ExitCode(RuleCommandError.Status.badRules.rawValue) }
     }
 

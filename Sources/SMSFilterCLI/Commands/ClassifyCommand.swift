@@ -15,12 +15,18 @@ struct ClassifyCommand: ParsableCommand {
             its own format with a "filter" object added (JSON Lines), filter_* columns (CSV/TSV) or \
             filter_* attributes (XML). Malformed records are counted and written to --rejects with \
             their file, line and reason; the run goes on. Counts go to --counts as JSON and to standard \
-            error as a table.
+            error as a table (--json: as JSON).
+
+            Every output is checked before any work: none may be an input or another output, and an \
+            existing file is replaced only with -f. Records are not written to a terminal unless -o - \
+            asks for it.
 
             Examples:
-              smsfilter classify archive.jsonl.zst -o labelled.jsonl.zst --counts counts.json
+              smsfilter classify archive.jsonl.zst -o labelled.jsonl.zst \\
+                  --counts counts.json
               zstd -dc shard.zst | smsfilter classify --labels-only > labels.jsonl
-              smsfilter classify --rules my.yaml --input-format csv --body-field text export.csv -o out.csv
+              smsfilter classify --rules my.yaml --input-format csv \\
+                  --body-field text export.csv -o out.csv
 
             Exit status: 0 success, 64 usage, 65 damaged input or a bad record under --strict, \
             66 input missing, 70 internal error, 73 an output could not be written.
@@ -30,25 +36,28 @@ struct ClassifyCommand: ParsableCommand {
     @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: .long, help: "A file listing input archives, one per line (# comments allowed).")
+    @Option(name: .long, help: ArgumentHelp("A file listing input archives, one per line (# comments allowed).", valueName: "file"))
     var manifest: String?
 
     @Option(name: .long, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
     var shard: Shard?
 
-    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
     var rules: String?
 
-    @Option(name: [.short, .customLong("out")], help: "Where labelled records go (- is standard output; .zst compresses).")
-    var out: String = "-"
+    @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; .zst compresses).", valueName: "file"))
+    var output: String?
+
+    @Option(name: .customLong("out"), help: .hidden)
+    var outAlias: String?
 
     @Flag(name: .long, help: "Write no labelled records, only counts (and rejects).")
     var noOutput = false
 
-    @Option(name: .long, help: "Write the counts as JSON to this file.")
+    @Option(name: .long, help: ArgumentHelp("Write the counts as JSON to this file.", valueName: "file"))
     var counts: String?
 
-    @Option(name: .long, help: "Write rejected records (file, line, reason, record) as JSON Lines to this file.")
+    @Option(name: .long, help: ArgumentHelp("Write rejected records (file, line, reason, record) as JSON Lines to this file.", valueName: "file"))
     var rejects: String?
 
     @Option(name: .long, help: "What to write per record: records (whole records plus labels) or labels (id and labels only).")
@@ -68,22 +77,22 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
     var noHeader = false
 
-    @Option(name: .long, help: "Name of the added labels (JSON key, column/attribute prefix).")
+    @Option(name: .long, help: "Name of the added labels (JSON key, column/attribute prefix): letters, digits, _ - .")
     var filterKey = "filter"
 
-    @Option(name: .long, help: "Worker threads (default: all cores).")
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
     var threads: Int?
 
-    @Option(name: .long, help: "Bytes of records per work unit, K/M suffixes (default 1M, less above 3 threads).")
+    @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 1M, less above 3 threads).")
     var chunkSize: ByteSize?
 
-    @Option(name: .long, help: "Longest record processed; a longer one is rejected with its length.")
+    @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
     var maxRecord = ByteSize(64 << 20)
 
-    @Option(name: .long, help: "zstd level of the output (default 1 when the output name ends in .zst).")
+    @Option(name: .long, parsing: .unconditional, help: "zstd level of the output, -7 to 19 (default 1 for a .zst name).")
     var level: Int32?
 
-    @Option(name: .long, help: "zstd compression threads for the output (default: --threads when above 1).")
+    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
     var compressionThreads: Int?
 
     @Flag(name: .long, help: "Stop with exit status 65 at the first malformed record.")
@@ -91,6 +100,9 @@ struct ClassifyCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Add the deciding phrase and its byte span to each label.")
     var explain = false
+
+    @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
+    var force = false
 
     @Flag(name: [.short, .long], help: "Print no progress line and no table.")
     var quiet = false
@@ -100,11 +112,19 @@ struct ClassifyCommand: ParsableCommand {
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case records, labels }
 
+    /// `-o` (or its old spelling `--out`); nil when neither was given.
+    var outputPath: String? { output ?? outAlias }
+
     func validate() throws {
-        if let threads, threads < 1 || threads > 256 { throw ValidationError("Please give --threads between 1 and 256.") }
-        if let chunkSize, chunkSize.bytes < 4096 { throw ValidationError("Please give a --chunk-size of at least 4K.") }
-        if maxRecord.bytes < 1024 { throw ValidationError("Please give a --max-record of at least 1K.") }
-        if let level, level < -7 || level > 22 { throw ValidationError("Please give a --level from -7 to 22.") }
+        if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
+        if noOutput && outputPath != nil { throw ValidationError("Please give either -o or --no-output, not both.") }
+        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(size: chunkSize, Limits.chunkSize, "--chunk-size")
+        try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
+        try Limits.check(level, Limits.level, "--level")
+        try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
+        if let chunkSize { try Limits.checkChunkPool(threads: threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
+        try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if let shard, shard.k < 1 || shard.k > shard.n {
             throw ValidationError("Please give --shard as K/N with 1 ≤ K ≤ N, for example 3/8.")
@@ -115,30 +135,78 @@ struct ClassifyCommand: ParsableCommand {
     }
 
     /// The inputs named on the command line and in the manifest, cut to this shard.
-    func selectedInputs() throws -> [String] {
+    /// Every input named (the whole manifest), and those of this shard.
+    func selectedInputs() throws -> (all: [String], selected: [String]) {
         var all = inputs
         if let manifest {
             do {
                 all += try Manifest.read(path: manifest)
             } catch {
-                throw CLI.fail("\(manifest): cannot read the manifest: \(error.localizedDescription)", code: 66)
+                throw CLI.fail("\(error) (the manifest)", code: 66)
             }
         }
-        if let shard { all = all.filter { Manifest.belongs($0, shard: shard.k, of: shard.n) } }
-        return all
+        guard let shard else { return (all, all) }
+        return (all, all.filter { Manifest.belongs($0, shard: shard.k, of: shard.n) })
     }
 
     func run() throws {
+        let (all, selected) = try selectedInputs()
+        let readsStandardInput = selected.isEmpty && manifest == nil && shard == nil
+        let plan = ioPlan(all: all, selected: readsStandardInput ? ["-"] : selected)
+        try plan.check()
+        if !noOutput { try CLI.refuseRecordsToTerminal(output: outputPath) }
+
         let ruleSet = try CLI.loadRules(rules)
-        let selected = try selectedInputs()
         if selected.isEmpty && (manifest != nil || shard != nil) && !quiet {
             CLI.stderr("smsfilter: this shard holds no input\n")
         }
+        let progress = ProgressLine()
+        var options = pipelineOptions(existing: plan.existingPolicy, progress: progress)
+        let countsFile = try openCounts(existing: plan.existingPolicy)
+        options.beforeCommit = Self.countsWriter(countsFile)
+        let result: RunResult
+        do {
+            result = try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
+        } catch {
+            progress.clear()
+            countsFile?.value.abandon()
+            throw CLI.fail(error.description, code: error.exitCode)
+        }
+        progress.clear()
+        if !quiet {
+            if json {
+                CLI.stderr(String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self))
+            } else {
+                CLI.stderr(result.counts.table())
+            }
+        }
+        for file in result.counts.files where file.error != nil {
+            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
+        }
+        if result.damaged { throw ExitCode(65) }
+    }
+
+    /// What this run reads and writes (``IOPlan``): `selected` are the inputs it reads, `all` every
+    /// archive named (another shard reads the rest of a manifest: they are protected too).
+    func ioPlan(all: [String], selected: [String]) -> IOPlan {
+        var plan = IOPlan(force: force)
+        plan.read(selected, as: "the input")
+        let selectedSet = Set(selected)
+        plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
+        plan.read(rules, as: "the rule file (--rules)")
+        plan.read(manifest, as: "the manifest (--manifest)")
+        plan.write(noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
+        plan.write(rejects, as: "--rejects")
+        plan.write(counts, as: "--counts")
+        return plan
+    }
+
+    func pipelineOptions(existing: OutputFile.Existing, progress: ProgressLine) -> PipelineOptions {
         var options = PipelineOptions()
         options.inputFormat = inputFormat
         options.fields = fields.names
         options.hasHeader = !noHeader
-        options.outputPath = noOutput ? nil : out
+        options.outputPath = noOutput ? nil : outputPath ?? "-"
         options.outputLevel = level
         options.labelsOnly = labelsOnly || format == .labels
         options.filterKey = filterKey
@@ -149,42 +217,41 @@ struct ClassifyCommand: ParsableCommand {
         options.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
+        options.existing = existing
         if let inputName { options.stdinName = inputName }
-        let progress = ProgressLine()
-        if !quiet && CLI.stderrIsTerminal {
+        // The progress line would land among the records when both go to the same terminal.
+        let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal
+        if !quiet && CLI.stderrIsTerminal && !recordsOnTerminal {
             options.progress = { progress.update($0) }
         }
-        let pipeline = Pipeline(ruleSet: ruleSet, options: options)
-        let result: RunResult
+        return options
+    }
+
+    /// The `--counts` file, opened before the run (its folder is known good by then).
+    func openCounts(existing: OutputFile.Existing) throws -> _Box<OutputFile>? {
+        guard let counts else { return nil }
         do {
-            result = try pipeline.run(inputs: selected.isEmpty && manifest == nil && shard == nil ? ["-"] : selected)
+            return _Box(try OutputFile(path: counts, existing: existing))
         } catch {
-            progress.clear()
-            throw CLI.fail(error.description, code: error.exitCode)
+            throw CLI.fail("\(error)", code: 73)
         }
-        progress.clear()
-        let data: Data
-        do {
-            data = try result.counts.jsonData()
-        } catch {
-            throw CLI.fail("cannot encode the counts: \(error)", code: 70)
-        }
-        if let counts {
+    }
+
+    /// Writes the counts once every record is written, before the labelled output and the rejects are put in
+    /// place (``PipelineOptions/beforeCommit``): a counts file that cannot be written (a full disk,
+    /// /dev/full) then leaves no finished-looking output either.
+    static func countsWriter(_ file: _Box<OutputFile>?) -> (@Sendable (RunCounts) throws(PipelineError) -> Void)? {
+        guard let file else { return nil }
+        return { counts throws(PipelineError) in
             do {
-                let file = try OutputFile(path: counts)
-                try file.write(Array(data))
-                try file.finish()
+                try file.value.write(Array(try counts.jsonData()))
+                try file.value.finish()
+            } catch let error as ZstdError {
+                throw PipelineError(.outputFailed, error.description)
             } catch {
-                throw CLI.fail(error.description, code: 73)
+                throw PipelineError(.internalError, "cannot encode the counts: \(error)")
             }
         }
-        if !quiet {
-            CLI.stderr(json ? String(decoding: data, as: UTF8.self) : result.counts.table())
-        }
-        for file in result.counts.files where file.error != nil {
-            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
-        }
-        if result.damaged { throw ExitCode(65) }
     }
 }
 

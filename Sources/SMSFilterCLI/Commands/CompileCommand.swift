@@ -6,33 +6,52 @@ import MessageFilter
 struct CompileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compile",
-        abstract: "Compile a rule file into a compiled rule set (.smsf) that loads by mapping the file."
+        abstract: "Compile a rule file into a compiled rule set (.smsf) that loads by mapping the file.",
+        discussion: """
+            Example:
+              smsfilter compile rules.yaml -o rules.smsf
+
+            Exit status: 0 success, 64 usage, 65 bad rules, 66 rule file missing, 73 the output could not \
+            be written.
+            """
     )
 
     @Argument(help: "The rule file (YAML, or a .smsf to rewrite).")
     var input: String
 
-    @Option(name: .shortAndLong, help: "The compiled rule set to write.")
+    @Option(name: .shortAndLong, help: ArgumentHelp("The compiled rule set to write.", valueName: "file"))
     var output: String
 
-    @Flag(name: .long, help: "Print nothing on success.")
+    @Flag(name: [.short, .long], help: "Replace an existing output file (devices and FIFOs need no --force).")
+    var force = false
+
+    @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
 
-    func validate() throws {
-        if input == output { throw ValidationError("Please give an output path different from the input.") }
-    }
+    @Flag(name: .long, help: "Print the summary as JSON on standard error instead of a sentence.")
+    var json = false
 
     func run() throws {
+        var plan = IOPlan(force: force)
+        plan.read(input, as: "the rule file")
+        plan.write(output, as: "-o")
+        try plan.check()
         try RuleCLI.run {
             let start = Date()
             let set = try RuleCLI.load(input)
             let bytes = set.serialize()
-            try RuleCLI.writeAtomically(bytes, to: output)
-            if !quiet {
-                let ms = Int(Date().timeIntervalSince(start) * 1000)
-                FileHandle.standardError.write(Data((
-                    "compiled \(set.definition.rules.count) rules\(set.definition.model.map { " and model \"\($0.name)\"" } ?? ""), \(set.phraseCount) phrases → \(output) "
-                    + "(\(bytes.count) bytes, checksum \(set.checksum), \(ms) ms)\n").utf8))
+            try RuleCLI.write([(output, bytes)], existing: plan.existingPolicy)
+            guard !quiet else { return }
+            let ms = Int(Date().timeIntervalSince(start) * 1000)
+            if json {
+                CLI.stderr(RuleCLI.json([
+                    "rules": set.ruleNames.count, "model": set.definition.model?.name ?? NSNull(), "phrases": set.phraseCount, "output": output, "bytes": bytes.count,
+                    "checksum": set.checksum, "milliseconds": ms,
+                ]))
+            } else {
+                CLI.stderr(
+                    "compiled \(set.ruleNames.count) rules\(set.definition.model.map { " and model \"\($0.name)\"" } ?? ""), \(set.phraseCount) phrases → \(output) "
+                        + "(\(bytes.count) bytes, checksum \(set.checksum), \(ms) ms)\n")
             }
         }
     }

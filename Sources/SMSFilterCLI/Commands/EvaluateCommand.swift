@@ -18,19 +18,25 @@ struct EvaluateCommand: ParsableCommand {
             matrix (truth label × prediction), per-rule hits, precision and share of true positives, \
             conflicts (rules of different folders firing on one record) and rules that never fire.
 
-            Examples:
-              smsfilter evaluate uci_sms_spam.jsonl.zst --map 'spam=junk|promotion,ham=other' --report uci.html
-              smsfilter evaluate thai_sms.jsonl.zst --map-file thai-map.yaml --json thai.json
-              smsfilter evaluate generated.jsonl.zst --map identity      # labels are folder paths
+            The figures go to standard error as tables (--json: as one JSON object), to --json-file as \
+            JSON and to --report as a self-contained HTML page.
 
-            Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input missing, 73 an output could not be written.
+            Examples:
+              smsfilter evaluate uci_sms_spam.jsonl.zst \\
+                  --map 'spam=junk|promotion,ham=other' --report uci.html
+              smsfilter evaluate thai_sms.jsonl.zst --map-file thai-map.yaml \\
+                  --json-file thai.json
+              smsfilter evaluate generated.jsonl.zst --map identity
+
+            Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input missing, 73 an \
+            output could not be written.
             """
     )
 
     @Argument(help: "Input JSON Lines archives (plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: .long, help: "Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.")
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
     var rules: String?
 
     @Option(name: .long, help: "Field holding the truth label.")
@@ -39,36 +45,49 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, help: "Truth label → targets, e.g. spam=junk|promotion,ham=other (identity: the labels are folder paths).")
     var map: String?
 
-    @Option(name: .long, help: "A JSON or flat YAML file mapping truth labels to targets.")
+    @Option(name: .long, help: ArgumentHelp("A JSON or flat YAML file mapping truth labels to targets.", valueName: "file"))
     var mapFile: String?
 
     @Option(name: .long, help: "Score per action or per folder (default: from the mapping).")
     var by: TruthMapping.Granularity?
 
-    @Option(name: .long, help: "Write the figures as JSON to this file (- is standard output).")
-    var json: String?
+    @Option(name: .long, help: ArgumentHelp("Write the figures as JSON to this file (- is standard output).", valueName: "file"))
+    var jsonFile: String?
 
-    @Option(name: .long, help: "Write a self-contained HTML report to this file.")
+    @Option(name: .long, help: ArgumentHelp("Write a self-contained HTML report to this file.", valueName: "file"))
     var report: String?
 
-    @Option(name: .long, help: "How many conflict examples to keep.")
+    @Option(name: .long, parsing: .unconditional, help: "How many conflict examples to keep, 0 to 100000.")
     var conflictExamples = 20
 
     @OptionGroup var fields: FieldOptions
 
-    @Flag(name: [.short, .long], help: "Print no table.")
+    @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
+    var force = false
+
+    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
     var quiet = false
+
+    @Flag(name: .long, help: "Print the figures as JSON on standard error instead of the tables.")
+    var json = false
 
     func validate() throws {
         if (map == nil) == (mapFile == nil) {
             throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=other) or --map-file, one of them.")
         }
-        if conflictExamples < 0 { throw ValidationError("Please give --conflict-examples of 0 or more.") }
+        try Limits.check(conflictExamples, Limits.conflictExamples, "--conflict-examples")
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
 
     func run() throws {
+        var plan = IOPlan(force: force)
+        plan.read(inputs.isEmpty ? ["-"] : inputs, as: "the input")
+        plan.read(rules, as: "the rule file (--rules)")
+        plan.read(mapFile, as: "the mapping file (--map-file)")
+        plan.write(jsonFile, as: "--json-file")
+        plan.write(report, as: "--report")
+        try plan.check()
         let mapping: TruthMapping
         do {
             if let map {
@@ -97,30 +116,37 @@ struct EvaluateCommand: ParsableCommand {
             throw CLI.fail(error.description, code: error.exitCode)
         }
         progress.clear()
-        if let json {
+        let data: [UInt8]
+        do {
+            data = Array(try result.jsonData()) + [0x0A]
+        } catch {
+            throw CLI.fail("cannot encode the figures: \(error)", code: 70)
+        }
+        if let jsonFile {
             do {
-                let data = Array(try result.jsonData()) + [0x0A]
-                if json == "-" {
-                    FileHandle.standardOutput.write(Data(data))
-                } else {
-                    let file = try OutputFile(path: json)
-                    try file.write(data)
-                    try file.finish()
-                }
+                let file = try OutputFile(path: jsonFile, existing: plan.existingPolicy)
+                try file.write(data)
+                try file.finish()
             } catch {
-                throw CLI.fail("\(json): cannot write the JSON: \(error)", code: 73)
+                throw CLI.fail("\(error) (the JSON figures)", code: 73)
             }
         }
         if let report {
             do {
-                let file = try OutputFile(path: report)
+                let file = try OutputFile(path: report, existing: plan.existingPolicy)
                 try file.write(result.html())
                 try file.finish()
             } catch {
-                throw CLI.fail("\(report): cannot write the report: \(error)", code: 73)
+                throw CLI.fail("\(error) (the HTML report)", code: 73)
             }
         }
-        if !quiet { CLI.stderr(result.table()) }
+        if !quiet {
+            if json {
+                FileHandle.standardError.write(Data(data))
+            } else {
+                CLI.stderr(result.table())
+            }
+        }
         if result.records > 0 && result.scored == 0 && !quiet {
             CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(truthField)\" right, and are its labels in the mapping?\n")
         }

@@ -6,7 +6,13 @@ import MessageFilter
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
-        abstract: "Show why a message lands in its folder: phrases matched, rules weighed, validation steps."
+        abstract: "Show why a message lands in its folder: phrases matched, rules weighed, validation steps.",
+        discussion: """
+            Example:
+              smsfilter explain --sender AD-HDFCBK "Rs 500 debited from a/c XX12"
+
+            Exit status: 0 success, 64 usage, 65 bad rules, 66 rule file missing.
+            """
     )
 
     @OptionGroup var ruleOptions: RuleOptions
@@ -17,6 +23,9 @@ struct ExplainCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the explanation as JSON (the filter keys at top level, with matches and steps).")
     var json = false
 
+    @Flag(name: [.short, .long], help: "Print only the folder.")
+    var quiet = false
+
     @Argument(help: "The message body.")
     var text: String
 
@@ -24,7 +33,13 @@ struct ExplainCommand: ParsableCommand {
         try RuleCLI.run {
             let set = try RuleCLI.load(ruleOptions.rules)
             let e = Classifier(ruleSet: set).explain(sender: sender, body: text)
-            print(json ? Self.jsonText(e, set) : Self.text(e, set), terminator: "")
+            if quiet {
+                CLI.stdout(e.verdict.folder.path + "\n")
+            } else if json {
+                CLI.stdoutRaw(Self.jsonText(e, set))
+            } else {
+                CLI.stdout(Self.text(e, set))
+            }
         }
     }
 
@@ -36,7 +51,7 @@ struct ExplainCommand: ParsableCommand {
             out += "matches:\n"
             for m in e.matches {
                 out += "  \(m.start)..<\(m.end) \"\(m.text)\""
-                if m.text != m.phrase { out += " (phrase \"\(m.phrase)\")" }
+                if m.isCondition { out += " (condition \(m.phrase))" } else if m.text != m.phrase { out += " (phrase \"\(m.phrase)\")" }
                 out += " → \(m.uses.joined(separator: ", "))\n"
             }
         }
@@ -67,7 +82,7 @@ struct ExplainCommand: ParsableCommand {
             "folder": v.folder.path,
             "rule": e.ruleName.map { $0 as Any } ?? NSNull(),
             "matches": e.matches.map { m -> [String: Any] in
-                ["phrase": m.phrase, "text": m.text, "start": m.start, "end": m.end, "uses": m.uses]
+                ["phrase": m.phrase, "text": m.text, "start": m.start, "end": m.end, "uses": m.uses, "condition": m.isCondition]
             },
             "rules": e.rules.map { r -> [String: Any] in
                 var d: [String: Any] = ["name": r.name, "priority": r.priority, "action": r.action.name,

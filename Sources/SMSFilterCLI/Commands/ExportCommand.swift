@@ -18,10 +18,16 @@ struct ExportCommand: ParsableCommand {
             (and cross-split leaks with them) in memory of about 16-40 bytes per distinct body, and dropped \
             with --dedup. fastText labels have whitespace replaced by _ (Transactions/Public_Services).
 
+            The per-split, per-label table goes to standard error (--json: as JSON) and, as JSON, to \
+            --stats-file. The output folder is created when missing (its parent must exist); files \
+            already in it are replaced only with -f.
+
             Examples:
               smsfilter classify archive.jsonl.zst -o labelled.jsonl.zst
-              smsfilter export labelled.jsonl.zst --out-dir sets --format fasttext --dedup --stats stats.json
-              smsfilter export corpus.jsonl.zst --label-field label --split 90,5,5 --max-per-label 50000 --out-dir sets
+              smsfilter export labelled.jsonl.zst -o sets --format fasttext --dedup \\
+                  --stats-file stats.json
+              smsfilter export corpus.jsonl.zst --label-field label --split 90,5,5 \\
+                  --max-per-label 50000 -o label-sets
 
             Exit status: 0 success, 64 usage, 65 damaged input, 66 input missing, 73 an output could not be written.
             """
@@ -30,8 +36,11 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "Input JSON Lines archives (plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: .long, help: "Folder that receives train.<ext>, validation.<ext> and test.<ext>.")
-    var outDir: String
+    @Option(name: [.short, .long], help: ArgumentHelp("Folder that receives train.<ext>, validation.<ext> and test.<ext>.", valueName: "folder"))
+    var output: String?
+
+    @Option(name: .customLong("out-dir"), help: .hidden)
+    var outDirAlias: String?
 
     @Option(name: .long, help: "Training-file format: jsonl, csv or fasttext.")
     var format: ExportOptions.OutputFormat = .jsonl
@@ -39,13 +48,13 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "The label: folder, action or action-subaction.")
     var label: ExportOptions.LabelKind = .folder
 
-    @Option(name: .long, help: "Classify every record with this rule file (YAML or .smsf) instead of using its filter object.")
+    @Option(name: .long, help: ArgumentHelp("Classify every record with this rule file (YAML or .smsf) instead of using its filter object.", valueName: "file"))
     var rules: String?
 
     @Option(name: .long, help: "Take each record's label verbatim from this field instead.")
     var labelField: String?
 
-    @Option(name: .long, help: "Weights of train, validation and test, e.g. 80,10,10.")
+    @Option(name: .long, help: "Weights of train, validation and test (whole numbers up to 1000000), e.g. 80,10,10.")
     var split = SplitRatios(train: 80, validation: 10, test: 10)!
 
     @Flag(name: .long, help: "Drop records whose body (lowercased, whitespace collapsed) was seen before.")
@@ -54,7 +63,7 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not count duplicates and leaks (memory then stays flat whatever the input).")
     var noDuplicateCheck = false
 
-    @Option(name: .long, help: "Keep at most N records per label (a deterministic choice by a hash of the id).")
+    @Option(name: .long, parsing: .unconditional, help: "Keep at most N records per label (a deterministic choice by a hash of the id).")
     var maxPerLabel: Int?
 
     @Option(name: .long, help: "fastText's label prefix.")
@@ -63,19 +72,28 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .long, help: "Compress the outputs with zstd (names get .zst).")
     var zst = false
 
-    @Option(name: .long, help: "zstd level with --zst.")
+    @Option(name: .long, parsing: .unconditional, help: "zstd level with --zst, -7 to 19.")
     var level: Int32 = 3
 
-    @Option(name: .long, help: "Write the per-split, per-label table as JSON to this file (- is standard output).")
-    var stats: String?
+    @Option(name: .long, help: ArgumentHelp("Write the per-split, per-label table as JSON to this file (- is standard output).", valueName: "file"))
+    var statsFile: String?
 
     @OptionGroup var fields: FieldOptions
 
     @Option(name: .long, help: "Key of the labels object written by classify.")
     var filterKey = "filter"
 
-    @Flag(name: [.short, .long], help: "Print no table.")
+    @Flag(name: [.short, .long], help: "Replace existing files in the output folder and --stats-file.")
+    var force = false
+
+    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
     var quiet = false
+
+    @Flag(name: .long, help: "Print the table as JSON on standard error instead.")
+    var json = false
+
+    /// `-o` (or its old spelling `--out-dir`).
+    var outputFolder: String { output ?? outDirAlias ?? "" }
 
     func validate() throws {
         if let maxPerLabel, maxPerLabel < 1 { throw ValidationError("Please give a --max-per-label of 1 or more.") }
@@ -84,12 +102,26 @@ struct ExportCommand: ParsableCommand {
         }
         if rules != nil && labelField != nil { throw ValidationError("Please give either --rules or --label-field, not both.") }
         if dedup && noDuplicateCheck { throw ValidationError("Please drop --no-duplicate-check: --dedup needs it.") }
-        if level < -7 || level > 22 { throw ValidationError("Please give a --level from -7 to 22.") }
+        if output == nil && outDirAlias == nil { throw ValidationError("Please name the output folder with -o DIR.") }
+        if output != nil && outDirAlias != nil { throw ValidationError("Please give -o/--output once (--out-dir is its old name).") }
+        try Limits.check(level, Limits.level, "--level")
+        try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
 
+    /// The files written into the output folder.
+    var fileNames: [String] {
+        TrainingSplit.allCases.map { "\($0.name).\(format.fileExtension)" + (zst ? ".zst" : "") }
+    }
+
     func run() throws {
+        var plan = IOPlan(force: force)
+        plan.read(inputs.isEmpty ? ["-"] : inputs, as: "the input")
+        plan.read(rules, as: "the rule file (--rules)")
+        plan.writeFolder(outputFolder, as: "-o", files: fileNames)
+        plan.write(statsFile, as: "--stats-file")
+        try plan.check()
         let ruleSet = try CLI.loadRules(rules)
         var options = ExportOptions()
         options.format = format
@@ -102,7 +134,8 @@ struct ExportCommand: ParsableCommand {
         options.trackDuplicates = !noDuplicateCheck
         options.maxPerLabel = maxPerLabel
         options.labelPrefix = labelPrefix
-        options.outputFolder = outDir
+        options.outputFolder = outputFolder
+        options.existing = plan.existingPolicy
         options.compressionLevel = zst ? level : nil
         let progress = ProgressLine()
         if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
@@ -114,17 +147,24 @@ struct ExportCommand: ParsableCommand {
             throw CLI.fail(error.description, code: error.exitCode)
         }
         progress.clear()
-        if let stats {
+        let data: [UInt8]
+        do {
+            data = Array(try result.jsonData()) + [0x0A]
+        } catch {
+            throw CLI.fail("cannot encode the stats: \(error)", code: 70)
+        }
+        if let statsFile {
             do {
-                let data = try result.jsonData()
-                let file = try OutputFile(path: stats)
-                try file.write(Array(data) + [0x0A])
+                let file = try OutputFile(path: statsFile, existing: plan.existingPolicy)
+                try file.write(data)
                 try file.finish()
             } catch {
-                throw CLI.fail("\(stats): cannot write the stats: \(error)", code: 73)
+                throw CLI.fail("\(error) (the stats)", code: 73)
             }
         }
-        if !quiet { CLI.stderr(result.table()) }
+        if !quiet {
+            if json { FileHandle.standardError.write(Data(data)) } else { CLI.stderr(result.table()) }
+        }
     }
 }
 

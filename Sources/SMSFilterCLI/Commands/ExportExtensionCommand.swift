@@ -12,10 +12,14 @@ struct ExportExtensionCommand: ParsableCommand {
             classifying with the MessageFilter library and the bundled Rules.smsf), the Call Directory handler \
             (block and identification lists from BlockList.txt and IdentificationList.tsv, in ascending order \
             and bounded batches), the NSExtension Info.plist entries, and a README on adding them to an Xcode \
-            project. Files of the same names are replaced; other files in DIR are left alone.
+            project. DIR is created when missing (its parent must exist). Files of the same names are \
+            replaced only with -f; other files in DIR are left alone.
 
             The rule set must pass `smsfilter check --target ios` (at most five sub-actions declared, no \
             errors); otherwise nothing is written and the exit status is 65.
+
+            Example:
+              smsfilter export-extension rules.yaml -o FilterExtension
 
             Exit status: 0 success, 64 usage, 65 rules not shippable on iOS, 66 rule file missing, 73 DIR \
             could not be written.
@@ -25,7 +29,7 @@ struct ExportExtensionCommand: ParsableCommand {
     @Argument(help: "The rule file (YAML or .smsf); it must pass `smsfilter check --target ios`.")
     var rules: String
 
-    @Option(name: .shortAndLong, help: "The folder to write the extension files into (created when missing).")
+    @Option(name: .shortAndLong, help: ArgumentHelp("The folder to write the extension files into (created when missing).", valueName: "folder"))
     var output: String
 
     @Option(name: .long, help: "The message filter extension's class name.")
@@ -34,16 +38,22 @@ struct ExportExtensionCommand: ParsableCommand {
     @Option(name: .long, help: "The Call Directory extension's class name.")
     var callDirectoryClass = "CallDirectoryHandler"
 
-    @Option(name: .long, help: "Call Directory entries handed to CallKit per batch, each batch in its own autorelease pool.")
+    @Option(name: .long, parsing: .unconditional, help: "Call Directory entries handed to CallKit per batch, each batch in its own autorelease pool.")
     var batchSize = 5_000
 
-    @Flag(name: .long, help: "Print nothing on success.")
+    @Flag(name: [.short, .long], help: "Replace existing files of the same names in the folder.")
+    var force = false
+
+    @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
+
+    @Flag(name: .long, help: "Print the summary as JSON on standard error instead of the list.")
+    var json = false
 
     func validate() throws {
         for (option, name) in [("--message-filter-class", messageFilterClass), ("--call-directory-class", callDirectoryClass)] {
-            guard Self.isTypeName(name) else {
-                throw ValidationError("Please give \(option) as a Swift type name (a letter or _, then letters, digits or _).")
+            if let problem = Self.classNameProblem(name) {
+                throw ValidationError("Please give \(option) another name: \(name) \(problem).")
             }
         }
         if messageFilterClass == callDirectoryClass {
@@ -54,19 +64,39 @@ struct ExportExtensionCommand: ParsableCommand {
         }
     }
 
-    /// Whether `name` is a plain ASCII Swift identifier that names no type the generated code uses.
-    static func isTypeName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
-            return false
-        }
-        let reserved: Set<String> = [
-            "Action", "SubAction", "RuleSet", "Classifier", "Entry", "ListError", "Self", "Type", "Protocol", "Any",
+    /// Why `name` cannot name a generated class: not an ASCII identifier, a keyword, `_`, an Apple framework
+    /// prefix (IL, CX), or a name the generated code already uses (a type, a method, a variable: the class
+    /// would shadow it), nil when it can.
+    static func classNameProblem(_ name: String) -> String? {
+        if let problem = SwiftIdentifier.problem(name, taken: generatedIdentifiers) { return problem }
+        if name.hasPrefix("IL") || name.hasPrefix("CX") { return "starts with an Apple framework prefix (IL, CX)" }
+        return nil
+    }
+
+    /// Every identifier the generated sources use, besides the two default class names.
+    static let generatedIdentifiers: Set<String> = {
+        let generator = ExtensionGenerator(ruleSet: RuleSet.embeddedDefault, sourcePath: "rules.yaml")
+        var names = SwiftIdentifier.identifiers(in: generator.messageFilterSource() + "\n" + generator.callDirectorySource())
+        let defaults = ExtensionGenerator.Options()
+        names.remove(defaults.messageFilterClass)
+        names.remove(defaults.callDirectoryClass)
+        return names
+    }()
+
+    /// The names written into the output folder (the same for every rule set).
+    var fileNames: [String] {
+        typealias N = ExtensionGenerator.Names
+        return [
+            "\(messageFilterClass).swift", "\(callDirectoryClass).swift", N.rules, N.blockList, N.identificationList,
+            N.messageFilterPlist, N.callDirectoryPlist, N.readme,
         ]
-        return !reserved.contains(name) && !name.hasPrefix("IL") && !name.hasPrefix("CX")
-            && name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) }
     }
 
     func run() throws {
+        var plan = IOPlan(force: force)
+        plan.read(rules, as: "the rule file")
+        plan.writeFolder(output, as: "-o", files: fileNames)
+        try plan.check()
         try RuleCLI.run {
             let report: RuleCheckReport
             do {
@@ -92,35 +122,43 @@ struct ExportExtensionCommand: ParsableCommand {
             let generator = ExtensionGenerator(ruleSet: set, sourcePath: rules, options: options)
             let files = generator.files()
 
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) {
-                guard isFolder.boolValue else {
-                    throw RuleCommandError(message: "\(output): cannot write: exists and is not a folder", status: .cannotWrite)
-                }
-            } else {
+            let generated = Set(files.map(\.name))
+            guard generated == Set(fileNames) else {
+                throw RuleCommandError(message: "internal error: the generated files are not the ones checked", status: .cannotWrite)
+            }
+            if !FileManager.default.fileExists(atPath: output) {
                 do {
-                    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+                    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
                 } catch {
                     throw RuleCommandError(message: "\(output): cannot create the folder: \(error.localizedDescription)", status: .cannotWrite)
                 }
             }
-            for file in files {
-                try RuleCLI.writeAtomically(file.bytes, to: URL(fileURLWithPath: output).appendingPathComponent(file.name).path)
-            }
+            try RuleCLI.write(
+                files.map { (URL(fileURLWithPath: output).appendingPathComponent($0.name).path, $0.bytes) },
+                existing: plan.existingPolicy)
 
-            if !quiet {
-                let caps = set.capabilities.subActions.map(\.name).joined(separator: ", ")
-                var text = "exported \(set.ruleNames.count) rules (checksum \(set.checksum)) to \(output):\n"
-                for file in files { text += "  \(file.name) (\(file.bytes.count) bytes)\n" }
-                text += "capabilities: \(caps)\n"
-                text += "block list: \(set.definition.blockList.count) numbers, identification list: \(set.definition.identificationNumbers.count) numbers\n"
-                text += "next: read \(output)/README.md\n"
-                let warnings = report.findings.count - errors.count
-                if warnings > 0 {
-                    text += "note: \(warnings) warning\(warnings == 1 ? "" : "s") from `smsfilter check --target ios \(rules)`\n"
-                }
-                FileHandle.standardError.write(Data(text.utf8))
+            if quiet { return }
+            let warnings = report.findings.count - errors.count
+            if json {
+                CLI.stderr(RuleCLI.json([
+                    "rules": set.ruleNames.count, "checksum": set.checksum, "output": output,
+                    "files": files.map { ["name": $0.name, "bytes": $0.bytes.count] },
+                    "capabilities": set.capabilities.subActions.map(\.name),
+                    "blockList": set.definition.blockList.count,
+                    "identificationList": set.definition.identificationNumbers.count, "warnings": warnings,
+                ]))
+                return
             }
+            let caps = set.capabilities.subActions.map(\.name).joined(separator: ", ")
+            var text = "exported \(set.ruleNames.count) rules (checksum \(set.checksum)) to \(output):\n"
+            for file in files { text += "  \(file.name) (\(file.bytes.count) bytes)\n" }
+            text += "capabilities: \(caps)\n"
+            text += "block list: \(set.definition.blockList.count) numbers, identification list: \(set.definition.identificationNumbers.count) numbers\n"
+            text += "next: read \(output)/README.md\n"
+            if warnings > 0 {
+                text += "note: \(warnings) warning\(warnings == 1 ? "" : "s") from `smsfilter check --target ios \(rules)`\n"
+            }
+            CLI.stderr(text)
         }
     }
 }

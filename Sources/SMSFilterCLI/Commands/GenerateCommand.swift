@@ -14,50 +14,79 @@ struct GenerateCommand: ParsableCommand {
             TRAI headers, short codes, alphanumerics, E.164 numbers and e-mail senders; English, Hinglish, \
             Hindi, Chinese and Thai. The same --seed and --count give the same bytes.
 
-            Example: smsfilter generate --count 10000000 --seed 1 --out corpus.jsonl.zst
+            Records are not written to a terminal unless -o - asks for it.
+
+            Example:
+              smsfilter generate --count 10000000 --seed 1 -o corpus-10m.jsonl.zst
             """
     )
 
-    @Option(name: .long, help: "Number of records.")
+    @Option(name: .long, parsing: .unconditional, help: "Number of records.")
     var count: Int
 
     @Option(name: .long, help: "Seed of the pseudo-random generator.")
     var seed: UInt64 = 1
 
-    @Option(name: [.short, .customLong("out")], help: "Output file (.zst compresses with zstd); - is standard output.")
-    var out: String = "-"
+    @Option(name: [.short, .long], help: ArgumentHelp("Output file (.zst compresses with zstd); - is standard output.", valueName: "file"))
+    var output: String?
 
-    @Option(name: .long, help: "zstd level when compressing.")
+    @Option(name: .customLong("out"), help: .hidden)
+    var outAlias: String?
+
+    @Option(name: .long, parsing: .unconditional, help: "zstd level when compressing, -7 to 19.")
     var level: Int32 = 3
 
-    @Option(name: .long, help: "zstd compression threads (default: all cores).")
+    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads, 1 to 256 (default: all cores).")
     var threads: Int?
+
+    @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")
+    var force = false
 
     @Flag(name: [.short, .long], help: "Print no progress line or summary.")
     var quiet = false
 
+    @Flag(name: .long, help: "Print the summary as JSON on standard error instead of a sentence.")
+    var json = false
+
+    var outputPath: String? { output ?? outAlias }
+
     func validate() throws {
         if count < 0 { throw ValidationError("Please give a --count of 0 or more.") }
+        if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
+        try Limits.check(level, Limits.level, "--level")
+        try Limits.check(threads, Limits.threads, "--threads")
     }
 
     func run() throws {
+        let out = outputPath ?? "-"
+        var plan = IOPlan(force: force)
+        plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
+        try plan.check()
+        try CLI.refuseRecordsToTerminal(output: outputPath)
         let compression: OutputFile.Compression =
             out.hasSuffix(".zst") ? .zstd(level: level, workers: Int32(threads ?? CLI.cores)) : .none
         let started = Date()
         do {
-            let file = try OutputFile(path: out, compression: compression)
-            let showProgress = !quiet && CLI.stderrIsTerminal
+            let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)
+            let progress = ProgressLine()
+            let showProgress = !quiet && CLI.stderrIsTerminal && !(out == "-" && CLI.stdoutIsTerminal)
             let bytes = try CorpusGenerator(seed: seed).write(count: count, to: file) { n in
                 if showProgress {
-                    CLI.stderr(String(format: "\r\u{1B}[2K%@ records  %.0f%%", ProgressLine.grouped(n), Double(n) * 100 / Double(max(1, count))))
+                    progress.show(String(format: "%@ records  %.0f%%", ProgressLine.grouped(n), Double(n) * 100 / Double(max(1, count))))
                 }
             }
             try file.finish()
-            if showProgress { CLI.stderr("\r\u{1B}[2K") }
+            progress.clear()
             if !quiet {
                 let seconds = Date().timeIntervalSince(started)
-                CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
-                    Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))
+                if json {
+                    CLI.stderr(RuleCLI.json([
+                        "records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed,
+                    ]))
+                } else {
+                    CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
+                        Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))
+                }
             }
         } catch {
             throw CLI.fail("\(error)", code: 73)

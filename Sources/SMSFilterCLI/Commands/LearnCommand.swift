@@ -21,10 +21,13 @@ struct LearnCommand: ParsableCommand {
             provenance. Same inputs and options, same bytes.
 
             Examples:
-              smsfilter learn --truth-field label --map 'spam=junk,ham=none' -o m.yaml train.jsonl
-              smsfilter classify --rules m.yaml --labels-only test.jsonl
-              smsfilter learn --cv 5 --map 'OTP=transaction,scam=junk,spam=promotion,OK=none' thai.jsonl.zst
-              smsfilter learn --rules my-rules.yaml --priority 50 --map-file map.yaml -o combined.yaml corpus.jsonl.zst
+              smsfilter learn --truth-field label --map 'spam=junk,ham=none' \\
+                  -o m.yaml uci.jsonl
+              smsfilter classify --rules m.yaml --labels-only uci.jsonl
+              smsfilter learn --cv 5 thai_sms.jsonl.zst \\
+                  --map 'OTP=transaction,scam=junk,spam=promotion,OK=none'
+              smsfilter learn --rules my.yaml --priority 50 --map 'spam=junk,ham=none' \\
+                  -o combined.yaml uci_sms_spam.jsonl.zst
 
             Exit status: 0 success, 64 usage, 65 bad data (labels missing from the map, one class, no \
             records, a damaged archive), 66 input missing, 73 an output could not be written.
@@ -143,6 +146,7 @@ struct LearnCommand: ParsableCommand {
         if cost <= 0 || !cost.isFinite { throw ValidationError("Please give a positive --cost.") }
         if tolerance <= 0 || !tolerance.isFinite { throw ValidationError("Please give a positive --tolerance.") }
         if maxCandidates < 1024 { throw ValidationError("Please give --max-candidates of at least 1024.") }
+        try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
         if maxExamples < 16 { throw ValidationError("Please give --max-examples of at least 16.") }
         if let inputFormat, inputFormat != .jsonl {
             throw ValidationError("learn reads JSON Lines for now (--input-format jsonl); convert \(inputFormat.rawValue) with `smsfilter export` first.")
@@ -157,33 +161,20 @@ struct LearnCommand: ParsableCommand {
     }
 
     func run() throws {
-        let mapping: TruthMapping
-        do {
-            if let map {
-                mapping = try TruthMapping.parse(map)
-            } else {
-                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: 66) }
-                mapping = try TruthMapping.load(path: mapFile!)
-            }
-        } catch let error as MappingError {
-            throw CLI.fail(error.message, code: 64)
-        }
-        if let output {
-            if inputs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL == URL(fileURLWithPath: output).standardizedFileURL }) {
-                throw CLI.fail("\(output): is also an input", code: 64)
-            }
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) {
-                if isFolder.boolValue { throw CLI.fail("\(output): is a folder", code: 64) }
-                if !force { throw CLI.fail("\(output): exists; give -f/--force to replace it", code: 64) }
-            }
-        }
+        var plan = IOPlan(force: force)
+        plan.read(inputs, as: "the input")
+        plan.read(rules, as: "the rule file (--rules)")
+        plan.read(mapFile, as: "the mapping file (--map-file)")
+        plan.write(output, as: "-o")
+        plan.write(foldsFile, as: "--folds-file")
+        try plan.check()
+        let mapping = try Self.mapping(map, file: mapFile)
         // The base rules: parsed for cross-validation, copied as text into the output.
         var baseText: String?
         var base: RuleSetDefinition?
         if let rules {
-            guard FileManager.default.fileExists(atPath: rules) else { throw CLI.fail("\(rules): no such rule file", code: 66) }
-            guard let data = FileManager.default.contents(atPath: rules), let text = String(data: data, encoding: .utf8),
+            let data = try Self.readRuleFile(rules)
+            guard let text = String(data: data, encoding: .utf8),
                   !(data.count >= 4 && data.prefix(4) == Data("SMSF".utf8)) else {
                 throw CLI.fail("\(rules): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: 64)
             }
@@ -226,6 +217,7 @@ struct LearnCommand: ParsableCommand {
         options.priority = priority
         options.threshold = threshold
         options.foldsFile = foldsFile
+        options.replaceExisting = force
         let progress = ProgressLine()
         if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
 
@@ -249,7 +241,7 @@ struct LearnCommand: ParsableCommand {
                 throw CLI.fail("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", code: 65)
             }
             do {
-                let file = try OutputFile(path: output)
+                let file = try OutputFile(path: output, existing: plan.existingPolicy)
                 try file.write(text)
                 try file.finish()
             } catch {
@@ -261,6 +253,23 @@ struct LearnCommand: ParsableCommand {
         } else if !quiet {
             let table = Self.table(report, output: output)
             if output == nil { print(table, terminator: "") } else { CLI.stderr(table) }
+        }
+    }
+
+    static func mapping(_ text: String?, file: String?) throws -> TruthMapping {
+        do {
+            if let text { return try TruthMapping.parse(text) }
+            return try TruthMapping.load(path: file!)
+        } catch {
+            throw CLI.fail(error.message, code: 64)
+        }
+    }
+
+    static func readRuleFile(_ path: String) throws -> Data {
+        do {
+            return try BoundedFile.read(path, limit: RuleSet.maxRuleFileBytes)
+        } catch {
+            throw CLI.fail(error.description, code: error.kind == .missing ? 66 : 64)
         }
     }
 

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import MessageFilter
+import ZstdStream
 
 /// The `--rules` option shared by the rule subcommands.
 struct RuleOptions: ParsableArguments {
-    @Option(name: .long, help: "A rule file, YAML or compiled .smsf (default: the embedded default rules).")
+    @Option(name: .long, help: ArgumentHelp("A rule file, YAML or compiled .smsf (default: the embedded default rules).", valueName: "file"))
     var rules: String?
 }
 
@@ -26,7 +27,7 @@ struct RuleCommandError: Error, CustomStringConvertible {
 enum RuleCLI {
     /// Prints `smsfilter: error: <error>` on stderr and returns the exit code to throw.
     static func exit(_ error: RuleCommandError) -> ExitCode {
-        FileHandle.standardError.write(Data("smsfilter: error: \(error.message)\n".utf8))
+        CLI.stderr("smsfilter: error: \(error.message)\n")
         return ExitCode(error.status.rawValue)
     }
 
@@ -54,23 +55,21 @@ enum RuleCLI {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
-    /// Writes `bytes` to `path` under a temporary name in the same folder, then renames it into place.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let temp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
+    /// Writes every file through ``OutputFile`` (each a temporary file created with `O_EXCL` beside its
+    /// destination; devices and FIFOs written in place): all are written first, then all are put in place,
+    /// so a failure while writing leaves none of them changed.
+    static func write(_ files: [(path: String, bytes: [UInt8])], existing: OutputFile.Existing) throws {
+        var open: [OutputFile] = []
         do {
-            try Data(bytes).write(to: temp, options: [])
-            // rename(2) replaces an existing file atomically.
-            guard rename(temp.path, url.path) == 0 else {
-                throw RuleCommandError(message: "\(path): cannot write: \(String(cString: strerror(errno)))", status: .cannotWrite)
+            for file in files {
+                let output = try OutputFile(path: file.path, existing: existing)
+                open.append(output)
+                try output.write(file.bytes)
             }
-        } catch let error as RuleCommandError {
-            try? FileManager.default.removeItem(at: temp)
-            throw error
+            for output in open { try output.finish() }
         } catch {
-            try? FileManager.default.removeItem(at: temp)
-            throw RuleCommandError(message: "\(path): cannot write: \(error.localizedDescription)", status: .cannotWrite)
+            for output in open { output.abandon() }
+            throw RuleCommandError(message: "\(error)", status: .cannotWrite)
         }
     }
 }

@@ -1,0 +1,231 @@
+import Foundation
+import ZstdStream
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The files a command reads and writes, checked together before any work is done (SPEC §6,
+/// docs/RELIABILITY.md).
+///
+/// An input that does not exist is exit status 66, said before anything about the outputs.
+///
+/// Every command lists its inputs (archives, rule files, manifests, mapping and count files) and its outputs
+/// (`-o`, `--rejects`, `--counts`, `--json-file`, `--stats-file`, `--report`, `--phrases-file`, and the
+/// files a command writes into an output folder), then calls ``check()`` first thing in `run()`. It refuses,
+/// with exit status 64 and the options named:
+/// - an output that is an input or another output: the same device and inode (hard links, symbolic links,
+///   `/dev/stdout` and `-` alike) or the same resolved path; `--force` never allows this;
+/// - an output that is a folder, whose folder does not exist, or that is not a folder where a folder is wanted;
+/// - an existing regular file (or symbolic link) without `-f/--force`. Devices, FIFOs and `-` need none.
+///
+/// A folder that cannot be written is exit status 73. `/dev/null` may be named by several outputs. The
+/// outputs are then opened with ``existingPolicy``, so a file that appears between this check and the
+/// end of the run is still never replaced without `--force`.
+struct IOPlan {
+    struct Entry {
+        /// How messages name it: `-o`, `--rejects` for outputs; `the input`, `the rule file (--rules)` for inputs.
+        var option: String
+        var path: String
+        /// An input this run reads (missing: exit 66), not one only protected (another shard's archive).
+        var isRead = true
+    }
+
+    private(set) var inputs: [Entry] = []
+    private(set) var outputs: [Entry] = []
+    private(set) var folders: [Entry] = []
+    /// `-f/--force`: replace existing regular files.
+    var force: Bool
+
+    init(force: Bool) { self.force = force }
+
+    /// What ``OutputFile`` does with an existing regular file.
+    var existingPolicy: OutputFile.Existing { force ? .replace : .keep }
+
+    mutating func read(_ path: String?, as option: String) {
+        if let path { inputs.append(Entry(option: option, path: path)) }
+    }
+
+    mutating func read(_ paths: [String], as option: String) {
+        for path in paths { read(path, as: option) }
+    }
+
+    /// Files this run does not read but must not write over either (the other shards' archives of a
+    /// manifest): checked when they exist, never required to.
+    mutating func protect(_ paths: [String], as option: String) {
+        for path in paths { inputs.append(Entry(option: option, path: path, isRead: false)) }
+    }
+
+    mutating func write(_ path: String?, as option: String) {
+        if let path { outputs.append(Entry(option: option, path: path)) }
+    }
+
+    /// An output folder (created when missing, its parent must exist) and the names written into it.
+    mutating func writeFolder(_ path: String, as option: String, files: [String]) {
+        folders.append(Entry(option: option, path: path))
+        for name in files {
+            outputs.append(Entry(option: option, path: Self.child(name, of: path)))
+        }
+    }
+
+    /// Refuses the plan (see the type's documentation); prints `smsfilter: error: …` and throws the exit code.
+    func check() throws {
+        if let (message, code) = problem() { throw CLI.fail(message, code: code) }
+    }
+
+    /// The first problem, with its exit status; nil when the plan is safe.
+    func problem() -> (String, Int32)? {
+        // An input that is missing is the first thing to say (exit 66), before any output's problem.
+        for input in inputs where input.isRead && input.path != "-" && Self.kind(input.path) == .missing {
+            return ("\(input.path): no such file (\(input.option))", 66)
+        }
+        // Identity first: "add --force" would be the wrong advice for an output that is an input.
+        if let p = identityProblem() { return p }
+        for folder in folders {
+            if let p = folderProblem(folder) { return p }
+        }
+        for output in outputs where output.path != "-" {
+            if let p = outputProblem(output) { return p }
+        }
+        return nil
+    }
+
+    private func identityProblem() -> (String, Int32)? {
+        let readIDs = inputs.map { (entry: $0, id: Self.identity($0.path, stream: 0)) }
+        let writeIDs = outputs.map { (entry: $0, id: Self.identity($0.path, stream: 1)) }
+        for (i, out) in writeIDs.enumerated() {
+            for input in readIDs where Self.same(input.id, out.id, bothWritten: false) {
+                return ("\(describe(out.entry)) is \(input.entry.option) \(input.entry.path): "
+                    + "refusing to write over a file this command reads", 64)
+            }
+            for other in writeIDs[..<i] where Self.same(other.id, out.id, bothWritten: true) {
+                return ("\(describe(other.entry)) and \(describe(out.entry)) are the same file: give each output its own name", 64)
+            }
+        }
+        return nil
+    }
+
+    private func describe(_ e: Entry) -> String {
+        e.path == "-" ? "\(e.option) - (standard output)" : "\(e.option) \(e.path)"
+    }
+
+    private func outputProblem(_ e: Entry) -> (String, Int32)? {
+        switch Self.kind(e.path) {
+        case .folder:
+            return ("\(describe(e)): is a folder; name a file", 64)
+        case .regular, .danglingLink:
+            if force { return nil }
+            return ("\(describe(e)): a file is already there; add -f/--force to replace it", 64)
+        case .special:
+            return nil
+        case .missing:
+            // A file of an output folder that does not exist yet: the folder is checked and created instead.
+            let parent = Self.parent(of: e.path)
+            if folders.contains(where: { Self.parent(of: Self.child("x", of: $0.path)) == parent && Self.kind($0.path) == .missing }) {
+                return nil
+            }
+            return parentProblem(e)
+        }
+    }
+
+    private func folderProblem(_ e: Entry) -> (String, Int32)? {
+        switch Self.kind(e.path) {
+        case .folder:
+            return access(e.path, W_OK | X_OK) == 0 ? nil : ("\(describe(e)): cannot write in this folder (\(String(cString: strerror(errno))))", 73)
+        case .missing:
+            return parentProblem(e)
+        default:
+            return ("\(describe(e)): is not a folder; name a folder (it is created when missing)", 64)
+        }
+    }
+
+    /// The folder that will hold `e` must exist and be writable.
+    private func parentProblem(_ e: Entry) -> (String, Int32)? {
+        let parent = Self.parent(of: e.path)
+        switch Self.kind(parent) {
+        case .folder:
+            if access(parent, W_OK | X_OK) != 0 {
+                return ("\(describe(e)): cannot write in the folder \(parent) (\(String(cString: strerror(errno))))", 73)
+            }
+            return nil
+        case .missing, .danglingLink:
+            return ("\(describe(e)): the folder \(parent) does not exist", 64)
+        default:
+            return ("\(describe(e)): \(parent) is not a folder", 64)
+        }
+    }
+
+    // MARK: Identities
+
+    enum Kind { case missing, regular, folder, special, danglingLink }
+
+    static func kind(_ path: String) -> Kind {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: return .regular
+            case S_IFDIR: return .folder
+            default: return .special
+            }
+        }
+        var linkInfo = stat()
+        return lstat(path, &linkInfo) == 0 ? .danglingLink : .missing
+    }
+
+    /// `folder/name`, spelled so that ``parent(of:)`` gives `folder` back.
+    static func child(_ name: String, of folder: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
+    static func parent(of path: String) -> String {
+        let parent = (path as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "." : parent
+    }
+
+    /// What a path (or `-`, standard input or output) refers to.
+    struct Identity {
+        /// Device and inode when the file exists.
+        var node: (dev: UInt64, ino: UInt64, mode: UInt32)?
+        /// The absolute path with symbolic links resolved (of the parent, when the file does not exist yet).
+        var resolved: String?
+    }
+
+    static func identity(_ path: String, stream fd: Int32) -> Identity {
+        var info = stat()
+        if path == "-" {
+            guard fstat(fd, &info) == 0 else { return Identity(node: nil, resolved: "-\(fd)") }
+            return Identity(node: (UInt64(info.st_dev), UInt64(info.st_ino), UInt32(info.st_mode)), resolved: nil)
+        }
+        var id = Identity(node: nil, resolved: nil)
+        if stat(path, &info) == 0 { id.node = (UInt64(info.st_dev), UInt64(info.st_ino), UInt32(info.st_mode)) }
+        if let real = realpath(path, nil) {
+            id.resolved = String(cString: real)
+            free(real)
+        } else if let real = realpath(parent(of: path), nil) {
+            id.resolved = String(cString: real) + "/" + (path as NSString).lastPathComponent
+            free(real)
+        }
+        return id
+    }
+
+    /// Whether two identities are one file that a write would damage. Reading and writing one character
+    /// device (a terminal, /dev/null) harms nothing; two outputs on one device interleave, except /dev/null.
+    static func same(_ a: Identity, _ b: Identity, bothWritten: Bool) -> Bool {
+        if let x = a.node, let y = b.node {
+            guard x.dev == y.dev && x.ino == y.ino else { return false }
+            let isCharacterDevice = x.mode & UInt32(S_IFMT) == UInt32(S_IFCHR)
+            if !isCharacterDevice { return true }
+            return bothWritten && !isDevNull(x)
+        }
+        if let p = a.resolved, let q = b.resolved { return p == q }
+        return false
+    }
+
+    private static func isDevNull(_ node: (dev: UInt64, ino: UInt64, mode: UInt32)) -> Bool {
+        var info = stat()
+        guard stat("/dev/null", &info) == 0 else { return false }
+        return UInt64(info.st_dev) == node.dev && UInt64(info.st_ino) == node.ino
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import BatchPipeline
+
+/// The allowed range of every number a flag sets, checked in `validate()` with a usage error (exit 64)
+/// that says what is allowed. Nothing a flag sets is trusted to fit in memory or in an `Int`.
+enum Limits {
+    /// Worker threads (`--threads`).
+    static let threads = 1...256
+    /// zstd compression threads (`--compression-threads`; 0 compresses in the writer thread).
+    static let compressionThreads = 0...256
+    /// Bytes of records per work unit (`--chunk-size`).
+    static let chunkSize = (4 << 10)...(64 << 20)
+    /// The chunk pool, `(2 × threads + 2) × 3.5 × chunk size` bytes (PipelineOptions), at most 2 GiB.
+    static let chunkPoolBytes = 2 << 30
+    /// The longest record processed whole (`--max-record`): held in memory once, so at most 1 GiB.
+    static let maxRecord = (1 << 10)...(1 << 30)
+    /// zstd levels. Levels 20–22 (zstd's `--ultra`) take 300–700 MB per compression thread, so they are refused.
+    static let level: ClosedRange<Int32> = -7...19
+    /// Body bytes `bench` loads into memory (`--matcher-bytes`).
+    static let matcherBytes = (1 << 10)...(2 << 30)
+    /// `bench --repeat`.
+    static let repeats = 1...1000
+    /// `evaluate --conflict-examples`.
+    static let conflictExamples = 0...100_000
+
+    static func check<T: Comparable>(_ value: T?, _ range: ClosedRange<T>, _ option: String, unit: String = "") throws {
+        guard let value, !range.contains(value) else { return }
+        throw ValidationError("Please give \(option) from \(range.lowerBound)\(unit) to \(range.upperBound)\(unit) (got \(value)\(unit)).")
+    }
+
+    static func check(size: ByteSize?, _ range: ClosedRange<Int>, _ option: String) throws {
+        guard let size, !range.contains(size.bytes) else { return }
+        throw ValidationError(
+            "Please give \(option) from \(ByteSize(range.lowerBound).defaultValueDescription) to "
+                + "\(ByteSize(range.upperBound).defaultValueDescription) (got \(size.argument)).")
+    }
+
+    /// The chunk pool of `threads` workers with `chunkSize`-byte chunks must stay within ``chunkPoolBytes``.
+    static func checkChunkPool(threads: Int, chunkSize: Int) throws {
+        let slots = 2 * threads + 2
+        // slots ≤ 514 and chunkSize ≤ 64 MiB (both checked before): the product fits easily in Int.
+        let bytes = slots * chunkSize * 7 / 2
+        guard bytes > chunkPoolBytes else { return }
+        let fitting = chunkPoolBytes * 2 / (7 * slots)
+        throw ValidationError(
+            "Please give a smaller --chunk-size or fewer --threads: \(threads) threads with \(ByteSize(chunkSize).argument) "
+                + "chunks would hold \(bytes >> 20) MiB of chunks ((2 × threads + 2) × 3.5 × chunk size), more than "
+                + "\(chunkPoolBytes >> 20) MiB; with \(threads) threads the chunk size can be at most \(fitting >> 10)K.")
+    }
+}
