@@ -67,7 +67,7 @@ struct LearnCommand: ParsableCommand {
     var normalize: String?
 
     @Option(name: .long, help: "Largest vocabulary: the phrases found in most messages.")
-    var maxPhrases = 20_000
+    var maxPhrases = 10_000
 
     @Option(name: .long, help: "A phrase must be in at least this many messages.")
     var minDocuments = 2
@@ -75,8 +75,11 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Longest word n-gram.")
     var wordNgrams = 2
 
-    @Option(name: .long, help: "Character n-gram lengths in Thai, Chinese and Japanese, as MIN-MAX.")
-    var charNgrams = "2-4"
+    @Option(name: .long, help: "Shortest word (in characters) a word n-gram may hold.")
+    var minWordLength = 2
+
+    @Option(name: .long, help: "Character n-gram lengths in Thai, Chinese and Japanese, as N or MIN-MAX.")
+    var charNgrams = "3"
 
     @Option(name: .long, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX.")
     var digitNgrams = "3-5"
@@ -143,6 +146,7 @@ struct LearnCommand: ParsableCommand {
         if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
         if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
         if !(1...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 1 to 5.") }
+        if !(1...16).contains(minWordLength) { throw ValidationError("Please give --min-word-length from 1 to 16.") }
         if cost <= 0 || !cost.isFinite { throw ValidationError("Please give a positive --cost.") }
         if tolerance <= 0 || !tolerance.isFinite { throw ValidationError("Please give a positive --tolerance.") }
         if maxCandidates < 1024 { throw ValidationError("Please give --max-candidates of at least 1024.") }
@@ -199,6 +203,7 @@ struct LearnCommand: ParsableCommand {
         options.granularity = by
         options.normalization = normalization
         options.candidates.wordNGrams = wordNgrams
+        options.candidates.minWordLength = minWordLength
         options.candidates.charNGrams = try Self.range(charNgrams, "--char-ngrams")
         options.candidates.digitNGrams = try Self.range(digitNgrams, "--digit-ngrams")
         options.candidates.symbols = !noSymbols
