@@ -264,6 +264,12 @@ public final class Classifier {
         var best = -1
         var bestPriority = Int.min
         var bestPos = Int32.max
+        // With a model: the best firing rule below its priority that can refine its verdict (see `_refining`).
+        let model = set.model
+        let refiningAction = model.map { _refiningAction($0) } ?? nil
+        var refine = -1
+        var refinePriority = Int.min
+        var refinePos = Int32.max
         var k = 0
         let senderOnly = set.senderOnlyRules
         while k < touchedCount + senderOnly.count {
@@ -286,10 +292,16 @@ public final class Classifier {
                 bestPriority = priority
                 bestPos = pos
             }
+            if let refiningAction, rules[r].action == refiningAction, priority < model!.priority,
+               priority > refinePriority || (priority == refinePriority && (pos < refinePos || (pos == refinePos && r < refine))) {
+                refine = r
+                refinePriority = priority
+                refinePos = pos
+            }
         }
 
         // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        if let model = set.model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) { return v }
+        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) { return _refined(v, by: refine) }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]

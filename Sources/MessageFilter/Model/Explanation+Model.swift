@@ -29,6 +29,9 @@ extension Explanation {
         public var winner: Int
         /// Whether the model gave the verdict.
         public var decided: Bool
+        /// When the model decided and a hand rule below its priority supplied the folder (the model's action
+        /// with that rule's sub-action, or `allow` for `none`): the rule's name.
+        public var refinedBy: String?
         /// The phrases present, strongest push towards the winner first (at most 10).
         public var contributions: [Contribution]
         /// How many model phrases were present.
@@ -66,6 +69,7 @@ extension Classifier {
         let decided = verdict.rule == Int32(ruleSet.definition.rules.count) && verdict.list == nil
         let names = model.targets.map(\.name)
         var steps: [String] = []
+        var refinedBy: String?
         let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
         if verdict.list != nil {
             steps.append("model \"\(model.name)\" not reached: a number list decided")
@@ -75,6 +79,10 @@ extension Classifier {
             line += ")"
             if let top = contributions.first, top.contribution > 0 { line += "; strongest phrase \"\(top.phrase)\" at bytes \(top.start)..<\(top.end)" }
             steps.append(line)
+            if s.refinedBy >= 0 {
+                refinedBy = ruleSet.ruleNames[Int(s.refinedBy)]
+                steps.append("folder \(verdict.folder.path) from rule \"\(refinedBy!)\" (it fired below the model's priority with the action the model chose, so it refines it)")
+            }
         } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
                   ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
             steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
@@ -83,7 +91,7 @@ extension Classifier {
         }
         return Explanation.ModelScores(
             name: model.name, priority: model.priority, threshold: model.hasThreshold ? model.threshold : nil, targets: names,
-            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, contributions: contributions,
+            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, refinedBy: refinedBy, contributions: contributions,
             phraseCount: count, steps: steps)
     }
 

@@ -107,6 +107,8 @@ final class _ModelScratch {
     let slotEnd: UnsafeMutablePointer<Int32>
     /// The slot `_evaluate` reads (the message being decided).
     var current = 0
+    /// The rule whose folder the last model verdict took (`_refined`), -1 when none.
+    var refinedBy: Int32 = -1
 
     init(_ model: _CompiledModel) {
         features = max(1, model.featureCount)
@@ -276,6 +278,39 @@ extension Classifier {
             v.matchEnd = s.slotEnd[slot]
         }
         return v
+    }
+}
+
+extension Classifier {
+    /// The action of the hand rules that may refine the model's verdict for the message in the current slot:
+    /// the model's own action when its winning target names no sub-action (a rule of that action supplies
+    /// the folder), `allow` when it says `none` (a rule that allows the message moves it to the Inbox); nil
+    /// for targets with a sub-action and for `junk`/`allow`, which have no finer folder.
+    func _refiningAction(_ model: _CompiledModel) -> Action? {
+        let s = modelScratch!
+        let target = model.targets[Int(s.slotWinner[s.current])]
+        guard target.subAction == .none else { return nil }
+        switch target.action {
+        case .transaction, .promotion: return target.action
+        case .none: return .allow
+        case .junk, .allow: return nil
+        }
+    }
+
+    /// The model's verdict `v` with the folder of rule `r` (the best firing rule of the refining action
+    /// below the model's priority; -1: none). The verdict stays the model's (its rule index and deciding
+    /// phrase); only the action's sub-action, or `none` → `allow`, comes from the rule.
+    func _refined(_ v: Verdict, by r: Int) -> Verdict {
+        modelScratch!.refinedBy = Int32(r)
+        guard r >= 0 else { return v }
+        let rule = rules[r]
+        var out = v
+        out.action = rule.action
+        out.requestedSubAction = rule.requested
+        out.subAction = rule.validation.subAction
+        out.dropped = rule.validation.dropped
+        out.folder = rule.validation.folder
+        return out
     }
 }
 

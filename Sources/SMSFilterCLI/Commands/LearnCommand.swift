@@ -296,6 +296,14 @@ struct LearnCommand: ParsableCommand {
                 s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
             }
             s += String(format: "  accuracy %.4f, macro F1 %.4f\n", r.accuracy, r.macroF1)
+            for (i, scores) in r.scoresByInput.enumerated() {
+                s += "  \(r.inputs[i].name):\n"
+                for t in scores where t.support > 0 || t.falsePositives > 0 {
+                    let name = t.target.count > 26 ? String(t.target.prefix(26)) : t.target
+                    s += "    " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
+                }
+            }
         }
         if let m = r.model, let output {
             s += "model: \(groupedDigits(m.phrases.count)) phrases × \(m.targets.count) targets → \(output)\n"
@@ -316,13 +324,17 @@ struct LearnCommand: ParsableCommand {
             o["output"] = output ?? NSNull()
         }
         if r.folds > 0 {
-            o["crossValidation"] = [
-                "folds": r.folds, "accuracy": r.accuracy, "macroF1": r.macroF1,
-                "targets": r.scores.map {
+            func targets(_ scores: [LearnReport.TargetScore]) -> [[String: Any]] {
+                scores.map {
                     ["target": $0.target, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support,
                      "truePositives": $0.truePositives, "falsePositives": $0.falsePositives, "falseNegatives": $0.falseNegatives] as [String: Any]
-                },
-            ] as [String: Any]
+                }
+            }
+            var cv: [String: Any] = ["folds": r.folds, "accuracy": r.accuracy, "macroF1": r.macroF1, "targets": targets(r.scores)]
+            if !r.scoresByInput.isEmpty {
+                cv["byInput"] = r.scoresByInput.enumerated().map { ["input": r.inputs[$0].name, "targets": targets($1)] as [String: Any] }
+            }
+            o["crossValidation"] = cv
         }
         return o
     }
