@@ -51,6 +51,11 @@ public final class RuleSet: Sendable {
 
     /// The name used as ``source`` for the built-in rules.
     public static let embeddedSourceName = "embedded default rules"
+    /// The source name of ``embeddedDefaultRulesOnly``.
+    public static let embeddedRulesOnlySourceName = "embedded default rules without the model"
+    /// The `--rules` value (in place of a path) that selects ``embeddedDefaultRulesOnly``: the embedded rules
+    /// without the embedded model. A file of that name is reached as `./embedded:rules`.
+    public static let embeddedRulesOnlyPath = "embedded:rules"
 
     /// The phrase with id `index` (``Verdict/phrase``), as written in the rule file; ids from
     /// ``phraseCount`` on are body conditions, named as in the rule file (`urls: shortener`).
@@ -226,6 +231,7 @@ public final class RuleSet: Sendable {
     ///
     /// - Throws: ``RuleSetLoadError`` (missing or unreadable file, damaged `.smsf`) or ``RuleFileError``.
     public static func load(path: String) throws -> RuleSet {
+        if path == embeddedRulesOnlyPath { return embeddedDefaultRulesOnly }
         guard FileManager.default.fileExists(atPath: path) else { throw RuleSetLoadError(.fileMissing, path: path, detail: "no such file") }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw RuleSetLoadError(.unreadable, path: path, detail: "cannot open the file") }
         let head = (try? handle.read(upToCount: 8)) ?? Data()
@@ -249,9 +255,20 @@ public final class RuleSet: Sendable {
     /// The compiled `.smsf` bytes.
     public func serialize() -> [UInt8] { _SMSFFormat.serialize(self) }
 
-    /// The built-in rules (``DefaultRules/yaml``), compiled on first use and cached.
+    /// The built-in rules (``DefaultRules/yaml``) with the built-in model (``DefaultModel``), compiled on
+    /// first use and cached.
     public static let embeddedDefault: RuleSet = {
-        do { return try RuleSet.parse(yaml: DefaultRules.yaml, file: RuleSet.embeddedSourceName) } catch {
+        let (definition, issues) = resolve(yaml: DefaultRules.yaml, file: embeddedSourceName)
+        guard issues.isEmpty else { fatalError("the embedded default rules do not parse: \(issues)") }
+        do { return try RuleSet(definition: definition.withModel(DefaultModel.definition), source: embeddedSourceName) } catch {
+            fatalError("the embedded default rules do not compile: \(error)")
+        }
+    }()
+
+    /// The built-in rules alone, without the model: what `--rules embedded:rules` (``embeddedRulesOnlyPath``)
+    /// and `--rules samples/default-rules.yaml` give.
+    public static let embeddedDefaultRulesOnly: RuleSet = {
+        do { return try RuleSet.parse(yaml: DefaultRules.yaml, file: embeddedRulesOnlySourceName) } catch {
             fatalError("the embedded default rules do not compile: \(error)")
         }
     }()

@@ -12,6 +12,7 @@
 // them through `output`, `sourceStart` and `sourceEnd`, valid until the next call.
 
 import AhoCorasick
+import Foundation
 
 /// The per-scalar lookup of `_NormalizationTables`: a two-stage table (high bits → block, low byte → entry),
 /// built on first use.
@@ -87,8 +88,18 @@ final class _NormalizationLookup: Sendable {
     }
 }
 
+/// One normaliser shared by `TextNormalization.apply` (phrases while compiling rule sets, tests), behind a
+/// lock: making a normaliser per phrase cost more than normalising it.
+final class _SharedNormalizer: @unchecked Sendable {
+    let lock = NSLock()
+    let normalizer = _TextNormalizer()
+}
+
 /// Reusable normalisation scratch. Not thread-safe: one per classifier (or per thread).
 final class _TextNormalizer {
+    /// The shared instance for `TextNormalization.apply` (use only with its lock held).
+    static let forPhrases = _SharedNormalizer()
+
     let lookup = _NormalizationLookup.shared
     let flags = _ScalarFlags.shared
 
