@@ -93,6 +93,57 @@ final class ModelTests: XCTestCase {
         }
     }
 
+    /// A model over actions decides the action; a firing hand rule below its priority with that action
+    /// supplies the folder (and an allow rule turns the model's none into allow). Rules of other actions,
+    /// rules above the model and folder-level models are not refinements.
+    func testRulesBelowTheModelRefineItsFolder() throws {
+        let yaml = """
+            version: 1
+            rules:
+              - {name: otp, action: transaction, subAction: transactionalOthers, priority: 90, keywords: [otp]}
+              - {name: bank, action: transaction, subAction: transactionalFinance, priority: 50, keywords: [debited, emi]}
+              - {name: order, action: transaction, subAction: transactionalOrders, priority: 40, keywords: [shipped, debited]}
+              - {name: coupon, action: promotion, subAction: promotionalCoupons, priority: 45, keywords: [coupon]}
+              - {name: chat, action: allow, priority: -10, keywords: [hey]}
+            model:
+              name: learned
+              priority: 60
+              targets: [none, transaction, promotion]
+              bias: [0.5, 0, 0]
+              phrases:
+                - [word, "debited", 1.0, 0, 3, 0]
+                - [word, "shipped", 1.0, 0, 3, 0]
+                - [word, "sale", 1.0, 0, 0, 3]
+            """
+        let c = Classifier(ruleSet: try RuleSet.parse(yaml: yaml, file: "r.yaml"))
+        let rows: [(String, String, String?)] = [
+            // Both transaction rules fire; the higher priority one (bank, 50) gives the folder.
+            ("Rs 500 debited, shipped", "Transactions/Finance", "bank"),
+            ("your order shipped", "Transactions/Orders", "order"),
+            // A rule above the model decides on its own.
+            ("otp 1234 debited", "Transactions/Others", nil),
+            // The model says promotion; the coupon rule is a promotion: its folder.
+            ("sale coupon inside", "Promotions/Coupons", "coupon"),
+            // The model says promotion; only a transaction rule fired: no refinement.
+            ("sale emi", "Promotions", nil),
+            // The model says none (its bias); the allow rule moves it to the Inbox.
+            ("hey there", "Inbox", "chat"),
+            ("nothing here", "Unknown Senders", nil),
+        ]
+        for (body, folder, refiner) in rows {
+            let e = c.explain(sender: nil, body: body)
+            XCTAssertEqual(e.verdict.folder.path, folder, body)
+            XCTAssertEqual(e.verdict, c.classify(sender: nil, body: body), body)
+            if let refiner {
+                XCTAssertEqual(e.ruleName, "learned", body)
+                XCTAssertEqual(e.model?.refinedBy, refiner, body)
+                XCTAssertTrue(e.steps.contains { $0.contains("from rule \"\(refiner)\"") }, "\(e.steps)")
+            } else {
+                XCTAssertNil(e.model?.decided == true ? e.model?.refinedBy : nil, body)
+            }
+        }
+    }
+
     func testCompiledRoundTripScoresIdentically() throws {
         let set = try RuleSet.parse(yaml: Self.yaml, file: "m.yaml")
         let loaded = try _SMSFFormat.load(bytes: set.serialize(), path: "m.smsf")

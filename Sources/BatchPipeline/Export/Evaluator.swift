@@ -87,7 +87,12 @@ public final class Evaluator {
                 let label: String? = r.value(3, into: &truth) ? String(decoding: truth, as: UTF8.self) : nil
                 // Every rule that fired, when one decided.
                 var fired: [(index: Int, folder: Folder)] = []
-                if verdict.rule >= 0 {
+                let byModel = verdict.rule >= 0 && Int(verdict.rule) >= ruleClass.count
+                if byModel {
+                    // The learned model decided: it "fires" exactly when it decides (it lists no rules).
+                    report.rules[Int(verdict.rule)].hits += 1
+                    report.rules[Int(verdict.rule)].fired += 1
+                } else if verdict.rule >= 0 {
                     report.rules[Int(verdict.rule)].hits += 1
                     let explanation = classifier.explain(
                         sender: hasSender ? String(decoding: sender, as: UTF8.self) : nil, body: String(decoding: body, as: UTF8.self))
@@ -149,6 +154,10 @@ public final class Evaluator {
                 if verdict.rule >= 0 {
                     report.rules[Int(verdict.rule)].scoredHits += 1
                     if correct { report.rules[Int(verdict.rule)].correct += 1 }
+                    if byModel {
+                        report.rules[Int(verdict.rule)].scoredFired += 1
+                        if correct { report.rules[Int(verdict.rule)].firedCorrect += 1 }
+                    }
                 }
                 for f in fired {
                     report.rules[f.index].scoredFired += 1

@@ -29,6 +29,9 @@ extension Explanation {
         public var winner: Int
         /// Whether the model gave the verdict.
         public var decided: Bool
+        /// When the model decided and a hand rule below its priority supplied the folder (the model's action
+        /// with that rule's sub-action, or `allow` for `none`): the rule's name.
+        public var refinedBy: String?
         /// The phrases present, strongest push towards the winner first (at most 10).
         public var contributions: [Contribution]
         /// How many model phrases were present.
@@ -39,19 +42,21 @@ extension Explanation {
 }
 
 extension Classifier {
-    /// The model's side of an explanation, from the same scoring code as `classify`.
+    /// The model's side of an explanation, from the same scoring code as `classify`: reads the scores `_scan`
+    /// just left in the scratch for this body (`raw`, the rules' matches, is not needed).
     func _explainModel(_ raw: [_RawMatch], body: [UInt8], verdict: Verdict) -> Explanation.ModelScores? {
         guard let model = ruleSet.model else { return nil }
-        let winner = raw.withUnsafeBufferPointer { _modelScores(model, $0) }
         let s = modelScratch!
+        let winner = Int(s.slotWinner[0])
         let t = model.targetCount
         let norm = s.normSquared.squareRoot()
         var contributions: [Explanation.ModelScores.Contribution] = []
         for k in 0..<s.touchedCount {
             let f = Int(s.touched[k])
             let weights = (0..<t).map { Double(model.weights[f * t + $0]) }
-            let start = Int(s.firstStart[f])
-            let end = Int(s.firstEnd[f])
+            let (s32, e32) = s.text.sourceSpan(Int(s.firstStart[f]), Int(s.firstEnd[f]), of: s.last)
+            let start = Int(s32)
+            let end = Int(e32)
             contributions.append(.init(
                 phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: ruleSet.definition.model!.phrases[f].kind,
                 start: start, end: end, text: String(decoding: body[start..<end], as: UTF8.self),
@@ -64,6 +69,7 @@ extension Classifier {
         let decided = verdict.rule == Int32(ruleSet.definition.rules.count) && verdict.list == nil
         let names = model.targets.map(\.name)
         var steps: [String] = []
+        var refinedBy: String?
         let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
         if verdict.list != nil {
             steps.append("model \"\(model.name)\" not reached: a number list decided")
@@ -73,6 +79,10 @@ extension Classifier {
             line += ")"
             if let top = contributions.first, top.contribution > 0 { line += "; strongest phrase \"\(top.phrase)\" at bytes \(top.start)..<\(top.end)" }
             steps.append(line)
+            if s.refinedBy >= 0 {
+                refinedBy = ruleSet.ruleNames[Int(s.refinedBy)]
+                steps.append("folder \(verdict.folder.path) from rule \"\(refinedBy!)\" (it fired below the model's priority with the action the model chose, so it refines it)")
+            }
         } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
                   ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
             steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
@@ -81,7 +91,7 @@ extension Classifier {
         }
         return Explanation.ModelScores(
             name: model.name, priority: model.priority, threshold: model.hasThreshold ? model.threshold : nil, targets: names,
-            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, contributions: contributions,
+            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, refinedBy: refinedBy, contributions: contributions,
             phraseCount: count, steps: steps)
     }
 

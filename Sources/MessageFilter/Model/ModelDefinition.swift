@@ -104,3 +104,12 @@ public struct ModelDefinition: Sendable, Hashable {
     /// The model's folder-level or action-level granularity: `folder` when a target has a sub-action.
     public var isByFolder: Bool { targets.contains { $0.subAction != .none } }
 }
+
+extension RuleSetDefinition {
+    /// This definition with `model` as its learned model (replacing any).
+    public func withModel(_ model: ModelDefinition?) -> RuleSetDefinition {
+        var d = self
+        d.model = model
+        return d
+    }
+}

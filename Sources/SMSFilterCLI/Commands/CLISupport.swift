@@ -58,7 +58,7 @@ enum CLI {
     /// Loads `--rules` (YAML or .smsf) or the embedded default set; exit 66 when missing, 65 when bad.
     static func loadRules(_ path: String?) throws -> RuleSet {
         guard let path else { return RuleSet.embeddedDefault }
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard FileManager.default.fileExists(atPath: path) || path == RuleSet.embeddedRulesOnlyPath else {
             throw fail("\(path): no such rule file", code: 66)
         }
         do {
