@@ -37,8 +37,6 @@ final class ModelTests: XCTestCase {
         let cases: [(String, [Double], String)] = [
             // free (idf 2) and win (idf 1), "free" counted once: norm √5; junk −0.5 + (3 + 1)/√5.
             ("FREE free win", [-0.5 + 4 / 5.0.squareRoot(), 0.5 - 4 / 5.0.squareRoot()], "Junk"),
-            // Nothing present: the biases.
-            ("hello there", [-0.5, 0.5], "Unknown Senders"),
             // "free" must stand as a whole word; "£" may be anywhere: −0.5 + 2/1.
             ("freedom for £5", [1.5, -1.5], "Junk"),
             // Fullwidth and Cyrillic look-alikes are normalised before matching: "ｆｒеe" is "free": −0.5 + 3/2.
@@ -53,6 +51,16 @@ final class ModelTests: XCTestCase {
             XCTAssertTrue(m.decided, body)
             XCTAssertEqual(e.ruleName, "learned")
         }
+        // Nothing present: the scores are the biases, and the model abstains (no evidence), so no rule and
+        // no model decides.
+        let nothing = c.explain(sender: nil, body: "hello there")
+        let m = try XCTUnwrap(nothing.model)
+        for (got, want) in zip(m.scores, [-0.5, 0.5]) { XCTAssertEqual(got, want, accuracy: 1e-6) }
+        XCTAssertFalse(m.decided)
+        XCTAssertNil(nothing.ruleName)
+        XCTAssertEqual(nothing.verdict.folder.path, "Unknown Senders")
+        XCTAssertEqual(nothing.verdict, c.classify(sender: nil, body: "hello there"))
+        XCTAssertTrue(nothing.steps.contains { $0.contains("abstained: none of its phrases is in the message") }, "\(nothing.steps)")
         // The deciding phrase is the strongest push towards the winner, with its span in the original bytes.
         let v = c.classify(sender: nil, body: "win a free gift")
         XCTAssertEqual(set.phrase(at: Int(v.phrase)), "free")
@@ -72,7 +80,8 @@ final class ModelTests: XCTestCase {
         let rows = [
             Row(threshold: "null", body: "your otp is 1234, free", decider: "otp", folder: "Transactions/Others"),
             Row(threshold: "null", body: "free offer", decider: "learned", folder: "Junk"),
-            Row(threshold: "null", body: "an offer", decider: "learned", folder: "Unknown Senders"),
+            // No model phrase in the message: the model abstains, whatever its biases (none) would say.
+            Row(threshold: "null", body: "an offer", decider: "offer", folder: "Promotions"),
             Row(threshold: "0.6", body: "an offer", decider: "offer", folder: "Promotions"),
             Row(threshold: "0.6", body: "free offer", decider: "learned", folder: "Junk"),
             Row(threshold: "2", body: "free offer", decider: "offer", folder: "Promotions"),
@@ -114,6 +123,7 @@ final class ModelTests: XCTestCase {
                 - [word, "debited", 1.0, 0, 3, 0]
                 - [word, "shipped", 1.0, 0, 3, 0]
                 - [word, "sale", 1.0, 0, 0, 3]
+                - [word, "there", 1.0, 1, 0, 0]
             """
         let c = Classifier(ruleSet: try RuleSet.parse(yaml: yaml, file: "r.yaml"))
         let rows: [(String, String, String?)] = [
@@ -126,8 +136,10 @@ final class ModelTests: XCTestCase {
             ("sale coupon inside", "Promotions/Coupons", "coupon"),
             // The model says promotion; only a transaction rule fired: no refinement.
             ("sale emi", "Promotions", nil),
-            // The model says none (its bias); the allow rule moves it to the Inbox.
+            // The model says none ("there": 0.5 + 1); the allow rule moves it to the Inbox.
             ("hey there", "Inbox", "chat"),
+            // No model phrase: the model abstains and the allow rule decides on its own.
+            ("hey you", "Inbox", nil),
             ("nothing here", "Unknown Senders", nil),
         ]
         for (body, folder, refiner) in rows {

@@ -86,6 +86,8 @@ extension Classifier {
         } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
                   ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
             steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
+        } else if count == 0 {
+            steps.append("model \"\(model.name)\" abstained: none of its phrases is in the message (no evidence; its biases alone would say \(names[winner])); rules below priority \(model.priority) decide")
         } else {
             steps.append("model \"\(model.name)\" abstained: best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold)); rules below priority \(model.priority) decide")
         }

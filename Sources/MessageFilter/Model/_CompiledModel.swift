@@ -105,6 +105,8 @@ final class _ModelScratch {
     let slotFeature: UnsafeMutablePointer<Int32>
     let slotStart: UnsafeMutablePointer<Int32>
     let slotEnd: UnsafeMutablePointer<Int32>
+    /// Whether any model phrase was present in the slot's message (none: the model abstains).
+    let slotEvidence: UnsafeMutablePointer<Bool>
     /// The slot `_evaluate` reads (the message being decided).
     var current = 0
     /// The rule whose folder the last model verdict took (`_refined`), -1 when none.
@@ -137,6 +139,8 @@ final class _ModelScratch {
         slotStart.initialize(repeating: 0, count: slots)
         slotEnd = .allocate(capacity: slots)
         slotEnd.initialize(repeating: 0, count: slots)
+        slotEvidence = .allocate(capacity: slots)
+        slotEvidence.initialize(repeating: false, count: slots)
     }
 
     deinit {
@@ -151,6 +155,7 @@ final class _ModelScratch {
         slotFeature.deallocate()
         slotStart.deallocate()
         slotEnd.deallocate()
+        slotEvidence.deallocate()
     }
 }
 
@@ -236,6 +241,7 @@ extension Classifier {
         s.slotWinner[slot] = Int32(best)
         s.slotScore[slot] = s.scores[best]
         s.slotFeature[slot] = Int32(top)
+        s.slotEvidence[slot] = normSquared > 0
         if top >= 0 {
             (s.slotStart[slot], s.slotEnd[slot]) = text.sourceSpan(Int(s.firstStart[top]), Int(s.firstEnd[top]), of: span)
         }
@@ -264,11 +270,12 @@ extension Classifier {
         return text.append(body, sourceStart: nil, sourceEnd: nil, fold: model.foldsText)
     }
 
-    /// The model's verdict for the message in the current slot, or nil when it abstains (best score below
-    /// the threshold).
+    /// The model's verdict for the message in the current slot, or nil when it abstains (no model phrase in
+    /// the message, or best score below the threshold).
     func _modelVerdict(_ model: _CompiledModel) -> Verdict? {
         let s = modelScratch!
         let slot = s.current
+        if !s.slotEvidence[slot] { return nil }
         if model.hasThreshold && s.slotScore[slot] < model.threshold { return nil }
         var v = model.verdicts[Int(s.slotWinner[slot])]
         let top = Int(s.slotFeature[slot])

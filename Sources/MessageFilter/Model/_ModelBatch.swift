@@ -254,6 +254,7 @@ extension Classifier {
             s.slotScore[k] = bestScore
             let top = b.topFeature[cell]
             s.slotFeature[k] = top
+            s.slotEvidence[k] = normSquared > 0
             if top >= 0 {
                 (s.slotStart[k], s.slotEnd[k]) = text.sourceSpan(Int(b.topStart[cell]), Int(b.topEnd[cell]), of: b.spans[k])
             }
