@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model
 
 all: build
 
@@ -80,6 +80,10 @@ fuzz: ## Fuzz AhoCorasick's load-then-scan with libFuzzer (FUZZ_SECONDS, default
 
 peers-matcher: ## The matcher alone beside pyahocorasick, ahocorasick_rs, hyperscan and ripgrep on the same bodies.
 	bash Benchmarks/peers/run-matcher-peers.sh 5
+
+default-model: build ## Retrain the embedded default model (samples/default-model.yaml and its embedded copy; same bytes each time), then rebuild.
+	bash Scripts/make-default-model.sh
+	$(SWIFT) build -c release --product smsfilter
 
 peers-quality: build ## docs/QUALITY.md: default rules, learn and scikit-learn's TF-IDF + LinearSVC on the same 5 folds (installs scikit-learn when missing).
 	bash Benchmarks/peers/quality.sh

@@ -24,6 +24,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -x "$binary" ] || { echo "quality-default-rules: no smsfilter binary ($binary); run make build" >&2; exit 66; }
+# The rules alone: builds that embed the default model name the rules without it `embedded:rules`.
+if [ ${#rules[@]} = 0 ] && "$binary" evaluate --help 2>/dev/null | grep -q 'embedded:rules'; then rules=(--rules embedded:rules); fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Builds before the CLI vocabulary of issue 14 named the JSON file with --json.

@@ -27,9 +27,9 @@ run() {  # name corpus map
   "$BIN" compile --quiet "$OUT/$name-model.yaml" -o "$OUT/$name-model.smsf"
   for i in 1 2 3; do
     /usr/bin/time -f "%e %M" -o "$OUT/$name-classify-model-$i" "$BIN" classify --threads 1 --quiet --labels-only --rules "$OUT/$name-model.smsf" "$OUT/$name-100k.jsonl" -o /dev/null
-    /usr/bin/time -f "%e %M" -o "$OUT/$name-classify-rules-$i" "$BIN" classify --threads 1 --quiet --labels-only "$OUT/$name-100k.jsonl" -o /dev/null
+    /usr/bin/time -f "%e %M" -o "$OUT/$name-classify-rules-$i" "$BIN" classify --threads 1 --quiet --labels-only --rules embedded:rules "$OUT/$name-100k.jsonl" -o /dev/null
   done
-  "$BIN" classify --quiet --labels-only "$OUT/$name.jsonl" -o "$OUT/$name-rules.jsonl"
+  "$BIN" classify --quiet --labels-only --rules embedded:rules "$OUT/$name.jsonl" -o "$OUT/$name-rules.jsonl"
 }
 run uci "$CORPORA/uci_sms_spam.jsonl.zst" 'spam=junk,ham=none'
 run thai "$CORPORA/thai_sms.jsonl.zst" 'OTP=transaction,scam=junk,spam=promotion,OK=none'

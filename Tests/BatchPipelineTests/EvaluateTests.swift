@@ -161,6 +161,47 @@ final class EvaluateTests: XCTestCase {
         XCTAssertEqual((json["conflicts"] as! [String: Any])["records"] as? Int, 2)
     }
 
+    /// A rule set with a learned model: the model gets its own row (after the rules) with the records it
+    /// decided; it used to index past the rule rows and crash. Same corpus, the hand rules plus a model of
+    /// priority 3 (below `otp`, priority 5) whose only phrase is `won` (junk) and whose bias favours none:
+    /// the model decides every record where `otp` does not fire (1, 2, 3, 5, 7, 8, 9: seven records), `otp`
+    /// decides 4 and 6. Record 1 → junk (`won`: 2 − 0.5 = 1.5 > 0.5 − 2); every other model record → none.
+    /// Scored model hits: 1, 2, 3, 5, 7; correct: 1 (spam→junk), 5 and 7 (ham→none): 3 of 5.
+    func testAModelHasItsOwnRow() throws {
+        let yaml = Self.rulesYAML + """
+
+            model:
+              name: learned
+              priority: 3
+              targets: [junk, none]
+              bias: [-0.5, 0.5]
+              phrases:
+                - [word, "won", 1.0, 2.0, -2.0]
+            """
+        let set = try RuleSet.parse(yaml: yaml, file: "m.yaml")
+        let path = folder.appendingPathComponent("corpus.jsonl").path
+        try Self.corpus.write(toFile: path, atomically: true, encoding: .utf8)
+        let report = try Evaluator(ruleSet: set, options: EvaluationOptions(mapping: try TruthMapping.parse("spam=junk,ham=none")))
+            .run(inputs: [path])
+        XCTAssertEqual(report.rules.count, 5)
+        let model = try XCTUnwrap(report.rules.last)
+        XCTAssertTrue(model.isModel)
+        XCTAssertEqual(model.name, "learned")
+        XCTAssertEqual(model.folderText, "(model: per message)")
+        XCTAssertEqual(model.hits, 7)
+        XCTAssertEqual(model.fired, 7)
+        XCTAssertEqual(model.scoredHits, 5)
+        XCTAssertEqual(model.correct, 3)
+        XCTAssertEqual(report.rules.first { $0.name == "otp" }?.hits, 2)
+        XCTAssertEqual(report.rules.first { $0.name == "win-prize" }?.hits, 0)
+        XCTAssertEqual(report.correct, 3)
+        XCTAssertFalse(report.neverFired.contains("learned"))
+        let json = report.jsonObject()
+        let rules = try XCTUnwrap(json["rules"] as? [String: Any])
+        XCTAssertEqual((rules["learned"] as? [String: Any])?["hits"] as? Int, 7)
+        XCTAssertTrue(report.table().contains("learned"))
+    }
+
     func testTargetListsAndFolderGranularity() throws {
         // spam may be junk or promotion: record 2 is now right.
         let r = try evaluate("spam=junk|promotion,ham=none")

@@ -267,7 +267,7 @@ final class BodyConditionTests: XCTestCase {
     func testDamagedCompiledSetsAreRefused() throws {
         let set = try parse(Self.yaml)
         let bytes = set.serialize()
-        XCTAssertEqual(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) }, 3, "format version")
+        XCTAssertEqual(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) }, _SMSFFormat.version, "format version")
         for n in stride(from: 0, to: bytes.count, by: 7) {
             XCTAssertThrowsError(try _SMSFFormat.load(bytes: Array(bytes[0..<n]), path: "r.smsf"), "length \(n)")
         }

@@ -34,8 +34,11 @@ final class CompiledRuleSetTests: XCTestCase {
 
     /// The `.smsf` header, pinned: compiled rule sets ship to phones and must stay readable, and the rule
     /// set checksum is what `merge-counts` compares across machines and releases. Magic, version, section
-    /// table and the rule-table checksum are literals; the automata sections are pinned by AhoCorasick's
-    /// `PinnedImageTests`.
+    /// table and the rule-table checksum are literals (format version 4: a fourth section, the learned
+    /// model's automaton, empty without a model); the automata sections are pinned by AhoCorasick's
+    /// `PinnedImageTests`. The checksums are the values this format produced when it was pinned (2026-11-23, v4; the
+    /// set without a model keeps its v3 checksum, 8fbb728e5f8938d0: v4 changed no byte of a model-less rule
+    /// table): a change to them is a change of every compiled file's identity and must be deliberate.
     func testHeaderIsPinned() throws {
         let set = try RuleSet.parse(yaml: """
             version: 1
@@ -44,30 +47,52 @@ final class CompiledRuleSetTests: XCTestCase {
               - {name: prize, action: junk, keywords: [prize]}
               - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
             """, file: "pinned.yaml")
-        let bytes = set.serialize()
-        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
-        func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
-        XCTAssertEqual(Array(bytes[0..<8]), [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A], "magic SMSF\\0\\r\\n^Z")
-        XCTAssertEqual(u32(8), 3, "format version")
-        XCTAssertEqual(u32(12), 3, "sections")
-        XCTAssertEqual(u64(16), UInt64(bytes.count), "length")
-        XCTAssertEqual(set.checksum, "8fbb728e5f8938d0", "the rule set's checksum (rule table v3: body conditions, normalisation, model)")
-        XCTAssertEqual(String(u64(32), radix: 16).leftPadded(to: 16), set.checksum, "bytes 32..<40 hold the rule-table checksum")
-        XCTAssertEqual(Array(bytes[40..<64]), [UInt8](repeating: 0, count: 24), "reserved")
-        // Section table: rule table, ASCII automaton, Unicode automaton; 16-byte aligned, in order.
-        var end = 64 + 3 * 24
-        for (k, kind) in [UInt32(1), 2, 3].enumerated() {
-            let entry = 64 + 24 * k
-            XCTAssertEqual(u32(entry), kind)
-            XCTAssertEqual(u32(entry + 4), 0)
-            let offset = Int(u64(entry + 8))
-            let length = Int(u64(entry + 16))
-            XCTAssertEqual(offset % 16, 0, "section \(kind) aligned")
-            XCTAssertGreaterThanOrEqual(offset, end, "section \(kind) after the previous one")
-            XCTAssertGreaterThan(length, 0, "section \(kind) present")
-            end = offset + length
+        let withModel = try RuleSet.parse(yaml: """
+            version: 1
+            normalize: none
+            rules:
+              - {name: prize, action: junk, keywords: [prize]}
+              - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
+            model:
+              name: learned
+              priority: 10
+              targets: [junk, none]
+              bias: [-0.5, 0.5]
+              phrases:
+                - [word, "free", 2.0, 3.0, -3.0]
+            """, file: "pinned.yaml")
+        for (set, checksum, modelSection) in [(set, "8fbb728e5f8938d0", false), (withModel, "c462c6c215232db4", true)] {
+            let bytes = set.serialize()
+            func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+            func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
+            XCTAssertEqual(Array(bytes[0..<8]), [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A], "magic SMSF\\0\\r\\n^Z")
+            XCTAssertEqual(u32(8), 4, "format version")
+            XCTAssertEqual(u32(12), 4, "sections")
+            XCTAssertEqual(u64(16), UInt64(bytes.count), "length")
+            XCTAssertEqual(set.checksum, checksum, "the rule set's checksum (rule table v4)")
+            let hex = String(u64(32), radix: 16)
+            XCTAssertEqual(String(repeating: "0", count: 16 - hex.count) + hex, set.checksum, "bytes 32..<40 hold the rule-table checksum")
+            XCTAssertEqual(Array(bytes[40..<64]), [UInt8](repeating: 0, count: 24), "reserved")
+            // Section table: rule table, ASCII automaton, Unicode automaton, model automaton; 16-byte aligned, in order.
+            var end = 64 + 4 * 24
+            for (k, kind) in [UInt32(1), 2, 3, 4].enumerated() {
+                let entry = 64 + 24 * k
+                XCTAssertEqual(u32(entry), kind)
+                XCTAssertEqual(u32(entry + 4), 0)
+                let offset = Int(u64(entry + 8))
+                let length = Int(u64(entry + 16))
+                XCTAssertEqual(offset % 16, 0, "section \(kind) aligned")
+                XCTAssertGreaterThanOrEqual(offset, end, "section \(kind) after the previous one")
+                if kind == 4 && !modelSection {
+                    XCTAssertEqual(length, 0, "no model, no model automaton")
+                } else {
+                    XCTAssertGreaterThan(length, 0, "section \(kind) present")
+                }
+                end = offset + length
+            }
+            XCTAssertEqual(end, bytes.count)
         }
-        XCTAssertEqual(end, bytes.count)
+        XCTAssertNotEqual(set.checksum, withModel.checksum)
         // Another keyword is another rule set.
         let other = try RuleSet.parse(yaml: """
             version: 1

@@ -26,8 +26,39 @@ final class DefaultRulesTests: XCTestCase {
         let actions = Set(set.definition.rules.map(\.action))
         XCTAssertEqual(actions, [.junk, .allow, .promotion, .transaction])
         XCTAssertFalse(set.capabilities.isDeclared)
+        // The embedded rules alone are these rules; the embedded default is these rules plus the model.
+        XCTAssertEqual(RuleSet.embeddedDefaultRulesOnly.checksum, set.checksum)
+        XCTAssertEqual(try RuleSet.load(path: RuleSet.embeddedRulesOnlyPath).checksum, set.checksum)
+        XCTAssertNil(set.definition.model)
         XCTAssertEqual(RuleSet.embeddedDefault.source, "embedded default rules")
-        XCTAssertEqual(RuleSet.embeddedDefault.checksum, set.checksum)
+        XCTAssertEqual(RuleSet.embeddedDefault.definition.rules, set.definition.rules)
+        XCTAssertTrue(RuleSet.embeddedDefault.definition.model == DefaultModel.definition)
+        XCTAssertNotEqual(RuleSet.embeddedDefault.checksum, set.checksum)
+    }
+
+    /// The embedded model is `samples/default-model.yaml` (the file `make default-model` writes next to it),
+    /// parsed here independently of the embedded bytes: same phrases, weights, biases, priority.
+    func testEmbeddedModelIsTheCommittedYAML() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("samples/default-model.yaml").path
+        let fromYAML = try RuleSet.load(path: path)
+        let model = try XCTUnwrap(fromYAML.definition.model)
+        let embedded = DefaultModel.definition
+        XCTAssertEqual(embedded.name, model.name)
+        XCTAssertEqual(embedded.priority, model.priority)
+        XCTAssertEqual(embedded.threshold, model.threshold)
+        XCTAssertEqual(embedded.targets, model.targets)
+        XCTAssertEqual(embedded.bias, model.bias)
+        XCTAssertEqual(embedded.phrases.count, model.phrases.count)
+        XCTAssertTrue(embedded.phrases == model.phrases, "the embedded phrases or weights differ from samples/default-model.yaml: run `make default-model`")
+        XCTAssertEqual(fromYAML.definition.normalization, .standard)
+        XCTAssertEqual(model.name, "default-model")
+        XCTAssertEqual(model.priority, 95)
+        XCTAssertGreaterThan(model.phrases.count, 9_000)
+        XCTAssertEqual(model.targets.map(\.action), [.none, .junk, .transaction, .promotion])
+        // Only the government sender rules (priority 100) rank above it.
+        let above = RuleSet.embeddedDefault.definition.rules.filter { $0.priority >= model.priority }.map(\.name)
+        XCTAssertEqual(above, ["trai-government-header"])
     }
 
     func testSampleMessagesInEveryLanguage() throws {

@@ -37,8 +37,6 @@ final class ModelTests: XCTestCase {
         let cases: [(String, [Double], String)] = [
             // free (idf 2) and win (idf 1), "free" counted once: norm √5; junk −0.5 + (3 + 1)/√5.
             ("FREE free win", [-0.5 + 4 / 5.0.squareRoot(), 0.5 - 4 / 5.0.squareRoot()], "Junk"),
-            // Nothing present: the biases.
-            ("hello there", [-0.5, 0.5], "Unknown Senders"),
             // "free" must stand as a whole word; "£" may be anywhere: −0.5 + 2/1.
             ("freedom for £5", [1.5, -1.5], "Junk"),
             // Fullwidth and Cyrillic look-alikes are normalised before matching: "ｆｒеe" is "free": −0.5 + 3/2.
@@ -53,6 +51,16 @@ final class ModelTests: XCTestCase {
             XCTAssertTrue(m.decided, body)
             XCTAssertEqual(e.ruleName, "learned")
         }
+        // Nothing present: the scores are the biases, and the model abstains (no evidence), so no rule and
+        // no model decides.
+        let nothing = c.explain(sender: nil, body: "hello there")
+        let m = try XCTUnwrap(nothing.model)
+        for (got, want) in zip(m.scores, [-0.5, 0.5]) { XCTAssertEqual(got, want, accuracy: 1e-6) }
+        XCTAssertFalse(m.decided)
+        XCTAssertNil(nothing.ruleName)
+        XCTAssertEqual(nothing.verdict.folder.path, "Unknown Senders")
+        XCTAssertEqual(nothing.verdict, c.classify(sender: nil, body: "hello there"))
+        XCTAssertTrue(nothing.steps.contains { $0.contains("abstained: none of its phrases is in the message") }, "\(nothing.steps)")
         // The deciding phrase is the strongest push towards the winner, with its span in the original bytes.
         let v = c.classify(sender: nil, body: "win a free gift")
         XCTAssertEqual(set.phrase(at: Int(v.phrase)), "free")
@@ -72,7 +80,8 @@ final class ModelTests: XCTestCase {
         let rows = [
             Row(threshold: "null", body: "your otp is 1234, free", decider: "otp", folder: "Transactions/Others"),
             Row(threshold: "null", body: "free offer", decider: "learned", folder: "Junk"),
-            Row(threshold: "null", body: "an offer", decider: "learned", folder: "Unknown Senders"),
+            // No model phrase in the message: the model abstains, whatever its biases (none) would say.
+            Row(threshold: "null", body: "an offer", decider: "offer", folder: "Promotions"),
             Row(threshold: "0.6", body: "an offer", decider: "offer", folder: "Promotions"),
             Row(threshold: "0.6", body: "free offer", decider: "learned", folder: "Junk"),
             Row(threshold: "2", body: "free offer", decider: "offer", folder: "Promotions"),
@@ -90,6 +99,60 @@ final class ModelTests: XCTestCase {
                 XCTAssertEqual(offer.outcome, .lostToModel(name: "learned"))
             }
             XCTAssertFalse(e.steps.filter { $0.contains("model \"learned\"") || $0.contains("model's") }.isEmpty, "\(e.steps)")
+        }
+    }
+
+    /// A model over actions decides the action; a firing hand rule below its priority with that action
+    /// supplies the folder (and an allow rule turns the model's none into allow). Rules of other actions,
+    /// rules above the model and folder-level models are not refinements.
+    func testRulesBelowTheModelRefineItsFolder() throws {
+        let yaml = """
+            version: 1
+            rules:
+              - {name: otp, action: transaction, subAction: transactionalOthers, priority: 90, keywords: [otp]}
+              - {name: bank, action: transaction, subAction: transactionalFinance, priority: 50, keywords: [debited, emi]}
+              - {name: order, action: transaction, subAction: transactionalOrders, priority: 40, keywords: [shipped, debited]}
+              - {name: coupon, action: promotion, subAction: promotionalCoupons, priority: 45, keywords: [coupon]}
+              - {name: chat, action: allow, priority: -10, keywords: [hey]}
+            model:
+              name: learned
+              priority: 60
+              targets: [none, transaction, promotion]
+              bias: [0.5, 0, 0]
+              phrases:
+                - [word, "debited", 1.0, 0, 3, 0]
+                - [word, "shipped", 1.0, 0, 3, 0]
+                - [word, "sale", 1.0, 0, 0, 3]
+                - [word, "there", 1.0, 1, 0, 0]
+            """
+        let c = Classifier(ruleSet: try RuleSet.parse(yaml: yaml, file: "r.yaml"))
+        let rows: [(String, String, String?)] = [
+            // Both transaction rules fire; the higher priority one (bank, 50) gives the folder.
+            ("Rs 500 debited, shipped", "Transactions/Finance", "bank"),
+            ("your order shipped", "Transactions/Orders", "order"),
+            // A rule above the model decides on its own.
+            ("otp 1234 debited", "Transactions/Others", nil),
+            // The model says promotion; the coupon rule is a promotion: its folder.
+            ("sale coupon inside", "Promotions/Coupons", "coupon"),
+            // The model says promotion; only a transaction rule fired: no refinement.
+            ("sale emi", "Promotions", nil),
+            // The model says none ("there": 0.5 + 1); the allow rule moves it to the Inbox.
+            ("hey there", "Inbox", "chat"),
+            // No model phrase: the model abstains and the allow rule decides on its own.
+            ("hey you", "Inbox", nil),
+            ("nothing here", "Unknown Senders", nil),
+        ]
+        for (body, folder, refiner) in rows {
+            let e = c.explain(sender: nil, body: body)
+            XCTAssertEqual(e.verdict.folder.path, folder, body)
+            XCTAssertEqual(e.verdict, c.classify(sender: nil, body: body), body)
+            if let refiner {
+                XCTAssertEqual(e.ruleName, "learned", body)
+                XCTAssertEqual(e.model?.refinedBy, refiner, body)
+                XCTAssertTrue(e.steps.contains { $0.contains("from rule \"\(refiner)\"") }, "\(e.steps)")
+            } else {
+                XCTAssertNil(e.model?.decided == true ? e.model?.refinedBy : nil, body)
+            }
         }
     }
 

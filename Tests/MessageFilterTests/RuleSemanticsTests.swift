@@ -215,7 +215,8 @@ enum RuleSemantics {
         ])
 
     /// A learned `model:` (RULES.md §10) against hand rules: rules at or above the model's priority decide
-    /// first, then the model (which may decide `none`), then the rules below it. The scores themselves are
+    /// first, then the model (which may decide `none`; it abstains when none of its phrases is present), then
+    /// the rules below it. The scores themselves are
     /// worked out by hand in `ModelTests`.
     static let model = RuleTable(name: "model", yaml: """
         version: 1
@@ -229,12 +230,15 @@ enum RuleSemantics {
           bias: [-0.5, 0.5]
           phrases:
             - [word, "free", 2.0, 3.0, -3.0]
+            - [word, "thanks", 1.0, -2.0, 2.0]
         """, rows: [
             RuleRow(nil, "your otp is 1234, free", "otp", "Transactions/Others"),  // a rule above the model
             RuleRow(nil, "free offer", "learned", "Junk", phrase: "free"),  // the model before a rule below it
             RuleRow(nil, "FREE", "learned", "Junk", phrase: "free"),
-            RuleRow(nil, "freedom", "learned", unknown),  // a word phrase is not found inside a word: the bias says none
-            RuleRow(nil, "an offer", "learned", unknown),  // the model decides none; the rule below it has no say
+            // A word phrase is not found inside a word: no model phrase at all, so the model abstains.
+            RuleRow(nil, "freedom", nil, unknown),
+            RuleRow(nil, "an offer", "offer", "Promotions"),  // no evidence: the rule below the model decides
+            RuleRow(nil, "thanks for the offer", "learned", unknown, phrase: "thanks"),  // the model decides none; the rule below has no say
         ])
 
     static let wholeWord = RuleTable(name: "wholeWord", yaml: """
@@ -289,7 +293,8 @@ enum RuleSemantics {
             RuleRow(nil, "unsure", "nothing", unknown),
         ])
 
-    /// The default rules' known traps, as regression rows (the embedded rules, `RuleSet.embeddedDefault`).
+    /// The default rules' known traps, as regression rows (the embedded rules alone, `RuleSet.embeddedDefaultRulesOnly`:
+    /// the default model is tested in ModelTests and DefaultRulesTests).
     static let defaultTraps: [RuleRow] = [
         // ASCII folding of every letter: "PRIZE" has a Z.
         RuleRow(nil, "CONGRATULATIONS! YOU HAVE WON A PRIZE. CALL NOW TO CLAIM.", "prize-scam", "Junk"),
@@ -390,6 +395,6 @@ final class RuleSemanticsTests: XCTestCase {
     func testModel() throws { try table(RuleSemantics.model) }
 
     func testDefaultRulesKnownTraps() throws {
-        try check("default rules", RuleSet.embeddedDefault, RuleSemantics.defaultTraps)
+        try check("default rules", RuleSet.embeddedDefaultRulesOnly, RuleSemantics.defaultTraps)
     }
 }

@@ -191,9 +191,18 @@ final class CheckExplainTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertTrue(r.out.hasPrefix("rules: embedded default rules (checksum "), r.out)
         XCTAssertTrue(r.out.contains("  9..<16 \"debited\" → "), r.out)
-        XCTAssertTrue(r.out.contains("finance (priority 50, transaction/transactionalFinance) \"debited\" at 9..<16: won"), r.out)
+        // The embedded model (priority 95) decides the action; the finance rule below it gives the folder.
+        XCTAssertTrue(r.out.contains("finance (priority 50, transaction/transactionalFinance) \"debited\" at 9..<16: lost: below the priority of model \"default-model\", which decided"), r.out)
+        XCTAssertTrue(r.out.contains("→ decided transaction (folder Transactions/Finance from rule \"finance\")"), r.out)
         XCTAssertTrue(r.out.contains("TRAI header: operator V, circle M, entity HDFCBK, suffix -T (transactional)"), r.out)
         XCTAssertTrue(r.out.hasSuffix("folder: Transactions/Finance\n"), r.out)
+        // The embedded rules alone: the finance rule decides.
+        let alone = try run(["explain", "--rules", "embedded:rules", "--sender", "VM-HDFCBK-T", "Rs 2,500 debited from A/c XX1234"])
+        XCTAssertEqual(alone.status, 0, alone.err)
+        XCTAssertTrue(alone.out.hasPrefix("rules: embedded default rules without the model (checksum "), alone.out)
+        XCTAssertTrue(alone.out.contains("finance (priority 50, transaction/transactionalFinance) \"debited\" at 9..<16: won"), alone.out)
+        XCTAssertFalse(alone.out.contains("default-model"), alone.out)
+        XCTAssertTrue(alone.out.hasSuffix("folder: Transactions/Finance\n"), alone.out)
         XCTAssertEqual(try run(["explain", "--rules", dir.appendingPathComponent("none.yaml").path, "x"]).status, 66)
         XCTAssertEqual(try run(["explain"]).status, 64)
     }

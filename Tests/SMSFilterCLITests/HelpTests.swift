@@ -190,7 +190,8 @@ OPTIONS:
   --shard <shard>         Process only the K-th of N deterministic shares of
                           the inputs, as K/N (1-based).
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
-                          default: the embedded rules.
+                          default: the embedded rules and model
+                          (embedded:rules: the rules alone).
   -o, --output <file>     Where labelled records go (- is standard output; .zst
                           compresses).
   --no-output             Write no labelled records, only counts (and rejects).
@@ -272,7 +273,8 @@ ARGUMENTS:
 
 OPTIONS:
   --rules <file>          A rule file, YAML or compiled .smsf (default: the
-                          embedded default rules).
+                          embedded rules and model; embedded:rules: the rules
+                          alone).
   --sender <sender>       The message's sender (phone number, short code,
                           alphanumeric or TRAI header).
   --json                  Print the explanation as JSON (the filter keys at top
@@ -468,7 +470,8 @@ ARGUMENTS:
 
 OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
-                          default: the embedded rules.
+                          default: the embedded rules and model
+                          (embedded:rules: the rules alone).
   --truth-field <truth-field>
                           Field holding the truth label. (default: label)
   --map <map>             Truth label → targets, e.g.
@@ -570,7 +573,8 @@ ARGUMENTS:
 
 OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
-                          default: the embedded rules.
+                          default: the embedded rules and model
+                          (embedded:rules: the rules alone).
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --repeat <repeat>       How many times to run each measurement, 1 to 1000
                           (the median is reported). (default: 3)
@@ -735,15 +739,18 @@ OPTIONS:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>
                           Largest vocabulary: the phrases found in most
-                          messages. (default: 20000)
+                          messages. (default: 10000)
   --min-documents <min-documents>
                           A phrase must be in at least this many messages.
                           (default: 2)
   --word-ngrams <word-ngrams>
                           Longest word n-gram. (default: 2)
+  --min-word-length <min-word-length>
+                          Shortest word (in characters) a word n-gram may hold.
+                          (default: 2)
   --char-ngrams <char-ngrams>
                           Character n-gram lengths in Thai, Chinese and
-                          Japanese, as MIN-MAX. (default: 2-4)
+                          Japanese, as N or MIN-MAX. (default: 3)
   --digit-ngrams <digit-ngrams>
                           Lengths of the pieces of words that hold a digit, as
                           MIN-MAX. (default: 3-5)

@@ -132,8 +132,8 @@ final class LearnTests: CLITestCase {
         let targets = try XCTUnwrap(cv["targets"] as? [[String: Any]])
         let junk = try XCTUnwrap(targets.first { $0["target"] as? String == "junk" })
         print("QUALITY learn uci junk: \(junk)")
-        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.955)
-        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.98)
+        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.962)  // measured 0.9677 (2026-11-23)
+        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.99)  // measured 0.9958
         let folds = try String(contentsOfFile: path("folds.jsonl"), encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(folds.count, 5574)
         var foldOfBody: [String: Int] = [:]
@@ -152,6 +152,6 @@ final class LearnTests: CLITestCase {
         XCTAssertEqual(t.status, 0, t.err)
         let tcv = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(t.out.utf8)) as? [String: Any])?["crossValidation"] as? [String: Any])
         print("QUALITY learn thai macro F1: \(tcv["macroF1"] ?? "?")")
-        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.88)
+        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.89)  // measured 0.8962
     }
 }

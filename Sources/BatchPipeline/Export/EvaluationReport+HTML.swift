@@ -76,7 +76,7 @@ extension EvaluationReport {
         h += "<h2>Rules (\(fired.count) fired, by hits)</h2>\n<table><tr><th class=\"l\">rule</th><th class=\"l\">folder</th><th>hits</th><th>precision</th><th>share of true positives</th><th>fired</th></tr>\n"
         for r in fired.prefix(maxRules) {
             let cls = r.precision.map { $0 >= 0.9 ? "good" : $0 < 0.6 ? "bad" : "" } ?? ""
-            h += "<tr><td class=\"l\">\(Self.escape(r.name))</td><td class=\"l\">\(Self.escape(r.folder.path))</td><td>\(r.hits)</td>"
+            h += "<tr><td class=\"l\">\(Self.escape(r.name))</td><td class=\"l\">\(Self.escape(r.folderText))</td><td>\(r.hits)</td>"
             h += "<td class=\"\(cls)\">\(Self.percent(r.precision))</td><td>\(Self.percent(totalTP > 0 ? Double(r.correct) / Double(totalTP) : nil))</td><td>\(r.fired)</td></tr>\n"
         }
         h += "</table>\n"

@@ -76,7 +76,7 @@ extension EvaluationReport {
         for r in fired.prefix(maxRules) {
             out += Self.pad(r.name, rw)
             out += [String(r.hits), Self.percent(r.precision), Self.percent(totalTP > 0 ? Double(r.correct) / Double(totalTP) : nil), String(r.fired)]
-                .map { Self.lpad($0, 11) }.joined() + "  " + r.folder.path + "\n"
+                .map { Self.lpad($0, 11) }.joined() + "  " + r.folderText + "\n"
         }
         if fired.count > maxRules { out += "… \(fired.count - maxRules) more rules fired (see --json)\n" }
         let never = neverFired

@@ -19,6 +19,10 @@ public struct EvaluationReport: Sendable {
     public struct RuleFigures: Sendable {
         public var name: String
         public var folder: Folder
+        /// The learned model's row (its folder differs per message; `folder` is meaningless).
+        public var isModel = false
+        /// The folder column: the rule's folder, or that the model decides per message.
+        public var folderText: String { isModel ? "(model: per message)" : folder.path }
         /// Records it decided.
         public var hits = 0
         /// Records it fired on (won or lost).
@@ -121,6 +125,12 @@ public struct EvaluationReport: Sendable {
         folderCounts = Array(repeating: 0, count: Folder.allCases.count)
         rules = ruleSet.definition.rules.map {
             RuleFigures(name: $0.name, folder: ruleSet.capabilities.validate(action: $0.action, subAction: $0.subAction).folder)
+        }
+        // The model, last (its verdicts carry rule index `rules.count`, as in `RuleSet.ruleNames`).
+        if let model = ruleSet.definition.model {
+            var row = RuleFigures(name: model.name, folder: .unknownSenders)
+            row.isModel = true
+            rules.append(row)
         }
         for entry in mapping.entries { _ = row(for: entry.label) }
     }
@@ -259,7 +269,7 @@ public struct EvaluationReport: Sendable {
         var ruleObject: [String: Any] = [:]
         for r in rules {
             ruleObject[r.name] = [
-                "folder": r.folder.path, "hits": r.hits, "fired": r.fired, "scoredHits": r.scoredHits, "correct": r.correct,
+                "folder": r.folderText, "hits": r.hits, "fired": r.fired, "scoredHits": r.scoredHits, "correct": r.correct,
                 "precision": Self.number(r.precision),
                 "shareOfTruePositives": Self.number(totalTP > 0 ? Double(r.correct) / Double(totalTP) : nil),
                 "firedPrecision": Self.number(r.scoredFired > 0 ? Double(r.firedCorrect) / Double(r.scoredFired) : nil),

@@ -210,8 +210,12 @@ final class _EvaluationSink: _ChunkSink {
         report.folderCounts[Int(e.folder)] += 1
         let predicted = Int(e.predicted)
         let rule = Int(e.rule)
-        let isRule = rule >= 0 && rule < report.rules.count
-        if isRule { report.rules[rule].hits += 1 }
+        // A rule of the file, or the learned model (its row comes after the rules, as in `RuleSet.ruleNames`):
+        // the model "fires" exactly when it decides (no rule fired then).
+        let isRule = rule >= 0 && rule < context.ruleClass.count
+        let byModel = rule >= context.ruleClass.count && rule < report.rules.count
+        if isRule || byModel { report.rules[rule].hits += 1 }
+        if byModel { report.rules[rule].fired += 1 }
         for f in fired { report.rules[Int(f)].fired += 1 }
         if isRule { countConflict(rule, fired) }
         guard let label else {
@@ -228,7 +232,7 @@ final class _EvaluationSink: _ChunkSink {
             report.ignored += 1
             return
         }
-        score(row: row, predicted: predicted, targets: targets, rule: isRule ? rule : -1, fired: fired)
+        score(row: row, predicted: predicted, targets: targets, rule: isRule || byModel ? rule : -1, byModel: byModel, fired: fired)
     }
 
     private func countConflict(_ winner: Int, _ fired: ArraySlice<Int32>) {
@@ -240,7 +244,7 @@ final class _EvaluationSink: _ChunkSink {
         }
     }
 
-    private func score(row: Int, predicted: Int, targets: [Int], rule: Int, fired: ArraySlice<Int32>) {
+    private func score(row: Int, predicted: Int, targets: [Int], rule: Int, byModel: Bool, fired: ArraySlice<Int32>) {
         report.scored += 1
         report.labelTotals[row].records += 1
         report.predicted[predicted] += 1
@@ -258,6 +262,10 @@ final class _EvaluationSink: _ChunkSink {
         if rule >= 0 {
             report.rules[rule].scoredHits += 1
             if correct { report.rules[rule].correct += 1 }
+        }
+        if byModel {
+            report.rules[rule].scoredFired += 1
+            if correct { report.rules[rule].firedCorrect += 1 }
         }
         for f in fired {
             report.rules[Int(f)].scoredFired += 1

@@ -45,6 +45,8 @@ enum _LinearSVM {
         }
         var index = Array(0..<l)
         var active = l
+        // Shrinking (liblinear): with the squared hinge the dual has no upper bound, so only the lower
+        // bound's test (alpha = 0 and a gradient above the last pass's largest) is needed.
         var maxOld = Double.infinity
         var rng = _SplitMix(seed: seed)
         var iteration = 0

@@ -63,7 +63,9 @@ extension Classifier {
         var features: [(feature: Int32, start: Int32, end: Int32)] = []
         for k in 0..<s.touchedCount {
             let f = Int(s.touched[k])
-            features.append((Int32(f), s.firstStart[f], s.firstEnd[f]))
+            // Model-text offsets → the original body's bytes.
+            let (start, end) = s.text.sourceSpan(Int(s.firstStart[f]), Int(s.firstEnd[f]), of: s.last)
+            features.append((Int32(f), start, end))
         }
         trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided))
     }

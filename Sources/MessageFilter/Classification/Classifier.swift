@@ -160,6 +160,7 @@ public final class Classifier {
                     : UnsafeRawBufferPointer(rebasing: buffer[m.senderStart..<(m.senderStart + m.senderCount)])
                 let lo = spanCounts[j]
                 let hi = spanCounts[j + 1]
+                modelScratch?.current = j
                 verdicts[first + j] = sortedBuffer.withUnsafeBufferPointer {
                     _evaluate(sender: sender, body: body, matches: UnsafeBufferPointer(rebasing: $0[lo..<hi]), trace: trace)
                 }
@@ -181,38 +182,52 @@ public final class Classifier {
 
     // MARK: Internal
 
-    /// Appends every phrase match in `body` to `matchBuffer` (span 0).
+    /// Appends every phrase match in `body` to `matchBuffer` (span 0), and scores the learned model, if any,
+    /// into its slot 0.
     func _scan(_ body: UnsafeRawBufferPointer) {
-        if normalizer.mode.needsRewrite(body) { return _scanNormalized(body) }
-        for mode in 0..<2 {
-            guard let matcher = ruleSet.matchers[mode] else { continue }
-            let map = ruleSet.localToGlobal[mode]
-            let latin = ruleSet.latinWordPhrases
-            matcher.forEachMatch(in: body) { p, s, e in
-                let g = map[p]
-                if latin[Int(g)], !_isLatinWordMatch(body, s, e) { return }
-                matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
-                                             end: Int32(truncatingIfNeeded: e), span: 0))
-            }
-        }
-    }
-
-    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`.
-    func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
-        if normalizer.mode != .none { return _scanBatchNormalized(buffer) }
-        for mode in 0..<2 {
-            guard let matcher = ruleSet.matchers[mode] else { continue }
-            let map = ruleSet.localToGlobal[mode]
-            let latin = ruleSet.latinWordPhrases
-            spanBuffer.withUnsafeBufferPointer { spans in
-                matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
+        let rewritten = normalizer.mode.needsRewrite(body)
+        if rewritten {
+            _scanNormalized(body)
+        } else {
+            for mode in 0..<2 {
+                guard let matcher = ruleSet.matchers[mode] else { continue }
+                let map = ruleSet.localToGlobal[mode]
+                let latin = ruleSet.latinWordPhrases
+                matcher.forEachMatch(in: body) { p, s, e in
                     let g = map[p]
-                    if latin[Int(g)], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
+                    if latin[Int(g)], !_isLatinWordMatch(body, s, e) { return }
                     matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
-                                                 end: Int32(truncatingIfNeeded: e), span: Int32(k)))
+                                                 end: Int32(truncatingIfNeeded: e), span: 0))
                 }
             }
         }
+        if let model = ruleSet.model {
+            modelScratch!.current = 0
+            _modelScan(model, body: body, normalized: rewritten, slot: 0)
+        }
+    }
+
+    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`, and scores the learned
+    /// model, if any, for each span into its slot.
+    func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
+        if normalizer.mode != .none {
+            _scanBatchNormalized(buffer)
+        } else {
+            for mode in 0..<2 {
+                guard let matcher = ruleSet.matchers[mode] else { continue }
+                let map = ruleSet.localToGlobal[mode]
+                let latin = ruleSet.latinWordPhrases
+                spanBuffer.withUnsafeBufferPointer { spans in
+                    matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
+                        let g = map[p]
+                        if latin[Int(g)], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
+                        matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
+                                                     end: Int32(truncatingIfNeeded: e), span: Int32(k)))
+                    }
+                }
+            }
+        }
+        if let model = ruleSet.model { _modelScanBatch(model, buffer) }
     }
 
     /// Decides one message from its matches (recording how in `trace`, when given).
@@ -304,6 +319,12 @@ public final class Classifier {
         var best = -1
         var bestPriority = Int.min
         var bestPos = Int32.max
+        // With a model: the best firing rule below its priority that can refine its verdict (see `_refining`).
+        let model = set.model
+        let refiningAction = model.map { _refiningAction($0) } ?? nil
+        var refine = -1
+        var refinePriority = Int.min
+        var refinePos = Int32.max
         var k = 0
         let senderOnly = set.senderOnlyRules
         while k < touchedCount + senderOnly.count {
@@ -327,17 +348,21 @@ public final class Classifier {
                 bestPriority = priority
                 bestPos = pos
             }
+            if let refiningAction, rules[r].action == refiningAction, priority < model!.priority,
+               priority > refinePriority || (priority == refinePriority && (pos < refinePos || (pos == refinePos && r < refine))) {
+                refine = r
+                refinePriority = priority
+                refinePos = pos
+            }
         }
 
         // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        if let model = set.model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, matches) {
+        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) {
+            let out = _refined(v, by: refine)
             if full { _recordModel(model, decided: true, trace!) }
-            return v
+            return out
         }
-        if full, let model = set.model {
-            _ = _modelScores(model, matches)
-            _recordModel(model, decided: false, trace!)
-        }
+        if full, let model { _recordModel(model, decided: false, trace!) }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]

@@ -51,6 +51,11 @@ public final class RuleSet: Sendable {
 
     /// The name used as ``source`` for the built-in rules.
     public static let embeddedSourceName = "embedded default rules"
+    /// The source name of ``embeddedDefaultRulesOnly``.
+    public static let embeddedRulesOnlySourceName = "embedded default rules without the model"
+    /// The `--rules` value (in place of a path) that selects ``embeddedDefaultRulesOnly``: the embedded rules
+    /// without the embedded model. A file of that name is reached as `./embedded:rules`.
+    public static let embeddedRulesOnlyPath = "embedded:rules"
 
     /// The phrase with id `index` (``Verdict/phrase``), as written in the rule file; ids from
     /// ``phraseCount`` on are body conditions, named as in the rule file (`urls: shortener`).
@@ -76,7 +81,9 @@ public final class RuleSet: Sendable {
     }
 
     /// Compiles `definition`; with `prebuilt`, uses those automata (loaded from a `.smsf`) instead of building.
-    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, definitionBytes: [UInt8]? = nil) throws {
+    /// `prebuiltModel` is the model's automaton loaded with them (nil with `prebuilt`: no model automaton).
+    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, prebuiltModel: _PhraseMatcher? = nil,
+         definitionBytes: [UInt8]? = nil) throws {
         self.definition = definition
         self.source = source
         ruleNames = definition.rules.map(\.name) + (definition.model.map { [$0.name] } ?? [])
@@ -166,12 +173,18 @@ public final class RuleSet: Sendable {
         useStart = starts
         uses = flat
 
+        // The rules' automata hold the phrases rules use; the model's phrases have their own automaton.
         var l2g: [[Int32]] = [[], []]
-        for (id, mode) in modes.enumerated() { l2g[Int(mode.rawValue)].append(Int32(id)) }
+        for (id, mode) in modes.enumerated() where !usesPerPhrase[id].isEmpty { l2g[Int(mode.rawValue)].append(Int32(id)) }
         localToGlobal = l2g
-        model = definition.model.map {
-            _CompiledModel($0, phraseIDs: modelPhraseIDs, phraseCount: texts.count, ruleIndex: Int32(definition.rules.count),
-                           capabilities: definition.capabilities)
+        do {
+            model = try definition.model.map {
+                try _CompiledModel($0, phraseIDs: modelPhraseIDs, ruleIndex: Int32(definition.rules.count),
+                                   capabilities: definition.capabilities, normalization: normalization,
+                                   matcher: prebuiltModel, build: prebuilt == nil)
+            }
+        } catch {
+            throw RuleSetBuildError(source: source, detail: "model automaton: \(error)")
         }
         if let prebuilt {
             matchers = prebuilt
@@ -218,6 +231,7 @@ public final class RuleSet: Sendable {
     ///
     /// - Throws: ``RuleSetLoadError`` (missing or unreadable file, damaged `.smsf`) or ``RuleFileError``.
     public static func load(path: String) throws -> RuleSet {
+        if path == embeddedRulesOnlyPath { return embeddedDefaultRulesOnly }
         guard FileManager.default.fileExists(atPath: path) else { throw RuleSetLoadError(.fileMissing, path: path, detail: "no such file") }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw RuleSetLoadError(.unreadable, path: path, detail: "cannot open the file") }
         let head = (try? handle.read(upToCount: 8)) ?? Data()
@@ -241,9 +255,20 @@ public final class RuleSet: Sendable {
     /// The compiled `.smsf` bytes.
     public func serialize() -> [UInt8] { _SMSFFormat.serialize(self) }
 
-    /// The built-in rules (``DefaultRules/yaml``), compiled on first use and cached.
+    /// The built-in rules (``DefaultRules/yaml``) with the built-in model (``DefaultModel``), compiled on
+    /// first use and cached.
     public static let embeddedDefault: RuleSet = {
-        do { return try RuleSet.parse(yaml: DefaultRules.yaml, file: RuleSet.embeddedSourceName) } catch {
+        let (definition, issues) = resolve(yaml: DefaultRules.yaml, file: embeddedSourceName)
+        guard issues.isEmpty else { fatalError("the embedded default rules do not parse: \(issues)") }
+        do { return try RuleSet(definition: definition.withModel(DefaultModel.definition), source: embeddedSourceName) } catch {
+            fatalError("the embedded default rules do not compile: \(error)")
+        }
+    }()
+
+    /// The built-in rules alone, without the model: what `--rules embedded:rules` (``embeddedRulesOnlyPath``)
+    /// and `--rules samples/default-rules.yaml` give.
+    public static let embeddedDefaultRulesOnly: RuleSet = {
+        do { return try RuleSet.parse(yaml: DefaultRules.yaml, file: embeddedRulesOnlySourceName) } catch {
             fatalError("the embedded default rules do not compile: \(error)")
         }
     }()

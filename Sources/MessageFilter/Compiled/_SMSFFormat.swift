@@ -1,29 +1,30 @@
 import AhoCorasick
 import Foundation
 
-/// The compiled rule set file (`.smsf`), version 3 (each automaton section holds a `_PhraseMatcher`
+/// The compiled rule set file (`.smsf`), version 4 (each automaton section holds a `_PhraseMatcher`
 /// container: the narrow and wide automata; version 3 added the body conditions to the rule table,
 /// `_ConditionCodec`, and ended the rule table with the normalisation mode and the learned model,
-/// `_ModelCodec`). All integers little-endian.
+/// `_ModelCodec`; version 4 added the model's own automaton, section 4). All integers little-endian.
 ///
 /// ```
 /// offset  size  field
 ///      0     8  magic "SMSF\0\r\n\u{1A}"
-///      8     4  format version (3)
-///     12     4  section count (3)
+///      8     4  format version (4)
+///     12     4  section count (4)
 ///     16     8  total file length
 ///     24     8  checksum of bytes [64, length)
 ///     32     8  checksum of the rule table (the rule set's checksum)
 ///     40    24  reserved, zero
 ///     64  24×n  section table: kind u32, reserved u32, offset u64, length u64
 ///   ...         sections, each at a 16-byte-aligned offset:
-///               1 rule table (the canonical rule encoding), 2 ASCII-folding matcher, 3 Unicode-folding matcher
+///               1 rule table (the canonical rule encoding), 2 ASCII-folding matcher, 3 Unicode-folding matcher,
+///               4 the learned model's matcher (over the model text; empty without a model)
 /// ```
 /// Loading checks the magic, version, length, both checksums, every section's bounds and alignment, then
 /// decodes the rule table with bounds-checked reads and checks each automaton's pattern count against it.
 enum _SMSFFormat {
     static let magic: [UInt8] = [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A]
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
     static let headerSize = 64
     static let sectionEntry = 24
 
@@ -32,6 +33,7 @@ enum _SMSFFormat {
             (1, set.definitionBytes),
             (2, set.matchers[0]?.serialize() ?? []),
             (3, set.matchers[1]?.serialize() ?? []),
+            (4, set.model?.matcher?.serialize() ?? []),
         ]
         var w = _ByteWriter()
         w.buffer = magic
@@ -92,7 +94,7 @@ enum _SMSFFormat {
             let ruleSum = try r.u64()
             guard raw[40..<headerSize].allSatisfy({ $0 == 0 }) else { throw damaged("reserved header bytes are not zero") }
             guard length == UInt64(raw.count) else { throw damaged("header says \(length) bytes, the file has \(raw.count) (truncated or extended)") }
-            guard count == 3, headerSize + count * sectionEntry <= raw.count else { throw damaged("bad section count \(count)") }
+            guard count == 4, headerSize + count * sectionEntry <= raw.count else { throw damaged("bad section count \(count)") }
             guard _Checksum.hash(UnsafeRawBufferPointer(rebasing: raw[headerSize...])) == fileSum else { throw damaged("checksum mismatch (the file was modified or corrupted)") }
             var sections: [UInt32: Range<Int>] = [:]
             r.offset = headerSize
@@ -101,7 +103,7 @@ enum _SMSFFormat {
                 _ = try r.u32()
                 let off = try r.u64()
                 let len = try r.u64()
-                guard (1...3).contains(kind), sections[kind] == nil else { throw damaged("bad section kind \(kind)") }
+                guard (1...4).contains(kind), sections[kind] == nil else { throw damaged("bad section kind \(kind)") }
                 guard off % 16 == 0, off >= UInt64(headerSize + count * sectionEntry), off <= UInt64(raw.count),
                       len <= UInt64(raw.count) - off else { throw damaged("section \(kind) out of bounds") }
                 sections[kind] = Int(off)..<Int(off + len)
@@ -130,7 +132,20 @@ enum _SMSFFormat {
                 }
                 matchers[Int(mode.rawValue)] = m
             }
-            return try RuleSet(definition: definition, source: path, prebuilt: matchers, definitionBytes: Array(defBytes))
+            var modelMatcher: _PhraseMatcher?
+            let modelRange = sections[4]!
+            if let model = definition.model, !model.phrases.isEmpty {
+                do { modelMatcher = try _PhraseMatcher(serialized: mapped, range: modelRange, folding: .ascii) } catch {
+                    throw damaged("model automaton: \(error)")
+                }
+                guard modelMatcher!.patternCount == model.phrases.count else {
+                    throw damaged("model automaton has \(modelMatcher!.patternCount) patterns, the model \(model.phrases.count) phrases")
+                }
+            } else if !modelRange.isEmpty {
+                throw damaged("a model automaton without a model")
+            }
+            return try RuleSet(definition: definition, source: path, prebuilt: matchers, prebuiltModel: modelMatcher,
+                               definitionBytes: Array(defBytes))
         }
     }
 }

@@ -29,6 +29,9 @@ extension Explanation {
         public var winner: Int
         /// Whether the model gave the verdict.
         public var decided: Bool
+        /// When the model decided and a hand rule below its priority supplied the folder (the model's action
+        /// with that rule's sub-action, or `allow` for `none`): the rule's name.
+        public var refinedBy: String?
         /// The phrases present, strongest push towards the winner first (at most 10).
         public var contributions: [Contribution]
         /// How many model phrases were present.
@@ -43,6 +46,8 @@ extension Classifier {
     func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?) -> Explanation.ModelScores {
         let model = ruleSet.model!
         let winner = m.winner
+        // The rule that refined the model's verdict (set when the model decided this message, just before).
+        let s = modelScratch!
         let t = model.targetCount
         let norm = m.norm
         var contributions: [Explanation.ModelScores.Contribution] = []
@@ -63,6 +68,7 @@ extension Classifier {
         let decided = m.decided && list == nil
         let names = model.targets.map(\.name)
         var steps: [String] = []
+        var refinedBy: String?
         let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
         if list != nil {
             steps.append("model \"\(model.name)\" not reached: a number list decided")
@@ -72,15 +78,21 @@ extension Classifier {
             line += ")"
             if let top = contributions.first, top.contribution > 0 { line += "; strongest phrase \"\(top.phrase)\" at bytes \(top.start)..<\(top.end)" }
             steps.append(line)
+            if s.refinedBy >= 0 {
+                refinedBy = ruleSet.ruleNames[Int(s.refinedBy)]
+                steps.append("folder \(verdict.folder.path) from rule \"\(refinedBy!)\" (it fired below the model's priority with the action the model chose, so it refines it)")
+            }
         } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
                   ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
             steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
+        } else if count == 0 {
+            steps.append("model \"\(model.name)\" abstained: none of its phrases is in the message (no evidence; its biases alone would say \(names[winner])); rules below priority \(model.priority) decide")
         } else {
             steps.append("model \"\(model.name)\" abstained: best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold)); rules below priority \(model.priority) decide")
         }
         return Explanation.ModelScores(
             name: model.name, priority: model.priority, threshold: model.hasThreshold ? model.threshold : nil, targets: names,
-            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, contributions: contributions,
+            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, refinedBy: refinedBy, contributions: contributions,
             phraseCount: count, steps: steps)
     }
 

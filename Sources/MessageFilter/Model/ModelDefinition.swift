@@ -7,13 +7,15 @@
 ///
 /// (binary TF-IDF with L2 length normalisation, the idf folded into the weights; with no phrase present the
 /// score is the bias). The target with the highest score wins (ties: the first target); with a
-/// ``threshold``, only when its score reaches the threshold (otherwise the model abstains).
+/// ``threshold``, only when its score reaches the threshold (otherwise the model abstains). A message with
+/// no model phrase present gives the model no evidence: it abstains, whatever its biases say (a model
+/// learned on some languages must not overrule hand rules on a language it never saw).
 ///
 /// ### Precedence with hand rules
 /// 1. The number lists decide first.
 /// 2. A hand rule that fires with `priority` ≥ the model's ``priority`` decides (the usual order among
 ///    such rules: priority, earliest match, file order).
-/// 3. Otherwise the model decides, unless it abstains (``threshold``).
+/// 3. Otherwise the model decides, unless it abstains (no phrase of it present, or below ``threshold``).
 /// 4. Otherwise the best firing hand rule below the model's priority decides; else action `none`.
 public struct ModelDefinition: Sendable, Hashable {
     /// How a model phrase must appear in the text.
@@ -103,4 +105,13 @@ public struct ModelDefinition: Sendable, Hashable {
 
     /// The model's folder-level or action-level granularity: `folder` when a target has a sub-action.
     public var isByFolder: Bool { targets.contains { $0.subAction != .none } }
+}
+
+extension RuleSetDefinition {
+    /// This definition with `model` as its learned model (replacing any).
+    public func withModel(_ model: ModelDefinition?) -> RuleSetDefinition {
+        var d = self
+        d.model = model
+        return d
+    }
 }

@@ -1,5 +1,10 @@
-/// A ``ModelDefinition`` ready for scoring: weights in one flat array (feature-major), each model phrase's
-/// id in the rule set's phrase table, and the verdict of each target, validated against the capabilities.
+/// A ``ModelDefinition`` ready for scoring: its own automaton over the model text (`_ModelText.swift`), the
+/// weights in one flat array (feature-major), each phrase's id in the rule set's phrase table (for verdicts)
+/// and the verdict of each target, validated against the capabilities.
+///
+/// The model's phrases are not in the rules' automata: the rules scan the (normalised) text as before, the
+/// model scans the model text, where whole-word phrases are anchored on spaces and never reported inside a
+/// word. Pattern index = feature index.
 final class _CompiledModel: Sendable {
     let name: String
     let priority: Int
@@ -7,20 +12,28 @@ final class _CompiledModel: Sendable {
     let threshold: Double
     let targetCount: Int
     let featureCount: Int
-    /// Global phrase id → model feature index, -1 for phrases that are only the rules'.
-    let featureOf: [Int32]
-    /// Feature → global phrase id.
+    /// Feature → global phrase id (``Verdict/phrase``).
     let phraseIDs: [Int32]
     /// `weights[feature * targetCount + target]`.
     let weights: [Float]
     /// idf² per feature (the length normalisation's terms).
     let idfSquared: [Double]
+    /// Per feature: 1 when its pattern carries a space on each side (word phrases), else 0.
+    let trim: [Int32]
     let bias: [Double]
     /// Per target: the verdict the model gives (the rule index is the model's, see ``RuleSet/ruleNames``).
     let verdicts: [Verdict]
     let targets: [ModelDefinition.Target]
+    /// The automaton of the model text (nil only in a rule set built without automata).
+    let matcher: _PhraseMatcher?
+    /// Whether the model text folds non-ASCII case itself (normalisation `none`).
+    let foldsText: Bool
 
-    init(_ m: ModelDefinition, phraseIDs ids: [Int32], phraseCount: Int, ruleIndex: Int32, capabilities: Capabilities) {
+    /// - Parameters:
+    ///   - matcher: the automaton loaded from a `.smsf`; nil: build it when `build` is true.
+    /// - Throws: `AhoCorasickBuildError` (an automaton too large).
+    init(_ m: ModelDefinition, phraseIDs ids: [Int32], ruleIndex: Int32, capabilities: Capabilities,
+         normalization: TextNormalization, matcher prebuilt: _PhraseMatcher?, build: Bool) throws {
         name = m.name
         priority = m.priority
         hasThreshold = m.threshold != nil
@@ -28,16 +41,15 @@ final class _CompiledModel: Sendable {
         targetCount = m.targets.count
         featureCount = m.phrases.count
         targets = m.targets
-        var of = [Int32](repeating: -1, count: phraseCount)
-        for (f, id) in ids.enumerated() where of[Int(id)] < 0 { of[Int(id)] = Int32(f) }
-        featureOf = of
         phraseIDs = ids
         var w: [Float] = []
         w.reserveCapacity(m.phrases.count * m.targets.count)
         for p in m.phrases { w += p.weights }
         weights = w
         idfSquared = m.phrases.map { Double($0.idf) * Double($0.idf) }
+        trim = m.phrases.map { $0.kind == .word ? 1 : 0 }
         bias = m.bias.map(Double.init)
+        foldsText = normalization == .none
         verdicts = m.targets.map { t in
             let validation = capabilities.validate(action: t.action, subAction: t.subAction)
             var v = Verdict()
@@ -49,14 +61,25 @@ final class _CompiledModel: Sendable {
             v.rule = ruleIndex
             return v
         }
+        if let prebuilt {
+            matcher = prebuilt
+        } else if build, !m.phrases.isEmpty {
+            let patterns = m.phrases.map { _ModelText.pattern($0, normalization: normalization) }
+            matcher = try _PhraseMatcher(patterns: patterns, wholeWord: Array(repeating: false, count: patterns.count), folding: .ascii)
+        } else {
+            matcher = nil
+        }
     }
 }
 
-/// Per-classifier scratch for scoring (allocated once; `stamp` marks the features already counted for the
-/// current message, so repeated matches of a phrase count once).
+/// Per-classifier scratch for scoring (allocated once): the model text, per-feature stamps (`stamp` marks
+/// the features already counted for the current message, so repeated matches count once) and first spans,
+/// the last message's scores, and per message of a batch the result `_evaluate` needs.
 final class _ModelScratch {
     var generation: UInt32 = 0
     let stamp: UnsafeMutablePointer<UInt32>
+    /// Per present feature: its first match in the model text (output positions, the word phrases' spaces
+    /// left out); `text.sourceSpan` maps them to the body.
     let firstStart: UnsafeMutablePointer<Int32>
     let firstEnd: UnsafeMutablePointer<Int32>
     /// The features present in the current message, in order of first match.
@@ -69,10 +92,30 @@ final class _ModelScratch {
     var normSquared = 0.0
     let features: Int
     let targets: Int
+    let text = _ModelText()
+    /// The batch path's per-message sums (`_ModelBatch.swift`).
+    let batch: _ModelBatchScratch
+    /// The model text of the message scored last (`firstStart`/`firstEnd` are output positions in it).
+    var last = _ModelSpan(range: 0..<0, mapped: false, insertions: 0..<0)
+
+    /// Per message of a batch (`Classifier.batchSize` slots): the winning target, its score, and the
+    /// deciding phrase (feature, -1 when none) with its span in the original body.
+    let slotWinner: UnsafeMutablePointer<Int32>
+    let slotScore: UnsafeMutablePointer<Double>
+    let slotFeature: UnsafeMutablePointer<Int32>
+    let slotStart: UnsafeMutablePointer<Int32>
+    let slotEnd: UnsafeMutablePointer<Int32>
+    /// Whether any model phrase was present in the slot's message (none: the model abstains).
+    let slotEvidence: UnsafeMutablePointer<Bool>
+    /// The slot `_evaluate` reads (the message being decided).
+    var current = 0
+    /// The rule whose folder the last model verdict took (`_refined`), -1 when none.
+    var refinedBy: Int32 = -1
 
     init(_ model: _CompiledModel) {
         features = max(1, model.featureCount)
         targets = model.targetCount
+        batch = _ModelBatchScratch(targets: model.targetCount, features: model.featureCount)
         stamp = .allocate(capacity: features)
         stamp.initialize(repeating: 0, count: features)
         firstStart = .allocate(capacity: features)
@@ -85,6 +128,19 @@ final class _ModelScratch {
         sums.initialize(repeating: 0, count: targets)
         scores = .allocate(capacity: targets)
         scores.initialize(repeating: 0, count: targets)
+        let slots = Classifier.batchSize
+        slotWinner = .allocate(capacity: slots)
+        slotWinner.initialize(repeating: 0, count: slots)
+        slotScore = .allocate(capacity: slots)
+        slotScore.initialize(repeating: 0, count: slots)
+        slotFeature = .allocate(capacity: slots)
+        slotFeature.initialize(repeating: -1, count: slots)
+        slotStart = .allocate(capacity: slots)
+        slotStart.initialize(repeating: 0, count: slots)
+        slotEnd = .allocate(capacity: slots)
+        slotEnd.initialize(repeating: 0, count: slots)
+        slotEvidence = .allocate(capacity: slots)
+        slotEvidence.initialize(repeating: false, count: slots)
     }
 
     deinit {
@@ -94,14 +150,21 @@ final class _ModelScratch {
         touched.deallocate()
         sums.deallocate()
         scores.deallocate()
+        slotWinner.deallocate()
+        slotScore.deallocate()
+        slotFeature.deallocate()
+        slotStart.deallocate()
+        slotEnd.deallocate()
+        slotEvidence.deallocate()
     }
 }
 
 extension Classifier {
-    /// Scores every target for the message whose matches are `matches` into `modelScratch`; returns the
-    /// winning target (the highest score, the first on ties).
-    /// - Complexity: O(matches × targets); allocates nothing.
-    func _modelScores(_ model: _CompiledModel, _ matches: UnsafeBufferPointer<_RawMatch>) -> Int {
+    /// Scores the message whose model text is `range` of the scratch's model text into the scratch (scores,
+    /// present features, first spans) and into batch slot `slot`.
+    /// - Complexity: O(model text length + matches × targets); allocates nothing.
+    func _modelScore(_ model: _CompiledModel, _ span: _ModelSpan, slot: Int) {
+        let range = span.range
         let s = modelScratch!
         s.generation &+= 1
         if s.generation == 0 {
@@ -115,35 +178,43 @@ extension Classifier {
             s.sums[k] = 0
             k += 1
         }
-        s.touchedCount = 0
+        // Locals, so the per-match code touches no class property (no exclusivity checks, no reloads).
+        var touchedCount = 0
         var normSquared = 0.0
-        model.featureOf.withUnsafeBufferPointer { featureOf in
+        let text = s.text
+        s.last = span
+        let base = range.lowerBound
+        if let matcher = model.matcher, !range.isEmpty {
+            let stamp = s.stamp
+            let firstStart = s.firstStart
+            let firstEnd = s.firstEnd
+            let touched = s.touched
+            let sums = s.sums
             model.weights.withUnsafeBufferPointer { weights in
-                for m in matches {
-                    let f = Int(featureOf[Int(m.phrase)])
-                    if f < 0 { continue }
-                    if s.stamp[f] == gen {
-                        if m.start < s.firstStart[f] {
-                            s.firstStart[f] = m.start
-                            s.firstEnd[f] = m.end
+                model.trim.withUnsafeBufferPointer { trim in
+                    model.idfSquared.withUnsafeBufferPointer { idfSquared in
+                        matcher.forEachMatch(in: UnsafeRawBufferPointer(rebasing: text.output[range])) { f, a, b in
+                            // Matches come in order of end; a pattern has one length, so its first match is its earliest.
+                            if stamp[f] == gen { return }
+                            stamp[f] = gen
+                            let cut = Int(trim[f])
+                            firstStart[f] = Int32(truncatingIfNeeded: base &+ a &+ cut)
+                            firstEnd[f] = Int32(truncatingIfNeeded: base &+ b &- cut)
+                            touched[touchedCount] = Int32(truncatingIfNeeded: f)
+                            touchedCount += 1
+                            normSquared += idfSquared[f]
+                            let row = f * t
+                            var j = 0
+                            while j < t {
+                                sums[j] += Double(weights[row + j])
+                                j += 1
+                            }
                         }
-                        continue
-                    }
-                    s.stamp[f] = gen
-                    s.firstStart[f] = m.start
-                    s.firstEnd[f] = m.end
-                    s.touched[s.touchedCount] = Int32(f)
-                    s.touchedCount += 1
-                    normSquared += model.idfSquared[f]
-                    let base = f * t
-                    var j = 0
-                    while j < t {
-                        s.sums[j] += Double(weights[base + j])
-                        j += 1
                     }
                 }
             }
         }
+        s.touchedCount = touchedCount
         s.normSquared = normSquared
         let inverse = normSquared > 0 ? 1 / normSquared.squareRoot() : 0
         var best = 0
@@ -154,34 +225,99 @@ extension Classifier {
             if score > s.scores[best] { best = k }
             k += 1
         }
-        return best
-    }
-
-    /// The model's verdict for the message, or nil when it abstains (best score below the threshold).
-    func _modelVerdict(_ model: _CompiledModel, _ matches: UnsafeBufferPointer<_RawMatch>) -> Verdict? {
-        let best = _modelScores(model, matches)
-        let s = modelScratch!
-        if model.hasThreshold && s.scores[best] < model.threshold { return nil }
-        var v = model.verdicts[best]
         // The deciding phrase: the present phrase that pushes hardest towards the winner.
         var top = -1
         var topWeight: Float = 0
-        var k = 0
+        k = 0
         while k < s.touchedCount {
             let f = Int(s.touched[k])
-            let w = model.weights[f * model.targetCount + best]
+            let w = model.weights[f * t + best]
             if w > topWeight {
                 top = f
                 topWeight = w
             }
             k += 1
         }
+        s.slotWinner[slot] = Int32(best)
+        s.slotScore[slot] = s.scores[best]
+        s.slotFeature[slot] = Int32(top)
+        s.slotEvidence[slot] = normSquared > 0
+        if top >= 0 {
+            (s.slotStart[slot], s.slotEnd[slot]) = text.sourceSpan(Int(s.firstStart[top]), Int(s.firstEnd[top]), of: span)
+        }
+    }
+
+    /// Builds the model text of one message and scores it into slot `slot`. `normalized`: the classifier's
+    /// normaliser holds this body's normalised text (the body was rewritten).
+    func _modelScan(_ model: _CompiledModel, body: UnsafeRawBufferPointer, normalized: Bool, slot: Int) {
+        let s = modelScratch!
+        s.text.reset()
+        let span: _ModelSpan
+        if normalized {
+            let n = normalizer.text
+            span = s.text.append(n.output, sourceStart: n.sourceStart.baseAddress, sourceEnd: n.sourceEnd.baseAddress, fold: false)
+        } else {
+            span = _modelTextOfBody(model, body)
+        }
+        _modelScore(model, span, slot: slot)
+    }
+
+    /// The model text of a body that normalisation leaves alone (ASCII under `standard`; any body under `none`).
+    @inline(__always)
+    func _modelTextOfBody(_ model: _CompiledModel, _ body: UnsafeRawBufferPointer) -> _ModelSpan {
+        let text = modelScratch!.text
+        if let plain = text.appendPlain(body) { return plain }
+        return text.append(body, sourceStart: nil, sourceEnd: nil, fold: model.foldsText)
+    }
+
+    /// The model's verdict for the message in the current slot, or nil when it abstains (no model phrase in
+    /// the message, or best score below the threshold).
+    func _modelVerdict(_ model: _CompiledModel) -> Verdict? {
+        let s = modelScratch!
+        let slot = s.current
+        if !s.slotEvidence[slot] { return nil }
+        if model.hasThreshold && s.slotScore[slot] < model.threshold { return nil }
+        var v = model.verdicts[Int(s.slotWinner[slot])]
+        let top = Int(s.slotFeature[slot])
         if top >= 0 {
             v.phrase = model.phraseIDs[top]
-            v.matchStart = s.firstStart[top]
-            v.matchEnd = s.firstEnd[top]
+            v.matchStart = s.slotStart[slot]
+            v.matchEnd = s.slotEnd[slot]
         }
         return v
+    }
+}
+
+extension Classifier {
+    /// The action of the hand rules that may refine the model's verdict for the message in the current slot:
+    /// the model's own action when its winning target names no sub-action (a rule of that action supplies
+    /// the folder), `allow` when it says `none` (a rule that allows the message moves it to the Inbox); nil
+    /// for targets with a sub-action and for `junk`/`allow`, which have no finer folder.
+    func _refiningAction(_ model: _CompiledModel) -> Action? {
+        let s = modelScratch!
+        let target = model.targets[Int(s.slotWinner[s.current])]
+        guard target.subAction == .none else { return nil }
+        switch target.action {
+        case .transaction, .promotion: return target.action
+        case .none: return .allow
+        case .junk, .allow: return nil
+        }
+    }
+
+    /// The model's verdict `v` with the folder of rule `r` (the best firing rule of the refining action
+    /// below the model's priority; -1: none). The verdict stays the model's (its rule index and deciding
+    /// phrase); only the action's sub-action, or `none` → `allow`, comes from the rule.
+    func _refined(_ v: Verdict, by r: Int) -> Verdict {
+        modelScratch!.refinedBy = Int32(r)
+        guard r >= 0 else { return v }
+        let rule = rules[r]
+        var out = v
+        out.action = rule.action
+        out.requestedSubAction = rule.requested
+        out.subAction = rule.validation.subAction
+        out.dropped = rule.validation.dropped
+        out.folder = rule.validation.folder
+        return out
     }
 }
 
@@ -192,10 +328,9 @@ extension Classifier {
     /// - Complexity: O(body length + matches); allocates nothing once `features` has grown.
     public func modelFeatures(body: UnsafeRawBufferPointer, into features: inout [Int32]) {
         features.removeAll(keepingCapacity: true)
-        guard let model = ruleSet.model else { return }
+        guard ruleSet.model != nil else { return }
         matchBuffer.removeAll(keepingCapacity: true)
         _scan(body)
-        _ = matchBuffer.withUnsafeBufferPointer { _modelScores(model, $0) }
         let s = modelScratch!
         var k = 0
         while k < s.touchedCount {

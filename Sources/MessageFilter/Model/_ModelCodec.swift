@@ -77,7 +77,9 @@ enum _ModelCodec {
         for _ in 0..<p {
             guard let kind = ModelDefinition.MatchKind(rawValue: try r.u8()) else { throw fail("model phrase kind") }
             let text = try r.string()
-            guard !text.isEmpty, seen.insert("\(kind.rawValue)\u{0}\(text)").inserted else { throw fail("model phrase") }
+            guard !text.isEmpty, seen.insert("\(kind.rawValue)\u{0}\(text)").inserted,
+                  ModelDefinition.shapeProblem(text, kind: kind, normalization: d.normalization) == nil
+            else { throw fail("model phrase") }
             let idf = Float(bitPattern: try r.u32())
             guard idf.isFinite, idf > 0 else { throw fail("model idf") }
             var weights: [Float] = []

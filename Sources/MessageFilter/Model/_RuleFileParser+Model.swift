@@ -111,12 +111,23 @@ extension _RuleFileParser {
         return x
     }
 
-    /// Checks the model against the rules (its name must not be a rule's).
+    /// Checks the model against the rules (its name must not be a rule's) and each phrase's shape under the
+    /// file's normalisation (``ModelDefinition/shapeProblem(_:kind:normalization:)``).
     mutating func checkModel(_ def: RuleSetDefinition) {
         guard let m = def.model else { return }
         if def.rules.contains(where: { $0.name == m.name }) {
             issues.append(.init(file: file, line: m.line, field: "model.name",
                                 message: "\"\(m.name)\" is also a rule's name; the model's name must differ from every rule's"))
+        }
+        var reported = 0
+        for (i, p) in m.phrases.enumerated() {
+            guard let problem = ModelDefinition.shapeProblem(p.text, kind: p.kind, normalization: def.normalization) else { continue }
+            reported += 1
+            if reported > 20 { continue }
+            issues.append(.init(file: file, line: m.line, field: "model.phrases[\(i)]", message: "\"\(p.text)\" (\(p.kind.name)): \(problem)"))
+        }
+        if reported > 20 {
+            issues.append(.init(file: file, line: m.line, field: "model.phrases", message: "\(reported - 20) more phrases of the wrong shape"))
         }
     }
 }

@@ -42,11 +42,15 @@ public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomSt
     /// - Complexity: O(length of `text`).
     public func apply(_ text: String) -> String {
         guard self != .none else { return text }
-        let n = _TextNormalizer()
+        // Under `standard` nothing in ASCII changes (the common case for phrases: no normaliser needed).
+        if self == .standard, text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        let n = _TextNormalizer.forPhrases
+        n.lock.lock()
+        defer { n.lock.unlock() }
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBytes { b in
-            n.normalize(UnsafeRawBufferPointer(b), mode: self)
-            return String(decoding: n.output, as: UTF8.self)
+            n.normalizer.normalize(UnsafeRawBufferPointer(b), mode: self)
+            return String(decoding: n.normalizer.output, as: UTF8.self)
         }
     }
 

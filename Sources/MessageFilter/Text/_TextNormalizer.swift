@@ -12,6 +12,7 @@
 // them through `output`, `sourceStart` and `sourceEnd`, valid until the next call.
 
 import AhoCorasick
+import Foundation
 
 /// The per-scalar lookup of `_NormalizationTables`: a two-stage table (high bits → block, low byte → entry),
 /// built on first use.
@@ -87,24 +88,38 @@ final class _NormalizationLookup: Sendable {
     }
 }
 
+/// One normaliser shared by `TextNormalization.apply` (phrases while compiling rule sets, tests), behind a
+/// lock: making a normaliser per phrase cost more than normalising it.
+final class _SharedNormalizer: @unchecked Sendable {
+    let lock = NSLock()
+    let normalizer = _TextNormalizer()
+}
+
 /// Reusable normalisation scratch. Not thread-safe: one per classifier (or per thread).
 final class _TextNormalizer {
+    /// The shared instance for `TextNormalization.apply` (use only with its lock held).
+    static let forPhrases = _SharedNormalizer()
+
     let lookup = _NormalizationLookup.shared
+    let flags = _ScalarFlags.shared
+
+    // One normaliser is used by one thread and never re-entrantly, so the dynamic exclusivity checks on its
+    // fields (a runtime call per access in the per-character loops: 12% of classifying Thai) are switched off.
 
     // Scalars after the compatibility step, with the source span of each.
-    private var scalars: UnsafeMutablePointer<UInt32>
-    private var scalarStart: UnsafeMutablePointer<Int32>
-    private var scalarEnd: UnsafeMutablePointer<Int32>
-    private var scalarCapacity: Int
-    private var scalarCount = 0
+    @exclusivity(unchecked) private var scalars: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private var scalarStart: UnsafeMutablePointer<Int32>
+    @exclusivity(unchecked) private var scalarEnd: UnsafeMutablePointer<Int32>
+    @exclusivity(unchecked) private var scalarCapacity: Int
+    @exclusivity(unchecked) private var scalarCount = 0
 
     // Output bytes, with the source span of each.
-    private var bytes: UnsafeMutablePointer<UInt8>
-    private var starts: UnsafeMutablePointer<Int32>
-    private var ends: UnsafeMutablePointer<Int32>
-    private var capacity: Int
+    @exclusivity(unchecked) private var bytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var starts: UnsafeMutablePointer<Int32>
+    @exclusivity(unchecked) private var ends: UnsafeMutablePointer<Int32>
+    @exclusivity(unchecked) private var capacity: Int
     /// Output bytes written so far (several bodies in append mode).
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     /// Raw (undecodable) bytes travel as scalars with this bit set.
     static let rawBit: UInt32 = 0x8000_0000
@@ -187,57 +202,68 @@ final class _TextNormalizer {
         capacity = c
     }
 
-    @inline(__always)
-    private func pushScalar(_ v: UInt32, _ s: Int, _ e: Int) {
-        if scalarCount == scalarCapacity { growScalars(scalarCount + 1) }
-        scalars[scalarCount] = v
-        scalarStart[scalarCount] = Int32(truncatingIfNeeded: s)
-        scalarEnd[scalarCount] = Int32(truncatingIfNeeded: e)
-        scalarCount += 1
-    }
-
     /// UTF-8 → scalars, with compatibility mappings applied and invisible controls removed.
     private func decode(_ body: UnsafeRawBufferPointer) {
         scalarCount = 0
-        growScalars(body.count)
+        growScalars(body.count)  // one scalar per byte at most, except expanding replacements (grown there)
         var i = 0
         let n = body.count
+        var out = 0
+        // Locals for the common case; written back before the rare expanding replacement.
+        var sc = scalars, ss = scalarStart, se = scalarEnd
         while i < n {
             let b0 = body[i]
             if b0 < 0x80 {
-                pushScalar(UInt32(b0), i, i + 1)
-                i += 1
+                sc[out] = UInt32(b0)
+                ss[out] = Int32(truncatingIfNeeded: i)
+                se[out] = Int32(truncatingIfNeeded: i &+ 1)
+                out &+= 1
+                i &+= 1
                 continue
             }
             let (v, len) = _decodeUTF8(body, i)
             if len == 0 {
-                pushScalar(Self.rawBit | UInt32(b0), i, i + 1)
-                i += 1
+                sc[out] = Self.rawBit | UInt32(b0)
+                ss[out] = Int32(truncatingIfNeeded: i)
+                se[out] = Int32(truncatingIfNeeded: i &+ 1)
+                out &+= 1
+                i &+= 1
                 continue
             }
-            let e = lookup.entry(v)
-            if e >= 0, lookup.replacementStart[e] >= 0 {
-                let start = Int(lookup.replacementStart[e])
-                var k = 0
-                while k < Int(lookup.replacementCount[e]) {
-                    pushScalar(lookup.replacements[start + k], i, i + len)
-                    k += 1
+            // Most scalars have no table entry (the flags say so without the two-stage lookup).
+            if flags.of(v) & _ScalarFlags.normalizes != 0 {
+                let e = lookup.entry(v)
+                if e >= 0, lookup.replacementStart[e] >= 0 {
+                    let start = Int(lookup.replacementStart[e])
+                    let k = Int(lookup.replacementCount[e])
+                    scalarCount = out
+                    growScalars(out + k + (n - i))
+                    sc = scalars; ss = scalarStart; se = scalarEnd
+                    var q = 0
+                    while q < k {
+                        sc[out] = lookup.replacements[start + q]
+                        ss[out] = Int32(truncatingIfNeeded: i)
+                        se[out] = Int32(truncatingIfNeeded: i &+ len)
+                        out &+= 1
+                        q += 1
+                    }
+                    i &+= len
+                    continue
                 }
-            } else {
-                pushScalar(v, i, i + len)
             }
-            i += len
+            sc[out] = v
+            ss[out] = Int32(truncatingIfNeeded: i)
+            se[out] = Int32(truncatingIfNeeded: i &+ len)
+            out &+= 1
+            i &+= len
         }
+        scalarCount = out
     }
 
     @inline(__always)
-    static func isWord(_ v: UInt32) -> Bool {
-        if v < 0x80 {
-            return (v >= 0x30 && v <= 0x39) || ((v | 0x20) >= 0x61 && (v | 0x20) <= 0x7A)
-        }
-        if v & rawBit != 0 { return false }
-        guard let s = Unicode.Scalar(v) else { return false }
-        return AhoCorasick.isWordScalar(s)
+    func isWord(_ v: UInt32) -> Bool {
+        if v & Self.rawBit != 0 { return false }
+        return flags.isWord(v)
     }
 
     @inline(__always)
@@ -246,15 +272,22 @@ final class _TextNormalizer {
     /// Words and the characters between them → output bytes.
     private func emitWords(leet: Bool) {
         let n = scalarCount
+        // Each scalar writes at most 4 bytes: grow once, then write through local pointers.
+        growBytes(count + 4 * n)
+        var w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        defer { count = w.count }
+        let scalars = self.scalars
+        let scalarStart = self.scalarStart
+        let scalarEnd = self.scalarEnd
         var i = 0
         while i < n {
             let v = scalars[i]
-            if !Self.isWord(v) {
+            if !isWord(v) {
                 var out = v
                 if leet, v == 0x40 || v == 0x24, i > 0, i + 1 < n, Self.isASCIILetter(scalars[i - 1]), Self.isASCIILetter(scalars[i + 1]) {
                     out = v == 0x40 ? 0x61 : 0x73  // @ → a, $ → s
                 }
-                emit(out, i)
+                w.put(out, scalarStart[i], scalarEnd[i])
                 i += 1
                 continue
             }
@@ -264,14 +297,16 @@ final class _TextNormalizer {
             var asciiDigit = false
             var nonASCII = 0
             var lookalikes = 0
-            while j < n, Self.isWord(scalars[j]) {
-                let w = scalars[j]
-                if w < 0x80 {
-                    if w <= 0x39 { asciiDigit = true } else { asciiLetter = true }
+            while j < n, isWord(scalars[j]) {
+                let c = scalars[j]
+                if c < 0x80 {
+                    if c <= 0x39 { asciiDigit = true } else { asciiLetter = true }
                 } else {
                     nonASCII += 1
-                    let e = lookup.entry(w)
-                    if e >= 0, lookup.lookalike[e] != 0 { lookalikes += 1 }
+                    if flags.of(c) & _ScalarFlags.normalizes != 0 {
+                        let e = lookup.entry(c)
+                        if e >= 0, lookup.lookalike[e] != 0 { lookalikes += 1 }
+                    }
                 }
                 j += 1
             }
@@ -279,70 +314,80 @@ final class _TextNormalizer {
             let digitsAsLetters = leet && asciiDigit && (asciiLetter || (skeleton && lookalikes > 0))
             var k = i
             while k < j {
-                var w = scalars[k]
-                if skeleton, w >= 0x80 {
-                    let e = lookup.entry(w)
-                    if e >= 0, lookup.lookalike[e] != 0 { w = UInt32(lookup.lookalike[e]) }
+                var c = scalars[k]
+                if skeleton, c >= 0x80 {
+                    let e = lookup.entry(c)
+                    if e >= 0, lookup.lookalike[e] != 0 { c = UInt32(lookup.lookalike[e]) }
                 }
-                if leet, w < 0x80 {
+                if leet, c < 0x80 {
                     if digitsAsLetters {
-                        switch w {
-                        case 0x30: w = 0x6F  // 0 → o
-                        case 0x31: w = 0x69  // 1 → i
-                        case 0x33: w = 0x65  // 3 → e
-                        case 0x34: w = 0x61  // 4 → a
-                        case 0x35: w = 0x73  // 5 → s
-                        case 0x37: w = 0x74  // 7 → t
-                        case 0x38: w = 0x62  // 8 → b
+                        switch c {
+                        case 0x30: c = 0x6F  // 0 → o
+                        case 0x31: c = 0x69  // 1 → i
+                        case 0x33: c = 0x65  // 3 → e
+                        case 0x34: c = 0x61  // 4 → a
+                        case 0x35: c = 0x73  // 5 → s
+                        case 0x37: c = 0x74  // 7 → t
+                        case 0x38: c = 0x62  // 8 → b
                         default: break
                         }
                     }
-                    if w == 0x6C { w = 0x69 } else if w == 0x4C { w = 0x49 }  // l → i, L → I
+                    if c == 0x6C { c = 0x69 } else if c == 0x4C { c = 0x49 }  // l → i, L → I
                 }
-                emit(w, k)
+                w.put(c, scalarStart[k], scalarEnd[k])
                 k += 1
             }
             i = j
         }
     }
+}
 
-    /// Appends scalar `v` (case-folded when non-ASCII) with the source span of scalar `k`.
+/// Writes normalised scalars as UTF-8 with their source spans into buffers with room for them (the caller
+/// grew them: at most 4 bytes per scalar).
+struct _ByteSink {
+    let bytes: UnsafeMutablePointer<UInt8>
+    let starts: UnsafeMutablePointer<Int32>
+    let ends: UnsafeMutablePointer<Int32>
+    var count: Int
+    let flags: _ScalarFlags
+
+    /// Appends scalar `v` (case-folded when non-ASCII; a raw byte as itself) with source span `s..<e`.
     @inline(__always)
-    private func emit(_ v: UInt32, _ k: Int) {
-        growBytes(count + 4)
-        let s = scalarStart[k]
-        let e = scalarEnd[k]
-        if v < 0x80 || v & Self.rawBit != 0 {
+    mutating func put(_ v: UInt32, _ s: Int32, _ e: Int32) {
+        if v < 0x80 || v & _TextNormalizer.rawBit != 0 {
             bytes[count] = UInt8(truncatingIfNeeded: v)
             starts[count] = s
             ends[count] = e
-            count += 1
+            count &+= 1
             return
         }
-        let f = AhoCorasick.simpleCaseFold(Unicode.Scalar(v)!).value
-        var buf: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-        let len: Int
-        if f < 0x800 {
-            buf = (UInt8(0xC0 | f >> 6), UInt8(0x80 | f & 0x3F), 0, 0)
-            len = 2
-        } else if f < 0x10000 {
-            buf = (UInt8(0xE0 | f >> 12), UInt8(0x80 | (f >> 6) & 0x3F), UInt8(0x80 | f & 0x3F), 0)
-            len = 3
-        } else {
-            buf = (UInt8(0xF0 | f >> 18), UInt8(0x80 | (f >> 12) & 0x3F), UInt8(0x80 | (f >> 6) & 0x3F), UInt8(0x80 | f & 0x3F))
-            len = 4
+        let len = _encodeUTF8(flags.fold(v), into: bytes + count)
+        var q = 0
+        while q < len {
+            starts[count &+ q] = s
+            ends[count &+ q] = e
+            q &+= 1
         }
-        withUnsafeBytes(of: &buf) { b in
-            var q = 0
-            while q < len {
-                bytes[count] = b[q]
-                starts[count] = s
-                ends[count] = e
-                count += 1
-                q += 1
-            }
-        }
+        count &+= len
     }
+}
+
+/// Writes scalar value `v` as UTF-8 at `p` (room for 4 bytes); returns the length.
+@inline(__always)
+func _encodeUTF8(_ v: UInt32, into p: UnsafeMutablePointer<UInt8>) -> Int {
+    if v < 0x80 {
+        p[0] = UInt8(v)
+        return 1
+    } else if v < 0x800 {
+        p[0] = UInt8(0xC0 | v >> 6); p[1] = UInt8(0x80 | v & 0x3F)
+        return 2
+    } else if v < 0x10000 {
+        p[0] = UInt8(0xE0 | v >> 12); p[1] = UInt8(0x80 | (v >> 6) & 0x3F); p[2] = UInt8(0x80 | v & 0x3F)
+        return 3
+    }
+    p[0] = UInt8(0xF0 | v >> 18); p[1] = UInt8(0x80 | (v >> 12) & 0x3F)
+    p[2] = UInt8(0x80 | (v >> 6) & 0x3F); p[3] = UInt8(0x80 | v & 0x3F)
+    return 4
 }
 
 /// Decodes one UTF-8 scalar at `i` (well-formed per Unicode table 3-7: no overlongs, surrogates or values

@@ -27,7 +27,7 @@ struct BenchCommand: ParsableCommand {
     @Argument(help: "An archive (JSONL, CSV, TSV or XML; plain or .zst).")
     var input: String
 
-    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
     var rules: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
@@ -66,7 +66,7 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         var plan = IOPlan(force: force)
         plan.read(input, as: "the input")
-        plan.read(rules, as: "the rule file (--rules)")
+        plan.readRules(rules)
         plan.write(phrasesFile, as: "--phrases-file")
         try plan.check()
         let ruleSet = try CLI.loadRules(rules)

@@ -43,7 +43,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
     var shard: Shard?
 
-    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
     var rules: String?
 
     @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; .zst compresses).", valueName: "file"))
@@ -203,7 +203,7 @@ struct ClassifyCommand: ParsableCommand {
         plan.read(selected, as: "the input")
         let selectedSet = Set(selected)
         plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
-        plan.read(rules, as: "the rule file (--rules)")
+        plan.readRules(rules)
         plan.read(manifest, as: "the manifest (--manifest)")
         plan.write(noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
         plan.write(rejects, as: "--rejects")

@@ -37,7 +37,7 @@ struct EvaluateCommand: ParsableCommand {
     @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
     var rules: String?
 
     @Option(name: .long, help: "Field holding the truth label.")
@@ -94,7 +94,7 @@ struct EvaluateCommand: ParsableCommand {
     func run() throws {
         var plan = IOPlan(force: force)
         plan.read(inputs.isEmpty ? ["-"] : inputs, as: "the input")
-        plan.read(rules, as: "the rule file (--rules)")
+        plan.readRules(rules)
         plan.read(mapFile, as: "the mapping file (--map-file)")
         plan.write(jsonFile, as: "--json-file")
         plan.write(report, as: "--report")

@@ -8,7 +8,9 @@ extension ExplainCommand {
         var out = "model \"\(m.name)\" (priority \(m.priority)"
         if let t = m.threshold { out += ", threshold \(Classifier.format(t))" }
         out += "): " + zip(m.targets, m.scores).map { "\($0) \(Classifier.format($1))" }.joined(separator: ", ")
-        out += m.decided ? " → decided \(m.targets[m.winner])\n" : " → did not decide\n"
+        out += m.decided ? " → decided \(m.targets[m.winner])" : " → did not decide"
+        if let r = m.refinedBy { out += " (folder \(e.verdict.folder.path) from rule \"\(r)\")" }
+        out += "\n"
         if !m.contributions.isEmpty {
             out += "  strongest of \(m.phraseCount) model phrase\(m.phraseCount == 1 ? "" : "s") (towards \(m.targets[m.winner])):\n"
             for c in m.contributions {
@@ -26,7 +28,7 @@ extension ExplainCommand {
         return [
             "name": m.name, "priority": m.priority, "threshold": m.threshold.map { $0 as Any } ?? NSNull(),
             "targets": m.targets, "scores": m.scores, "bias": m.bias, "norm": m.norm, "winner": m.targets[m.winner],
-            "decided": m.decided, "phrasesPresent": m.phraseCount,
+            "decided": m.decided, "refinedBy": m.refinedBy.map { $0 as Any } ?? NSNull(), "phrasesPresent": m.phraseCount,
             "phrases": m.contributions.map { c -> [String: Any] in
                 ["phrase": c.phrase, "kind": c.kind.name, "span": [c.start, c.end], "text": c.text, "weights": c.weights,
                  "contribution": c.contribution]

@@ -135,7 +135,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         var plan = IOPlan(force: force)
         plan.read(inputs.isEmpty ? ["-"] : inputs, as: "the input")
-        plan.read(rules, as: "the rule file (--rules)")
+        plan.readRules(rules)
         plan.writeFolder(outputFolder, as: "-o", files: fileNames)
         plan.write(statsFile, as: "--stats-file")
         try plan.check()

@@ -70,7 +70,7 @@ struct LearnCommand: ParsableCommand {
     var normalize: String?
 
     @Option(name: .long, help: "Largest vocabulary: the phrases found in most messages.")
-    var maxPhrases = 20_000
+    var maxPhrases = 10_000
 
     @Option(name: .long, help: "A phrase must be in at least this many messages.")
     var minDocuments = 2
@@ -78,8 +78,11 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Longest word n-gram.")
     var wordNgrams = 2
 
-    @Option(name: .long, help: "Character n-gram lengths in Thai, Chinese and Japanese, as MIN-MAX.")
-    var charNgrams = "2-4"
+    @Option(name: .long, help: "Shortest word (in characters) a word n-gram may hold.")
+    var minWordLength = 2
+
+    @Option(name: .long, help: "Character n-gram lengths in Thai, Chinese and Japanese, as N or MIN-MAX.")
+    var charNgrams = "3"
 
     @Option(name: .long, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX.")
     var digitNgrams = "3-5"
@@ -146,6 +149,7 @@ struct LearnCommand: ParsableCommand {
         if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
         if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
         if !(1...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 1 to 5.") }
+        if !(1...16).contains(minWordLength) { throw ValidationError("Please give --min-word-length from 1 to 16.") }
         if cost <= 0 || !cost.isFinite { throw ValidationError("Please give a positive --cost.") }
         if tolerance <= 0 || !tolerance.isFinite { throw ValidationError("Please give a positive --tolerance.") }
         if maxCandidates < 1024 { throw ValidationError("Please give --max-candidates of at least 1024.") }
@@ -201,6 +205,7 @@ struct LearnCommand: ParsableCommand {
         options.granularity = by
         options.normalization = normalization
         options.candidates.wordNGrams = wordNgrams
+        options.candidates.minWordLength = minWordLength
         options.candidates.charNGrams = try Self.range(charNgrams, "--char-ngrams")
         options.candidates.digitNGrams = try Self.range(digitNgrams, "--digit-ngrams")
         options.candidates.symbols = !noSymbols
@@ -293,6 +298,14 @@ struct LearnCommand: ParsableCommand {
                 s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
             }
             s += String(format: "  accuracy %.4f, macro F1 %.4f\n", r.accuracy, r.macroF1)
+            for (i, scores) in r.scoresByInput.enumerated() {
+                s += "  \(r.inputs[i].name):\n"
+                for t in scores where t.support > 0 || t.falsePositives > 0 {
+                    let name = t.target.count > 26 ? String(t.target.prefix(26)) : t.target
+                    s += "    " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
+                }
+            }
         }
         if let m = r.model, let output {
             s += "model: \(groupedDigits(m.phrases.count)) phrases × \(m.targets.count) targets → \(output)\n"
@@ -313,13 +326,17 @@ struct LearnCommand: ParsableCommand {
             o["output"] = output ?? NSNull()
         }
         if r.folds > 0 {
-            o["crossValidation"] = [
-                "folds": r.folds, "accuracy": r.accuracy, "macroF1": r.macroF1,
-                "targets": r.scores.map {
+            func targets(_ scores: [LearnReport.TargetScore]) -> [[String: Any]] {
+                scores.map {
                     ["target": $0.target, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support,
                      "truePositives": $0.truePositives, "falsePositives": $0.falsePositives, "falseNegatives": $0.falseNegatives] as [String: Any]
-                },
-            ] as [String: Any]
+                }
+            }
+            var cv: [String: Any] = ["folds": r.folds, "accuracy": r.accuracy, "macroF1": r.macroF1, "targets": targets(r.scores)]
+            if !r.scoresByInput.isEmpty {
+                cv["byInput"] = r.scoresByInput.enumerated().map { ["input": r.inputs[$0].name, "targets": targets($1)] as [String: Any] }
+            }
+            o["crossValidation"] = cv
         }
         return o
     }

@@ -5,7 +5,7 @@ import ZstdStream
 
 /// The `--rules` option shared by the rule subcommands.
 struct RuleOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A rule file, YAML or compiled .smsf (default: the embedded default rules).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A rule file, YAML or compiled .smsf (default: the embedded rules and model; embedded:rules: the rules alone).", valueName: "file"))
     var rules: String?
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MessageFilter
 import ZstdStream
 
 #if canImport(Glibc)
@@ -46,6 +47,11 @@ struct IOPlan {
 
     mutating func read(_ path: String?, as option: String) {
         if let path { inputs.append(Entry(option: option, path: path)) }
+    }
+
+    /// `--rules`: a rule file read, unless it names the embedded rules (`embedded:rules`).
+    mutating func readRules(_ path: String?) {
+        if path != RuleSet.embeddedRulesOnlyPath { read(path, as: "the rule file (--rules)") }
     }
 
     mutating func read(_ paths: [String], as option: String) {
