@@ -394,7 +394,7 @@ final class ExportTests: XCTestCase {
 
     func testMissingInputThrows66() {
         XCTAssertThrowsError(try export([path("nope.jsonl")], to: "x")) { error in
-            XCTAssertEqual((error as? PipelineError)?.exitCode, 66)
+            XCTAssertEqual((error as? PipelineError)?.isInputMissing, true)
         }
     }
 }

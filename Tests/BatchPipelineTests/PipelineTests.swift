@@ -272,7 +272,7 @@ final class PipelineTests: XCTestCase {
         let out = folder.appendingPathComponent("strict.jsonl").path
         XCTAssertThrowsError(try run([path]) { $0.strict = true; $0.outputPath = out }) { error in
             let error = error as! PipelineError
-            XCTAssertEqual(error.exitCode, 65)
+            XCTAssertTrue(error.isBadInput)
             XCTAssertTrue(error.message.contains("s.jsonl:2:"), error.message)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
@@ -358,11 +358,11 @@ final class PipelineTests: XCTestCase {
 
     func testMissingInputAndUnwritableOutput() throws {
         XCTAssertThrowsError(try run([folder.appendingPathComponent("nope.jsonl").path])) { error in
-            XCTAssertEqual((error as! PipelineError).exitCode, 66)
+            XCTAssertTrue((error as! PipelineError).isInputMissing)
         }
         let a = try file("a.jsonl", Array("{\"body\": \"one\"}\n".utf8))
         XCTAssertThrowsError(try run([a]) { $0.outputPath = "/nonexistent-folder/out.jsonl" }) { error in
-            XCTAssertEqual((error as! PipelineError).exitCode, 73)
+            XCTAssertTrue((error as! PipelineError).isOutputFailure)
             XCTAssertTrue((error as! PipelineError).message.contains("/nonexistent-folder/out.jsonl"))
         }
     }
@@ -417,7 +417,8 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(outcome.counts.rejected, 1)
         XCTAssertEqual(outcome.rejects.first?["line"] as? Int, 5)
         let text = String(decoding: outcome.output, as: UTF8.self)
-        XCTAssertTrue(text.hasPrefix("id,sender,body,filter_action,filter_subAction,filter_folder,filter_rule\n"), text)
+        // The header keeps its CR LF, as every row does (issue 12: "CRLF kept").
+        XCTAssertTrue(text.hasPrefix("id,sender,body,filter_action,filter_subAction,filter_folder,filter_rule\r\n"), text)
         XCTAssertTrue(text.contains("1,VM-HDFCBK,\"Rs 500 debited, a/c \"\"XX12\"\"\nthanks\","))
     }
 

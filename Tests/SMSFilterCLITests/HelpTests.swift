@@ -156,11 +156,12 @@ OVERVIEW: Label every record of SMS archives with an iOS message-filter folder.
 
 Reads JSON Lines, CSV, TSV or Android "SMS Backup & Restore" XML, plain or
 zstd-compressed (detected by magic bytes), from files or standard input (-),
-and writes each record back in its own format with a "filter" object added
-(JSON Lines), filter_* columns (CSV/TSV) or filter_* attributes (XML).
-Malformed records are counted and written to --rejects with their file, line
-and reason; the run goes on. Counts go to --counts as JSON and to standard
-error as a table (--json: as JSON).
+and writes each record back in its own format (or --output-format's) with a
+"filter" object added (JSON Lines), filter_* columns (CSV/TSV) or filter_*
+attributes (XML); labels a record already has are replaced. Malformed records
+are counted and written to --rejects with their file, line, reason and bytes;
+the run goes on. Counts go to --counts as JSON and to standard error as a table
+(--json: as JSON).
 
 Every output is checked before any work: none may be an input or another
 output, and an existing file is replaced only with -f. Records are not written
@@ -209,6 +210,9 @@ OPTIONS:
                           Input format: jsonl, csv, tsv or xml (default: from
                           the name and first bytes). (values: jsonl, csv, tsv,
                           xml)
+  --output-format <output-format>
+                          Write records as jsonl, csv, tsv or xml (default: the
+                          input's format). (values: jsonl, csv, tsv, xml)
   --id-field <id-field>   Field, column or attribute holding the record id.
                           (default: id)
   --sender-field <sender-field>
@@ -339,14 +343,16 @@ OPTIONS:
 OVERVIEW: Write train, validation and test files (JSONL, CSV or fastText) from
 an SMS archive.
 
-Labels come from each record's "filter" object (written by classify); records
-without one are classified with the embedded rules. With --rules every record
-is classified with those rules; with --label-field the label is taken from that
-field. The split is decided by a hash of the record id alone (of the body when
-there is no id), so a record keeps its split when the corpus grows. Duplicates
-are bodies equal after lowercasing and collapsing whitespace; they are counted
-(and cross-split leaks with them) in memory of about 16-40 bytes per distinct
-body, and dropped with --dedup. fastText labels have whitespace replaced by _
+Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain
+or zstd; on all cores). Labels come from each record's "filter" object,
+filter_* columns or attributes (written by classify); records without them are
+classified with the embedded rules. With --rules every record is classified
+with those rules; with --label-field the label is taken from that field. The
+split is decided by a hash of the record id alone (of the body when there is no
+id), so a record keeps its split when the corpus grows. Duplicates are bodies
+equal after lowercasing and collapsing whitespace; they are counted (and
+cross-split leaks with them) in memory of about 16-40 bytes per distinct body,
+and dropped with --dedup. fastText labels have whitespace replaced by _
 (Transactions/Public_Services).
 
 The per-split, per-label table goes to standard error (--json: as JSON) and, as
@@ -366,8 +372,8 @@ output could not be written.
 USAGE: smsfilter export [<options>] [<inputs> ...]
 
 ARGUMENTS:
-  <inputs>                Input JSON Lines archives (plain or .zst); - or
-                          nothing reads standard input.
+  <inputs>                Input files (JSONL, CSV, TSV or XML; plain or .zst);
+                          - or nothing reads standard input.
 
 OPTIONS:
   -o, --output <folder>   Folder that receives train.<ext>, validation.<ext>
@@ -401,6 +407,10 @@ OPTIONS:
                           (default: 4M)
   --stats-file <file>     Write the per-split, per-label table as JSON to this
                           file (- is standard output).
+  --input-format <input-format>
+                          Input format: jsonl, csv, tsv or xml (default: from
+                          the name and first bytes). (values: jsonl, csv, tsv,
+                          xml)
   --id-field <id-field>   Field, column or attribute holding the record id.
                           (default: id)
   --sender-field <sender-field>
@@ -409,9 +419,12 @@ OPTIONS:
   --body-field <body-field>
                           Field, column or attribute holding the message text.
                           (default: body)
+  --no-header             CSV/TSV input has no header row (name fields by
+                          1-based column number).
+  --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --filter-key <filter-key>
-                          Key of the labels object written by classify.
-                          (default: filter)
+                          Key (column or attribute prefix) of the labels
+                          written by classify. (default: filter)
   -f, --force             Replace existing files in the output folder and
                           --stats-file.
   -q, --quiet             Print no progress line and no table.
@@ -425,15 +438,16 @@ OPTIONS:
 OVERVIEW: Score a rule set against a corpus with truth labels: per class, per
 rule, confusion and conflicts.
 
-Each record is classified; its truth label (--truth-field) is mapped to the
-actions or folders it may land in (--map or --map-file). Targets: an action
-(none, allow, junk, promotion, transaction: any folder of it), a folder path
-(Transactions/Finance), other (none or allow), ignore (not scored); several as
-a|b. Scoring is per folder when a target is a sub-folder, per action otherwise
-(--by to choose). Reports precision, recall and F1 per class, a confusion
-matrix (truth label × prediction), per-rule hits, precision and share of true
-positives, conflicts (rules of different folders firing on one record) and
-rules that never fire.
+Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain
+or zstd; on all cores). Each record is classified; its truth label
+(--truth-field) is mapped to the actions or folders it may land in (--map or
+--map-file). Targets: an action (none, allow, junk, promotion, transaction: any
+folder of it), a folder path (Transactions/Finance), other (none or allow),
+ignore (not scored); several as a|b. Scoring is per folder when a target is a
+sub-folder, per action otherwise (--by to choose). Reports precision, recall
+and F1 per class, a confusion matrix (truth label × prediction), per-rule hits,
+precision and share of true positives, conflicts (rules of different folders
+firing on one record) and rules that never fire.
 
 The figures go to standard error as tables (--json: as one JSON object), to
 --json-file as JSON and to --report as a self-contained HTML page.
@@ -451,8 +465,8 @@ missing, 73 an output could not be written.
 USAGE: smsfilter evaluate [<options>] [<inputs> ...]
 
 ARGUMENTS:
-  <inputs>                Input JSON Lines archives (plain or .zst); - or
-                          nothing reads standard input.
+  <inputs>                Input files (JSONL, CSV, TSV or XML; plain or .zst);
+                          - or nothing reads standard input.
 
 OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
@@ -473,6 +487,10 @@ OPTIONS:
   --conflict-examples <conflict-examples>
                           How many conflict examples to keep, 0 to 100000.
                           (default: 20)
+  --input-format <input-format>
+                          Input format: jsonl, csv, tsv or xml (default: from
+                          the name and first bytes). (values: jsonl, csv, tsv,
+                          xml)
   --id-field <id-field>   Field, column or attribute holding the record id.
                           (default: id)
   --sender-field <sender-field>
@@ -481,6 +499,9 @@ OPTIONS:
   --body-field <body-field>
                           Field, column or attribute holding the message text.
                           (default: body)
+  --no-header             CSV/TSV input has no header row (name fields by
+                          1-based column number).
+  --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
   -q, --quiet             Print no progress line and no table.
@@ -548,7 +569,7 @@ Example:
 USAGE: smsfilter bench <input> [--rules <file>] [--threads <threads>] [--repeat <repeat>] [--matcher-bytes <matcher-bytes>] [--labels-only] [--matcher-only] [--json] [--phrases-file <file>] [--force] [--quiet]
 
 ARGUMENTS:
-  <input>                 A JSON Lines archive (plain or .zst).
+  <input>                 An archive (JSONL, CSV, TSV or XML; plain or .zst).
 
 OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
@@ -655,17 +676,17 @@ OPTIONS:
 OVERVIEW: Learn phrase weights from labelled records and write them as the
 model: section of a rule file.
 
-Reads labelled JSON Lines records (plain or .zst), maps each truth label to a
-target (an action or a folder) with --map, and learns one weight per phrase per
-target and a bias per target: word n-grams for spaced scripts, character
-n-grams for Thai, Chinese and Japanese, pieces of words with digits and
-symbols, after normalisation; the --max-phrases phrases in most messages;
-binary TF-IDF, L2-normalised, one-vs-rest linear SVMs. The classifier finds the
-model's phrases with the same automaton as the rules' and adds their weights
-(docs/RULES.md, "Learned models"). --cv K prints cross-validated precision,
-recall and F1 per target (folds by a hash of the normalised body, so duplicates
-share a fold); with -o as well, the figures go into the model's provenance.
-Same inputs and options, same bytes.
+Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain or .zst),
+maps each truth label to a target (an action or a folder) with --map, and
+learns one weight per phrase per target and a bias per target: word n-grams for
+spaced scripts, character n-grams for Thai, Chinese and Japanese, pieces of
+words with digits and symbols, after normalisation; the --max-phrases phrases
+in most messages; binary TF-IDF, L2-normalised, one-vs-rest linear SVMs. The
+classifier finds the model's phrases with the same automaton as the rules' and
+adds their weights (docs/RULES.md, "Learned models"). --cv K prints
+cross-validated precision, recall and F1 per target (folds by a hash of the
+normalised body, so duplicates share a fold); with -o as well, the figures go
+into the model's provenance. Same inputs and options, same bytes.
 
 Examples:
   smsfilter learn --truth-field label --map 'spam=junk,ham=none' \
@@ -683,8 +704,9 @@ be written.
 USAGE: smsfilter learn [<options>] [<inputs> ...]
 
 ARGUMENTS:
-  <inputs>                Labelled JSON Lines inputs (plain or .zst); read two
-                          or three times, so files, not standard input.
+  <inputs>                Labelled input files (JSONL, CSV, TSV or XML; plain
+                          or .zst); read two or three times, so not standard
+                          input.
 
 OPTIONS:
   --truth-field <truth-field>
@@ -700,8 +722,9 @@ OPTIONS:
   -o, --output <output>   The rule file to write (YAML; required unless --cv).
   -f, --force             Replace an existing output file.
   --input-format <input-format>
-                          Input format: jsonl (other formats come with the
-                          unified reader). (values: jsonl, csv, tsv, xml)
+                          Input format: jsonl, csv, tsv or xml (default: from
+                          the name and first bytes). (values: jsonl, csv, tsv,
+                          xml)
   --id-field <id-field>   Field, column or attribute holding the record id.
                           (default: id)
   --sender-field <sender-field>
@@ -710,6 +733,8 @@ OPTIONS:
   --body-field <body-field>
                           Field, column or attribute holding the message text.
                           (default: body)
+  --no-header             CSV/TSV input has no header row (name fields by
+                          1-based column number).
   --normalize <normalize> Text normalisation: none, standard or leet (default:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>

@@ -85,7 +85,7 @@ extension EvaluationReport {
 
         // Conflicts.
         h += "<h2>Conflicts: \(Self.grouped(conflicts)) records matched by rules of different folders</h2>\n"
-        let pairs = conflictPairs.sorted { ($1.value, rules[$0.key.winner].name) < ($0.value, rules[$1.key.winner].name) }
+        let pairs = sortedConflictPairs
         if !pairs.isEmpty {
             h += "<table><tr><th>records</th><th class=\"l\">winner</th><th class=\"l\">over</th></tr>\n"
             for (pair, n) in pairs.prefix(15) {

@@ -221,6 +221,14 @@ public struct EvaluationReport: Sendable {
         classNames.indices.filter { c in confusion.contains { $0[c] > 0 } || support[c] > 0 }
     }
 
+    /// Conflict pairs, most frequent first, then by the winner's and the other rule's names (an order that
+    /// does not depend on the dictionary's).
+    public var sortedConflictPairs: [(key: RulePair, value: Int)] {
+        conflictPairs.sorted {
+            ($1.value, rules[$0.key.winner].name, rules[$0.key.other].name) < ($0.value, rules[$1.key.winner].name, rules[$1.key.other].name)
+        }
+    }
+
     /// Correct hits of all rules together.
     public var ruleTruePositives: Int { rules.reduce(0) { $0 + $1.correct } }
 
@@ -268,7 +276,7 @@ public struct EvaluationReport: Sendable {
             ]
         }
         let columns = confusionColumns
-        let pairs = conflictPairs.sorted { ($1.value, rules[$0.key.winner].name) < ($0.value, rules[$1.key.winner].name) }
+        let pairs = sortedConflictPairs
         let formatter = ISO8601DateFormatter()
         let rowNames: [String] = confusionRows.map { labels[$0] }
         let columnNames: [String] = columns.map { classNames[$0] }
@@ -302,74 +310,5 @@ public struct EvaluationReport: Sendable {
 
     public func jsonData() throws -> Data {
         try JSONSerialization.data(withJSONObject: jsonObject(), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    }
-
-    static func percent(_ x: Double?) -> String { x.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
-
-    static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
-    static func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
-
-    /// The table printed on standard error.
-    public func table(maxRules: Int = 25) -> String {
-        var out = "evaluate: \(corpus.joined(separator: ", ")) with \(ruleSource) (\(ruleSetChecksum.prefix(16)))\n"
-        out += "records \(records), scored \(scored), correct \(correct), accuracy \(Self.percent(accuracy)), macro F1 (over truth labels) \(Self.percent(macroF1))"
-        if withoutTruth > 0 { out += ", without truth \(withoutTruth)" }
-        if ignored > 0 { out += ", ignored \(ignored)" }
-        if !unmapped.isEmpty { out += ", unmapped " + unmapped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
-        if !skipped.isEmpty { out += ", skipped " + skipped.sorted { $0.key < $1.key }.map { "\($0.value) (\($0.key))" }.joined(separator: ", ") }
-        out += "\n\n"
-        let cw = max(22, (activeClasses.map { classNames[$0].count }.max() ?? 0) + 2)
-        out += Self.pad("per \(granularity.rawValue)", cw) + ["predicted", "correct", "support", "precision", "recall", "F1"].map { Self.lpad($0, 11) }.joined() + "\n"
-        for c in activeClasses {
-            out += Self.pad(classNames[c], cw)
-            out += [String(predicted[c]), String(truePositives[c]), String(support[c]), Self.percent(precision(c)), Self.percent(recall(c)), Self.percent(f1(c))]
-                .map { Self.lpad($0, 11) }.joined() + "\n"
-        }
-        out += "\n" + Self.pad("per truth label", cw) + ["records", "correct", "precision", "recall", "F1"].map { Self.lpad($0, 11) }.joined() + "  accepted\n"
-        for (i, label) in labels.enumerated() where labelTotals[i].records > 0 {
-            let t = labelTotals[i]
-            out += Self.pad(label, cw) + [String(t.records), String(t.correct), Self.percent(t.precision), Self.percent(t.recall), Self.percent(t.f1)]
-                .map { Self.lpad($0, 11) }.joined() + "  " + targetText(label) + "\n"
-        }
-        // Confusion matrix (folder names shortened to keep the table narrow).
-        let columns = confusionColumns
-        func short(_ name: String) -> String {
-            name.replacingOccurrences(of: "Transactions/", with: "T/").replacingOccurrences(of: "Promotions/", with: "P/")
-                .replacingOccurrences(of: "Unknown Senders", with: "Unknown").replacingOccurrences(of: "Public Services", with: "Public")
-        }
-        func rowName(_ label: String) -> String { targetText(label) == label ? label : "\(label) (\(targetText(label)))" }
-        let lw = max(18, (confusionRows.map { rowName(labels[$0]).count }.max() ?? 0) + 2)
-        let colWidth = columns.map { max(7, short(classNames[$0]).count + 2) }
-        out += "\nconfusion (truth → predicted)"
-        if granularity == .folder { out += "; T/ = Transactions/, P/ = Promotions/" }
-        out += "\n" + Self.pad("", lw)
-        for (k, c) in columns.enumerated() { out += Self.lpad(short(classNames[c]), colWidth[k]) }
-        out += "\n"
-        for i in confusionRows {
-            out += Self.pad(rowName(labels[i]), lw)
-            for (k, c) in columns.enumerated() { out += Self.lpad(String(confusion[i][c]), colWidth[k]) }
-            out += "\n"
-        }
-        // Rules.
-        let totalTP = ruleTruePositives
-        let fired = rules.filter { $0.fired > 0 }.sorted { ($1.hits, $0.name) < ($0.hits, $1.name) }
-        let rw = max(24, (fired.prefix(maxRules).map(\.name.count).max() ?? 0) + 2)
-        out += "\n" + Self.pad("rule", rw) + ["hits", "precision", "share TP", "fired", "folder"].map { Self.lpad($0, 11) }.joined() + "\n"
-        for r in fired.prefix(maxRules) {
-            out += Self.pad(r.name, rw)
-            out += [String(r.hits), Self.percent(r.precision), Self.percent(totalTP > 0 ? Double(r.correct) / Double(totalTP) : nil), String(r.fired)]
-                .map { Self.lpad($0, 11) }.joined() + "  " + r.folderText + "\n"
-        }
-        if fired.count > maxRules { out += "… \(fired.count - maxRules) more rules fired (see --json)\n" }
-        let never = neverFired
-        out += "\nrules that never fired: \(never.count) of \(rules.count)"
-        if !never.isEmpty { out += ": " + never.prefix(30).joined(separator: ", ") + (never.count > 30 ? ", …" : "") }
-        out += "\nconflicts (rules of different folders fired on one record): \(conflicts)\n"
-        let pairs = conflictPairs.sorted { ($1.value, rules[$0.key.winner].name) < ($0.value, rules[$1.key.winner].name) }
-        for (pair, n) in pairs.prefix(10) {
-            out += "  \(n)  \(rules[pair.winner].name) (\(rules[pair.winner].folder.path)) won over \(rules[pair.other].name) (\(rules[pair.other].folder.path))\n"
-        }
-        out += String(format: "%.2f s\n", seconds)
-        return out
     }
 }

@@ -33,7 +33,8 @@ public struct ExportOptions: Sendable {
 
     /// Where labels come from.
     public enum LabelSource: Sendable, Equatable {
-        /// The record's `filter` object (written by `classify`) when it has one; otherwise the rules.
+        /// The labels the record carries (written by `classify`: a `filter` object, `filter_*` columns or
+    /// attributes) when it has them; otherwise the rules.
         case auto
         /// Always classify with the rules, ignoring any `filter` object.
         case rules
@@ -41,6 +42,10 @@ public struct ExportOptions: Sendable {
         case field(String)
     }
 
+    /// The record format of the inputs; nil: guessed from each input's name and first bytes.
+    public var inputFormat: InputFormat?
+    /// CSV/TSV: whether the first row names the columns.
+    public var hasHeader = true
     public var format = OutputFormat.jsonl
     public var labelKind = LabelKind.folder
     public var labelSource = LabelSource.auto
@@ -69,8 +74,14 @@ public struct ExportOptions: Sendable {
     public var frameSize: Int? = ZstdSeekableEncoder.defaultFrameSize
     /// What the outputs do with a regular file already at their path (``OutputFile/Existing``).
     public var existing = OutputFile.Existing.replace
-    /// Longest line read; a longer one is skipped and counted.
+    /// Longest record read; a longer one is skipped and counted.
     public var maxRecord = 64 << 20
+    /// Worker threads (the same chunk fan-out as `classify`).
+    public var threads = 2
+    /// Bytes of records per work unit.
+    public var chunkSize = 1 << 20
+    /// The name standard input (`-`) goes by.
+    public var stdinName = "<stdin>"
     /// Called about four times a second with the progress so far.
     public var progress: (@Sendable (Progress) -> Void)?
 

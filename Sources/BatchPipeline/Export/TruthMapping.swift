@@ -93,13 +93,13 @@ public struct TruthMapping: Sendable, Equatable {
 
     /// Parses `spam=junk|promotion,ham=none` (`identity`: ``identity``).
     ///
-    /// - Throws: ``MappingError`` naming the bad entry.
-    public static func parse(_ text: String) throws(MappingError) -> TruthMapping {
+    /// - Throws: ``PipelineError`` (a usage error) naming the bad entry.
+    public static func parse(_ text: String) throws(PipelineError) -> TruthMapping {
         if text.trimmingCharacters(in: .whitespaces) == "identity" { return identity }
         var entries: [(String, [Target])] = []
         for item in text.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { throw MappingError("\"\(item)\": write LABEL=TARGET, e.g. spam=junk") }
+            guard parts.count == 2 else { throw PipelineError.mapping("\"\(item)\": write LABEL=TARGET, e.g. spam=junk") }
             let label = parts[0].trimmingCharacters(in: .whitespaces)
             entries.append((label, try targets(String(parts[1]), label: label)))
         }
@@ -108,17 +108,17 @@ public struct TruthMapping: Sendable, Equatable {
 
     /// Loads a mapping file: a JSON object or a flat YAML mapping (`spam: junk|promotion`,
     /// `spam: [junk, promotion]`, `# comments`), label → target, list of targets, or `a|b`.
-    public static func load(path: String) throws(MappingError) -> TruthMapping {
+    public static func load(path: String) throws(PipelineError) -> TruthMapping {
         let data: Data
         do {
             data = try BoundedFile.read(path, limit: 16 << 20)
         } catch {
-            throw MappingError("\(error) (the mapping file)")
+            throw PipelineError.mapping("\(error) (the mapping file)")
         }
         let text = String(decoding: data, as: UTF8.self)
         if text.drop(while: { $0.isWhitespace }).first == "{" {
             guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw MappingError("\(path): not a JSON object of label → target")
+                throw PipelineError.mapping("\(path): not a JSON object of label → target")
             }
             var entries: [(String, [Target])] = []
             for (label, value) in object.sorted(by: { $0.key < $1.key }) {
@@ -127,7 +127,7 @@ public struct TruthMapping: Sendable, Equatable {
                 } else if let list = value as? [String] {
                     entries.append((label, try targets(list.joined(separator: "|"), label: label)))
                 } else {
-                    throw MappingError("\(path): \"\(label)\": give a target or a list of targets")
+                    throw PipelineError.mapping("\(path): \"\(label)\": give a target or a list of targets")
                 }
             }
             return try checked(entries)
@@ -139,7 +139,7 @@ public struct TruthMapping: Sendable, Equatable {
             line = line.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line == "---" { continue }
             guard let colon = line.lastIndex(of: ":") else {
-                throw MappingError("\(path):\(n + 1): write LABEL: TARGET, e.g. spam: junk")
+                throw PipelineError.mapping("\(path):\(n + 1): write LABEL: TARGET, e.g. spam: junk")
             }
             let label = unquote(String(line[..<colon]))
             var value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -157,33 +157,31 @@ public struct TruthMapping: Sendable, Equatable {
         return t
     }
 
-    private static func targets(_ text: String, label: String) throws(MappingError) -> [Target] {
+    private static func targets(_ text: String, label: String) throws(PipelineError) -> [Target] {
         var out: [Target] = []
         for part in text.split(separator: "|") {
             guard let target = Target(String(part)) else {
-                throw MappingError(
+                throw PipelineError.mapping(
                     "\"\(label)\": unknown target \"\(part.trimmingCharacters(in: .whitespaces))\" (an action: none, allow, junk, promotion, transaction; a folder such as Transactions/Finance; other; ignore)")
             }
             if !out.contains(target) { out.append(target) }
         }
-        guard !out.isEmpty else { throw MappingError("\"\(label)\": no target") }
+        guard !out.isEmpty else { throw PipelineError.mapping("\"\(label)\": no target") }
         return out
     }
 
-    private static func checked(_ entries: [(String, [Target])]) throws(MappingError) -> TruthMapping {
-        guard !entries.isEmpty else { throw MappingError("the mapping is empty") }
+    private static func checked(_ entries: [(String, [Target])]) throws(PipelineError) -> TruthMapping {
+        guard !entries.isEmpty else { throw PipelineError.mapping("the mapping is empty") }
         var seen = Set<String>()
         for (label, _) in entries {
-            guard !label.isEmpty else { throw MappingError("a label is empty") }
-            guard seen.insert(label).inserted else { throw MappingError("\"\(label)\" is mapped twice") }
+            guard !label.isEmpty else { throw PipelineError.mapping("a label is empty") }
+            guard seen.insert(label).inserted else { throw PipelineError.mapping("\"\(label)\" is mapped twice") }
         }
         return TruthMapping(entries.map { (label: $0.0, targets: $0.1) })
     }
 }
 
-/// A mapping that cannot be parsed.
-public struct MappingError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+extension PipelineError {
+    /// A mapping that cannot be parsed (a usage error).
+    static func mapping(_ message: String) -> PipelineError { PipelineError(.usage, message) }
 }

@@ -12,13 +12,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
     /// Guesses the format from the first bytes of decoded input: `{` is JSON Lines, `<` XML; otherwise a
     /// tab in the first line means TSV, else CSV. An explicit `--input-format` always wins.
     public static func sniff(_ bytes: UnsafeRawBufferPointer, path: String?) -> InputFormat {
-        if let path {
-            let lower = path.lowercased()
-            for (suffix, format) in [(".tsv", InputFormat.tsv), (".csv", .csv), (".xml", .xml), (".jsonl", .jsonl), (".ndjson", .jsonl)]
-            where lower.hasSuffix(suffix) || lower.hasSuffix(suffix + ".zst") {
-                return format
-            }
-        }
+        if let path, let format = named(by: path) { return format }
         var i = 0
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { i = 3 }
         while i < bytes.count && _JSONScanner.isSpace(bytes[i]) { i += 1 }
@@ -30,6 +24,20 @@ public enum InputFormat: String, Sendable, CaseIterable {
             i += 1
         }
         return .csv
+    }
+}
+
+extension InputFormat {
+    /// The format a file name says (`.jsonl`, `.ndjson`, `.csv`, `.tsv`, `.xml`, each maybe with `.zst`),
+    /// or nil when it says none.
+    public static func named(by path: String) -> InputFormat? {
+        var lower = path.lowercased()
+        if lower.hasSuffix(".zst") { lower.removeLast(4) }
+        for (suffix, format) in [(".tsv", InputFormat.tsv), (".csv", .csv), (".xml", .xml), (".jsonl", .jsonl), (".ndjson", .jsonl)]
+        where lower.hasSuffix(suffix) {
+            return format
+        }
+        return nil
     }
 }
 

@@ -47,13 +47,14 @@ struct _JSONScanner {
     @usableFromInline static let maxDepth = 512
 
     /// Scans `line` (without its newline) as one JSON object and fills `fields[i]` for each `keys[i]`
-    /// found at the top level.
+    /// found at the top level. With `allowTrailingCommas` (the default, as Foundation) a comma before `}` or
+    /// `]` is accepted; without, it is an error (the record reader refuses it: its output must parse anywhere).
     ///
     /// - Precondition: `fields.count == keys.count`.
     @inline(__always)
     static func scan(
         _ line: UnsafeRawBufferPointer, keys: UnsafeBufferPointer<UnsafeRawBufferPointer>,
-        fields: UnsafeMutableBufferPointer<JSONField>
+        fields: UnsafeMutableBufferPointer<JSONField>, allowTrailingCommas: Bool = true
     ) -> JSONScanError? {
         precondition(fields.count == keys.count)
         for i in 0..<fields.count { fields[i] = JSONField() }
@@ -71,11 +72,10 @@ struct _JSONScanner {
             i = skipSpace(line, i, end)
             guard i < end else { return JSONScanError(offset: i, reason: "unterminated object") }
             if line[i] == UInt8(ascii: "}") {
+                // After a `,` (consumed below) this is Foundation's trailing-comma leniency.
+                if !first && !allowTrailingCommas { return JSONScanError(offset: i, reason: "trailing comma") }
                 i += 1
                 break
-            }
-            if !first {
-                // `,` was consumed below; a `}` right after it is Foundation's trailing-comma leniency.
             }
             guard line[i] == UInt8(ascii: "\"") else { return JSONScanError(offset: i, reason: "expected a key string") }
             let keyStart = i
@@ -107,7 +107,7 @@ struct _JSONScanner {
                 }
                 kind = .string
             } else {
-                switch skipValue(line, i, end, depth: 1) {
+                switch skipValue(line, i, end, depth: 1, allowTrailingCommas: allowTrailingCommas) {
                 case .failure(let e): return e
                 case .success(let next): i = next
                 }
@@ -263,151 +263,6 @@ struct _JSONScanner {
         return v
     }
 
-    /// Skips one non-string value (number, literal, object, array) starting at `i`, validating it.
-    /// Containers are walked iteratively with a bit stack (1 = array), so depth costs no recursion.
-    static func skipValue(
-        _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, depth topDepth: Int
-    ) -> Result<Int, JSONScanError> {
-        var i = start
-        var stack: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        var depth = 0  // containers opened inside this value
-        func push(_ isArray: Bool) {
-            withUnsafeMutableBytes(of: &stack) { raw in
-                let words = raw.bindMemory(to: UInt64.self)
-                let bit = UInt64(1) << UInt64(depth & 63)
-                if isArray { words[depth >> 6] |= bit } else { words[depth >> 6] &= ~bit }
-            }
-            depth += 1
-        }
-        func topIsArray() -> Bool {
-            withUnsafeBytes(of: &stack) { raw in
-                let d = depth - 1
-                return raw.load(fromByteOffset: (d >> 6) * 8, as: UInt64.self) & (UInt64(1) << UInt64(d & 63)) != 0
-            }
-        }
-        // States: expecting a value (possibly the first in a container, where `]`/`}` may close it).
-        var expectValue = true
-        var afterComma = false
-        while true {
-            i = skipSpace(s, i, end)
-            guard i < end else { return .failure(JSONScanError(offset: i, reason: "unterminated value")) }
-            let c = s[i]
-            if expectValue {
-                // In an object (depth > 0 and top is object) a value is preceded by `"key":`.
-                if depth > 0 && !topIsArray() {
-                    if c == UInt8(ascii: "}") && (afterComma || true) {
-                        // `{}` or Foundation's trailing comma `{"a":1,}`.
-                        depth -= 1
-                        i += 1
-                        expectValue = false
-                        if depth == 0 { return .success(i) }
-                        continue
-                    }
-                    guard c == UInt8(ascii: "\"") else { return .failure(JSONScanError(offset: i, reason: "expected a key string")) }
-                    var esc = false
-                    switch scanString(s, i, end, &esc) {
-                    case .failure(let e): return .failure(e)
-                    case .success(let n): i = n
-                    }
-                    i = skipSpace(s, i, end)
-                    guard i < end, s[i] == UInt8(ascii: ":") else { return .failure(JSONScanError(offset: i, reason: "expected ':'")) }
-                    i = skipSpace(s, i + 1, end)
-                    guard i < end else { return .failure(JSONScanError(offset: i, reason: "expected a value")) }
-                } else if depth > 0 && c == UInt8(ascii: "]") {
-                    // `[]` or a trailing comma `[1,]`.
-                    depth -= 1
-                    i += 1
-                    expectValue = false
-                    if depth == 0 { return .success(i) }
-                    continue
-                }
-                let v = s[i]
-                switch v {
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    if topDepth + depth + 1 > maxDepth {
-                        return .failure(JSONScanError(offset: i, reason: "nesting deeper than 512"))
-                    }
-                    push(v == UInt8(ascii: "["))
-                    i += 1
-                    afterComma = false
-                    continue
-                case UInt8(ascii: "\""):
-                    var esc = false
-                    switch scanString(s, i, end, &esc) {
-                    case .failure(let e): return .failure(e)
-                    case .success(let n): i = n
-                    }
-                case UInt8(ascii: "t"):
-                    guard literal(s, i, end, "true") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
-                    i += 4
-                case UInt8(ascii: "f"):
-                    guard literal(s, i, end, "false") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
-                    i += 5
-                case UInt8(ascii: "n"):
-                    guard literal(s, i, end, "null") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
-                    i += 4
-                default:
-                    switch number(s, i, end) {
-                    case .failure(let e): return .failure(e)
-                    case .success(let n): i = n
-                    }
-                }
-                if depth == 0 { return .success(i) }
-                expectValue = false
-                continue
-            }
-            // After a value inside a container: `,` or the closer.
-            if c == UInt8(ascii: ",") {
-                i += 1
-                expectValue = true
-                afterComma = true
-                continue
-            }
-            if c == (topIsArray() ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
-                depth -= 1
-                i += 1
-                if depth == 0 { return .success(i) }
-                continue
-            }
-            return .failure(JSONScanError(offset: i, reason: "expected ',' or a closing bracket"))
-        }
-    }
-
-    @inline(__always)
-    static func literal(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int, _ word: StaticString) -> Bool {
-        let n = word.utf8CodeUnitCount
-        guard i + n <= end else { return false }
-        let p = word.utf8Start
-        for k in 0..<n where s[i + k] != p[k] { return false }
-        return true
-    }
-
-    /// RFC 8259 number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    static func number(_ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Result<Int, JSONScanError> {
-        var i = start
-        @inline(__always) func isDigit(_ k: Int) -> Bool { k < end && s[k] >= 0x30 && s[k] <= 0x39 }
-        if i < end && s[i] == UInt8(ascii: "-") { i += 1 }
-        guard isDigit(i) else { return .failure(JSONScanError(offset: i, reason: "invalid value")) }
-        if s[i] == UInt8(ascii: "0") {
-            i += 1
-            if isDigit(i) { return .failure(JSONScanError(offset: i, reason: "number with a leading zero")) }
-        } else {
-            while isDigit(i) { i += 1 }
-        }
-        if i < end && s[i] == UInt8(ascii: ".") {
-            i += 1
-            guard isDigit(i) else { return .failure(JSONScanError(offset: i, reason: "invalid number")) }
-            while isDigit(i) { i += 1 }
-        }
-        if i < end && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E")) {
-            i += 1
-            if i < end && (s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-")) { i += 1 }
-            guard isDigit(i) else { return .failure(JSONScanError(offset: i, reason: "invalid number")) }
-            while isDigit(i) { i += 1 }
-        }
-        return .success(i)
-    }
-
     /// Whether the raw (maybe escaped) key content equals `wanted`.
     @inline(__always)
     static func keyEquals(_ raw: UnsafeRawBufferPointer, escaped: Bool, _ wanted: UnsafeRawBufferPointer) -> Bool {
@@ -430,167 +285,5 @@ struct _JSONScanner {
             if matched < wanted.count && wanted[matched] == byte { matched += 1 } else { mismatch = true }
         }
         return !mismatch && matched == wanted.count
-    }
-}
-
-extension _JSONScanner {
-    /// Forces the string kernel (0 scalar, 1 SSSE3, 2 AVX2, 3 NEON; nil: the automatic choice) when the CPU has
-    /// it; returns the kernel now in use. For tests and measurements.
-    @discardableResult
-    static func forceKernel(_ kernel: Int?) -> Int { Int(json_simd_force_kernel(Int32(kernel ?? -1))) }
-
-    /// `json_utf8_valid` over `bytes`. For tests.
-    static func kernelUTF8Valid(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        return json_utf8_valid(base.assumingMemoryBound(to: UInt8.self), bytes.count) != 0
-    }
-
-    /// `json_scan_string` over `bytes`: the offset of the first quote, backslash or control byte (or the
-    /// count), and whether a byte of 0x80 or above comes before it. For tests.
-    static func kernelScan(_ bytes: UnsafeRawBufferPointer) -> (offset: Int, high: Bool) {
-        guard let base = bytes.baseAddress else { return (0, false) }
-        let r = json_scan_string(base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        return (Int(truncatingIfNeeded: r & ~_jsonScanHighBit), r & _jsonScanHighBit != 0)
-    }
-}
-
-/// `JSON_SCAN_HIGH_BIT` of `json_scan_string`'s result.
-let _jsonScanHighBit: UInt64 = 1 << 63
-
-/// A mask with the top bit of each byte of `w` (little-endian: byte 0 is the lowest) set where the byte may
-/// be `"`, `\` or below 0x20; bytes of 0x80 and above are never flagged. The lowest flagged byte is exact:
-/// the zero-byte test `(x - 0x01…) & ~x & 0x80…` can only flag a byte wrongly through a borrow from a lower
-/// byte that is itself flagged.
-@inline(__always)
-func _structuralMask(_ w: UInt64) -> UInt64 {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let highs: UInt64 = 0x8080_8080_8080_8080
-    @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
-    let quote = hasZero(w ^ (ones &* 0x22))
-    let backslash = hasZero(w ^ (ones &* 0x5C))
-    // Bytes < 0x20: (b - 0x20) borrows into the high bit when b < 0x20 (only meaningful for b < 0x80).
-    let control = (w &- ones &* 0x20) & ~w & highs
-    return quote | backslash | control
-}
-
-/// The offset of the first byte that is not well-formed UTF-8 in `s`, or nil when all of it is: from 16 bytes
-/// on, the SIMD check (`json_utf8_valid`) says whether there is one, and only then does the byte loop look.
-@inline(__always)
-func _invalidUTF8Offset(_ s: UnsafeRawBufferPointer) -> Int? {
-    if s.count >= 16, json_utf8_valid(s.baseAddress!.assumingMemoryBound(to: UInt8.self), s.count) != 0 { return nil }
-    return _firstInvalidUTF8(s)
-}
-
-/// The offset of the first byte that is not well-formed UTF-8 in `s`, or nil when all of it is.
-@inline(__always)
-func _firstInvalidUTF8(_ s: UnsafeRawBufferPointer) -> Int? {
-    var i = 0
-    let end = s.count
-    let highs: UInt64 = 0x8080_8080_8080_8080
-    while i < end {
-        while i + 8 <= end && s.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 { i += 8 }
-        guard i < end else { return nil }
-        let b0 = s[i]
-        if b0 < 0x80 {
-            i += 1
-            continue
-        }
-        // Fast path for the common three-byte scalars (Thai, Devanagari, CJK): lead E1–EC or EE–EF
-        // and two continuation bytes, checked with one 4-byte load when 4 bytes are readable.
-        if i + 4 <= end && b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED {
-            let w = s.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian
-            if w & 0x00C0_C000 == 0x0080_8000 {
-                i += 3
-                continue
-            }
-        }
-        guard let n = _utf8Scalar(s, i, end) else { return i }
-        i = n
-    }
-    return nil
-}
-
-/// Validates one multi-byte UTF-8 scalar starting at `i` (whose byte is >= 0x80); returns the index
-/// after it, or nil when it is not well-formed (Unicode Table 3-7: no overlongs, no surrogates, ≤ U+10FFFF).
-@inline(__always)
-func _utf8Scalar(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int) -> Int? {
-    let b0 = s[i]
-    @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
-        k < end && s[k] >= lo && s[k] <= hi
-    }
-    switch b0 {
-    case 0xC2...0xDF: return cont(i + 1) ? i + 2 : nil
-    case 0xE0: return cont(i + 1, 0xA0) && cont(i + 2) ? i + 3 : nil
-    case 0xE1...0xEC, 0xEE...0xEF: return cont(i + 1) && cont(i + 2) ? i + 3 : nil
-    case 0xED: return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? i + 3 : nil
-    case 0xF0: return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? i + 4 : nil
-    case 0xF1...0xF3: return cont(i + 1) && cont(i + 2) && cont(i + 3) ? i + 4 : nil
-    case 0xF4: return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? i + 4 : nil
-    default: return nil
-    }
-}
-
-/// Whether `bytes` is well-formed UTF-8.
-@inline(__always)
-func _isValidUTF8(_ s: UnsafeRawBufferPointer) -> Bool { _firstInvalidUTF8(s) == nil }
-
-/// Decoding of JSON string escapes into UTF-8 (the input was validated by `_JSONScanner`).
-enum _JSONUnescape {
-    /// Calls `body` with each byte of the decoded content of a validated, escaped JSON string.
-    @inline(__always)
-    static func forEachByte(_ raw: UnsafeRawBufferPointer, _ body: (UInt8) -> Void) {
-        var i = 0
-        let end = raw.count
-        while i < end {
-            let c = raw[i]
-            if c != UInt8(ascii: "\\") {
-                body(c)
-                i += 1
-                continue
-            }
-            let e = raw[i + 1]
-            switch e {
-            case UInt8(ascii: "b"): body(0x08); i += 2
-            case UInt8(ascii: "f"): body(0x0C); i += 2
-            case UInt8(ascii: "n"): body(0x0A); i += 2
-            case UInt8(ascii: "r"): body(0x0D); i += 2
-            case UInt8(ascii: "t"): body(0x09); i += 2
-            case UInt8(ascii: "u"):
-                var scalar = _JSONScanner.hex4(raw, i + 2, end) ?? 0xFFFD
-                i += 6
-                if scalar >= 0xD800 && scalar <= 0xDBFF, let low = _JSONScanner.hex4(raw, i + 2, end) {
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    i += 6
-                }
-                _encodeUTF8(scalar, body)
-            default: body(e); i += 2  // \" \\ \/
-            }
-        }
-    }
-
-    /// Appends the decoded content of a validated, escaped JSON string to `out`.
-    @inline(__always)
-    static func append(_ raw: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        forEachByte(raw) { out.append($0) }
-    }
-}
-
-@inline(__always)
-func _encodeUTF8(_ scalar: UInt32, _ body: (UInt8) -> Void) {
-    switch scalar {
-    case 0..<0x80:
-        body(UInt8(scalar))
-    case 0x80..<0x800:
-        body(UInt8(0xC0 | (scalar >> 6)))
-        body(UInt8(0x80 | (scalar & 0x3F)))
-    case 0x800..<0x10000:
-        body(UInt8(0xE0 | (scalar >> 12)))
-        body(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-        body(UInt8(0x80 | (scalar & 0x3F)))
-    default:
-        body(UInt8(0xF0 | (scalar >> 18)))
-        body(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
-        body(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-        body(UInt8(0x80 | (scalar & 0x3F)))
     }
 }

@@ -19,8 +19,12 @@ public struct CorpusGenerator {
     }
 
     /// Writes `count` records to `output`; returns the bytes written (before compression).
+    /// - Throws: ``PipelineError`` (an output failure) when `output` cannot be written.
     @discardableResult
-    public func write(count: Int, to output: OutputFile, progress: ((Int) -> Void)? = nil) throws -> Int64 {
+    public func write(count: Int, to output: OutputFile, progress: ((Int) -> Void)? = nil) throws(PipelineError) -> Int64 {
+        func put(_ bytes: UnsafeRawBufferPointer) throws(PipelineError) {
+            do { try output.write(bytes) } catch { throw PipelineError(.outputFailed, error.description) }
+        }
         var rng = _SplitMix(seed: seed)
         let line = _ByteBuffer(capacity: 1 << 16)
         let batch = _ByteBuffer(capacity: 1 << 20)
@@ -31,14 +35,14 @@ public struct CorpusGenerator {
             model.record(number: n, rng: &rng, into: line)
             batch.append(line.bytes)
             if batch.count >= 1 << 20 {
-                try output.write(batch.bytes)
+                try put(batch.bytes)
                 total += Int64(batch.count)
                 batch.removeAll()
                 progress?(n)
             }
         }
         if batch.count > 0 {
-            try output.write(batch.bytes)
+            try put(batch.bytes)
             total += Int64(batch.count)
         }
         return total

@@ -5,6 +5,10 @@ import ZstdStream
 
 /// Settings of one `learn` run.
 public struct LearnOptions: Sendable {
+    /// The record format; nil: guessed from each input's name and first bytes, as `classify` does.
+    public var inputFormat: InputFormat?
+    /// CSV/TSV: whether the first row names the columns.
+    public var hasHeader = true
     /// The id, sender and body fields.
     public var fields = FieldNames()
     /// The field holding the truth label.
@@ -108,18 +112,6 @@ public struct LearnReport: Sendable {
     public var seconds = 0.0
 }
 
-/// A `learn` run that cannot go on: bad labels, too few classes, no data.
-public struct LearnError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    /// 65 bad data, 66 input missing, 64 usage, 73 output.
-    public let exitCode: Int32
-    public var description: String { message }
-    init(_ message: String, exitCode: Int32 = 65) {
-        self.message = message
-        self.exitCode = exitCode
-    }
-}
-
 /// `smsfilter learn`: a linear model over phrases from labelled records.
 ///
 /// ```
@@ -143,7 +135,7 @@ public final class Learner {
     // MARK: Targets
 
     /// The targets, in the order the mapping names them, and each label's target (nil: ignored).
-    func resolveTargets() throws(LearnError) -> ([ModelDefinition.Target], [String: Int?]) {
+    func resolveTargets() throws(PipelineError) -> ([ModelDefinition.Target], [String: Int?]) {
         let byFolder = (options.granularity ?? options.mapping.granularity) == .folder
         var targets: [ModelDefinition.Target] = []
         var labels: [String: Int?] = [:]
@@ -153,12 +145,12 @@ public final class Learner {
                 continue
             }
             guard entry.targets.count == 1 else {
-                throw LearnError("\"\(entry.label)\" maps to \(entry.targets.map(\.description).joined(separator: "|")): learn needs exactly one target per label", exitCode: 64)
+                throw PipelineError(.usage, "\"\(entry.label)\" maps to \(entry.targets.map(\.description).joined(separator: "|")): learn needs exactly one target per label")
             }
             let t: ModelDefinition.Target
             switch entry.targets[0] {
             case .other:
-                throw LearnError("\"\(entry.label)\" maps to other (none or allow): name one of them for learning", exitCode: 64)
+                throw PipelineError(.usage, "\"\(entry.label)\" maps to other (none or allow): name one of them for learning")
             case .ignore:
                 continue
             case .action(let a):
@@ -179,13 +171,13 @@ public final class Learner {
 
     // MARK: Run
 
-    public func run(inputs: [String]) throws(LearnError) -> LearnReport {
+    public func run(inputs: [String]) throws(PipelineError) -> LearnReport {
         let started = DispatchTime.now()
         var report = LearnReport()
         for path in inputs {
-            if path == "-" { throw LearnError("learn reads its inputs two or three times: give files, not standard input", exitCode: 64) }
+            if path == "-" { throw PipelineError(.usage, "learn reads its inputs two or three times: give files, not standard input") }
             var isFolder = false
-            guard _fileExists(path, &isFolder), !isFolder else { throw LearnError("\(path): no such file", exitCode: 66) }
+            guard _fileExists(path, &isFolder), !isFolder else { throw PipelineError(.inputMissing, "\(path): no such file") }
         }
         let (targets, labels) = try resolveTargets()
         report.targets = targets.map(\.name)
@@ -198,14 +190,15 @@ public final class Learner {
         var message: UInt32 = 0
         var foldsOut: OutputFile?
         if let path = options.foldsFile {
-            do { foldsOut = try OutputFile(path: path, existing: options.replaceExisting ? .replace : .keep) } catch { throw LearnError("\(path): \(error)", exitCode: 73) }
+            do { foldsOut = try OutputFile(path: path, existing: options.replaceExisting ? .replace : .keep) } catch { throw PipelineError(.outputFailed, "\(path): \(error)") }
         }
         var throttle = _ProgressThrottle()
 
         // Pass 1: count candidates.
         do {
             try _LearnInput.read(
-                inputs: inputs, fields: options.fields, truthField: options.truthField, maxRecord: options.maxRecord,
+                inputs: inputs, format: options.inputFormat, hasHeader: options.hasHeader, fields: options.fields,
+                truthField: options.truthField, maxRecord: options.maxRecord,
                 record: { r throws(PipelineError) in
                     report.records += 1
                     let label = String(decoding: r.label, as: UTF8.self)
@@ -233,30 +226,32 @@ public final class Learner {
                 },
                 skip: { reason, _, _ in
                     report.records += 1
-                    report.skipped[reason.rawValue, default: 0] += 1
+                    report.skipped[reason, default: 0] += 1
                 },
-                progress: { position in throttle.tick(position, records: report.records, rejected: 0, self.options.progress) })
+                progress: { file, read, total in
+                    throttle.tick(records: report.records, rejected: 0, bytes: 0, file: file, fileCount: inputs.count, read: read, total: total, self.options.progress)
+                })
             try foldsOut?.finish()
         } catch let error as PipelineError {
             foldsOut?.abandon()
-            throw LearnError(error.message, exitCode: error.exitCode)
+            throw error
         } catch {
             foldsOut?.abandon()
-            throw LearnError("\(error)", exitCode: 73)
+            throw PipelineError(.outputFailed, "\(error)")
         }
         if !unmapped.isEmpty {
             let list = unmapped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
                 .prefix(20).map { "\"\($0.key)\" (\($0.value))" }.joined(separator: ", ")
-            throw LearnError("\(unmapped.count) truth label\(unmapped.count == 1 ? " is" : "s are") not in the mapping: \(list)\(unmapped.count > 20 ? ", …" : ""); map each (LABEL=TARGET, or LABEL=ignore to leave it out)")
+            throw PipelineError(.badInput, "\(unmapped.count) truth label\(unmapped.count == 1 ? " is" : "s are") not in the mapping: \(list)\(unmapped.count > 20 ? ", …" : ""); map each (LABEL=TARGET, or LABEL=ignore to leave it out)")
         }
         if report.used == 0 {
             var why = "no record to learn from in \(inputs.joined(separator: ", ")) (\(report.records) records read"
             if !report.skipped.isEmpty { why += "; " + report.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") }
-            throw LearnError(why + ")")
+            throw PipelineError(.badInput, why + ")")
         }
         let present = report.perTarget.enumerated().filter { $0.element > 0 }
         if present.count < 2 {
-            throw LearnError("only one class to learn from (\(report.used) records, all \(targets[present.first?.offset ?? 0].name)): a model needs records of at least two targets")
+            throw PipelineError(.badInput, "only one class to learn from (\(report.used) records, all \(targets[present.first?.offset ?? 0].name)): a model needs records of at least two targets")
         }
         report.candidates = table.count
         report.prunes = table.prunes
@@ -289,13 +284,14 @@ public final class Learner {
         scan.model = scanModel
         let scanner: Classifier
         do { scanner = Classifier(ruleSet: try RuleSet(definition: scan, source: "learn")) } catch {
-            throw LearnError("cannot build the automaton of \(union.count) phrases: \(error)")
+            throw PipelineError(.badInput, "cannot build the automaton of \(union.count) phrases: \(error)")
         }
         var examples = _Examples(limit: options.maxExamples)
         var features: [Int32] = []
         do {
             try _LearnInput.read(
-                inputs: inputs, fields: options.fields, truthField: options.truthField, maxRecord: options.maxRecord,
+                inputs: inputs, format: options.inputFormat, hasHeader: options.hasHeader, fields: options.fields,
+                truthField: options.truthField, maxRecord: options.maxRecord,
                 record: { r in
                     guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let target = entry else { return }
                     let fold = k > 0 ? Self.fold(candidates.normalized(r.body), k) : 0
@@ -303,7 +299,7 @@ public final class Learner {
                     examples.add(target: target, fold: fold, features: features, body: r.body)
                 }, skip: { _, _, _ in })
         } catch {
-            throw LearnError(error.message, exitCode: error.exitCode)
+            throw error
         }
         report.sampledOut = examples.sampledOut
 
@@ -416,14 +412,14 @@ public final class Learner {
     // MARK: Cross-validation
 
     func crossValidate(inputs: [String], labels: [String: Int?], targets: [ModelDefinition.Target], models: [ModelDefinition],
-                       candidates: PhraseCandidates, report: inout LearnReport) throws(LearnError) {
+                       candidates: PhraseCandidates, report: inout LearnReport) throws(PipelineError) {
         var classifiers: [Classifier] = []
         for model in models {
             var d = options.base ?? RuleSetDefinition()
             d.normalization = options.normalization
             d.model = model
             do { classifiers.append(Classifier(ruleSet: try RuleSet(definition: d, source: "learn --cv"))) } catch {
-                throw LearnError("cannot build a fold's rule set: \(error)")
+                throw PipelineError(.badInput, "cannot build a fold's rule set: \(error)")
             }
         }
         let byFolder = targets.contains { $0.subAction != .none }
@@ -434,7 +430,8 @@ public final class Learner {
         let k = options.folds
         do {
             try _LearnInput.read(
-                inputs: inputs, fields: options.fields, truthField: options.truthField, maxRecord: options.maxRecord,
+                inputs: inputs, format: options.inputFormat, hasHeader: options.hasHeader, fields: options.fields,
+                truthField: options.truthField, maxRecord: options.maxRecord,
                 record: { r in
                     guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let truth = entry else { return }
                     let fold = Self.fold(candidates.normalized(r.body), k)
@@ -458,7 +455,7 @@ public final class Learner {
                     }
                 }, skip: { _, _, _ in })
         } catch {
-            throw LearnError(error.message, exitCode: error.exitCode)
+            throw error
         }
         report.folds = k
         report.scores = scores

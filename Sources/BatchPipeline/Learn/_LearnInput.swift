@@ -1,8 +1,8 @@
 // MARK: Internal API
 //
-// The one place `learn` reads records: an adapter over the JSON Lines record stream that `export` and
-// `evaluate` use (`_RecordStream`). Issue 12 unifies the readers; swapping this adapter for the unified
-// source (which brings CSV, TSV and XML) is meant to be the only change `learn` needs.
+// The one place `learn` reads records: the record reader on the calling thread (`_SequentialReader`), so
+// learn reads every format classify reads (JSON Lines, CSV, TSV, Android XML; plain or zstd), with the
+// same field options.
 
 /// One usable record: its body and truth label (decoded), where it came from.
 struct _LearnRecord {
@@ -14,61 +14,54 @@ struct _LearnRecord {
     var line: Int
 }
 
-/// Why a record was passed over, counted in the summary.
-enum _LearnSkip: String, CaseIterable {
-    case invalidJSON = "invalid JSON"
-    case invalidUTF8 = "invalid UTF-8"
-    case noBody = "no body"
-    case noLabel = "no truth label"
-    case tooLong = "longer than --max-record"
-}
-
 enum _LearnInput {
-    /// Reads `inputs` once, in order, calling `record` for each record with a string body and a label.
+    /// Reads `inputs` once, in order, calling `record` for each record with a body and a non-empty label;
+    /// `skip` gets the reason (a reject's category, or "no truth label"), the file index and the line.
     /// - Throws: ``PipelineError`` (missing input, damaged archive) or what `record` throws.
     static func read(
-        inputs: [String], fields: FieldNames, truthField: String, maxRecord: Int,
+        inputs: [String], format: InputFormat?, hasHeader: Bool, fields: FieldNames, truthField: String, maxRecord: Int,
         record: (_LearnRecord) throws(PipelineError) -> Void,
-        skip: (_LearnSkip, Int, Int) -> Void,
-        progress: (_StreamPosition) -> Void = { _ in }
+        skip: (String, Int, Int) -> Void,
+        progress: (Int, Int64, Int64?) -> Void = { _, _, _ in }
     ) throws(PipelineError) {
-        var body: [UInt8] = []
-        var label: [UInt8] = []
-        var id: [UInt8] = []
-        var sender: [UInt8] = []
-        try _RecordStream.read(
-            inputs: inputs, keys: [fields.id, fields.body, truthField, fields.sender], bodySlot: 1, maxRecord: maxRecord,
-            record: { r throws(PipelineError) in
-                _ = r.value(1, into: &body)
-                guard r.value(2, into: &label), !label.isEmpty else {
-                    skip(.noLabel, r.fileIndex, r.lineNumber)
-                    return
+        var options = _ReadOptions()
+        options.inputFormat = format
+        options.hasHeader = hasHeader
+        options.fields = fields
+        options.fields.extra = [truthField]
+        options.maxRecord = maxRecord
+        let reader = _SequentialReader(inputs: inputs, options: options)
+        try reader.run(chunk: { chunk, parsed throws(PipelineError) in
+            let labelSlot = chunk.file!.driver.layout.extra(0)
+            let fileIndex = chunk.file!.index
+            for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
+                let r = parsed.records[k]
+                let s = parsed.spans[k]
+                let line = chunk.firstLine + r.relativeLine
+                let label = parsed.field(k, labelSlot)
+                guard label.isPresent, label.end > label.start else {
+                    skip("no truth label", fileIndex, line)
+                    continue
                 }
-                let hasID = r.value(0, into: &id)
-                let hasSender = r.value(3, into: &sender) && r.fields[3].kind == .string
-                var failure: PipelineError?
-                body.withUnsafeBytes { b in
-                    label.withUnsafeBytes { l in
-                        id.withUnsafeBytes { i in
-                            sender.withUnsafeBytes { s in
-                                do throws(PipelineError) {
-                                    try record(_LearnRecord(body: b, label: l, id: hasID ? i : nil, sender: hasSender ? s : nil,
-                                                            fileIndex: r.fileIndex, line: r.lineNumber))
-                                } catch { failure = error }
-                            }
-                        }
-                    }
+                let id = chunk.idText(r)
+                try withOptionalBytes(id) { idBytes throws(PipelineError) in
+                    try record(_LearnRecord(
+                        body: chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount), label: chunk.bytes(label.start, label.end),
+                        id: idBytes, sender: s.senderCount >= 0 ? chunk.bytes(s.senderStart, s.senderStart + s.senderCount) : nil,
+                        fileIndex: fileIndex, line: line))
                 }
-                if let failure { throw failure }
-            },
-            skip: { reason, file, line in
-                switch reason {
-                case .invalidJSON: skip(.invalidJSON, file, line)
-                case .invalidUTF8: skip(.invalidUTF8, file, line)
-                case .noBody: skip(.noBody, file, line)
-                case .tooLong: skip(.tooLong, file, line)
-                }
-            },
-            progress: progress)
+            }
+            let (file, read, total) = reader.reader.progress.snapshot()
+            progress(file, read, total)
+        }, rejected: skip)
+    }
+
+    private static func withOptionalBytes(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) throws(PipelineError) -> Void) throws(PipelineError) {
+        guard let bytes else { return try body(nil) }
+        var failure: PipelineError?
+        bytes.withUnsafeBytes { raw in
+            do throws(PipelineError) { try body(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 }

@@ -11,53 +11,33 @@ public struct LoadedMessages: Sendable {
     /// Bytes of the bodies alone.
     public var bodyBytes: Int
 
-    /// Reads JSON Lines records from `path` (plain or zstd) until `limit` bytes of bodies are loaded.
-    /// Malformed lines are skipped.
-    public static func load(path: String, fields: FieldNames = FieldNames(), limit: Int = 256 << 20) throws -> LoadedMessages {
-        let decoder = try ZstdDecoder(path: path)
+    /// Reads the records of `path` (any format, plain or zstd, through the record reader) until `limit`
+    /// bytes of bodies are loaded. Rejected records are left out.
+    ///
+    /// - Throws: ``PipelineError`` (a missing or damaged input).
+    public static func load(
+        path: String, format: InputFormat? = nil, fields: FieldNames = FieldNames(), limit: Int = 256 << 20
+    ) throws(PipelineError) -> LoadedMessages {
         var loaded = LoadedMessages(buffer: [], spans: [], bodyBytes: 0)
         loaded.buffer.reserveCapacity(min(limit + limit / 4, 1 << 30))
-        let keys = [fields.id, fields.sender, fields.body].map { Array($0.utf8) }
-        let state = _FileState(index: 0, path: path, format: .jsonl, keys: keys.map { String(decoding: $0, as: UTF8.self) })
-        let fieldSlots = UnsafeMutableBufferPointer<JSONField>.allocate(capacity: 3)
-        defer { fieldSlots.deallocate() }
-        fieldSlots.initialize(repeating: JSONField())
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 << 20, alignment: 16)
-        defer { chunk.deallocate() }
-        var carry: [UInt8] = []
-        var done = false
-        while !done && loaded.bodyBytes < limit {
-            let n = try decoder.read(into: chunk)
-            if n == 0 { done = true }
-            var data = carry
-            data += UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(chunk)[0..<n])
-            carry = []
-            data.withUnsafeBytes { raw in
-                var start = 0
-                while start < raw.count && loaded.bodyBytes < limit {
-                    guard let newline = _find(0x0A, in: raw, from: start, to: raw.count) ?? (done ? raw.count : nil) else {
-                        carry = Array(raw[start...])
-                        return
-                    }
-                    let line = UnsafeRawBufferPointer(rebasing: raw[start..<newline])
-                    defer { start = newline + 1 }
-                    guard _JSONScanner.scan(line, keys: UnsafeBufferPointer(state.keyBuffers), fields: fieldSlots) == nil,
-                        fieldSlots[2].kind == .string
-                    else { continue }
-                    func append(_ f: JSONField) -> (Int, Int) {
-                        let s = loaded.buffer.count
-                        let content = UnsafeRawBufferPointer(rebasing: line[f.contentStart..<f.contentEnd])
-                        if f.escaped { _JSONUnescape.append(content, to: &loaded.buffer) } else { loaded.buffer += content }
-                        return (s, loaded.buffer.count - s)
-                    }
-                    var sender = (0, -1)
-                    if fieldSlots[1].kind == .string { sender = append(fieldSlots[1]) }
-                    let body = append(fieldSlots[2])
-                    loaded.bodyBytes += body.1
-                    loaded.spans.append(MessageSpan(senderStart: sender.0, senderCount: sender.1, bodyStart: body.0, bodyCount: body.1))
+        var options = _ReadOptions()
+        options.inputFormat = format
+        options.fields = fields
+        let reader = _SequentialReader(inputs: [path], options: options)
+        try reader.run(stop: { loaded.bodyBytes >= limit }, chunk: { chunk, parsed in
+            for k in 0..<parsed.records.count where !parsed.records[k].isRejected && loaded.bodyBytes < limit {
+                let s = parsed.spans[k]
+                var sender = (0, -1)
+                if s.senderCount >= 0 {
+                    sender = (loaded.buffer.count, s.senderCount)
+                    loaded.buffer += chunk.bytes(s.senderStart, s.senderStart + s.senderCount)
                 }
+                let bodyStart = loaded.buffer.count
+                loaded.buffer += chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount)
+                loaded.bodyBytes += s.bodyCount
+                loaded.spans.append(MessageSpan(senderStart: sender.0, senderCount: sender.1, bodyStart: bodyStart, bodyCount: s.bodyCount))
             }
-        }
+        }, rejected: { _, _, _ in })
         return loaded
     }
 }

@@ -8,6 +8,9 @@ public struct PipelineOptions: Sendable {
     public var fields = FieldNames()
     /// CSV/TSV: whether the first row names the columns (else columns are 1-based numbers).
     public var hasHeader = true
+    /// The format labelled records are written in; nil: the first input's (records of other formats are
+    /// converted). An output name whose suffix says another format is refused.
+    public var outputFormat: InputFormat?
     /// Where labelled records go: a path, `-` for standard output, nil for nowhere (counts only).
     public var outputPath: String?
     /// zstd level for the output; nil: compress when the output path ends in `.zst` (level 1), else plain.
@@ -57,6 +60,20 @@ public struct PipelineOptions: Sendable {
     public var progress: (@Sendable (Progress) -> Void)?
 
     public init() {}
+
+    /// What the record reader needs from these options.
+    var readOptions: _ReadOptions {
+        var r = _ReadOptions()
+        r.inputFormat = inputFormat
+        r.fields = fields
+        r.hasHeader = hasHeader
+        r.maxRecord = maxRecord
+        r.chunkSize = chunkSize
+        r.stdinName = stdinName
+        r.maxWindowBytes = maxWindowBytes
+        r.filterKey = filterKey
+        return r
+    }
 }
 
 /// A snapshot of a running job, for a progress line.
@@ -71,30 +88,6 @@ public struct Progress: Sendable {
     public var fileIndex: Int
     public var fileCount: Int
     public var seconds: Double
-}
-
-/// Why a run stopped or could not start. `exitCode` follows SPEC §7.
-public struct PipelineError: Error, CustomStringConvertible, Sendable {
-    public enum Kind: Sendable { case inputMissing, outputFailed, badInput, internalError }
-    public let kind: Kind
-    public let message: String
-
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { message }
-
-    /// 66 input missing, 73 output failed, 65 bad input, 70 internal error.
-    public var exitCode: Int32 {
-        switch kind {
-        case .inputMissing: return 66
-        case .outputFailed: return 73
-        case .badInput: return 65
-        case .internalError: return 70
-        }
-    }
 }
 
 /// What a finished run reports.

@@ -33,6 +33,8 @@ public struct RunCounts: Codable, Sendable, Equatable {
     public var rejected = 0
     /// Blank lines skipped (they hold no record).
     public var blankLines = 0
+    /// XML `<mms>` elements passed through (not records: they are neither labelled nor rejected).
+    public var mms = 0
     /// Folder path → records labelled into it (every folder is listed, with 0 when empty).
     public var folders: [String: Int] = [:]
     /// Rule name → records it decided (every rule is listed).
@@ -89,6 +91,7 @@ public struct RunCounts: Codable, Sendable, Equatable {
         let rate = seconds > 0 ? String(format: "%.1f MB/s, %.0f records/s", mb / seconds, Double(records) / seconds) : ""
         lines.append(String(format: "%.1f MB in %.2f s", mb, seconds) + (rate.isEmpty ? "" : " (\(rate))")
             + ", \(threads) thread\(threads == 1 ? "" : "s")")
+        if mms > 0 { lines.append("mms elements passed through unlabelled: \(mms)") }
         if dropped.values.contains(where: { $0 > 0 }) {
             lines.append("sub-actions dropped: invalidPair \(dropped["invalidPair"] ?? 0), notDeclared \(dropped["notDeclared"] ?? 0)")
         }
@@ -106,16 +109,11 @@ extension String {
 }
 
 extension RunCounts {
-    /// Why count files cannot be merged.
-    public struct MergeError: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     /// Sums count files exactly. `seconds` is summed (the work done), `threads` is the largest.
     ///
-    /// - Throws: ``MergeError`` when the files come from different rule sets (their `ruleSet` checksums
+    /// - Throws: ``PipelineError`` (bad input) when the files come from different rule sets (their `ruleSet` checksums
     ///   differ: their rule and folder counts would not mean the same thing), or when a sum would overflow.
-    public static func merged(_ parts: [(name: String, counts: RunCounts)]) throws -> RunCounts {
+    public static func merged(_ parts: [(name: String, counts: RunCounts)]) throws(PipelineError) -> RunCounts {
         guard let first = parts.first else { return RunCounts() }
         var total = RunCounts()
         total.ruleSet = first.counts.ruleSet
@@ -123,24 +121,25 @@ extension RunCounts {
         total.dropped = [:]
         for (name, part) in parts {
             guard part.ruleSet == total.ruleSet else {
-                throw MergeError(
-                    description:
-                        "\(name) was counted with rule set \(part.ruleSet), \(first.name) with \(total.ruleSet): counts of different rule sets cannot be merged")
+                throw PipelineError(
+                    .badInput,
+                    "\(name) was counted with rule set \(part.ruleSet), \(first.name) with \(total.ruleSet): counts of different rule sets cannot be merged")
             }
-            func add<T: FixedWidthInteger>(_ a: inout T, _ b: T, _ field: String) throws {
+            func add<T: FixedWidthInteger>(_ a: inout T, _ b: T, _ field: String) throws(PipelineError) {
                 let (sum, overflow) = a.addingReportingOverflow(b)
                 guard !overflow else {
-                    throw MergeError(description: "\(name): \(field): the total would exceed \(T.max); refusing to merge")
+                    throw PipelineError(.badInput, "\(name): \(field): the total would exceed \(T.max); refusing to merge")
                 }
                 a = sum
             }
-            func add(_ a: inout [String: Int], _ b: [String: Int], _ field: String) throws {
+            func add(_ a: inout [String: Int], _ b: [String: Int], _ field: String) throws(PipelineError) {
                 for (key, value) in b { try add(&a[key, default: 0], value, "\(field).\(key)") }
             }
             try add(&total.records, part.records, "records")
             try add(&total.labelled, part.labelled, "labelled")
             try add(&total.rejected, part.rejected, "rejected")
             try add(&total.blankLines, part.blankLines, "blankLines")
+            try add(&total.mms, part.mms, "mms")
             try add(&total.noRule, part.noRule, "noRule")
             try add(&total.bytes, part.bytes, "bytes")
             try add(&total.compressedBytes, part.compressedBytes, "compressedBytes")
@@ -157,37 +156,28 @@ extension RunCounts {
 
     /// Reads a count file written by `classify --counts`, checking every field's type and the accounting.
     ///
-    /// - Throws: ``CountFileError`` naming the file and the field: a field missing or of the wrong type, a
+    /// - Throws: ``PipelineError`` (bad input) naming the file and the field: a field missing or of the wrong type, a
     ///   negative count, records ≠ labelled + rejected (overall or in a file), the files' records not adding
     ///   up to the total, or the folders' counts not adding up to the labelled records.
-    public static func read(path: String) throws -> RunCounts {
+    public static func read(path: String) throws(PipelineError) -> RunCounts {
         let data: Data
         do {
             data = try BoundedFile.read(path, limit: 256 << 20)
         } catch {
-            throw CountFileError(file: path, field: nil, problem: error.detail)
+            throw _CountFileReader(file: path).fail(nil, error.detail)
         }
         return try _CountFileReader(file: path).read(data)
-    }
-}
-
-/// A count file that cannot be merged, with the field at fault.
-public struct CountFileError: Error, CustomStringConvertible, Sendable {
-    public let file: String
-    /// The field at fault, as a path (`files[2].records`), nil for the whole file.
-    public let field: String?
-    public let problem: String
-
-    public var description: String {
-        "\(file): \(field.map { "\($0): " } ?? "")\(problem) (not a count file written by smsfilter classify --counts, or damaged)"
     }
 }
 
 /// Deterministic sharding of a manifest of archives.
 public enum Manifest {
     /// The archives listed in a manifest: one path or URI per line; blank lines and `#` comments skipped.
-    public static func read(path: String) throws -> [String] {
-        let text = String(decoding: try BoundedFile.read(path, limit: 1 << 30), as: UTF8.self)
+    /// - Throws: ``PipelineError`` (input missing) when it cannot be read.
+    public static func read(path: String) throws(PipelineError) -> [String] {
+        let data: Data
+        do { data = try BoundedFile.read(path, limit: 1 << 30) } catch { throw PipelineError(.inputMissing, "\(path): \(error.detail)") }
+        let text = String(decoding: data, as: UTF8.self)
         return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }

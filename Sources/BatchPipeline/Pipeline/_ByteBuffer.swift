@@ -171,14 +171,47 @@ func _findLast(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: 
     return nil
 }
 
-/// Counts `\n` bytes in `buffer[from..<to]`.
+/// The high bit of each byte of `w` that is zero (exact: no false positives from borrows).
+@inline(__always)
+func _zeroBytes(_ w: UInt64) -> UInt64 {
+    let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    return ~(((w & low7) &+ low7) | w) & 0x8080_8080_8080_8080
+}
+
+/// Counts `\n` bytes in `buffer[from..<to]`, eight bytes at a time.
 @inline(__always)
 func _countNewlines(_ buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {
     var n = 0
     var i = from
-    while let hit = _find(0x0A, in: buffer, from: i, to: to) {
-        n += 1
-        i = hit + 1
+    while i + 8 <= to {
+        n += _zeroBytes(buffer.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A).nonzeroBitCount
+        i += 8
+    }
+    while i < to {
+        if buffer[i] == 0x0A { n += 1 }
+        i += 1
     }
     return n
+}
+
+/// The first index in `[from, to)` of `buffer` holding `a` or `b`, eight bytes at a time.
+@inline(__always)
+func _findEither(_ a: UInt8, _ b: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+    var i = from
+    #if _endian(little)
+    let pa = UInt64(a) &* 0x0101_0101_0101_0101
+    let pb = UInt64(b) &* 0x0101_0101_0101_0101
+    while i + 8 <= to {
+        let w = buffer.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        let hits = _zeroBytes(w ^ pa) | _zeroBytes(w ^ pb)
+        if hits != 0 { return i + hits.trailingZeroBitCount / 8 }
+        i += 8
+    }
+    #endif
+    while i < to {
+        let c = buffer[i]
+        if c == a || c == b { return i }
+        i += 1
+    }
+    return nil
 }

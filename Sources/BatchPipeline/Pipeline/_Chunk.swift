@@ -17,28 +17,27 @@ struct _Reject {
     /// Newlines between the chunk's start and the record's start.
     var relativeLine: Int
     var reason: String
-    /// The record's bytes (empty when too long to keep).
+    /// A short name of the reason, for the counts of `evaluate`, `export` and `learn` ("invalid JSON").
+    var category: String
+    /// The record's bytes.
     var raw: [UInt8]
-    /// The record's length in bytes, kept even when `raw` is not.
+    /// The record's length in bytes.
     var length: Int
 }
 
-/// One record found in a chunk.
-struct _Record {
-    var rawStart = 0
-    /// End of the record's content, before its line terminator.
-    var contentEnd = 0
-    /// End of the record including its terminator.
-    var rawEnd = 0
-    /// Where the labels are inserted (JSONL: the closing brace; CSV/TSV: `contentEnd`; XML: the `/>`).
-    var insertAt = 0
-    var relativeLine = 0
-    /// The id value (JSONL: the raw JSON value; CSV/TSV/XML: the field's decoded text in the chunk's scratch).
-    var idStart = 0
-    var idEnd = -1
-    var idIsJSON = false
-    /// JSONL: the object had no key at all (`{}`), so no comma goes before the label.
-    var emptyObject = false
+/// One piece of a record longer than `--max-record`, streamed through in chunks (`_Chunk.piece`): its bytes
+/// are the chunk's `[0, recordBytes)`. The writer copies them into the rejects as they come (or, for bytes
+/// that pass through, into the output), so memory stays bounded and no byte is lost.
+struct _Piece {
+    var isFirst: Bool
+    var isLast: Bool
+    /// Not a record: bytes that pass through to the output (an over-long XML tag other than `<sms>`).
+    var passThrough: Bool
+    /// The record's absolute line.
+    var line: Int
+    /// The record's length so far (its whole length on the last piece).
+    var length: Int
+    var reason: String
 }
 
 /// Per-chunk counters, merged by the writer.
@@ -47,7 +46,8 @@ struct _ChunkCounts {
     var labelled = 0
     var rejected = 0
     var blank = 0
-    var newlines = 0
+    /// XML `<mms>` elements passed through.
+    var mms = 0
     var folders: [Int]
     var rules: [Int]
     var noRule = 0
@@ -64,7 +64,7 @@ struct _ChunkCounts {
         labelled = 0
         rejected = 0
         blank = 0
-        newlines = 0
+        mms = 0
         for i in folders.indices { folders[i] = 0 }
         for i in rules.indices { rules[i] = 0 }
         noRule = 0
@@ -75,21 +75,27 @@ struct _ChunkCounts {
 
 /// A slot of the chunk pool.
 final class _Chunk: @unchecked Sendable {
-    /// Decoded input: whole records in `[0, recordBytes)`; workers write decoded strings after them.
+    /// Decoded input: whole records in `[0, recordBytes)`; parsers write decoded strings after them.
     let input: _ByteBuffer
     var recordBytes = 0
-    /// Labelled output of this chunk.
+    /// Output of this chunk (labelled records, training-set lines…).
     let output: _ByteBuffer
-    /// Bytes written before `output` (a CSV header row, an XML prolog): set by the reader.
-    var preamble: [UInt8] = []
     var rejects: [_Reject] = []
+    /// A record the reader rejected after all of the chunk's records (a CSV quote that never closed, a record
+    /// cut off by damage).
+    var tailReject: _Reject?
     var counts: _ChunkCounts
     var sequence = 0
     var file: _FileState?
-    /// Absolute 1-based line of the chunk's first byte, when the reader counted (labels-only); else 0.
-    var firstLine = 0
-    /// Decoded bytes this chunk accounts for (records and skipped bytes).
+    /// The parser's starting state (XML: the chunk begins inside a comment, CDATA or instruction).
+    var entryState: UInt8 = 0
+    /// Absolute 1-based line of the chunk's first byte.
+    var firstLine = 1
+    /// Decoded bytes this chunk accounts for (records, headers, rejected and skipped bytes).
     var decodedBytes = 0
+    /// Set when the chunk is a piece of an over-long record.
+    var piece: _Piece?
+    var isFirstOfFile = false
     /// Set on the last chunk of a file: the file's damage or read error.
     var fileError: String?
     var isLastOfFile = false
@@ -101,6 +107,8 @@ final class _Chunk: @unchecked Sendable {
     var classifyNanos: UInt64 = 0
     var emitNanos: UInt64 = 0
     var queuedAt: UInt64 = 0
+    /// What a job's workers leave for its writer beside the output (evaluation tallies, export lines).
+    var attachment: AnyObject?
 
     init(capacity: Int, folders: Int, rules: Int) {
         input = _ByteBuffer(capacity: capacity * 2)
@@ -112,12 +120,15 @@ final class _Chunk: @unchecked Sendable {
         input.removeAll()
         recordBytes = 0
         output.removeAll()
-        preamble = []
         rejects.removeAll(keepingCapacity: true)
+        tailReject = nil
         counts.reset()
         file = nil
-        firstLine = 0
+        entryState = 0
+        firstLine = 1
         decodedBytes = 0
+        piece = nil
+        isFirstOfFile = false
         fileError = nil
         isLastOfFile = false
         compressed = false
@@ -126,6 +137,22 @@ final class _Chunk: @unchecked Sendable {
         classifyNanos = 0
         emitNanos = 0
         queuedAt = 0
+    }
+
+    /// Rejects the record `[start, end)` of the chunk (counted; its bytes kept for the rejects file).
+    func reject(start: Int, end: Int, line: Int, reason: String, category: String) {
+        counts.rejected += 1
+        let bytes = UnsafeRawBufferPointer(start: input.storage, count: max(recordBytes, end))
+        rejects.append(
+            _Reject(relativeLine: line, reason: reason, category: category, raw: Array(bytes[start..<end]), length: end - start))
+    }
+
+    /// Appends a decoded string to the chunk's scratch area (after its records); returns its span.
+    @inline(__always)
+    func appendScratch(_ produce: (_ByteBuffer) -> Void) -> (Int, Int) {
+        let start = input.count
+        produce(input)
+        return (start, input.count)
     }
 }
 

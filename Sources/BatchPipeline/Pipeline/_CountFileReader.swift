@@ -44,11 +44,14 @@ enum _JSONValue: Decodable {
 struct _CountFileReader {
     let file: String
 
-    func fail(_ field: String?, _ problem: String) -> CountFileError {
-        CountFileError(file: file, field: field, problem: problem)
+    /// `FILE: FIELD: PROBLEM (not a count file …)`: the field at fault as a path (`files[2].records`).
+    func fail(_ field: String?, _ problem: String) -> PipelineError {
+        PipelineError(
+            .badInput,
+            "\(file): \(field.map { "\($0): " } ?? "")\(problem) (not a count file written by smsfilter classify --counts, or damaged)")
     }
 
-    func read(_ data: Data) throws -> RunCounts {
+    func read(_ data: Data) throws(PipelineError) -> RunCounts {
         let root: _JSONValue
         do {
             root = try JSONDecoder().decode(_JSONValue.self, from: data)
@@ -61,6 +64,7 @@ struct _CountFileReader {
         c.labelled = try count(o, "labelled")
         c.rejected = try count(o, "rejected")
         c.blankLines = try count(o, "blankLines", required: false)
+        c.mms = try count(o, "mms", required: false)
         c.noRule = try count(o, "noRule", required: false)
         c.folders = try counts(o, "folders")
         c.rules = try counts(o, "rules")
@@ -80,7 +84,8 @@ struct _CountFileReader {
         guard case .array(let files)? = o["files"] else {
             throw fail("files", o["files"] == nil ? "missing" : "expected a list of files, found \(o["files"]!.typeName)")
         }
-        c.files = try files.enumerated().map { try file($1, at: "files[\($0)]") }
+        c.files = []
+        for (i, f) in files.enumerated() { c.files.append(try file(f, at: "files[\(i)]")) }
         guard Self.isSum(c.records, c.labelled, c.rejected) else {
             throw fail("records", "\(c.records) is not labelled (\(c.labelled)) + rejected (\(c.rejected))")
         }
@@ -111,7 +116,7 @@ struct _CountFileReader {
     }
 
     /// One entry of `files`, balanced (records = labelled + rejected).
-    private func file(_ value: _JSONValue, at: String) throws -> RunCounts.File {
+    private func file(_ value: _JSONValue, at: String) throws(PipelineError) -> RunCounts.File {
         guard case .object(let f) = value else { throw fail(at, "expected an object, found \(value.typeName)") }
         var file = RunCounts.File(path: try string(f, "path", at: at) ?? "", format: try string(f, "format", at: at, required: false) ?? "")
         file.records = try count(f, "records", at: at)
@@ -144,7 +149,7 @@ struct _CountFileReader {
         }
     }
 
-    private func count(_ o: [String: _JSONValue], _ key: String, at: String? = nil, required: Bool = true) throws -> Int {
+    private func count(_ o: [String: _JSONValue], _ key: String, at: String? = nil, required: Bool = true) throws(PipelineError) -> Int {
         let field = at.map { "\($0).\(key)" } ?? key
         switch o[key] {
         case .integer(let i)? where i >= 0: return Int(i)
@@ -154,7 +159,7 @@ struct _CountFileReader {
         }
     }
 
-    private func counts(_ o: [String: _JSONValue], _ key: String, required: Bool = true) throws -> [String: Int] {
+    private func counts(_ o: [String: _JSONValue], _ key: String, required: Bool = true) throws(PipelineError) -> [String: Int] {
         switch o[key] {
         case .object(let map)?:
             var out: [String: Int] = [:]
@@ -166,7 +171,7 @@ struct _CountFileReader {
         }
     }
 
-    private func string(_ o: [String: _JSONValue], _ key: String, at: String? = nil, required: Bool = true) throws -> String? {
+    private func string(_ o: [String: _JSONValue], _ key: String, at: String? = nil, required: Bool = true) throws(PipelineError) -> String? {
         let field = at.map { "\($0).\(key)" } ?? key
         switch o[key] {
         case .string(let s)?: return s

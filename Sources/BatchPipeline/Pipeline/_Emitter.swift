@@ -139,16 +139,21 @@ final class _Emitter: @unchecked Sendable {
         if v.rule >= 0 { out.append(separator == UInt8(ascii: ",") ? ruleCSV[Int(v.rule)] : ruleTSV[Int(v.rule)]) }
     }
 
-    /// The extra header columns for CSV/TSV.
-    func headerColumns(separator: UInt8) -> [UInt8] {
+    /// The names of the CSV/TSV label columns (`filter_action`, `filter_subAction`, `filter_folder`,
+    /// `filter_rule`).
+    var labelColumnNames: [String] {
         let key = String(decoding: filterKey, as: UTF8.self)
-        let names = ["action", "subAction", "folder", "rule"].map { "\(key)_\($0)" }
-        var out: [UInt8] = []
-        for name in names {
-            out.append(separator)
-            out += Array(name.utf8)
+        return ["action", "subAction", "folder", "rule"].map { "\(key)_\($0)" }
+    }
+
+    /// One label cell (0 action, 1 sub-action, 2 folder, 3 rule), for a row whose header already has it.
+    func appendCell(_ column: Int, _ v: Verdict, separator: UInt8, _ out: _ByteBuffer) {
+        switch column {
+        case 0: out.append(actionText[v.action.rawValue])
+        case 1: out.append(subActionText[_Emitter.subIndex(v.subAction)])
+        case 2: appendDelimited(folderText[folderIndex(v.folder)], separator, out)
+        default: if v.rule >= 0 { out.append(separator == UInt8(ascii: ",") ? ruleCSV[Int(v.rule)] : ruleTSV[Int(v.rule)]) }
         }
-        return out
     }
 
     private func appendDelimited(_ text: [UInt8], _ separator: UInt8, _ out: _ByteBuffer) {

@@ -33,6 +33,10 @@ public final class Classifier {
     @exclusivity(unchecked) var spanCounts: [Int] = []
     @exclusivity(unchecked) var spanCursor: [Int] = []
     @exclusivity(unchecked) var e164: [UInt8] = Array(repeating: 0, count: 24)
+    /// Whether the message being decided is traced in full, and each rule's first vetoes then
+    /// (`Classifier+Trace.swift`).
+    @exclusivity(unchecked) var tracing = false
+    let vetoes: UnsafeMutablePointer<_Veto>
     /// Normalisation scratch (see `Classifier+Normalization.swift`) and model scoring scratch.
     let normalizer: _NormalizationScratch
     let modelScratch: _ModelScratch?
@@ -52,6 +56,8 @@ public final class Classifier {
         scratch.initialize(repeating: _RuleScratch(), count: max(1, n))
         touched = .allocate(capacity: max(1, n))
         touched.initialize(repeating: 0, count: max(1, n))
+        vetoes = .allocate(capacity: max(1, n))
+        vetoes.initialize(repeating: _Veto(), count: max(1, n))
         matchBuffer.reserveCapacity(4096)
         featureBuffer.reserveCapacity(256)
         sortedBuffer.reserveCapacity(4096)
@@ -67,6 +73,8 @@ public final class Classifier {
         scratch.deallocate()
         touched.deinitialize(count: max(1, ruleCount))
         touched.deallocate()
+        vetoes.deinitialize(count: max(1, ruleCount))
+        vetoes.deallocate()
     }
 
     /// Classifies one message given as UTF-8 bytes (the body may hold invalid UTF-8).
@@ -82,12 +90,32 @@ public final class Classifier {
         return matchBuffer.withUnsafeBufferPointer { _evaluate(sender: sender, body: body, matches: $0) }
     }
 
+    /// Classifies one message and records how it was decided in `trace` (one more message in it).
+    /// - Complexity: as ``classify(sender:body:)``; with ``DecisionTrace/Detail/full`` every body condition
+    ///   is scanned. Allocates nothing once the trace's storage has grown.
+    public func classify(sender: UnsafeRawBufferPointer?, body: UnsafeRawBufferPointer, trace: DecisionTrace) -> Verdict {
+        matchBuffer.removeAll(keepingCapacity: true)
+        _scan(body)
+        return matchBuffer.withUnsafeBufferPointer { _evaluate(sender: sender, body: body, matches: $0, trace: trace) }
+    }
+
     /// Classifies many messages held in one buffer, scanning their bodies in lockstep; gives the same
     /// verdicts as classifying them one by one.
     ///
     /// - Precondition: every span lies inside `buffer`, and `verdicts.count >= messages.count`.
     public func classify(buffer: UnsafeRawBufferPointer, messages: UnsafeBufferPointer<MessageSpan>,
                          into verdicts: UnsafeMutableBufferPointer<Verdict>) {
+        _classifyBatch(buffer, messages, verdicts, trace: nil)
+    }
+
+    /// The batch call, recording how each message was decided in `trace` (one entry per message, in order).
+    public func classify(buffer: UnsafeRawBufferPointer, messages: UnsafeBufferPointer<MessageSpan>,
+                         into verdicts: UnsafeMutableBufferPointer<Verdict>, trace: DecisionTrace) {
+        _classifyBatch(buffer, messages, verdicts, trace: trace)
+    }
+
+    func _classifyBatch(_ buffer: UnsafeRawBufferPointer, _ messages: UnsafeBufferPointer<MessageSpan>,
+                        _ verdicts: UnsafeMutableBufferPointer<Verdict>, trace: DecisionTrace?) {
         precondition(verdicts.count >= messages.count, "the verdict buffer is smaller than the message count")
         var first = 0
         while first < messages.count {
@@ -134,7 +162,7 @@ public final class Classifier {
                 let hi = spanCounts[j + 1]
                 modelScratch?.current = j
                 verdicts[first + j] = sortedBuffer.withUnsafeBufferPointer {
-                    _evaluate(sender: sender, body: body, matches: UnsafeBufferPointer(rebasing: $0[lo..<hi]))
+                    _evaluate(sender: sender, body: body, matches: UnsafeBufferPointer(rebasing: $0[lo..<hi]), trace: trace)
                 }
             }
             first += count
@@ -202,32 +230,53 @@ public final class Classifier {
         if let model = ruleSet.model { _modelScanBatch(model, buffer) }
     }
 
-    /// Decides one message from its matches.
+    /// Decides one message from its matches (recording how in `trace`, when given).
     func _evaluate(sender: UnsafeRawBufferPointer?, body: UnsafeRawBufferPointer,
-                   matches: UnsafeBufferPointer<_RawMatch>) -> Verdict {
+                   matches: UnsafeBufferPointer<_RawMatch>, trace: DecisionTrace? = nil) -> Verdict {
         let set = ruleSet
         var info: SenderInfo?
-        if set.needsSender {
-            let i = SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)
-            info = i
-            if i.kind == .phoneNumber {
-                if set.definition.blockList._sortedIndex(of: i.number) != nil {
-                    var v = Verdict()
-                    v.action = .junk
-                    v.folder = .junk
-                    v.list = .blockList
-                    return v
-                }
-                if let k = set.definition.identificationNumbers._sortedIndex(of: i.number) {
-                    var v = Verdict()
-                    v.action = .allow
-                    v.folder = .inbox
-                    v.list = .identificationList
-                    v.label = set.definition.identificationLabels[k]
-                    return v
-                }
-            }
+        tracing = trace?.detail == .full
+        if set.needsSender || (tracing && sender != nil) {
+            info = SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)
         }
+        trace?.begin(sender: sender == nil ? nil : info, anchor: set.hasAnchoredPhrases ? _anchorOffset(body) : -1)
+        if set.needsSender, let listed = _listVerdict(info!) {
+            guard let trace else { return listed }
+            trace.record(list: listed.list!)
+            _weigh(sender: sender, body: body, matches: matches, info: info, trace: trace)
+            return listed
+        }
+        return _weigh(sender: sender, body: body, matches: matches, info: info, trace: trace)
+    }
+
+    /// The verdict of a number list, when the sender is on one.
+    @inline(__always)
+    func _listVerdict(_ i: SenderInfo) -> Verdict? {
+        let set = ruleSet
+        guard i.kind == .phoneNumber else { return nil }
+        if set.definition.blockList._sortedIndex(of: i.number) != nil {
+            var v = Verdict()
+            v.action = .junk
+            v.folder = .junk
+            v.list = .blockList
+            return v
+        }
+        if let k = set.definition.identificationNumbers._sortedIndex(of: i.number) {
+            var v = Verdict()
+            v.action = .allow
+            v.folder = .inbox
+            v.list = .identificationList
+            v.label = set.definition.identificationLabels[k]
+            return v
+        }
+        return nil
+    }
+
+    /// Weighs the rules (and the model) for one message.
+    @discardableResult
+    func _weigh(sender: UnsafeRawBufferPointer?, body: UnsafeRawBufferPointer, matches: UnsafeBufferPointer<_RawMatch>,
+                info: SenderInfo?, trace: DecisionTrace?) -> Verdict {
+        let set = ruleSet
 
         generation &+= 1
         if generation == 0 {
@@ -238,11 +287,16 @@ public final class Classifier {
         var touchedCount = 0
         // Where a `startsWith` phrase must start (-1: the rule set has none).
         let anchor: Int32 = set.hasAnchoredPhrases ? _anchorOffset(body) : -1
-        for m in matches { _apply(m, generation: gen, anchor: anchor, touchedCount: &touchedCount) }
+        let full = trace?.detail == .full
+        for m in matches {
+            if full { trace!.record(match: m) }
+            _apply(m, generation: gen, anchor: anchor, touchedCount: &touchedCount)
+        }
         // Body conditions, found only when they can matter: for the rules a phrase touched, and for the kinds
         // some rule needs without any phrase (`_BodyFeatures.eagerKinds`).
         if let features = set.bodyFeatures {
-            var kinds = features.eagerKinds
+            // (Tracing in full scans every kind: the extra matches only touch rules that cannot fire.)
+            var kinds = full ? 7 : features.eagerKinds
             var t = 0
             while t < touchedCount {
                 kinds |= set.ruleFeatureKinds[Int(touched[t])]
@@ -253,6 +307,7 @@ public final class Classifier {
                 features.scan(body, kinds: kinds, span: 0, into: &featureBuffer)
                 var i = 0
                 while i < featureBuffer.count {
+                    if full { trace!.record(match: featureBuffer[i]) }
                     _apply(featureBuffer[i], generation: gen, anchor: anchor, touchedCount: &touchedCount)
                     i += 1
                 }
@@ -285,6 +340,7 @@ public final class Classifier {
             }
             k += 1
             let pos = _firingPosition(r, generation: gen, sender: sender, info: info)
+            if let trace { _record(r, pos, generation: gen, trace) }
             guard pos >= 0 else { continue }
             let priority = rules[r].priority
             if priority > bestPriority || (priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
@@ -301,7 +357,12 @@ public final class Classifier {
         }
 
         // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) { return _refined(v, by: refine) }
+        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) {
+            let out = _refined(v, by: refine)
+            if full { _recordModel(model, decided: true, trace!) }
+            return out
+        }
+        if full, let model { _recordModel(model, decided: false, trace!) }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]
@@ -342,11 +403,13 @@ public final class Classifier {
                 scratch[r].veto = false
                 scratch[r].keyword = false
                 scratch[r].mask = 0
+                if tracing { vetoes[r] = _Veto() }
                 touched[touchedCount] = Int32(r)
                 touchedCount += 1
             }
             if role == 1 {
                 scratch[r].veto = true
+                if tracing { _recordVeto(r, m) }
                 continue
             }
             if role == 0 { scratch[r].keyword = true } else { scratch[r].mask |= 1 << UInt64(role - 2) }
@@ -359,21 +422,21 @@ public final class Classifier {
     }
 
     /// The position at which rule `r` fires for the current message (`Int32.max` for a rule without
-    /// text conditions), or -1 when it does not fire.
+    /// text conditions), or a negative `_Firing` code saying why it does not fire.
     @inline(__always)
     func _firingPosition(_ r: Int, generation gen: UInt32, sender: UnsafeRawBufferPointer?, info: SenderInfo?) -> Int32 {
         let rule = rules[r]
         var pos = Int32.max
         if scratch[r].stamp == gen {
-            if scratch[r].veto { return -1 }
-            if rule.needsKeyword && !scratch[r].keyword { return -1 }
-            if scratch[r].mask != rule.allMask { return -1 }
+            if scratch[r].veto { return _Firing.vetoed }
+            if rule.needsKeyword && !scratch[r].keyword { return _Firing.noKeyword }
+            if scratch[r].mask != rule.allMask { return _Firing.groupMissing }
             pos = scratch[r].pos
         } else if rule.needsKeyword || rule.allMask != 0 {
-            return -1
+            return rule.needsKeyword ? _Firing.noKeyword : _Firing.groupMissing
         }
         if rule.sender >= 0 {
-            guard let info, _senderMatches(ruleSet.senderConditions[Int(rule.sender)], sender, info) else { return -1 }
+            guard let info, _senderMatches(ruleSet.senderConditions[Int(rule.sender)], sender, info) else { return _Firing.senderFailed }
         }
         return pos
     }

@@ -119,22 +119,45 @@ public struct Explanation: Sendable {
 }
 
 extension Classifier {
-    /// Explains the verdict for one message (allocates; for people and tests, not bulk labelling).
+    /// Explains the verdict for one message: classifies it once with a full ``DecisionTrace`` and reads
+    /// the trace (allocates; for people and tests, not bulk labelling).
     public func explain(sender: String?, body: String) -> Explanation {
-        let verdict = classify(sender: sender, body: body)
-        let set = ruleSet
+        let trace = DecisionTrace(detail: .full)
         let bodyBytes = Array(body.utf8)
-        matchBuffer.removeAll(keepingCapacity: true)
-        bodyBytes.withUnsafeBytes { b in
-            _scan(b)
-            // Every body condition, also for rules no phrase touched (they cannot fire, but are shown).
-            set.bodyFeatures?.scan(b, span: 0, into: &matchBuffer)
+        let verdict = bodyBytes.withUnsafeBytes { b in
+            if let sender {
+                return Array(sender.utf8).withUnsafeBytes { classify(sender: $0, body: b, trace: trace) }
+            }
+            return classify(sender: nil, body: b, trace: trace)
         }
-        let raw = matchBuffer.sorted { ($0.start, $0.end, $0.phrase) < ($1.start, $1.end, $1.phrase) }
-        let modelScores = _explainModel(raw, body: bodyBytes, verdict: verdict)
-        func text(_ s: Int, _ e: Int) -> String { String(decoding: bodyBytes[s..<e], as: UTF8.self) }
-        // Where `startsWith` phrases must start.
-        let anchor = bodyBytes.withUnsafeBytes { Int(_anchorOffset($0)) }
+        return _explanation(trace, message: 0, verdict: verdict, sender: sender, body: bodyBytes)
+    }
+
+    /// The explanation of message `message` of a full trace.
+    func _explanation(_ trace: DecisionTrace, message: Int, verdict: Verdict, sender: String?, body: [UInt8]) -> Explanation {
+        let set = ruleSet
+        let entry = trace.messages[message]
+        let raw = trace.matches[entry.matchStart..<(entry.matchStart + entry.matchCount)]
+            .sorted { ($0.start, $0.end, $0.phrase) < ($1.start, $1.end, $1.phrase) }
+        let modelScores = entry.model.map { _explainModel($0, body: body, verdict: verdict, list: entry.list) }
+        let matches = _explainedMatches(raw, body: body, anchor: Int(entry.anchor))
+        let considered = trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)].sorted { $0.index < $1.index }.map {
+            _consideration($0, verdict: verdict, list: entry.list, modelDecided: modelScores?.decided == true, info: entry.sender, body: body)
+        }
+        var steps = [_senderStep(sender, entry.sender)]
+        steps += _decisionSteps(verdict, modelScores)
+        steps += _validationSteps(verdict)
+        return Explanation(
+            verdict: verdict, ruleName: verdict.rule >= 0 ? set.ruleNames[Int(verdict.rule)] : nil,
+            phrase: verdict.phrase >= 0 ? set.phrase(at: Int(verdict.phrase)) : nil,
+            label: verdict.label >= 0 ? set.label(at: Int(verdict.label)) : nil,
+            sender: entry.sender, matches: matches, rules: considered, steps: steps, model: modelScores)
+    }
+
+    /// Every match in body order, with the rules that use it and how (phrases only the model uses are
+    /// listed with its scores instead).
+    func _explainedMatches(_ raw: [_RawMatch], body: [UInt8], anchor: Int) -> [Explanation.PhraseMatch] {
+        let set = ruleSet
         func roleName(_ use: UInt32, phrase p: Int, at start: Int) -> String {
             let role = use & 0x7F
             let rule = set.definition.rules[Int(use >> 8)]
@@ -143,120 +166,108 @@ extension Classifier {
             let name = rule._groupName(Int(role) - 2)
             return use & _anchoredRole != 0 && start != anchor ? "\(name), not at the start: ignored" : name
         }
-
         var matches: [Explanation.PhraseMatch] = []
         for m in raw {
             let p = Int(m.phrase)
-            // Phrases only the model uses are listed with its scores (explanation.model), not here.
             if set.useStart[p] == set.useStart[p + 1], set.model != nil { continue }
             let uses = set.uses[Int(set.useStart[p])..<Int(set.useStart[p + 1])].map {
                 "\(set.ruleNames[Int($0 >> 8)]) (\(roleName($0, phrase: p, at: Int(m.start))))"
             }
             matches.append(.init(phrase: set.phrase(at: p), phraseIndex: p, start: Int(m.start), end: Int(m.end),
-                                 text: text(Int(m.start), Int(m.end)), uses: uses, isCondition: set.isBodyCondition(p)))
+                                 text: String(decoding: body[Int(m.start)..<Int(m.end)], as: UTF8.self), uses: uses,
+                                 isCondition: set.isBodyCondition(p)))
         }
+        return matches
+    }
 
-        var info: SenderInfo?
-        if let sender { info = SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode) }
-        var steps: [String] = []
-        if let info, let sender {
-            var s = "sender \"\(sender)\": \(info.kind.rawValue)"
-            if info.kind == .phoneNumber { s += " +\(info.number) (country code \(info.countryCode))" }
-            if info.isTRAIHeader {
-                let entity = String(decoding: Array(sender.utf8)[info.traiEntity], as: UTF8.self)
-                s += ", TRAI header: operator \(Character(UnicodeScalar(info.traiOperator))), circle \(Character(UnicodeScalar(info.traiCircle))), entity \(entity)"
-                if let suffix = info.traiSuffix { s += ", suffix -\(suffix.letter) (\(suffix))" }
+    /// What one weighed rule came to, in words.
+    func _consideration(_ r: DecisionTrace.Rule, verdict: Verdict, list: NumberListKind?, modelDecided: Bool, info: SenderInfo?,
+                        body: [UInt8]) -> Explanation.RuleConsideration {
+        let set = ruleSet
+        let index = Int(r.index)
+        let def = set.definition.rules[index]
+        let hasPhrase = r.phrase >= 0
+        var c = Explanation.RuleConsideration(
+            name: def.name, index: index, priority: def.priority, action: def.action, subAction: def.subAction,
+            phrase: hasPhrase ? set.phrase(at: Int(r.phrase)) : nil, start: hasPhrase ? Int(r.start) : nil,
+            end: hasPhrase ? Int(r.end) : nil, outcome: .won)
+        if let list {
+            c.outcome = .preemptedByList(list)
+            return c
+        }
+        switch r.firing {
+        case _Firing.vetoed:
+            if r.vetoPhrase >= 0 {
+                c.outcome = .vetoed(phrase: set.phrase(at: Int(r.vetoPhrase)))
+            } else {
+                let field = set.phrase(at: Int(r.vetoCondition)).split(separator: ":")[0]
+                let (s, e) = (Int(r.vetoConditionStart), Int(r.vetoConditionEnd))
+                c.outcome = .conditionNotMet("\(field): none, but the body has one at \(s)..<\(e) (\"\(String(decoding: body[s..<e], as: UTF8.self))\")")
             }
-            steps.append(s)
-        } else {
-            steps.append("no sender")
+        case _Firing.noKeyword:
+            c.outcome = .noKeyword
+        case _Firing.groupMissing:
+            let missing: Int = (0..<def._groupCount).first(where: { r.mask & (1 << UInt64($0)) == 0 }) ?? 0
+            c.outcome = missing < def.all.count ? .allGroupMissing(group: missing) : .conditionNotMet(Self._missingCondition(def, group: missing))
+        case _Firing.senderFailed:
+            c.outcome = .senderConditionFailed(info.map { _senderFailure(def.sender!, info: $0) } ?? "no sender")
+        default:
+            c.outcome = _firedOutcome(r, verdict: verdict, modelDecided: modelDecided)
         }
+        return c
+    }
 
-        // Per-rule state, recomputed the allocating way.
-        struct State { var keyword = false; var veto: String?; var vetoCondition: String?; var mask: UInt64 = 0; var pos = Int.max; var end = -1; var phrase = -1 }
-        var states: [Int: State] = [:]
-        for m in raw {
-            let p = Int(m.phrase)
-            for use in set.uses[Int(set.useStart[p])..<Int(set.useStart[p + 1])] {
-                let r = Int(use >> 8)
-                var role = use & 0xFF
-                if role & _anchoredRole != 0 {
-                    if Int(m.start) != anchor { continue }
-                    role &= ~_anchoredRole
-                }
-                var st = states[r] ?? State()
-                if role == 1 {
-                    if set.isBodyCondition(p) {
-                        let field = set.phrase(at: p).split(separator: ":")[0]
-                        if st.vetoCondition == nil { st.vetoCondition = "\(field): none, but the body has one at \(m.start)..<\(m.end) (\"\(text(Int(m.start), Int(m.end)))\")" }
-                    } else if st.veto == nil {
-                        st.veto = set.phrase(at: p)
-                    }
-                } else {
-                    if role == 0 { st.keyword = true } else { st.mask |= 1 << UInt64(role - 2) }
-                    if Int(m.start) < st.pos || (Int(m.start) == st.pos && Int(m.end) > st.end) {
-                        st.pos = Int(m.start); st.end = Int(m.end); st.phrase = p
-                    }
-                }
-                states[r] = st
-            }
+    /// A rule that fired: it won, or lost to the model or to the winner (by priority, position, file order).
+    func _firedOutcome(_ r: DecisionTrace.Rule, verdict: Verdict, modelDecided: Bool) -> Explanation.Outcome {
+        if r.index == verdict.rule { return .won }
+        if modelDecided, let model = ruleSet.model { return .lostToModel(name: model.name) }
+        guard verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count else { return .won }
+        let winnerName = ruleSet.ruleNames[Int(verdict.rule)]
+        let w = ruleSet.definition.rules[Int(verdict.rule)]
+        let wPos = verdict.matchStart >= 0 ? verdict.matchStart : Int32.max
+        if w.priority > ruleSet.definition.rules[Int(r.index)].priority { return .lostToPriority(winner: winnerName) }
+        if wPos < r.firing { return .lostToEarlierMatch(winner: winnerName) }
+        return .lostToFileOrder(winner: winnerName)
+    }
+
+    /// "sender …: kind …" (or "no sender").
+    func _senderStep(_ sender: String?, _ info: SenderInfo?) -> String {
+        guard let sender, let info else { return "no sender" }
+        var s = "sender \"\(sender)\": \(info.kind.rawValue)"
+        if info.kind == .phoneNumber { s += " +\(info.number) (country code \(info.countryCode))" }
+        if info.isTRAIHeader {
+            let entity = String(decoding: Array(sender.utf8)[info.traiEntity], as: UTF8.self)
+            s += ", TRAI header: operator \(Character(UnicodeScalar(info.traiOperator))), circle \(Character(UnicodeScalar(info.traiCircle))), entity \(entity)"
+            if let suffix = info.traiSuffix { s += ", suffix -\(suffix.letter) (\(suffix))" }
         }
-        for r in set.senderOnlyRules where states[Int(r)] == nil { states[Int(r)] = State() }
+        return s
+    }
 
-        let winnerName = verdict.rule >= 0 ? set.ruleNames[Int(verdict.rule)] : nil
-        var considered: [Explanation.RuleConsideration] = []
-        for r in states.keys.sorted() {
-            let st = states[r]!
-            let def = set.definition.rules[r]
-            let rule = set.rules[r]
-            var c = Explanation.RuleConsideration(
-                name: def.name, index: r, priority: def.priority, action: def.action, subAction: def.subAction,
-                phrase: st.phrase >= 0 ? set.phrase(at: st.phrase) : nil,
-                start: st.phrase >= 0 ? st.pos : nil, end: st.phrase >= 0 ? st.end : nil, outcome: .won)
-            if let list = verdict.list {
-                c.outcome = .preemptedByList(list)
-            } else if let veto = st.veto {
-                c.outcome = .vetoed(phrase: veto)
-            } else if let why = st.vetoCondition {
-                c.outcome = .conditionNotMet(why)
-            } else if rule.needsKeyword && !st.keyword {
-                c.outcome = .noKeyword
-            } else if st.mask != rule.allMask {
-                let missing: Int = (0..<def._groupCount).first(where: { st.mask & (1 << UInt64($0)) == 0 }) ?? 0
-                c.outcome = missing < def.all.count ? .allGroupMissing(group: missing) : .conditionNotMet(Self._missingCondition(def, group: missing))
-            } else if let s = def.sender, let why = _senderFailure(s, sender: sender, info: info, defaultCountryCode: set.definition.defaultCountryCode) {
-                c.outcome = .senderConditionFailed(why)
-            } else if Int32(r) == verdict.rule {
-                c.outcome = .won
-            } else if let m = modelScores, m.decided {
-                c.outcome = .lostToModel(name: m.name)
-            } else if let winnerName {
-                let w = set.definition.rules[Int(verdict.rule)]
-                let wPos = verdict.matchStart >= 0 ? Int(verdict.matchStart) : Int.max
-                if w.priority > def.priority { c.outcome = .lostToPriority(winner: winnerName) }
-                else if wPos < st.pos { c.outcome = .lostToEarlierMatch(winner: winnerName) }
-                else { c.outcome = .lostToFileOrder(winner: winnerName) }
-            }
-            considered.append(c)
-        }
-
+    /// Who decided: a number list, the model, a rule, or nothing.
+    func _decisionSteps(_ verdict: Verdict, _ model: Explanation.ModelScores?) -> [String] {
+        let set = ruleSet
         if let list = verdict.list {
             switch list {
-            case .blockList: steps.append("sender is on the block list: junk")
-            case .identificationList: steps.append("sender is on the identification list (\"\(set.label(at: Int(verdict.label)))\"): allow")
+            case .blockList: return ["sender is on the block list: junk"]
+            case .identificationList: return ["sender is on the identification list (\"\(set.label(at: Int(verdict.label)))\"): allow"]
             }
-        } else if let m = modelScores, m.decided {
-            steps += m.steps
-        } else if let winnerName {
-            if let m = modelScores { steps += m.steps }
-            var s = "rule \"\(winnerName)\" decided: action \(verdict.action.name)"
+        }
+        if let m = model, m.decided { return m.steps }
+        var steps = model?.steps ?? []
+        if verdict.rule >= 0 {
+            var s = "rule \"\(set.ruleNames[Int(verdict.rule)])\" decided: action \(verdict.action.name)"
             if verdict.requestedSubAction != .none { s += ", sub-action \(verdict.requestedSubAction.name)" }
             if verdict.phrase >= 0 { s += " (phrase \"\(set.phrase(at: Int(verdict.phrase)))\" at bytes \(verdict.matchStart)..<\(verdict.matchEnd))" }
             steps.append(s)
         } else {
-            if let m = modelScores { steps += m.steps }
             steps.append("no rule fired: action none")
         }
+        return steps
+    }
+
+    /// The validation of the pair and the capabilities, and the folder.
+    func _validationSteps(_ verdict: Verdict) -> [String] {
+        var steps: [String] = []
         let req = verdict.requestedSubAction
         if req != .none {
             if req.isValid(with: verdict.action) {
@@ -264,19 +275,14 @@ extension Classifier {
                 if verdict.dropped == .notDeclared {
                     steps.append("capability check: \(req.name) is not declared in the rule set's capabilities; sub-action dropped (notDeclared)")
                 } else {
-                    steps.append("capability check: \(req.name) is supported\(set.capabilities.isDeclared ? " (declared)" : " (no capabilities declared: all twelve)")")
+                    steps.append("capability check: \(req.name) is supported\(ruleSet.capabilities.isDeclared ? " (declared)" : " (no capabilities declared: all twelve)")")
                 }
             } else {
                 steps.append("pair check: \(req.name) does not belong to \(verdict.action.name); sub-action dropped, action kept (invalidPair)")
             }
         }
         steps.append("folder: \(verdict.folder.path)")
-
-        return Explanation(
-            verdict: verdict, ruleName: winnerName,
-            phrase: verdict.phrase >= 0 ? set.phrase(at: Int(verdict.phrase)) : nil,
-            label: verdict.label >= 0 ? set.label(at: Int(verdict.label)) : nil,
-            sender: info, matches: matches, rules: considered, steps: steps, model: modelScores)
+        return steps
     }
 
     /// Why the extra group `group` (after the `all` groups) of `rule` does not hold.
@@ -291,13 +297,8 @@ extension Classifier {
         }
     }
 
-    /// Which part of a sender condition fails, or nil when it holds.
-    func _senderFailure(_ c: SenderCondition, sender: String?, info: SenderInfo?, defaultCountryCode: Int32) -> String? {
-        let compiled = _CompiledSenderCondition(c, defaultCountryCode: defaultCountryCode)
-        guard let info else { return "no sender" }
-        var s = sender ?? ""
-        let ok = s.withUTF8 { _senderMatches(compiled, UnsafeRawBufferPointer($0), info) }
-        if ok { return nil }
+    /// Which parts of a sender condition the sender does not meet (the classifier found that it fails).
+    func _senderFailure(_ c: SenderCondition, info: SenderInfo) -> String {
         var parts: [String] = []
         if !c.kinds.isEmpty, !c.kinds.contains(info.kind) { parts.append("kind \(info.kind.rawValue) not in [\(c.kinds.map(\.rawValue).joined(separator: ", "))]") }
         if !c.suffixes.isEmpty { parts.append("TRAI suffix \(info.traiSuffix.map { "-" + $0.letter } ?? "none") not in [\(c.suffixes.map { "-" + $0.letter }.joined(separator: ", "))]") }

@@ -42,21 +42,20 @@ extension Explanation {
 }
 
 extension Classifier {
-    /// The model's side of an explanation, from the same scoring code as `classify`: reads the scores `_scan`
-    /// just left in the scratch for this body (`raw`, the rules' matches, is not needed).
-    func _explainModel(_ raw: [_RawMatch], body: [UInt8], verdict: Verdict) -> Explanation.ModelScores? {
-        guard let model = ruleSet.model else { return nil }
+    /// The model's side of an explanation, from the scores the classifier recorded in the trace.
+    func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?) -> Explanation.ModelScores {
+        let model = ruleSet.model!
+        let winner = m.winner
+        // The rule that refined the model's verdict (set when the model decided this message, just before).
         let s = modelScratch!
-        let winner = Int(s.slotWinner[0])
         let t = model.targetCount
-        let norm = s.normSquared.squareRoot()
+        let norm = m.norm
         var contributions: [Explanation.ModelScores.Contribution] = []
-        for k in 0..<s.touchedCount {
-            let f = Int(s.touched[k])
+        for (f32, start32, end32) in m.features {
+            let f = Int(f32)
             let weights = (0..<t).map { Double(model.weights[f * t + $0]) }
-            let (s32, e32) = s.text.sourceSpan(Int(s.firstStart[f]), Int(s.firstEnd[f]), of: s.last)
-            let start = Int(s32)
-            let end = Int(e32)
+            let start = Int(start32)
+            let end = Int(end32)
             contributions.append(.init(
                 phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: ruleSet.definition.model!.phrases[f].kind,
                 start: start, end: end, text: String(decoding: body[start..<end], as: UTF8.self),
@@ -65,13 +64,13 @@ extension Classifier {
         let count = contributions.count
         contributions.sort { abs($0.contribution) != abs($1.contribution) ? abs($0.contribution) > abs($1.contribution) : $0.start < $1.start }
         contributions = Array(contributions.prefix(10))
-        let scores = (0..<t).map { s.scores[$0] }
-        let decided = verdict.rule == Int32(ruleSet.definition.rules.count) && verdict.list == nil
+        let scores = m.scores
+        let decided = m.decided && list == nil
         let names = model.targets.map(\.name)
         var steps: [String] = []
         var refinedBy: String?
         let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
-        if verdict.list != nil {
+        if list != nil {
             steps.append("model \"\(model.name)\" not reached: a number list decided")
         } else if decided {
             var line = "model \"\(model.name)\" decided: \(names[winner]) (scores: \(scoreText); \(count) model phrase\(count == 1 ? "" : "s") present"

@@ -24,7 +24,7 @@ struct BenchCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A JSON Lines archive (plain or .zst).")
+    @Argument(help: "An archive (JSONL, CSV, TSV or XML; plain or .zst).")
     var input: String
 
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
@@ -91,9 +91,9 @@ struct BenchCommand: ParsableCommand {
         do {
             messages = try LoadedMessages.load(path: input, limit: matcherBytes.bytes)
         } catch {
-            throw CLI.fail("\(error)", code: 65)
+            throw CLI.fail(error.description, code: error.exitCode)
         }
-        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no JSON Lines record with a body", code: 65) }
+        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no record with a body", code: 65) }
 
         // Matcher: one classifier per thread over its share of the messages.
         func classifyAll(threads: Int) -> Double {

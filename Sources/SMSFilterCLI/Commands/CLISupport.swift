@@ -9,11 +9,15 @@ import Glibc
 import Darwin
 #endif
 
-/// A runtime failure of a subcommand: printed as `smsfilter: error: …` with its exit status (SPEC §7).
-struct CLIFailure: Error, CustomStringConvertible {
-    let message: String
-    let exitCode: Int32
-    var description: String { message }
+extension PipelineError {
+    /// The exit status of a failed job (SPEC §7): the one place library errors become statuses.
+    var exitCode: Int32 {
+        if isInputMissing { return 66 }
+        if isOutputFailure { return 73 }
+        if isBadInput { return 65 }
+        if isUsage { return 64 }
+        return 70
+    }
 }
 
 enum CLI {
@@ -55,14 +59,14 @@ enum CLI {
     /// The number of cores.
     static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 
-    /// Loads `--rules` (YAML or .smsf) or the embedded default set; exit 66 when missing, 65 when bad.
+    /// Loads `--rules` (YAML or .smsf) or the embedded default set: the one rule loader of every command.
+    /// Prints the error and exits 66 when the file is missing, 65 when it is bad.
     static func loadRules(_ path: String?) throws -> RuleSet {
         guard let path else { return RuleSet.embeddedDefault }
-        guard FileManager.default.fileExists(atPath: path) || path == RuleSet.embeddedRulesOnlyPath else {
-            throw fail("\(path): no such rule file", code: 66)
-        }
         do {
             return try RuleSet.load(path: path)
+        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
+            throw fail("\(path): no such rule file", code: 66)
         } catch {
             throw fail("\(error)", code: 65)
         }

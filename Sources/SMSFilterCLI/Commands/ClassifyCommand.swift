@@ -12,9 +12,10 @@ struct ClassifyCommand: ParsableCommand {
         discussion: """
             Reads JSON Lines, CSV, TSV or Android "SMS Backup & Restore" XML, plain or zstd-compressed \
             (detected by magic bytes), from files or standard input (-), and writes each record back in \
-            its own format with a "filter" object added (JSON Lines), filter_* columns (CSV/TSV) or \
-            filter_* attributes (XML). Malformed records are counted and written to --rejects with \
-            their file, line and reason; the run goes on. Counts go to --counts as JSON and to standard \
+            its own format (or --output-format's) with a "filter" object added (JSON Lines), filter_* \
+            columns (CSV/TSV) or filter_* attributes (XML); labels a record already has are replaced. \
+            Malformed records are counted and written to --rejects with their file, line, reason and \
+            bytes; the run goes on. Counts go to --counts as JSON and to standard \
             error as a table (--json: as JSON).
 
             Every output is checked before any work: none may be an input or another output, and an \
@@ -71,6 +72,9 @@ struct ClassifyCommand: ParsableCommand {
 
     @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
     var inputFormat: InputFormat?
+
+    @Option(name: .long, help: "Write records as jsonl, csv, tsv or xml (default: the input's format).")
+    var outputFormat: InputFormat?
 
     @OptionGroup var fields: FieldOptions
 
@@ -210,6 +214,7 @@ struct ClassifyCommand: ParsableCommand {
     func pipelineOptions(existing: OutputFile.Existing, progress: ProgressLine) -> PipelineOptions {
         var options = PipelineOptions()
         options.inputFormat = inputFormat
+        options.outputFormat = outputFormat
         options.fields = fields.names
         options.hasHeader = !noHeader
         options.outputPath = noOutput ? nil : outputPath ?? "-"
@@ -254,9 +259,9 @@ struct ClassifyCommand: ParsableCommand {
                 try file.value.write(Array(try counts.jsonData()))
                 try file.value.finish()
             } catch let error as ZstdError {
-                throw PipelineError(.outputFailed, error.description)
+                throw PipelineError.outputFailed(error.description)
             } catch {
-                throw PipelineError(.internalError, "cannot encode the counts: \(error)")
+                throw PipelineError.internalError("cannot encode the counts: \(error)")
             }
         }
     }

@@ -38,7 +38,7 @@ struct CompileCommand: ParsableCommand {
         try plan.check()
         try RuleCLI.run {
             let start = Date()
-            let set = try RuleCLI.load(input)
+            let set = try CLI.loadRules(input)
             let bytes = set.serialize()
             try RuleCLI.write([(output, bytes)], existing: plan.existingPolicy)
             guard !quiet else { return }

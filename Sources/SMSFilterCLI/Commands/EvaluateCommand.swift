@@ -10,7 +10,8 @@ struct EvaluateCommand: ParsableCommand {
         commandName: "evaluate",
         abstract: "Score a rule set against a corpus with truth labels: per class, per rule, confusion and conflicts.",
         discussion: """
-            Each record is classified; its truth label (--truth-field) is mapped to the actions or folders \
+            Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain or zstd; on all \
+            cores). Each record is classified; its truth label (--truth-field) is mapped to the actions or folders \
             it may land in (--map or --map-file). Targets: an action (none, allow, junk, promotion, \
             transaction: any folder of it), a folder path (Transactions/Finance), other (none or allow), \
             ignore (not scored); several as a|b. Scoring is per folder when a target is a sub-folder, per \
@@ -33,7 +34,7 @@ struct EvaluateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Input JSON Lines archives (plain or .zst); - or nothing reads standard input.")
+    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
@@ -60,7 +61,16 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "How many conflict examples to keep, 0 to 100000.")
     var conflictExamples = 20
 
+    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
+    var inputFormat: InputFormat?
+
     @OptionGroup var fields: FieldOptions
+
+    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
+    var noHeader = false
+
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
+    var threads: Int?
 
     @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
     var force = false
@@ -76,6 +86,7 @@ struct EvaluateCommand: ParsableCommand {
             throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=other) or --map-file, one of them.")
         }
         try Limits.check(conflictExamples, Limits.conflictExamples, "--conflict-examples")
+        try Limits.check(threads, Limits.threads, "--threads")
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
@@ -96,13 +107,17 @@ struct EvaluateCommand: ParsableCommand {
                 guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: 66) }
                 mapping = try TruthMapping.load(path: mapFile!)
             }
-        } catch let error as MappingError {
+        } catch let error as PipelineError {
             CLI.stderr("smsfilter: error: \(error.message)\n")
             throw ExitCode(64)
         }
         let ruleSet = try CLI.loadRules(rules)
         var options = EvaluationOptions(mapping: mapping)
+        options.inputFormat = inputFormat
+        options.hasHeader = !noHeader
         options.fields = fields.names
+        options.threads = threads ?? CLI.cores
+        options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
         options.truthField = truthField
         options.granularity = by
         options.conflictExamples = conflictExamples

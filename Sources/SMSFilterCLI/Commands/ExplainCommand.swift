@@ -31,7 +31,7 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         try RuleCLI.run {
-            let set = try RuleCLI.load(ruleOptions.rules)
+            let set = try CLI.loadRules(ruleOptions.rules)
             let e = Classifier(ruleSet: set).explain(sender: sender, body: text)
             if quiet {
                 CLI.stdout(e.verdict.folder.path + "\n")

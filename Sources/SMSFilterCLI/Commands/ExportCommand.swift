@@ -10,8 +10,9 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write train, validation and test files (JSONL, CSV or fastText) from an SMS archive.",
         discussion: """
-            Labels come from each record's "filter" object (written by classify); records without one are \
-            classified with the embedded rules. With --rules every record is classified with those rules; \
+            Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain or zstd; on all \
+            cores). Labels come from each record's "filter" object, filter_* columns or attributes \
+            (written by classify); records without them are classified with the embedded rules. With --rules every record is classified with those rules; \
             with --label-field the label is taken from that field. The split is decided by a hash of the \
             record id alone (of the body when there is no id), so a record keeps its split when the corpus \
             grows. Duplicates are bodies equal after lowercasing and collapsing whitespace; they are counted \
@@ -33,7 +34,7 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Input JSON Lines archives (plain or .zst); - or nothing reads standard input.")
+    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
     var inputs: [String] = []
 
     @Option(name: [.short, .long], help: ArgumentHelp("Folder that receives train.<ext>, validation.<ext> and test.<ext>.", valueName: "folder"))
@@ -83,9 +84,18 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the per-split, per-label table as JSON to this file (- is standard output).", valueName: "file"))
     var statsFile: String?
 
+    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
+    var inputFormat: InputFormat?
+
     @OptionGroup var fields: FieldOptions
 
-    @Option(name: .long, help: "Key of the labels object written by classify.")
+    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
+    var noHeader = false
+
+    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
+    var threads: Int?
+
+    @Option(name: .long, help: "Key (column or attribute prefix) of the labels written by classify.")
     var filterKey = "filter"
 
     @Flag(name: [.short, .long], help: "Replace existing files in the output folder and --stats-file.")
@@ -110,6 +120,7 @@ struct ExportCommand: ParsableCommand {
         if output == nil && outDirAlias == nil { throw ValidationError("Please name the output folder with -o DIR.") }
         if output != nil && outDirAlias != nil { throw ValidationError("Please give -o/--output once (--out-dir is its old name).") }
         try Limits.check(level, Limits.level, "--level")
+        try Limits.check(threads, Limits.threads, "--threads")
         try Limits.check(frameSize: frameSize)
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
@@ -133,7 +144,11 @@ struct ExportCommand: ParsableCommand {
         options.format = format
         options.labelKind = label
         options.labelSource = labelField.map { .field($0) } ?? (rules != nil ? .rules : .auto)
+        options.inputFormat = inputFormat
+        options.hasHeader = !noHeader
         options.fields = fields.names
+        options.threads = threads ?? CLI.cores
+        options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
         options.filterKey = filterKey
         options.ratios = split
         options.deduplicate = dedup

@@ -10,7 +10,7 @@ struct LearnCommand: ParsableCommand {
         commandName: "learn",
         abstract: "Learn phrase weights from labelled records and write them as the model: section of a rule file.",
         discussion: """
-            Reads labelled JSON Lines records (plain or .zst), maps each truth label to a target (an action or \
+            Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain or .zst), maps each truth label to a target (an action or \
             a folder) with --map, and learns one weight per phrase per target and a bias per target: word \
             n-grams for spaced scripts, character n-grams for Thai, Chinese and Japanese, pieces of words with \
             digits and symbols, after normalisation; the --max-phrases phrases in most messages; binary \
@@ -34,7 +34,7 @@ struct LearnCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Labelled JSON Lines inputs (plain or .zst); read two or three times, so files, not standard input.")
+    @Argument(help: "Labelled input files (JSONL, CSV, TSV or XML; plain or .zst); read two or three times, so not standard input.")
     var inputs: [String] = []
 
     @Option(name: .long, help: "Field holding the truth label.")
@@ -58,10 +58,13 @@ struct LearnCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Replace an existing output file.")
     var force = false
 
-    @Option(name: .long, help: "Input format: jsonl (other formats come with the unified reader).")
+    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
     var inputFormat: InputFormat?
 
     @OptionGroup var fields: FieldOptions
+
+    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
+    var noHeader = false
 
     @Option(name: .long, help: "Text normalisation: none, standard or leet (default: the --rules file's, else standard).")
     var normalize: String?
@@ -152,9 +155,6 @@ struct LearnCommand: ParsableCommand {
         if maxCandidates < 1024 { throw ValidationError("Please give --max-candidates of at least 1024.") }
         try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
         if maxExamples < 16 { throw ValidationError("Please give --max-examples of at least 16.") }
-        if let inputFormat, inputFormat != .jsonl {
-            throw ValidationError("learn reads JSON Lines for now (--input-format jsonl); convert \(inputFormat.rawValue) with `smsfilter export` first.")
-        }
         if let normalize, TextNormalization(name: normalize) == nil {
             throw ValidationError("Please give --normalize as none, standard or leet.")
         }
@@ -198,6 +198,8 @@ struct LearnCommand: ParsableCommand {
         }
 
         var options = LearnOptions(mapping: mapping)
+        options.inputFormat = inputFormat
+        options.hasHeader = !noHeader
         options.fields = fields.names
         options.truthField = truthField
         options.granularity = by

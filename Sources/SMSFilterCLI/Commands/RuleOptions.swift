@@ -36,18 +36,6 @@ enum RuleCLI {
         do { try body() } catch let error as RuleCommandError { throw exit(error) }
     }
 
-    /// Loads a rule set: the embedded default when `path` is nil.
-    static func load(_ path: String?) throws -> RuleSet {
-        guard let path else { return RuleSet.embeddedDefault }
-        do {
-            return try RuleSet.load(path: path)
-        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw RuleCommandError(message: "\(path): no such rule file", status: .fileMissing)
-        } catch {
-            throw RuleCommandError(message: "\(error)", status: .badRules)
-        }
-    }
-
     /// JSON text of `object` (sorted keys, no escaped slashes), with a final newline.
     static func json(_ object: Any) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object,

@@ -1,0 +1,36 @@
+// MARK: Internal API
+//
+// The one place that chooses by format: a file's driver when the reader has its first bytes, and the writer
+// of records converted to another format.
+
+/// What the first bytes of a file (after any byte-order mark) allow.
+enum _Opening {
+    /// The driver, and how many bytes at the start are a header row (taken off before framing).
+    case ready(any _FormatDriver, headerBytes: Int)
+    /// The header row is not whole yet.
+    case needMore
+    /// The file cannot be read as asked (no body column…).
+    case failed(String)
+}
+
+enum _Drivers {
+    /// The driver of a file: its format given, or guessed from its name and first bytes.
+    /// - Parameter name: the file's path (nil for standard input without a name) for the guess.
+    static func open(_ bytes: UnsafeRawBufferPointer, eof: Bool, name: String?, displayName: String, options: _ReadOptions) -> _Opening {
+        let format = options.inputFormat ?? InputFormat.sniff(bytes, path: name)
+        switch format {
+        case .jsonl: return .ready(_JSONLDriver(options: options), headerBytes: 0)
+        case .xml: return .ready(_XMLDriver(options: options), headerBytes: 0)
+        case .csv, .tsv: return _DelimitedDriver.open(format: format, bytes, eof: eof, options: options, name: displayName)
+        }
+    }
+
+    /// The writer of labelled records in `format` converted from other formats.
+    static func writer(_ format: InputFormat, _ emitter: _Emitter) -> any _RecordWriter {
+        switch format {
+        case .jsonl: return _JSONLWriter(emitter)
+        case .csv, .tsv: return _DelimitedWriter(emitter, csv: format == .csv)
+        case .xml: return _XMLWriter(emitter)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// Why a `BatchPipeline` job (classify, evaluate, export, learn, merging counts) stopped or could not start.
+///
+/// Opaque, as aho-corasick's `BuildError`: the kind is inside, the message says what happened and where
+/// (file, line or byte offset), and the questions below tell a caller what to do with it. The command line
+/// maps them to exit statuses in one place.
+public struct PipelineError: Error, CustomStringConvertible, Sendable {
+    enum Kind: Sendable { case inputMissing, outputFailed, badInput, usage, internalError }
+    let kind: Kind
+    /// What happened, naming the file and, where known, the line or byte offset.
+    public let message: String
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// An input (an archive, a mapping file) does not exist or cannot be opened.
+    public var isInputMissing: Bool { kind == .inputMissing }
+    /// An output could not be created or written (a full disk, a folder without permission).
+    public var isOutputFailure: Bool { kind == .outputFailed }
+    /// An input is bad: a damaged archive, a malformed record under `strict`, a file that cannot be read as
+    /// asked, labelled data that cannot be learnt from, a broken count file.
+    public var isBadInput: Bool { kind == .badInput }
+    /// The request contradicts itself (an output name whose suffix says another format, a label mapping
+    /// that does not parse).
+    public var isUsage: Bool { kind == .usage }
+    /// A bug: an invariant the job checks did not hold.
+    public var isInternal: Bool { kind == .internalError }
+
+    /// An output that could not be written (for callbacks such as ``PipelineOptions/beforeCommit``).
+    public static func outputFailed(_ message: String) -> PipelineError { PipelineError(.outputFailed, message) }
+    /// A bug found by a callback.
+    public static func internalError(_ message: String) -> PipelineError { PipelineError(.internalError, message) }
+}

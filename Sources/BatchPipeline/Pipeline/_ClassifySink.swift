@@ -1,0 +1,173 @@
+// MARK: Internal API
+//
+// classify's writer: takes chunks strictly in input order, writes the labelled output (after the preamble
+// the first file gives it), the rejects with their absolute line numbers, merges the counts and reports
+// progress. It owns the counts until the job has finished.
+
+import Dispatch
+import MessageFilter
+import ZstdStream
+
+final class _ClassifySink: _ChunkSink {
+    let options: PipelineOptions
+    let plan: _OutputPlan
+    let output: OutputFile?
+    let rejects: OutputFile?
+    let folders: [Folder]
+    let ruleNames: [String]
+    let progressSource: _ReadProgress
+    let fileCount: Int
+
+    var counts = RunCounts()
+    var damaged = false
+    var stageNanos: [String: UInt64] = [:]
+    var latencies: [Double] = []
+    private var wrotePreamble = false
+    private var streamed = _StreamedReject()
+    private var lastProgress = DispatchTime.now()
+    private let started = DispatchTime.now()
+
+    init(options: PipelineOptions, plan: _OutputPlan, output: OutputFile?, rejects: OutputFile?, ruleSet: RuleSet, inputs: [String], progress: _ReadProgress) {
+        self.options = options
+        self.plan = plan
+        self.output = output
+        self.rejects = rejects
+        folders = plan.emitter.folders
+        ruleNames = ruleSet.ruleNames
+        progressSource = progress
+        fileCount = inputs.count
+        counts.ruleSet = ruleSet.checksum
+        counts.ruleSource = ruleSet.source
+        counts.threads = max(1, options.threads)
+        for folder in folders { counts.folders[folder.path] = 0 }
+        for name in ruleSet.ruleNames { counts.rules[name] = 0 }
+        counts.files = inputs.map { RunCounts.File(path: $0 == "-" ? options.stdinName : $0, format: "") }
+    }
+
+    func consume(_ chunk: _Chunk) throws(PipelineError) {
+        guard let file = chunk.file else { return }
+        if chunk.isFirstOfFile { counts.files[file.index].format = file.format.rawValue }
+        let writeStart = options.collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+        if !wrotePreamble { try writePreamble(file) }
+        if let piece = chunk.piece {
+            try writePiece(piece, chunk, file)
+        } else {
+            try write(chunk.output.bytes)
+        }
+        if options.collectStats { time(chunk, since: writeStart) }
+        for reject in chunk.rejects { try writeReject(reject, chunk, file) }
+        if let reject = chunk.tailReject { try writeReject(reject, chunk, file) }
+        merge(chunk, into: file.index)
+        if chunk.isLastOfFile {
+            counts.files[file.index].compressed = chunk.compressed
+            counts.files[file.index].compressedBytes = chunk.compressedBytes
+            counts.compressedBytes += chunk.compressedBytes
+            if let error = chunk.fileError {
+                counts.files[file.index].error = error
+                damaged = true
+            }
+        }
+        report(force: chunk.isLastOfFile)
+    }
+
+    /// What the output ends with (a converted XML document's closing tag); written once every chunk is.
+    func finish() throws(PipelineError) {
+        guard !plan.labelsOnly, wrotePreamble, !wroteSameFormat, let (_, writer) = plan.current else { return }
+        try write(writer.epilogue())
+    }
+
+    /// Whether the output is in the first file's own format (then it carries its own framing, such as the XML
+    /// prolog and closing tag, and gets no epilogue).
+    private var wroteSameFormat = false
+
+    private func writePreamble(_ file: _FileState) throws(PipelineError) {
+        wrotePreamble = true
+        guard !plan.labelsOnly, let (format, writer) = plan.current else { return }
+        if format == file.format {
+            wroteSameFormat = true
+            var bytes: [UInt8] = file.hadBOM ? [0xEF, 0xBB, 0xBF] : []
+            bytes += file.driver.preamble(plan.emitter)
+            try write(bytes)
+        } else {
+            try write(writer.preamble())
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) throws(PipelineError) {
+        guard let output, !bytes.isEmpty else { return }
+        do { try output.write(bytes) } catch { throw PipelineError(.outputFailed, error.description) }
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) throws(PipelineError) {
+        guard let output, bytes.count > 0 else { return }
+        do { try output.write(bytes) } catch { throw PipelineError(.outputFailed, error.description) }
+    }
+
+    /// A piece of an over-long record: into the rejects as it streams, or (XML bytes that pass through)
+    /// into the output when it is written as XML.
+    private func writePiece(_ piece: _Piece, _ chunk: _Chunk, _ file: _FileState) throws(PipelineError) {
+        let bytes = UnsafeRawBufferPointer(rebasing: chunk.input.bytes[0..<chunk.recordBytes])
+        if piece.passThrough {
+            if !plan.labelsOnly, plan.current?.format == file.format { try write(bytes) }
+            return
+        }
+        if piece.isFirst {
+            if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(piece.line): \(piece.reason) (--strict)") }
+            counts.rejectReasons[_RejectLines.category(piece.reason), default: 0] += 1
+        }
+        guard let rejects else { return }
+        do { try rejects.write(streamed.text(piece, bytes, file: file.displayPath)) } catch {
+            throw PipelineError(.outputFailed, error.description)
+        }
+    }
+
+    private func writeReject(_ reject: _Reject, _ chunk: _Chunk, _ file: _FileState) throws(PipelineError) {
+        let line = chunk.firstLine + reject.relativeLine
+        if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(line): \(reject.reason) (--strict)") }
+        counts.rejectReasons[_RejectLines.category(reject.reason), default: 0] += 1
+        guard let rejects else { return }
+        do { try rejects.write(_RejectLines.line(file.displayPath, line, reject)) } catch {
+            throw PipelineError(.outputFailed, error.description)
+        }
+    }
+
+    private func merge(_ chunk: _Chunk, into i: Int) {
+        let c = chunk.counts
+        counts.records += c.records
+        counts.labelled += c.labelled
+        counts.rejected += c.rejected
+        counts.blankLines += c.blank
+        counts.mms += c.mms
+        counts.noRule += c.noRule
+        counts.dropped["invalidPair", default: 0] += c.invalidPair
+        counts.dropped["notDeclared", default: 0] += c.notDeclared
+        for (k, n) in c.folders.enumerated() where n > 0 { counts.folders[folders[k].path, default: 0] += n }
+        for (k, n) in c.rules.enumerated() where n > 0 { counts.rules[ruleNames[k], default: 0] += n }
+        counts.bytes += Int64(chunk.decodedBytes)
+        counts.files[i].records += c.records
+        counts.files[i].labelled += c.labelled
+        counts.files[i].rejected += c.rejected
+        counts.files[i].bytes += Int64(chunk.decodedBytes)
+    }
+
+    private func time(_ chunk: _Chunk, since writeStart: UInt64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        stageNanos["write", default: 0] += now - writeStart
+        stageNanos["parse", default: 0] += chunk.parseNanos
+        stageNanos["match", default: 0] += chunk.classifyNanos
+        stageNanos["emit", default: 0] += chunk.emitNanos
+        latencies.append(Double(now - chunk.queuedAt) / 1e9)
+    }
+
+    private func report(force: Bool) {
+        guard let progress = options.progress else { return }
+        let now = DispatchTime.now()
+        guard force || now.uptimeNanoseconds - lastProgress.uptimeNanoseconds > 250_000_000 else { return }
+        lastProgress = now
+        let (file, read, total) = progressSource.snapshot()
+        progress(
+            Progress(
+                records: counts.records, rejected: counts.rejected, bytes: counts.bytes, inputBytesRead: read, inputBytesTotal: total,
+                fileIndex: file, fileCount: fileCount, seconds: Double(now.uptimeNanoseconds - started.uptimeNanoseconds) / 1e9))
+    }
+}

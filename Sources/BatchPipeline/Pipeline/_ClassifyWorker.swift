@@ -1,0 +1,149 @@
+// MARK: Internal API
+//
+// classify's worker: one chunk of whole records → parse (the file's driver) → one batch classification →
+// labelled output. All of its scratch is allocated once and reused, so steady-state work allocates nothing
+// per message (rejects, rare, allocate their own copies).
+
+import Dispatch
+import Foundation
+import MessageFilter
+
+/// How classify writes records, decided once when the first file is opened (``PipelineOptions/outputFormat``,
+/// or the first file's format), before any of its chunks reaches a worker.
+final class _OutputPlan: @unchecked Sendable {
+    let emitter: _Emitter
+    let labelsOnly: Bool
+    let requested: InputFormat?
+    let path: String?
+    private let lock = NSLock()
+    // Guarded by `lock`; set once.
+    private var decided: (format: InputFormat, writer: any _RecordWriter)?
+
+    init(emitter: _Emitter, labelsOnly: Bool, requested: InputFormat?, path: String?) {
+        self.emitter = emitter
+        self.labelsOnly = labelsOnly
+        self.requested = requested
+        self.path = path
+    }
+
+    /// The output format and the writer of converted records (after ``decide(first:)``).
+    var current: (format: InputFormat, writer: any _RecordWriter)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return decided
+    }
+
+    /// Decides the format from the first file opened, and refuses an output name that says another one.
+    func decide(first file: _FileState) throws(PipelineError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard decided == nil else { return }
+        let format = requested ?? file.format
+        decided = (format, _Drivers.writer(format, emitter))
+        guard let path, path != "-", let named = InputFormat.named(by: path) else { return }
+        let written = labelsOnly ? InputFormat.jsonl : format
+        guard named != written else { return }
+        let why = labelsOnly ? "labels (--labels-only) are JSON Lines" : requested != nil
+            ? "--output-format is \(format.rawValue)" : "records are written in the input's format, \(format.rawValue) (\(file.displayPath))"
+        throw PipelineError(
+            .usage,
+            "\(path): the name says \(named.rawValue), but \(why); "
+                + (labelsOnly ? "name it .jsonl" : "give --output-format \(named.rawValue) to convert, or a name ending in .\(format.rawValue)"))
+    }
+}
+
+final class _ClassifyWorker: _ChunkWorker {
+    let classifier: Classifier
+    let plan: _OutputPlan
+    let collectStats: Bool
+    let scratch = _ParseScratch()
+
+    init(ruleSet: RuleSet, plan: _OutputPlan, collectStats: Bool) {
+        classifier = Classifier(ruleSet: ruleSet)
+        self.plan = plan
+        self.collectStats = collectStats
+    }
+
+    func process(_ chunk: _Chunk) {
+        guard chunk.piece == nil, let file = chunk.file else { return }
+        let t0 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+        scratch.parse(chunk)
+        let t1 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+        _classifyParsed(classifier, chunk, &scratch.parsed)
+        let t2 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+        count(chunk, scratch.parsed)
+        emit(chunk, file, scratch.parsed)
+        if collectStats {
+            chunk.parseNanos = t1 - t0
+            chunk.classifyNanos = t2 - t1
+            chunk.emitNanos = DispatchTime.now().uptimeNanoseconds - t2
+        }
+    }
+
+    /// Labelled records, folders, rules and dropped sub-actions.
+    private func count(_ chunk: _Chunk, _ parsed: _Parsed) {
+        let emitter = plan.emitter
+        var counts = chunk.counts
+        defer { chunk.counts = counts }
+        for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
+            let v = parsed.verdicts[k]
+            counts.labelled += 1
+            counts.folders[emitter.folderIndex(v.folder)] += 1
+            if v.rule >= 0 { counts.rules[Int(v.rule)] += 1 } else { counts.noRule += 1 }
+            if let dropped = v.dropped {
+                if dropped == .invalidPair { counts.invalidPair += 1 } else { counts.notDeclared += 1 }
+            }
+        }
+    }
+
+    private func emit(_ chunk: _Chunk, _ file: _FileState, _ parsed: _Parsed) {
+        let out = chunk.output
+        let emitter = plan.emitter
+        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        if plan.labelsOnly {
+            for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
+                emitter.appendLabelLine(parsed.records[k], parsed.verdicts[k], input, chunk.firstLine, out)
+            }
+            return
+        }
+        guard let (format, writer) = plan.current else { return }
+        if format == file.format {
+            file.driver.emitLabelled(chunk, parsed, emitter, into: out)
+            return
+        }
+        let ts = file.driver.layout.timestamp
+        for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
+            let r = parsed.records[k]
+            let s = parsed.spans[k]
+            func bytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: input[start..<end]) }
+            var c = _ConvertedRecord(body: bytes(s.bodyStart, s.bodyStart + s.bodyCount))
+            if r.idEnd >= r.idStart {
+                c.id = bytes(r.idStart, r.idEnd)
+                c.idIsJSON = r.idIsJSON
+            }
+            if s.senderCount >= 0 { c.sender = bytes(s.senderStart, s.senderStart + s.senderCount) }
+            if let ts, case let f = parsed.field(k, ts), f.isPresent { c.timestamp = bytes(f.start, f.end) }
+            writer.write(c, parsed.verdicts[k], out)
+        }
+    }
+}
+
+/// Classifies every record of `parsed` in one batch call into `parsed.verdicts` (the matcher advances
+/// several messages in lockstep), recording how in `trace` when given.
+func _classifyParsed(_ classifier: Classifier, _ chunk: _Chunk, _ parsed: inout _Parsed, trace: DecisionTrace? = nil) {
+    let n = parsed.spans.count
+    if parsed.verdicts.count < n {
+        parsed.verdicts.append(contentsOf: repeatElement(Verdict(), count: n - parsed.verdicts.count))
+    }
+    let buffer = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+    parsed.spans.withUnsafeBufferPointer { messages in
+        parsed.verdicts.withUnsafeMutableBufferPointer { out in
+            let verdicts = UnsafeMutableBufferPointer(rebasing: out[0..<n])
+            if let trace {
+                classifier.classify(buffer: buffer, messages: messages, into: verdicts, trace: trace)
+            } else {
+                classifier.classify(buffer: buffer, messages: messages, into: verdicts)
+            }
+        }
+    }
+}

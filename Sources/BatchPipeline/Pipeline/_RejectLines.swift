@@ -1,0 +1,87 @@
+// MARK: Internal API
+//
+// The rejects file: one JSON object per rejected record, `{"file": …, "line": …, "reason": …, "length": …,
+// "record": …}` (`recordBase64` when the bytes are not UTF-8). A record longer than `--max-record` comes in
+// pieces (`_Piece`) and is written as it streams, always as `recordBase64`, its length last:
+// `{"file": …, "line": …, "reason": …, "recordBase64": "…", "length": …}`; one that fits in a chunk is
+// written the same way, so that the rejects do not depend on the chunk size.
+
+import Foundation
+
+enum _RejectLines {
+    /// The line of one whole reject.
+    static func line(_ file: String, _ line: Int, _ reject: _Reject) -> [UInt8] {
+        let out = _ByteBuffer(capacity: reject.raw.count * 4 / 3 + 128)
+        head(file, line, reject.reason, out)
+        if reject.category == _ReadOptions.overlongCategory {
+            // Whole in a chunk or streamed in pieces, depending on the chunk size: the same line either way.
+            out.append(", \"recordBase64\": \"")
+            out.append(Array(Data(reject.raw).base64EncodedString().utf8))
+            out.append("\", \"length\": ")
+            out.appendDecimal(reject.length)
+            out.append("}\n")
+            return Array(out.bytes)
+        }
+        out.append(", \"length\": ")
+        out.appendDecimal(reject.length)
+        reject.raw.withUnsafeBytes { raw in
+            if _isValidUTF8(raw) {
+                out.append(", \"record\": ")
+                out.appendJSONString(raw)
+            } else {
+                out.append(", \"recordBase64\": \"")
+                out.append(Array(Data(reject.raw).base64EncodedString().utf8))
+                out.append("\"")
+            }
+        }
+        out.append("}\n")
+        return Array(out.bytes)
+    }
+
+    static func head(_ file: String, _ line: Int, _ reason: String, _ out: _ByteBuffer) {
+        out.append("{\"file\": ")
+        out.appendJSONString(file)
+        out.append(", \"line\": ")
+        out.appendDecimal(line)
+        out.append(", \"reason\": ")
+        out.appendJSONString(reason)
+    }
+
+    /// The short category of a reason, for the counts' `rejectReasons` (up to its colon or " at byte").
+    static func category(_ reason: String) -> String {
+        if let colon = reason.firstIndex(of: ":") { return String(reason[..<colon]) }
+        if let at = reason.range(of: " at byte") { return String(reason[..<at.lowerBound]) }
+        return reason
+    }
+}
+
+/// Writes a streamed reject piece by piece: base64 in groups of three bytes, carrying up to two over.
+struct _StreamedReject {
+    private var pending: [UInt8] = []
+
+    /// The text for one piece (the head on the first, the length and the end on the last).
+    mutating func text(_ piece: _Piece, _ bytes: UnsafeRawBufferPointer, file: String) -> [UInt8] {
+        let out = _ByteBuffer(capacity: bytes.count * 4 / 3 + 256)
+        if piece.isFirst {
+            pending = []
+            _RejectLines.head(file, piece.line, piece.reason, out)
+            out.append(", \"recordBase64\": \"")
+        }
+        var data = pending
+        data.append(contentsOf: bytes)
+        if piece.isLast {
+            pending = []
+        } else {
+            let whole = data.count / 3 * 3
+            pending = Array(data[whole...])
+            data.removeLast(data.count - whole)
+        }
+        out.append(Array(Data(data).base64EncodedString().utf8))
+        if piece.isLast {
+            out.append("\", \"length\": ")
+            out.appendDecimal(piece.length)
+            out.append("}\n")
+        }
+        return Array(out.bytes)
+    }
+}

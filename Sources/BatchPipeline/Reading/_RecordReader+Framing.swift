@@ -1,0 +1,151 @@
+// MARK: Internal API
+//
+// The reader's framing steps: where a chunk ends, what happens to the bytes that are not whole records.
+
+import Dispatch
+
+/// What the reader does with the chunk it filled.
+enum _ReaderStep {
+    /// Hand `[0, boundary)` over as records; carry the rest.
+    case records(Int)
+    /// Hand `[0, recordsEnd)` over, reject `[recordsEnd, rejectEnd)`, read the rest again.
+    case cut(recordsEnd: Int, rejectEnd: Int, reason: String, category: String)
+    /// The record at the start is over-long: stream it in pieces.
+    case stream(passThrough: Bool, mms: Bool)
+}
+
+extension _RecordReader {
+    /// Fills the chunk until the framer finds a boundary (growing it for a long record up to
+    /// `--max-record`), or the input ends.
+    func frame(_ cursor: _FileCursor, _ chunk: _Chunk) -> _ReaderStep {
+        let framer = cursor.framer!
+        var limit = max(options.chunkSize, chunk.input.count + 1)
+        while true {
+            fill(chunk, cursor, limit: limit)
+            let t0 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+            defer { if collectStats { addFrameNanos(DispatchTime.now().uptimeNanoseconds - t0) } }
+            let bytes = chunk.input.bytes
+            if cursor.eof { return end(cursor, framer, bytes) }
+            if let boundary = framer.advance(bytes) { return .records(boundary) }
+            if bytes.count >= options.maxRecord {
+                switch framer.overlong(bytes) {
+                case .cut(let recordsEnd, let rejectEnd, let reason, let category):
+                    return .cut(recordsEnd: recordsEnd, rejectEnd: rejectEnd, reason: reason, category: category)
+                case .stream(let passThrough, let mms): return .stream(passThrough: passThrough, mms: mms)
+                case .whole: return .records(bytes.count)
+                }
+            }
+            limit = min(limit * 2, options.maxRecord + options.chunkSize)
+        }
+    }
+
+    /// The input ended (or failed): what the bytes in the buffer are.
+    private func end(_ cursor: _FileCursor, _ framer: _Framer, _ bytes: UnsafeRawBufferPointer) -> _ReaderStep {
+        if cursor.readFailed {
+            // Damage: whole records before it are handed over; a partial one after them is rejected whole.
+            let boundary = framer.advance(bytes) ?? 0
+            if boundary < bytes.count {
+                return .cut(recordsEnd: boundary, rejectEnd: bytes.count, reason: "record cut off by damaged input", category: "record cut off by damaged input")
+            }
+            return .records(bytes.count)
+        }
+        switch framer.atEnd(bytes) {
+        case .whole(let damage):
+            if let damage, cursor.error == nil {
+                cursor.error = "\(cursor.displayPath): \(damage.message) at byte offset \(cursor.offset + Int64(damage.at))"
+            }
+            return .records(bytes.count)
+        case .cut(let recordsEnd, let rejectEnd, let reason, let category):
+            return .cut(recordsEnd: recordsEnd, rejectEnd: rejectEnd, reason: reason, category: category)
+        case .stream(let passThrough, let mms):
+            return .stream(passThrough: passThrough, mms: mms)
+        }
+    }
+
+    /// Hands `[0, boundary)` over as records and carries the rest.
+    func handOverRecords(_ chunk: _Chunk, _ cursor: _FileCursor, upTo boundary: Int) {
+        let framer = cursor.framer!
+        let bytes = chunk.input.bytes
+        chunk.entryState = framer.entryState
+        chunk.firstLine = cursor.line
+        cursor.line += _countNewlines(bytes, from: 0, to: boundary)
+        cursor.offset += Int64(boundary)
+        chunk.decodedBytes += boundary
+        chunk.recordBytes = boundary
+        carryOver(chunk, from: boundary)
+        framer.cut(at: boundary)
+    }
+
+    /// Hands `[0, recordsEnd)` over with the record `[recordsEnd, rejectEnd)` rejected after them; the bytes
+    /// after it are read again from a record start.
+    func handOverCut(_ chunk: _Chunk, _ cursor: _FileCursor, recordsEnd: Int, rejectEnd: Int, reason: String, category: String) {
+        let framer = cursor.framer!
+        let bytes = chunk.input.bytes
+        chunk.entryState = framer.entryState
+        chunk.firstLine = cursor.line
+        let relative = _countNewlines(bytes, from: 0, to: recordsEnd)
+        chunk.tailReject = _Reject(
+            relativeLine: relative, reason: reason, category: category, raw: Array(bytes[recordsEnd..<rejectEnd]),
+            length: rejectEnd - recordsEnd)
+        chunk.counts.records += 1
+        chunk.counts.rejected += 1
+        cursor.line += relative + _countNewlines(bytes, from: recordsEnd, to: rejectEnd)
+        cursor.offset += Int64(rejectEnd)
+        chunk.decodedBytes += rejectEnd
+        chunk.recordBytes = recordsEnd
+        carryOver(chunk, from: rejectEnd)
+        framer.reset()
+    }
+
+    private func carryOver(_ chunk: _Chunk, from: Int) {
+        carryBuffer.append(UnsafeRawBufferPointer(rebasing: chunk.input.bytes[from...]))
+        chunk.input.count = chunk.recordBytes
+    }
+
+    /// The last chunk of a file: its error and what the source was.
+    func finish(_ chunk: _Chunk, _ cursor: _FileCursor) {
+        chunk.isLastOfFile = true
+        chunk.fileError = cursor.error
+        chunk.compressed = cursor.source.isCompressed ?? false
+        chunk.compressedBytes = cursor.source.compressedBytesConsumed
+    }
+
+    /// Streams the over-long record at the start of `chunk` out in pieces until the framer finds its end;
+    /// the bytes after it are carried over.
+    func stream(_ first: _Chunk, _ cursor: _FileCursor, passThrough: Bool, mms: Bool) {
+        let framer = cursor.framer!
+        let reason = "record longer than --max-record (\(options.maxRecord) bytes)"
+        let line = cursor.line
+        var length = 0
+        var chunk = first
+        var isFirst = true
+        if mms { chunk.counts.mms += 1 }
+        while true {
+            let bytes = chunk.input.bytes
+            var end = bytes.count
+            var isLast = cursor.eof
+            if !isFirst, let e = framer.skip(bytes) {
+                end = e
+                isLast = true
+            }
+            chunk.firstLine = cursor.line
+            cursor.line += _countNewlines(bytes, from: 0, to: end)
+            cursor.offset += Int64(end)
+            chunk.decodedBytes += end
+            chunk.recordBytes = end
+            length += end
+            if end < bytes.count { carryOver(chunk, from: end) }
+            chunk.piece = _Piece(isFirst: isFirst, isLast: isLast, passThrough: passThrough, line: line, length: length, reason: reason)
+            if isLast && !passThrough {
+                chunk.counts.records += 1
+                chunk.counts.rejected += 1
+            }
+            hand(chunk, cursor)
+            if isLast { break }
+            isFirst = false
+            chunk = pool.take()
+            fill(chunk, cursor, limit: options.chunkSize)
+        }
+        framer.reset()
+    }
+}
