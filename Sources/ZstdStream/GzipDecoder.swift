@@ -128,6 +128,14 @@ public final class GzipDecoder {
                     finished = true
                     return 0
                 }
+                if inputEnd - inputPos == 1 && input[inputPos] == 0x1F {
+                    // The input ends inside the magic number of another member.
+                    inputPos += 1
+                    throw fail(
+                        ZstdError(
+                            .truncated, offset: compressedBytesConsumed, path: path,
+                            detail: "the last member is incomplete", format: "gzip"))
+                }
                 guard inputEnd - inputPos >= 2, input[inputPos] == 0x1F, input[inputPos + 1] == 0x8B else {
                     let what = inputEnd - inputPos < 2 ? "one byte" : "bytes that do not start another member"
                     throw fail(
