@@ -11,18 +11,21 @@ all: build
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-deps: ## Install libzstd-dev (apt-get) when pkg-config cannot find libzstd.
-	@if pkg-config --exists libzstd 2>/dev/null; then \
-	  echo "deps: libzstd $$(pkg-config --modversion libzstd) found"; \
+deps: ## Install libzstd-dev and zlib1g-dev (apt-get) when pkg-config cannot find libzstd or zlib.
+	@missing=""; \
+	if pkg-config --exists libzstd 2>/dev/null; then echo "deps: libzstd $$(pkg-config --modversion libzstd) found"; else missing="libzstd-dev"; fi; \
+	if pkg-config --exists zlib 2>/dev/null; then echo "deps: zlib $$(pkg-config --modversion zlib) found"; else missing="$$missing zlib1g-dev"; fi; \
+	if [ -z "$$missing" ]; then \
+	  :; \
 	elif command -v apt-get >/dev/null 2>&1; then \
-	  echo "deps: installing libzstd-dev with apt-get"; \
+	  echo "deps: installing$${missing:+ }$$missing with apt-get"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libzstd-dev pkg-config zstd >/dev/null \
-	    || { echo "deps: apt-get could not install libzstd-dev" >&2; exit 1; }; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing pkg-config zstd >/dev/null \
+	    || { echo "deps: apt-get could not install$$missing" >&2; exit 1; }; \
 	else \
-	  echo "deps: libzstd was not found and there is no apt-get here." >&2; \
-	  echo "      Install zstd's development files and pkg-config yourself:" >&2; \
-	  echo "      macOS: brew install zstd pkg-config   Fedora: dnf install libzstd-devel   Alpine: apk add zstd-dev" >&2; \
+	  echo "deps: $$missing not found by pkg-config and there is no apt-get here." >&2; \
+	  echo "      Install the development files of zstd and zlib, and pkg-config, yourself:" >&2; \
+	  echo "      macOS: brew install zstd zlib pkg-config   Fedora: dnf install libzstd-devel zlib-devel   Alpine: apk add zstd-dev zlib-dev" >&2; \
 	  exit 1; \
 	fi
 	@command -v zstd >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && apt-get install -y -qq zstd >/dev/null; } || true

@@ -4,7 +4,9 @@
 //
 // Modules, each depending only on modules listed before it:
 //   CZstd          system library over libzstd (pkg-config `libzstd`; apt `libzstd-dev`, brew `zstd`)
-//   ZstdStream     streaming zstd decoder/encoder, general purpose
+//   CZlib          system library over zlib (pkg-config `zlib`; apt `zlib1g-dev`, brew `zlib`)
+//   ZstdStream     streaming decoders/encoders: zstd both ways, gzip decoding, recognising other inputs;
+//                  general purpose
 //   CAhoCorasickSIMD  the SIMD kernels of AhoCorasick's prefilter (C, runtime CPU dispatch)
 //   AhoCorasick    keyword automaton, general purpose
 //   CJSONSIMD      the SIMD kernel of BatchPipeline's JSON Lines scanner (C, runtime CPU dispatch)
@@ -40,7 +42,12 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
-        .target(name: "ZstdStream", dependencies: ["CZstd"], swiftSettings: strict),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        .target(name: "ZstdStream", dependencies: ["CZstd", "CZlib"], swiftSettings: strict),
         .target(name: "CAhoCorasickSIMD"),
         .target(name: "AhoCorasick", dependencies: ["CAhoCorasickSIMD"], swiftSettings: strict),
         .target(

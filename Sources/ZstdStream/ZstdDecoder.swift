@@ -79,15 +79,25 @@ public final class ZstdDecoder {
     public let path: String?
 
     /// Decodes the stream read from `fileDescriptor` (stdin is `0`).
-    public init(fileDescriptor: Int32, path: String? = nil, options: Options = Options()) throws(ZstdError) {
+    ///
+    /// - Parameter initialBytes: bytes already read from `fileDescriptor` (to recognise the input, see
+    ///   ``InputKind``): the stream is `initialBytes` followed by the rest of the descriptor. At most 64 KiB.
+    public init(
+        fileDescriptor: Int32, path: String? = nil, initialBytes: [UInt8] = [], options: Options = Options()
+    ) throws(ZstdError) {
+        precondition(initialBytes.count <= 64 << 10, "ZstdDecoder: at most 64 KiB of initial bytes")
         self.fd = fileDescriptor
         self.options = options
         self.path = path
-        self.startOffset = _Sys.currentOffset(fileDescriptor)
+        self.startOffset = _Sys.currentOffset(fileDescriptor).map { $0 - Int64(initialBytes.count) }
         let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
         self.windowLogMax = logMax
         self.context = try _DContext(windowLogMax: logMax)
-        self.input = .allocate(byteCount: _Zstd.recommendedInputSize, alignment: 16)
+        self.input = .allocate(byteCount: max(_Zstd.recommendedInputSize, initialBytes.count), alignment: 16)
+        if !initialBytes.isEmpty {
+            initialBytes.withUnsafeBytes { input.copyMemory(from: $0) }
+            inputEnd = initialBytes.count
+        }
     }
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.

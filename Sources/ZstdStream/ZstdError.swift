@@ -1,4 +1,5 @@
-/// An error from reading, decoding, encoding or writing a zstd stream.
+/// An error from reading, decoding, encoding or writing a zstd stream (or decoding a gzip one, or recognising
+/// an input that neither decoder reads).
 ///
 /// An opaque struct over a private kind, so that cases can be added without breaking callers. Compare
 /// ``code`` against the static members of ``ZstdError/Code``:
@@ -25,6 +26,9 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let fileFailed = Code(raw: 6)
         /// libzstd failed while compressing, or refused a parameter.
         public static let encoderFailed = Code(raw: 7)
+        /// The input is something no decoder here reads (a bzip2, xz, lz4 or zip archive, binary data):
+        /// ``ZstdError/detail`` says what it looks like and the command that converts it.
+        public static let unsupportedInput = Code(raw: 8)
 
         public var description: String {
             switch raw {
@@ -34,6 +38,7 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
             case 4: return "readFailed"
             case 5: return "writeFailed"
             case 6: return "fileFailed"
+            case 8: return "unsupportedInput"
             default: return "encoderFailed"
             }
         }
@@ -55,11 +60,14 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
     public let path: String?
     /// Extra detail: the window a frame needs, the cap, the operation that failed.
     public let detail: String?
+    /// The compressed format concerned, for the message: "zstd" or "gzip".
+    let format: String
 
     init(
         _ code: Code, offset: Int64? = nil, damagedRange: Range<Int64>? = nil, libzstdName: String? = nil,
-        errno: Int32? = nil, path: String? = nil, detail: String? = nil
+        errno: Int32? = nil, path: String? = nil, detail: String? = nil, format: String = "zstd"
     ) {
+        self.format = format
         self.code = code
         self.offset = damagedRange?.lowerBound ?? offset
         self.damagedRange = damagedRange
@@ -73,16 +81,19 @@ public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
     public func naming(_ path: String) -> ZstdError {
         ZstdError(
             code, offset: offset, damagedRange: damagedRange, libzstdName: libzstdName, errno: errno, path: path,
-            detail: detail)
+            detail: detail, format: format)
     }
 
     public var description: String {
         var text = path.map { "\($0): " } ?? ""
         switch code {
         case .truncated:
-            text += "truncated zstd data: the input ended inside a frame"
+            text += "truncated \(format) data: the input ended inside a \(format == "gzip" ? "member" : "frame")"
         case .corrupt:
-            text += "corrupt zstd data"
+            text += "corrupt \(format) data"
+        case .unsupportedInput:
+            // The whole message is the detail: what the input looks like and how to convert it.
+            return text + (detail ?? "not an input smsfilter reads")
         case .windowTooLarge:
             text += "zstd frame needs a decoding window larger than the cap"
         case .readFailed:

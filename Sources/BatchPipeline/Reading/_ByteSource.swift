@@ -1,10 +1,11 @@
 // MARK: Internal API
 //
 // Where the record reader's bytes come from. The reader asks for decoded bytes into a buffer it owns and for
-// how far into the raw input it is (for a progress line and the counts); nothing else. Today every input is
-// a `ZstdDecoder` (zstd or plain, told apart by magic bytes). A parallel decoder of multi-frame archives, a
-// gzip decoder or a recogniser of other binary inputs each become a source by conforming and being chosen in
-// `_ByteSources.open(_:stdinName:maxWindowBytes:)`: the reader does not change.
+// how far into the raw input it is (for a progress line and the counts); nothing else. An input is recognised
+// from its first bytes (`InputKind`): gzip is a `GzipDecoder`, zstd and plain text a `ZstdDecoder`, anything
+// else (bzip2, xz, lz4, zip, binary) is refused with one line that says what it looks like and how to convert
+// it. A parallel decoder of multi-frame archives would become a source the same way: by conforming and being
+// chosen in `_ByteSources.open(_:stdinName:maxWindowBytes:)`; the reader does not change.
 
 import ZstdStream
 
@@ -21,12 +22,36 @@ protocol _ByteSource: AnyObject {
 }
 
 extension ZstdDecoder: _ByteSource {}
+extension GzipDecoder: _ByteSource {}
 
 enum _ByteSources {
-    /// Opens `path` (`-` is standard input), choosing the decoder.
+    /// Opens `path` (`-` is standard input), recognises it from its first bytes (``InputKind``) and chooses the
+    /// decoder: gzip → `GzipDecoder`, zstd or text → `ZstdDecoder`. The bytes read to recognise the input are
+    /// handed to the decoder, so a pipe loses nothing.
+    ///
+    /// - Throws: `ZstdError`: the input cannot be opened or read, or it is something no decoder reads (bzip2,
+    ///   xz, lz4, zip, 7-Zip, UTF-16 text, binary data): code `.unsupportedInput`, one line saying what it looks
+    ///   like and the command that converts it.
     static func open(_ path: String, stdinName: String, maxWindowBytes: Int) throws(ZstdError) -> any _ByteSource {
-        let options = ZstdDecoder.Options(maxWindowBytes: maxWindowBytes)
-        if path == "-" { return try ZstdDecoder(fileDescriptor: 0, path: stdinName, options: options) }
-        return try ZstdDecoder(path: path, options: options)
+        let isStdin = path == "-"
+        let name = isStdin ? stdinName : path
+        let probe = try InputProbe(path: isStdin ? nil : path, displayName: name)
+        do throws(ZstdError) {
+            switch probe.kind {
+            case .gzip:
+                return try GzipDecoder(
+                    fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
+                    options: GzipDecoder.Options(closeWhenDone: probe.ownsDescriptor))
+            case .zstd, .text:
+                return try ZstdDecoder(
+                    fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
+                    options: ZstdDecoder.Options(maxWindowBytes: maxWindowBytes, closeWhenDone: probe.ownsDescriptor))
+            default:
+                throw probe.kind.refusal(path: isStdin ? nil : path, tool: "smsfilter")
+            }
+        } catch {
+            probe.close()
+            throw error
+        }
     }
 }

@@ -130,7 +130,7 @@ final class _RecordReader {
             do {
                 source = try _ByteSources.open(path, stdinName: options.stdinName, maxWindowBytes: options.maxWindowBytes)
             } catch {
-                throw PipelineError(.inputMissing, error.description)
+                throw PipelineError(error.code == .unsupportedInput ? .badInput : .inputMissing, error.description)
             }
             carryBuffer.removeAll()
             let cursor = _FileCursor(index: index, path: path, displayPath: displayName(path), source: source)

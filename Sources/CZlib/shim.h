@@ -1,0 +1,5 @@
+// The C boundary to zlib. Only Sources/ZstdStream/_Zlib.swift calls into it.
+#ifndef SMSFILTER_CZLIB_SHIM_H
+#define SMSFILTER_CZLIB_SHIM_H
+#include <zlib.h>
+#endif
