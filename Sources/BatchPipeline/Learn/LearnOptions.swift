@@ -1,0 +1,111 @@
+import Foundation
+import MessageFilter
+
+/// Settings of one `learn` run.
+public struct LearnOptions: Sendable {
+    /// The record format; nil: guessed from each input's name and first bytes, as `classify` does.
+    public var inputFormat: InputFormat?
+    /// CSV/TSV: whether the first row names the columns.
+    public var hasHeader = true
+    /// The id, sender and body fields.
+    public var fields = FieldNames()
+    /// The field holding the truth label.
+    public var truthField = "label"
+    /// Truth label → target (exactly one per label; `ignore` leaves the label's records out).
+    public var mapping: TruthMapping
+    /// Targets are actions or folders; nil: from the mapping.
+    public var granularity: TruthMapping.Granularity?
+    /// How text is normalised (the rule file's `normalize:`).
+    public var normalization: TextNormalization = .standard
+    /// Which phrases are proposed.
+    public var candidates = PhraseCandidates.Options()
+    /// The largest vocabulary: the phrases in most messages are kept. 10,000 by measurement (docs/QUALITY.md:
+    /// the same cross-validated F1 as 20,000 on both corpora, a smaller automaton).
+    public var maxPhrases = 10_000
+    /// A phrase must be in at least this many training messages.
+    public var minDocuments: UInt32 = 2
+    /// The SVM's C.
+    public var cost = 1.0
+    /// The dual solver's stopping tolerance (projected-gradient spread).
+    public var tolerance = 0.01
+    public var maxIterations = 1000
+    /// Seeds the solver's pass order.
+    public var seed: UInt64 = 1
+    /// Cross-validation folds (0: none).
+    public var folds = 0
+    /// Whether to train and return the model (false with `--cv` alone).
+    public var trainModel = true
+    /// Candidates counted at once (the counting table's cap).
+    public var maxCandidates = 2_000_000
+    /// Training messages held at once (beyond it, a deterministic hash sample).
+    public var maxExamples = 2_000_000
+    /// Longest line read.
+    public var maxRecord = 64 << 20
+    /// Hand rules to combine with the model (cross-validation classifies with them, as `classify` would).
+    public var base: RuleSetDefinition?
+    /// The model's name, priority and threshold in the rule file.
+    public var modelName = "model"
+    public var priority = 0
+    public var threshold: Float?
+    /// Where to write each record's fold (JSON Lines: file, line, id, fold), for peer tools.
+    public var foldsFile: String?
+    /// Replace an existing fold file (`-f/--force`); otherwise one that exists is refused.
+    public var replaceExisting = false
+    /// Called about four times a second.
+    public var progress: (@Sendable (Progress) -> Void)?
+
+    public init(mapping: TruthMapping) {
+        self.mapping = mapping
+    }
+}
+
+/// What a `learn` run did.
+public struct LearnReport: Sendable {
+    /// Per target: precision, recall and F1 over the folds.
+    public struct TargetScore: Sendable {
+        public var target: String
+        public var support = 0
+        public var truePositives = 0
+        public var falsePositives = 0
+        public var falseNegatives = 0
+        public var precision: Double { truePositives + falsePositives == 0 ? 0 : Double(truePositives) / Double(truePositives + falsePositives) }
+        public var recall: Double { support == 0 ? 0 : Double(truePositives) / Double(support) }
+        public var f1: Double { precision + recall == 0 ? 0 : 2 * precision * recall / (precision + recall) }
+    }
+
+    public struct Input: Sendable {
+        public var name: String
+        public var checksum: String
+        public var records: Int
+    }
+
+    /// The model (nil when only cross-validating).
+    public var model: ModelDefinition?
+    public var targets: [String] = []
+    public var inputs: [Input] = []
+    /// Lines read with a record on them.
+    public var records = 0
+    /// Records learnt from (per target, in target order).
+    public var used = 0
+    public var perTarget: [Int] = []
+    /// Records passed over and why (`ignore`d labels included).
+    public var skipped: [String: Int] = [:]
+    /// Training messages left out by the --max-examples sample.
+    public var sampledOut = 0
+    /// Distinct candidates counted, how often the table was pruned and its floor, its size in bytes.
+    public var candidates = 0
+    public var prunes = 0
+    public var candidateFloor = 0
+    public var tableBytes = 0
+    /// Cross-validation (empty without).
+    public var folds = 0
+    public var scores: [TargetScore] = []
+    /// With several inputs: the same figures per input (index as in ``inputs``; targets absent from an input
+    /// have support 0 there).
+    public var scoresByInput: [[TargetScore]] = []
+    public var accuracy = 0.0
+    public var macroF1: Double { scores.isEmpty ? 0 : scores.map(\.f1).reduce(0, +) / Double(scores.count) }
+    /// Solver passes of the final model's classifiers.
+    public var iterations: [Int] = []
+    public var seconds = 0.0
+}
