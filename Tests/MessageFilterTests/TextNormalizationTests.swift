@@ -47,4 +47,36 @@ final class TextNormalizationTests: XCTestCase {
         XCTAssertEqual(Array(n.sourceStart), [0, 1, 2, 5])
         XCTAssertEqual(Array(n.sourceEnd), [1, 2, 5, 6])
     }
+
+    /// The byte parser of the normalisation tables reads the same entries as a plain `Character`-level split
+    /// of the table text (the parser it replaced), entry by entry.
+    func testTableParserReadsEveryEntry() {
+        func reference(_ table: String) -> [(UInt32, String)] {
+            table.split(whereSeparator: { $0 == ";" || $0 == "\n" }).compactMap { item in
+                let t = item.drop(while: { $0 == " " || $0 == "\n" })
+                guard let colon = t.firstIndex(of: ":") else { return nil }
+                return (UInt32(t[..<colon], radix: 16)!, String(t[t.index(after: colon)...]))
+            }
+        }
+        for table in [_NormalizationTables.compatibility, _NormalizationTables.confusables] {
+            var parsed: [(UInt32, String)] = []
+            _NormalizationLookup.entries(table) { parsed.append(($0, String(decoding: $1, as: UTF8.self))) }
+            let expected = reference(table)
+            XCTAssertEqual(parsed.count, expected.count)
+            XCTAssertGreaterThan(parsed.count, 100)
+            for (a, b) in zip(parsed, expected) where a != b { XCTFail("\(a) != \(b)"); break }
+        }
+        // A few entries by hand: U+00BC ¼ → 1⁄4, U+00AD soft hyphen removed, Cyrillic а looks like a.
+        let lookup = _NormalizationLookup.shared
+        func replacement(_ v: UInt32) -> [UInt32]? {
+            let e = lookup.entry(v)
+            guard e >= 0, lookup.replacementStart[e] >= 0 else { return nil }
+            let s = Int(lookup.replacementStart[e])
+            return Array(lookup.replacements[s..<(s + Int(lookup.replacementCount[e]))])
+        }
+        XCTAssertEqual(replacement(0xBC), [0x31, 0x2044, 0x34])
+        XCTAssertEqual(replacement(0xAD), [])
+        XCTAssertEqual(lookup.lookalike[lookup.entry(0x430)], UInt8(ascii: "a"))
+        XCTAssertLessThan(lookup.entry(0x41), 0)
+    }
 }
