@@ -53,8 +53,24 @@ func _decodeBase64(_ text: String) -> [UInt8]? {
                 var acc: UInt32 = 0
                 var n = 0
                 var padding = 0
-                for c in src {
-                    let v = t[Int(c)]
+                var i = 0
+                let count = src.count
+                while i < count {
+                    // Four symbols at once (a line of 120 characters is 30 such groups).
+                    if n == 0, padding == 0, i &+ 4 <= count {
+                        let a = t[Int(src[i])], b = t[Int(src[i &+ 1])], c = t[Int(src[i &+ 2])], d = t[Int(src[i &+ 3])]
+                        if a | b | c | d < 64 {
+                            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                            out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                            out[o &+ 1] = UInt8(truncatingIfNeeded: v >> 8)
+                            out[o &+ 2] = UInt8(truncatingIfNeeded: v)
+                            o &+= 3
+                            i &+= 4
+                            continue
+                        }
+                    }
+                    let v = t[Int(src[i])]
+                    i &+= 1
                     if v < 64 {
                         if padding != 0 { ok = false; break }
                         acc = acc << 6 | UInt32(v)

@@ -80,7 +80,7 @@ final class DefaultRulesTests: XCTestCase {
             let text = Data(bytes).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
             XCTAssertEqual(_decodeBase64(text), bytes, "length \(length)")
         }
-        for bad in ["A", "AB=C", "ABC*", "A===", "AB==AB==", "ABCDE"] { XCTAssertNil(_decodeBase64(bad), bad) }
+        for bad in ["A", "AB=C", "ABC*", "A===", "AB==AB==", "AB==ABCD", "ABCDE", "AB\u{00E9}D"] { XCTAssertNil(_decodeBase64(bad), bad) }
     }
 
     func testSampleMessagesInEveryLanguage() throws {
