@@ -79,4 +79,38 @@ final class TextNormalizationTests: XCTestCase {
         XCTAssertEqual(lookup.lookalike[lookup.entry(0x430)], UInt8(ascii: "a"))
         XCTAssertLessThan(lookup.entry(0x41), 0)
     }
+
+    /// A body `standard` would leave alone is not rewritten (it is scanned in place), and the normaliser
+    /// indeed returns it unchanged, each byte its own span; bodies it changes are rewritten.
+    func testBodiesLeftAloneAreExactlyTheUnchangedOnes() {
+        var rng = Fixtures.seededGenerator("testBodiesLeftAloneAreExactlyTheUnchangedOnes", defaultSeed: 0x7E57)
+        let pieces = ["สวัสดี", "ครับ", "ฟรี", "验证码", "您好", "नमस्ते", "abc", "ABC", " ", "1", "é", "É", "ｆ", "а", "Ⱥ",
+                      "\u{200B}", "😀", "ß", "ſ", "ǅ", "\u{301}", "Ω", "ω", "ก", "๑", "٣", "ﬁ", "…", "\u{FEFF}"]
+        var unchanged = 0, changed = 0
+        for round in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...8, using: &rng) { bytes += Array(pieces.randomElement(using: &rng)!.utf8) }
+            if round % 10 == 0 { bytes.insert([0xFF, 0xC3, 0xE0, 0x80][Int.random(in: 0...3, using: &rng)], at: Int.random(in: 0...bytes.count, using: &rng)) }
+            let n = _TextNormalizer()
+            bytes.withUnsafeBytes { body in
+                n.normalize(body, mode: .standard)
+                var same = Array(n.output) == bytes
+                for i in 0..<n.count where same && bytes[i] < 0x80 {
+                    let start = Int(n.sourceStart[i])
+                    let end = Int(n.sourceEnd[i])
+                    if start != i || end != i + 1 { same = false }
+                }
+                if TextNormalization.standard.needsRewrite(body) {
+                    changed += 1
+                } else {
+                    unchanged += 1
+                    XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(Array(n.output))")
+                }
+                // Anything with a changing character must be rewritten.
+                if Array(n.output) != bytes { XCTAssertTrue(TextNormalization.standard.needsRewrite(body), "\(bytes)") }
+            }
+        }
+        XCTAssertGreaterThan(unchanged, 100)
+        XCTAssertGreaterThan(changed, 100)
+    }
 }

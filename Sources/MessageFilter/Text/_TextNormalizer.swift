@@ -381,6 +381,28 @@ final class _TextNormalizer {
     }
 }
 
+/// Whether `standard` normalisation would change `body`: a non-ASCII scalar with a normalisation-table entry
+/// (compatibility form, removal, look-alike) or a simple case fold, or a byte that is not valid UTF-8 (sent
+/// to the rewrite, which passes it through, to keep this test simple). Otherwise the normaliser's output is
+/// `body` byte for byte (ASCII passes as it is; a valid scalar with neither flag is re-encoded to its own
+/// bytes) with each byte its own span. `TextNormalizationTests` checks this against the normaliser.
+@inline(__always)
+func _standardChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
+    let n = body.count
+    var i = 0
+    while i < n {
+        let b = body[i]
+        if b < 0x80 {
+            i &+= 1
+            continue
+        }
+        let (v, len) = _decodeUTF8(body, i)
+        if len == 0 || flags.of(v) & (_ScalarFlags.normalizes | _ScalarFlags.folds) != 0 { return true }
+        i &+= len
+    }
+    return false
+}
+
 /// Writes normalised scalars as UTF-8 with their source spans into buffers with room for them (the caller
 /// grew them: at most 4 bytes per scalar).
 struct _ByteSink {
