@@ -163,10 +163,11 @@ final class EvaluateTests: XCTestCase {
 
     /// A rule set with a learned model: the model gets its own row (after the rules) with the records it
     /// decided; it used to index past the rule rows and crash. Same corpus, the hand rules plus a model of
-    /// priority 3 (below `otp`, priority 5) whose only phrase is `won` (junk) and whose bias favours none:
-    /// the model decides every record where `otp` does not fire (1, 2, 3, 5, 7, 8, 9: seven records), `otp`
-    /// decides 4 and 6. Record 1 → junk (`won`: 2 − 0.5 = 1.5 > 0.5 − 2); every other model record → none.
-    /// Scored model hits: 1, 2, 3, 5, 7; correct: 1 (spam→junk), 5 and 7 (ham→none): 3 of 5.
+    /// priority 3 (below `otp`, priority 5) whose only phrase is `won` (junk) and whose bias favours none.
+    /// A model with none of its phrases in a message abstains (docs/RULES.md §10), so the model decides
+    /// record 1 only (junk: `won`, 2 − 0.5 = 1.5 > 0.5 − 2; spam→junk, correct); `otp` decides 4 and 6;
+    /// the other rules the rest: `win-prize` 3 (earliest match) and 8, `sale` 2, none 5, 7, 9. Scored
+    /// records 1–7; correct: 1, 3 (spam→junk) and 5, 7 (ham→none): 4.
     func testAModelHasItsOwnRow() throws {
         let yaml = Self.rulesYAML + """
 
@@ -188,17 +189,18 @@ final class EvaluateTests: XCTestCase {
         XCTAssertTrue(model.isModel)
         XCTAssertEqual(model.name, "learned")
         XCTAssertEqual(model.folderText, "(model: per message)")
-        XCTAssertEqual(model.hits, 7)
-        XCTAssertEqual(model.fired, 7)
-        XCTAssertEqual(model.scoredHits, 5)
-        XCTAssertEqual(model.correct, 3)
+        XCTAssertEqual(model.hits, 1)
+        XCTAssertEqual(model.fired, 1)
+        XCTAssertEqual(model.scoredHits, 1)
+        XCTAssertEqual(model.correct, 1)
         XCTAssertEqual(report.rules.first { $0.name == "otp" }?.hits, 2)
-        XCTAssertEqual(report.rules.first { $0.name == "win-prize" }?.hits, 0)
-        XCTAssertEqual(report.correct, 3)
+        XCTAssertEqual(report.rules.first { $0.name == "win-prize" }?.hits, 2)
+        XCTAssertEqual(report.rules.first { $0.name == "sale" }?.hits, 1)
+        XCTAssertEqual(report.correct, 4)
         XCTAssertFalse(report.neverFired.contains("learned"))
         let json = report.jsonObject()
         let rules = try XCTUnwrap(json["rules"] as? [String: Any])
-        XCTAssertEqual((rules["learned"] as? [String: Any])?["hits"] as? Int, 7)
+        XCTAssertEqual((rules["learned"] as? [String: Any])?["hits"] as? Int, 1)
         XCTAssertTrue(report.table().contains("learned"))
     }
 
