@@ -164,10 +164,10 @@ final class EvaluateTests: XCTestCase {
     /// A rule set with a learned model: the model gets its own row (after the rules) with the records it
     /// decided; it used to index past the rule rows and crash. Same corpus, the hand rules plus a model of
     /// priority 3 (below `otp`, priority 5) whose only phrase is `won` (junk) and whose bias favours none.
-    /// The model abstains where `won` is absent (no evidence), so it decides record 1 only → junk (`won`:
-    /// 2 − 0.5 = 1.5 > 0.5 − 2; correct, spam→junk); `otp` decides 4 and 6; the rules below the model decide
-    /// the rest as without it (win-prize: 3 and 8; sale: 2). Correct overall: 1, 3, 5, 7 (4 of 7), as
-    /// without the model.
+    /// A model with none of its phrases in a message abstains (docs/RULES.md §10), so the model decides
+    /// record 1 only (junk: `won`, 2 − 0.5 = 1.5 > 0.5 − 2; spam→junk, correct); `otp` decides 4 and 6;
+    /// the other rules the rest: `win-prize` 3 (earliest match) and 8, `sale` 2, none 5, 7, 9. Scored
+    /// records 1–7; correct: 1, 3 (spam→junk) and 5, 7 (ham→none): 4.
     func testAModelHasItsOwnRow() throws {
         let yaml = Self.rulesYAML + """
 

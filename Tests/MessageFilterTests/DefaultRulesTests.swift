@@ -56,9 +56,31 @@ final class DefaultRulesTests: XCTestCase {
         XCTAssertEqual(model.priority, 95)
         XCTAssertGreaterThan(model.phrases.count, 9_000)
         XCTAssertEqual(model.targets.map(\.action), [.none, .junk, .transaction, .promotion])
+        // The embedded `.smsf` is byte for byte the compile of that file (its automaton included), and since
+        // loading it skips the shape check, every embedded phrase's shape is checked here.
+        let image = try XCTUnwrap(_decodeBase64(_embeddedDefaultModelBase64))
+        XCTAssertTrue(image == fromYAML.serialize(), "the embedded .smsf is not the compile of samples/default-model.yaml: run `make default-model`")
+        for p in embedded.phrases {
+            XCTAssertNil(ModelDefinition.shapeProblem(p.text, kind: p.kind, normalization: .standard), p.text)
+        }
+        // The default rule set scans with the embedded automaton, which is the one built from the phrases.
+        let built = try RuleSet(definition: RuleSet.embeddedDefault.definition, source: "built")
+        XCTAssertTrue(RuleSet.embeddedDefault.model?.matcher?.serialize() == built.model?.matcher?.serialize())
         // Only the government sender rules (priority 100) rank above it.
         let above = RuleSet.embeddedDefault.definition.rules.filter { $0.priority >= model.priority }.map(\.name)
         XCTAssertEqual(above, ["trai-government-header"])
+    }
+
+    /// The embedded model's base64 decoder against Foundation's, on seeded random bytes of every length
+    /// remainder, with line breaks; malformed text is refused.
+    func testBase64DecoderAgreesWithFoundation() {
+        var rng = Fixtures.seededGenerator("testBase64DecoderAgreesWithFoundation", defaultSeed: 0xB64)
+        for length in [0, 1, 2, 3, 4, 5, 119, 120, 121, 1000, 4099] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let text = Data(bytes).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            XCTAssertEqual(_decodeBase64(text), bytes, "length \(length)")
+        }
+        for bad in ["A", "AB=C", "ABC*", "A===", "AB==AB==", "AB==ABCD", "ABCDE", "AB\u{00E9}D"] { XCTAssertNil(_decodeBase64(bad), bad) }
     }
 
     func testSampleMessagesInEveryLanguage() throws {

@@ -47,4 +47,70 @@ final class TextNormalizationTests: XCTestCase {
         XCTAssertEqual(Array(n.sourceStart), [0, 1, 2, 5])
         XCTAssertEqual(Array(n.sourceEnd), [1, 2, 5, 6])
     }
+
+    /// The byte parser of the normalisation tables reads the same entries as a plain `Character`-level split
+    /// of the table text (the parser it replaced), entry by entry.
+    func testTableParserReadsEveryEntry() {
+        func reference(_ table: String) -> [(UInt32, String)] {
+            table.split(whereSeparator: { $0 == ";" || $0 == "\n" }).compactMap { item in
+                let t = item.drop(while: { $0 == " " || $0 == "\n" })
+                guard let colon = t.firstIndex(of: ":") else { return nil }
+                return (UInt32(t[..<colon], radix: 16)!, String(t[t.index(after: colon)...]))
+            }
+        }
+        for table in [_NormalizationTables.compatibility, _NormalizationTables.confusables] {
+            var parsed: [(UInt32, String)] = []
+            _NormalizationLookup.entries(table) { parsed.append(($0, String(decoding: $1, as: UTF8.self))) }
+            let expected = reference(table)
+            XCTAssertEqual(parsed.count, expected.count)
+            XCTAssertGreaterThan(parsed.count, 100)
+            for (a, b) in zip(parsed, expected) where a != b { XCTFail("\(a) != \(b)"); break }
+        }
+        // A few entries by hand: U+00BC ¼ → 1⁄4, U+00AD soft hyphen removed, Cyrillic а looks like a.
+        let lookup = _NormalizationLookup.shared
+        func replacement(_ v: UInt32) -> [UInt32]? {
+            let e = lookup.entry(v)
+            guard e >= 0, lookup.replacementStart[e] >= 0 else { return nil }
+            let s = Int(lookup.replacementStart[e])
+            return Array(lookup.replacements[s..<(s + Int(lookup.replacementCount[e]))])
+        }
+        XCTAssertEqual(replacement(0xBC), [0x31, 0x2044, 0x34])
+        XCTAssertEqual(replacement(0xAD), [])
+        XCTAssertEqual(lookup.lookalike[lookup.entry(0x430)], UInt8(ascii: "a"))
+        XCTAssertLessThan(lookup.entry(0x41), 0)
+    }
+
+    /// A body `standard` would leave alone is not rewritten (it is scanned in place), and the normaliser
+    /// indeed returns it unchanged, each byte its own span; bodies it changes are rewritten.
+    func testBodiesLeftAloneAreExactlyTheUnchangedOnes() {
+        var rng = Fixtures.seededGenerator("testBodiesLeftAloneAreExactlyTheUnchangedOnes", defaultSeed: 0x7E57)
+        let pieces = ["สวัสดี", "ครับ", "ฟรี", "验证码", "您好", "नमस्ते", "abc", "ABC", " ", "1", "é", "É", "ｆ", "а", "Ⱥ",
+                      "\u{200B}", "😀", "ß", "ſ", "ǅ", "\u{301}", "Ω", "ω", "ก", "๑", "٣", "ﬁ", "…", "\u{FEFF}"]
+        var unchanged = 0, changed = 0
+        for round in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...8, using: &rng) { bytes += Array(pieces.randomElement(using: &rng)!.utf8) }
+            if round % 10 == 0 { bytes.insert([0xFF, 0xC3, 0xE0, 0x80][Int.random(in: 0...3, using: &rng)], at: Int.random(in: 0...bytes.count, using: &rng)) }
+            let n = _TextNormalizer()
+            bytes.withUnsafeBytes { body in
+                n.normalize(body, mode: .standard)
+                var same = Array(n.output) == bytes
+                for i in 0..<n.count where same && bytes[i] < 0x80 {
+                    let start = Int(n.sourceStart[i])
+                    let end = Int(n.sourceEnd[i])
+                    if start != i || end != i + 1 { same = false }
+                }
+                if TextNormalization.standard.needsRewrite(body) {
+                    changed += 1
+                } else {
+                    unchanged += 1
+                    XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(Array(n.output))")
+                }
+                // Anything with a changing character must be rewritten.
+                if Array(n.output) != bytes { XCTAssertTrue(TextNormalization.standard.needsRewrite(body), "\(bytes)") }
+            }
+        }
+        XCTAssertGreaterThan(unchanged, 100)
+        XCTAssertGreaterThan(changed, 100)
+    }
 }

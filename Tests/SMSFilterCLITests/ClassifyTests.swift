@@ -60,15 +60,15 @@ final class ClassifyTests: CLITestCase {
 
     func testStdinToStdoutIsAPureFilter() throws {
         let input = Data("{\"id\": 1, \"body\": \"hello\"}\n{\"id\": 2, \"body\": \"Free entry!\"}\n".utf8)
-        let result = try Fixtures.run(bin, ["classify", "--rules", "embedded:rules", "--quiet"], stdin: input)
+        let result = try Fixtures.run(bin, ["classify", "--quiet"], stdin: input)
         XCTAssertEqual(result.status, 0)
         XCTAssertTrue(result.stderr.isEmpty, String(decoding: result.stderr, as: UTF8.self))
         let lines = result.stdout.split(separator: 0x0A)
         XCTAssertEqual(lines.count, 2)
-        // Each record comes back whole, in order, with its label (the default rules alone; the default model
-        // is checked in DefaultRulesTests): "hello" matches no default rule;
-        // "Free entry!" is premium-rate wording (junk, priority 80).
-        let expected: [(Int, String, String?)] = [(1, "Unknown Senders", nil), (2, "Junk", "premium-rate-and-adult")]
+        // Each record comes back whole, in order, with its label. The default is the rules plus the default
+        // model at priority 95, and both bodies hold model phrases, so the model decides: "hello" → none,
+        // "Free entry!" → junk (above the premium-rate rule, priority 80, which also fires).
+        let expected: [(Int, String, String?)] = [(1, "Unknown Senders", "default-model"), (2, "Junk", "default-model")]
         for ((line, input), (id, folder, rule)) in zip(zip(lines, input.split(separator: 0x0A)), expected) {
             XCTAssertTrue(line.starts(with: input.dropLast()), String(decoding: line, as: UTF8.self))
             let object = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]

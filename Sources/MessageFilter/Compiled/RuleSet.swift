@@ -91,9 +91,10 @@ public final class RuleSet: Sendable {
         self.definitionBytes = bytes
         checksum = String(_Checksum.hash(bytes), radix: 16).leftPadded(to: 16)
 
-        // Phrase table.
-        struct Key: Hashable { var mode: CaseFoldMode; var boundary: _WordBoundary; var folded: String }
-        var ids: [Key: Int32] = [:]
+        // Phrase table. Keyed by the folded pattern's bytes, which is what the automaton matches (a `String` key
+        // hashed every non-ASCII phrase through NFC: ~100M instructions for a 10k-phrase Thai model's load).
+        struct Key: Hashable { var mode: CaseFoldMode; var boundary: _WordBoundary; var folded: _PhraseKey }
+        var ids: [Key: Int32] = Dictionary(minimumCapacity: definition.model?.phrases.count ?? 0)
         var texts: [String] = []
         var patterns: [String] = []
         var modes: [CaseFoldMode] = []
@@ -107,8 +108,8 @@ public final class RuleSet: Sendable {
             let mode = normalization == .none ? caseFold : .ascii
             var pattern = normalization == .none ? text : normalization.apply(text)
             if pattern.isEmpty { pattern = text }
-            let folded = mode == .ascii ? String(decoding: pattern.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) : String(String.UnicodeScalarView(pattern.unicodeScalars.map(AhoCorasick.simpleCaseFold)))
-            let key = Key(mode: mode, boundary: boundary, folded: folded)
+            let folded = mode == .ascii ? pattern.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : Array(String(String.UnicodeScalarView(pattern.unicodeScalars.map(AhoCorasick.simpleCaseFold))).utf8)
+            let key = Key(mode: mode, boundary: boundary, folded: _PhraseKey(tag: 0, bytes: folded))
             if let id = ids[key] { return id }
             let id = Int32(texts.count)
             ids[key] = id
@@ -260,7 +261,14 @@ public final class RuleSet: Sendable {
     public static let embeddedDefault: RuleSet = {
         let (definition, issues) = resolve(yaml: DefaultRules.yaml, file: embeddedSourceName)
         guard issues.isEmpty else { fatalError("the embedded default rules do not parse: \(issues)") }
-        do { return try RuleSet(definition: definition.withModel(DefaultModel.definition), source: embeddedSourceName) } catch {
+        // The model's automaton comes from the embedded `.smsf` (mapped, not rebuilt): the same patterns, since
+        // the model text depends only on the normalisation, which both share.
+        let model = DefaultModel.compiled
+        precondition(model.definition.normalization == definition.normalization, "the default rules and model normalise differently")
+        do {
+            return try RuleSet(definition: definition.withModel(model.definition.model), source: embeddedSourceName, prebuilt: nil,
+                               prebuiltModel: model.modelMatcher)
+        } catch {
             fatalError("the embedded default rules do not compile: \(error)")
         }
     }()

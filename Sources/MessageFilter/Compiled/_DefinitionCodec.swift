@@ -48,7 +48,8 @@ enum _DefinitionCodec {
     }
 
     /// Decodes and re-validates everything (names, enum values, list order, label indices).
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> RuleSetDefinition {
+    /// `checkShapes`: see `_ModelCodec.decode`.
+    static func decode(_ bytes: UnsafeRawBufferPointer, checkShapes: Bool = true) throws -> RuleSetDefinition {
         var r = _ByteReader(bytes)
         var d = RuleSetDefinition()
         func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
@@ -133,7 +134,7 @@ enum _DefinitionCodec {
         d.labels = try r.strings()
         guard labelIndices.allSatisfy({ $0 >= 0 && Int($0) < d.labels.count }) else { throw fail("label index") }
         d.identificationLabels = labelIndices
-        try _ModelCodec.decode(&r, into: &d)
+        try _ModelCodec.decode(&r, into: &d, checkShapes: checkShapes)
         guard r.remaining == 0 else { throw fail("trailing bytes in the rule table") }
         return d
     }

@@ -78,7 +78,23 @@ enum _SMSFFormat {
     }
 
     /// Loads a mapped `.smsf`: the automata are used in place (zero-copy).
+    /// `checkShapes`: false only for the embedded default model (`DefaultModel`; see `_ModelCodec.decode`).
     static func load(mapped: MappedBytes, path: String) throws -> RuleSet {
+        let p = try parts(mapped: mapped, path: path)
+        return try RuleSet(definition: p.definition, source: path, prebuilt: p.matchers, prebuiltModel: p.modelMatcher,
+                           definitionBytes: p.definitionBytes)
+    }
+
+    /// A checked `.smsf`'s contents, before they become a ``RuleSet``.
+    struct Parts: Sendable {
+        var definition: RuleSetDefinition
+        var definitionBytes: [UInt8]
+        var matchers: [_PhraseMatcher?]
+        var modelMatcher: _PhraseMatcher?
+    }
+
+    /// Checks and decodes a mapped `.smsf` (everything `load` checks).
+    static func parts(mapped: MappedBytes, path: String, checkShapes: Bool = true) throws -> Parts {
         func damaged(_ detail: String) -> RuleSetLoadError { RuleSetLoadError(.damaged, path: path, detail: detail) }
         let raw = mapped.bytes
         do {
@@ -112,9 +128,12 @@ enum _SMSFFormat {
             let defBytes = UnsafeRawBufferPointer(rebasing: raw[defRange])
             guard _Checksum.hash(defBytes) == ruleSum else { throw damaged("rule table checksum mismatch") }
             let definition: RuleSetDefinition
-            do { definition = try _DefinitionCodec.decode(defBytes) } catch { throw damaged("rule table: \(error)") }
-            // Build the phrase table from the definition without automata, then load the automata and check them.
-            let shape = try RuleSet(definition: definition, source: path, prebuilt: [nil, nil], definitionBytes: Array(defBytes))
+            do { definition = try _DefinitionCodec.decode(defBytes, checkShapes: checkShapes) } catch { throw damaged("rule table: \(error)") }
+            // Build the rules' phrase table without automata, then load the automata and check them. The model is
+            // left out of this pass: its phrases have no rule uses, so they are in no rule automaton
+            // (`localToGlobal` is the same with or without it), and compiling it twice cost a third of the load.
+            let shape = try RuleSet(definition: definition.withModel(nil), source: path, prebuilt: [nil, nil],
+                                    definitionBytes: Array(defBytes))
             var matchers: [_PhraseMatcher?] = [nil, nil]
             for mode in CaseFoldMode.allCases {
                 let range = sections[UInt32(mode.rawValue) + 2]!
@@ -144,8 +163,7 @@ enum _SMSFFormat {
             } else if !modelRange.isEmpty {
                 throw damaged("a model automaton without a model")
             }
-            return try RuleSet(definition: definition, source: path, prebuilt: matchers, prebuiltModel: modelMatcher,
-                               definitionBytes: Array(defBytes))
+            return Parts(definition: definition, definitionBytes: Array(defBytes), matchers: matchers, modelMatcher: modelMatcher)
         }
     }
 }

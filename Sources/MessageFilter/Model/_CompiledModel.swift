@@ -21,6 +21,13 @@ final class _CompiledModel: Sendable {
     /// Per feature: 1 when its pattern carries a space on each side (word phrases), else 0.
     let trim: [Int32]
     let bias: [Double]
+    /// What scoring reads per matched feature, packed in one row so that a match touches one cache line
+    /// instead of three arrays: `rows[feature * rowStride + …]` holds the weights (`targetCount` values), then
+    /// the idf, then 1 or 0 (`trim`); `rowStride` is the next power of two (8 floats, 32 bytes, for up to 6
+    /// targets), so a row never straddles two lines. The sums scoring computes from it are bit for bit those of
+    /// the separate arrays (`Double(idf) * Double(idf)` is `idfSquared`).
+    let rows: [Float]
+    let rowStride: Int
     /// Per target: the verdict the model gives (the rule index is the model's, see ``RuleSet/ruleNames``).
     let verdicts: [Verdict]
     let targets: [ModelDefinition.Target]
@@ -49,6 +56,16 @@ final class _CompiledModel: Sendable {
         idfSquared = m.phrases.map { Double($0.idf) * Double($0.idf) }
         trim = m.phrases.map { $0.kind == .word ? 1 : 0 }
         bias = m.bias.map(Double.init)
+        var stride = 1
+        while stride < m.targets.count + 2 { stride *= 2 }
+        rowStride = stride
+        var packed = [Float](repeating: 0, count: m.phrases.count * stride)
+        for (f, p) in m.phrases.enumerated() {
+            for (j, x) in p.weights.enumerated() { packed[f * stride + j] = x }
+            packed[f * stride + m.targets.count] = p.idf
+            packed[f * stride + m.targets.count + 1] = p.kind == .word ? 1 : 0
+        }
+        rows = packed
         foldsText = normalization == .none
         verdicts = m.targets.map { t in
             let validation = capabilities.validate(action: t.action, subAction: t.subAction)
@@ -190,26 +207,24 @@ extension Classifier {
             let firstEnd = s.firstEnd
             let touched = s.touched
             let sums = s.sums
-            model.weights.withUnsafeBufferPointer { weights in
-                model.trim.withUnsafeBufferPointer { trim in
-                    model.idfSquared.withUnsafeBufferPointer { idfSquared in
-                        matcher.forEachMatch(in: UnsafeRawBufferPointer(rebasing: text.output[range])) { f, a, b in
-                            // Matches come in order of end; a pattern has one length, so its first match is its earliest.
-                            if stamp[f] == gen { return }
-                            stamp[f] = gen
-                            let cut = Int(trim[f])
-                            firstStart[f] = Int32(truncatingIfNeeded: base &+ a &+ cut)
-                            firstEnd[f] = Int32(truncatingIfNeeded: base &+ b &- cut)
-                            touched[touchedCount] = Int32(truncatingIfNeeded: f)
-                            touchedCount += 1
-                            normSquared += idfSquared[f]
-                            let row = f * t
-                            var j = 0
-                            while j < t {
-                                sums[j] += Double(weights[row + j])
-                                j += 1
-                            }
-                        }
+            let stride = model.rowStride
+            model.rows.withUnsafeBufferPointer { rows in
+                matcher.forEachMatch(in: UnsafeRawBufferPointer(rebasing: text.output[range])) { f, a, b in
+                    // Matches come in order of end; a pattern has one length, so its first match is its earliest.
+                    if stamp[f] == gen { return }
+                    stamp[f] = gen
+                    let row = rows.baseAddress! + f &* stride
+                    let cut = Int(row[t &+ 1])
+                    firstStart[f] = Int32(truncatingIfNeeded: base &+ a &+ cut)
+                    firstEnd[f] = Int32(truncatingIfNeeded: base &+ b &- cut)
+                    touched[touchedCount] = Int32(truncatingIfNeeded: f)
+                    touchedCount += 1
+                    let idf = Double(row[t])
+                    normSquared += idf * idf
+                    var j = 0
+                    while j < t {
+                        sums[j] += Double(row[j])
+                        j += 1
                     }
                 }
             }

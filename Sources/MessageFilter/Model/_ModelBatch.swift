@@ -18,9 +18,9 @@ final class _ModelBatchScratch {
     let slots = Classifier.batchSize
     let targets: Int
     let features: Int
-    /// Per feature: the batch that last counted it, and which of its messages did.
-    let seenBatch: UnsafeMutablePointer<UInt32>
-    let seenMask: UnsafeMutablePointer<UInt64>
+    /// Per feature: the batch that last counted it, and which of its messages did (one 16-byte record: one
+    /// cache line per match).
+    let seen: UnsafeMutablePointer<_Seen>
     var batch: UInt32 = 0
     /// Per slot × target: weight sums, and the strongest present phrase for that target (weight, feature,
     /// first match in the model text).
@@ -42,10 +42,8 @@ final class _ModelBatchScratch {
     init(targets: Int, features: Int) {
         self.targets = targets
         self.features = max(1, features)
-        seenBatch = .allocate(capacity: self.features)
-        seenBatch.initialize(repeating: 0, count: self.features)
-        seenMask = .allocate(capacity: self.features)
-        seenMask.initialize(repeating: 0, count: self.features)
+        seen = .allocate(capacity: self.features)
+        seen.initialize(repeating: _Seen(batch: 0, mask: 0), count: self.features)
         let cells = slots * targets
         sums = .allocate(capacity: cells)
         sums.initialize(repeating: 0, count: cells)
@@ -72,8 +70,7 @@ final class _ModelBatchScratch {
     }
 
     deinit {
-        seenBatch.deallocate()
-        seenMask.deallocate()
+        seen.deallocate()
         sums.deallocate()
         topWeight.deallocate()
         topFeature.deallocate()
@@ -91,41 +88,47 @@ final class _ModelBatchScratch {
     }
 }
 
+/// A feature's batch stamp: the batch that last counted it and the mask of its messages that did.
+struct _Seen {
+    var batch: UInt32
+    var mask: UInt64
+}
+
 /// What one match does to its message's sums (plain pointers; a value so the scan closures capture no
 /// class reference).
 struct _ModelAccumulator {
     let gen: UInt32
     let targets: Int
-    let seenBatch: UnsafeMutablePointer<UInt32>
-    let seenMask: UnsafeMutablePointer<UInt64>
+    let seen: UnsafeMutablePointer<_Seen>
     let sums: UnsafeMutablePointer<Double>
     let norm: UnsafeMutablePointer<Double>
     let topWeight: UnsafeMutablePointer<Float>
     let topFeature: UnsafeMutablePointer<Int32>
     let topStart: UnsafeMutablePointer<Int32>
     let topEnd: UnsafeMutablePointer<Int32>
-    let weights: UnsafePointer<Float>
-    let idfSquared: UnsafePointer<Double>
-    let trim: UnsafePointer<Int32>
+    /// `_CompiledModel.rows`.
+    let rows: UnsafePointer<Float>
+    let rowStride: Int
 
     /// Feature `f` matched `[a, b)` (model-text positions) in slot `k`.
     @inline(__always)
     func add(_ k: Int, _ f: Int, _ a: Int, _ b: Int) {
         let bit = UInt64(1) << UInt64(k)
-        if seenBatch[f] != gen {
-            seenBatch[f] = gen
-            seenMask[f] = bit
+        let stamp = seen + f
+        if stamp.pointee.batch != gen {
+            stamp.pointee = _Seen(batch: gen, mask: bit)
         } else {
-            if seenMask[f] & bit != 0 { return }
-            seenMask[f] |= bit
+            if stamp.pointee.mask & bit != 0 { return }
+            stamp.pointee.mask |= bit
         }
-        norm[k] += idfSquared[f]
-        let row = f &* targets
+        let row = rows + f &* rowStride
+        let idf = Double(row[targets])
+        norm[k] += idf * idf
         let cell = k &* targets
-        let cut = Int(trim[f])
+        let cut = Int(row[targets &+ 1])
         var j = 0
         while j < targets {
-            let w = weights[row &+ j]
+            let w = row[j]
             sums[cell &+ j] += Double(w)
             if w > topWeight[cell &+ j] {
                 topWeight[cell &+ j] = w
@@ -197,36 +200,31 @@ extension Classifier {
         }
         b.batch &+= 1
         if b.batch == 0 {
-            b.seenBatch.update(repeating: 0, count: b.features)
+            b.seen.update(repeating: _Seen(batch: 0, mask: 0), count: b.features)
             b.batch = 1
         }
         if let matcher = model.matcher {
-            model.weights.withUnsafeBufferPointer { weights in
-                model.idfSquared.withUnsafeBufferPointer { idfSquared in
-                    model.trim.withUnsafeBufferPointer { trim in
-                        let acc = _ModelAccumulator(
-                            gen: b.batch, targets: b.targets, seenBatch: b.seenBatch, seenMask: b.seenMask, sums: b.sums,
-                            norm: b.norm, topWeight: b.topWeight, topFeature: b.topFeature, topStart: b.topStart,
-                            topEnd: b.topEnd, weights: weights.baseAddress!, idfSquared: idfSquared.baseAddress!,
-                            trim: trim.baseAddress!)
-                        let output = text.output
-                        let starts = b.ranges
-                        if let narrow = matcher.narrow {
-                            matcher.narrowMap.withUnsafeBufferPointer { map in
-                                narrow.forEachMatch(in: output, spans: UnsafeBufferPointer(start: b.ranges, count: count)) { k, m in
-                                    acc.add(k, Int(map[m.pattern]), starts[k].lowerBound &+ m.start, starts[k].lowerBound &+ m.end)
-                                }
-                            }
+            model.rows.withUnsafeBufferPointer { rows in
+                let acc = _ModelAccumulator(
+                    gen: b.batch, targets: b.targets, seen: b.seen, sums: b.sums,
+                    norm: b.norm, topWeight: b.topWeight, topFeature: b.topFeature, topStart: b.topStart,
+                    topEnd: b.topEnd, rows: rows.baseAddress!, rowStride: model.rowStride)
+                let output = text.output
+                let starts = b.ranges
+                if let narrow = matcher.narrow {
+                    matcher.narrowMap.withUnsafeBufferPointer { map in
+                        narrow.forEachMatch(in: output, spans: UnsafeBufferPointer(start: b.ranges, count: count)) { k, m in
+                            acc.add(k, Int(map[m.pattern]), starts[k].lowerBound &+ m.start, starts[k].lowerBound &+ m.end)
                         }
-                        if let wide = matcher.wide, wideCount > 0 {
-                            let wideRanges = b.wideRanges
-                            let wideSlots = b.wideSlots
-                            matcher.wideMap.withUnsafeBufferPointer { map in
-                                wide.forEachMatch(in: output, spans: UnsafeBufferPointer(start: wideRanges, count: wideCount)) { i, m in
-                                    let k = Int(wideSlots[i])
-                                    acc.add(k, Int(map[m.pattern]), wideRanges[i].lowerBound &+ m.start, wideRanges[i].lowerBound &+ m.end)
-                                }
-                            }
+                    }
+                }
+                if let wide = matcher.wide, wideCount > 0 {
+                    let wideRanges = b.wideRanges
+                    let wideSlots = b.wideSlots
+                    matcher.wideMap.withUnsafeBufferPointer { map in
+                        wide.forEachMatch(in: output, spans: UnsafeBufferPointer(start: wideRanges, count: wideCount)) { i, m in
+                            let k = Int(wideSlots[i])
+                            acc.add(k, Int(map[m.pattern]), wideRanges[i].lowerBound &+ m.start, wideRanges[i].lowerBound &+ m.end)
                         }
                     }
                 }

@@ -39,7 +39,9 @@ enum _ModelCodec {
         w.string(m.provenance)
     }
 
-    static func decode(_ r: inout _ByteReader, into d: inout RuleSetDefinition) throws {
+    /// - Parameter checkShapes: check each phrase's shape (``ModelDefinition/shapeProblem(_:kind:normalization:)``);
+    ///   false only for the embedded default model, whose shapes a test checks (`DefaultRulesTests`).
+    static func decode(_ r: inout _ByteReader, into d: inout RuleSetDefinition, checkShapes: Bool = true) throws {
         func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
         guard let mode = TextNormalization(rawValue: try r.u8()) else { throw fail("normalization") }
         d.normalization = mode
@@ -73,12 +75,14 @@ enum _ModelCodec {
         }
         let p = try r.count(minimumBytesEach: 9 + 4 * t)
         m.phrases.reserveCapacity(p)
-        var seen = Set<String>()
+        // Duplicates by bytes (a `Set<String>` hashes every non-ASCII phrase through NFC: 31M instructions for
+        // a 10k-phrase Thai model); the automaton matches bytes, so byte-distinct phrases are distinct patterns.
+        var seen = Set<_PhraseKey>(minimumCapacity: p)
         for _ in 0..<p {
             guard let kind = ModelDefinition.MatchKind(rawValue: try r.u8()) else { throw fail("model phrase kind") }
             let text = try r.string()
-            guard !text.isEmpty, seen.insert("\(kind.rawValue)\u{0}\(text)").inserted,
-                  ModelDefinition.shapeProblem(text, kind: kind, normalization: d.normalization) == nil
+            guard !text.isEmpty, seen.insert(_PhraseKey(kind: kind.rawValue, text)).inserted,
+                  !checkShapes || ModelDefinition.shapeProblem(text, kind: kind, normalization: d.normalization) == nil
             else { throw fail("model phrase") }
             let idf = Float(bitPattern: try r.u32())
             guard idf.isFinite, idf > 0 else { throw fail("model idf") }
@@ -94,4 +98,27 @@ enum _ModelCodec {
         m.provenance = try r.string()
         d.model = m
     }
+}
+
+/// A phrase compared by its UTF-8 bytes (and a tag), hashed with `_Checksum` in one call: a cheaper key than a
+/// `String`, whose hashing normalises non-ASCII text to NFC.
+struct _PhraseKey: Hashable {
+    let tag: UInt8
+    let bytes: [UInt8]
+    let digest: UInt64
+
+    init(kind tag: UInt8, _ text: String) {
+        self.tag = tag
+        bytes = Array(text.utf8)
+        digest = _Checksum.hash(bytes) ^ UInt64(tag)
+    }
+
+    init(tag: UInt8, bytes: [UInt8]) {
+        self.tag = tag
+        self.bytes = bytes
+        digest = _Checksum.hash(bytes) ^ UInt64(tag)
+    }
+
+    static func == (a: _PhraseKey, b: _PhraseKey) -> Bool { a.digest == b.digest && a.tag == b.tag && a.bytes == b.bytes }
+    func hash(into h: inout Hasher) { h.combine(digest) }
 }

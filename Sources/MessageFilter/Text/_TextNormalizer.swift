@@ -31,19 +31,26 @@ final class _NormalizationLookup: Sendable {
     let lookalike: [UInt8]
 
     init() {
-        var map: [UInt32: (repl: [UInt32]?, look: UInt8)] = [:]
-        func hex(_ s: Substring) -> UInt32 { UInt32(s, radix: 16)! }
-        for item in _NormalizationTables.compatibility.split(whereSeparator: { $0 == ";" || $0 == "\n" }) {
-            let t = item.trimmingPrefix(while: { $0 == " " || $0 == "\n" })
-            guard let colon = t.firstIndex(of: ":") else { continue }
-            let key = hex(t[..<colon])
-            let repl = t[t.index(after: colon)...].split(separator: " ").map(hex)
+        var map: [UInt32: (repl: [UInt32]?, look: UInt8)] = Dictionary(minimumCapacity: 9_200)
+        Self.entries(_NormalizationTables.compatibility) { key, value in
+            var repl: [UInt32] = []
+            var v: UInt32 = 0
+            var digits = 0
+            for b in value {
+                if b == 0x20 {
+                    if digits > 0 { repl.append(v) }
+                    v = 0
+                    digits = 0
+                } else {
+                    v = v << 4 | Self.hexDigit(b)
+                    digits += 1
+                }
+            }
+            if digits > 0 { repl.append(v) }
             map[key, default: (nil, 0)].repl = repl
         }
-        for item in _NormalizationTables.confusables.split(whereSeparator: { $0 == ";" || $0 == "\n" }) {
-            let t = item.trimmingPrefix(while: { $0 == " " })
-            guard let colon = t.firstIndex(of: ":") else { continue }
-            map[hex(t[..<colon]), default: (nil, 0)].look = t[t.index(after: colon)...].utf8.first!
+        Self.entries(_NormalizationTables.confusables) { key, value in
+            map[key, default: (nil, 0)].look = value.first!
         }
         var s1 = [UInt16](repeating: 0xFFFF, count: 0x1100)
         var s2: [UInt16] = []
@@ -75,6 +82,38 @@ final class _NormalizationLookup: Sendable {
         replacementCount = counts
         replacements = flat
         lookalike = looks
+    }
+
+    /// Calls `entry(scalar, value bytes)` for each `HEX:value` item of a table (items separated by `;` or line
+    /// breaks, leading spaces ignored). Parses UTF-8 bytes: splitting the 9,000 items as `Character`s cost
+    /// 113M instructions at every start (callgrind), a quarter of `classify`'s start-up.
+    static func entries(_ table: String, _ entry: (UInt32, ArraySlice<UInt8>) -> Void) {
+        let bytes = Array(table.utf8)
+        let n = bytes.count
+        var i = 0
+        while i < n {
+            while i < n, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x3B { i += 1 }
+            guard i < n else { break }
+            var key: UInt32 = 0
+            while i < n, bytes[i] != 0x3A {
+                key = key << 4 | hexDigit(bytes[i])
+                i += 1
+            }
+            precondition(i < n, "normalisation table: an item without a colon")
+            i += 1
+            let start = i
+            while i < n, bytes[i] != 0x3B, bytes[i] != 0x0A { i += 1 }
+            entry(key, bytes[start..<i])
+        }
+    }
+
+    static func hexDigit(_ b: UInt8) -> UInt32 {
+        switch b {
+        case 0x30...0x39: UInt32(b - 0x30)
+        case 0x41...0x46: UInt32(b - 0x41 + 10)
+        case 0x61...0x66: UInt32(b - 0x61 + 10)
+        default: preconditionFailure("normalisation table: \(b) is not a hex digit")
+        }
     }
 
     /// The entry of `scalar`, -1 when it has none.
@@ -340,6 +379,28 @@ final class _TextNormalizer {
             i = j
         }
     }
+}
+
+/// Whether `standard` normalisation would change `body`: a non-ASCII scalar with a normalisation-table entry
+/// (compatibility form, removal, look-alike) or a simple case fold, or a byte that is not valid UTF-8 (sent
+/// to the rewrite, which passes it through, to keep this test simple). Otherwise the normaliser's output is
+/// `body` byte for byte (ASCII passes as it is; a valid scalar with neither flag is re-encoded to its own
+/// bytes) with each byte its own span. `TextNormalizationTests` checks this against the normaliser.
+@inline(__always)
+func _standardChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
+    let n = body.count
+    var i = 0
+    while i < n {
+        let b = body[i]
+        if b < 0x80 {
+            i &+= 1
+            continue
+        }
+        let (v, len) = _decodeUTF8(body, i)
+        if len == 0 || flags.of(v) & (_ScalarFlags.normalizes | _ScalarFlags.folds) != 0 { return true }
+        i &+= len
+    }
+    return false
 }
 
 /// Writes normalised scalars as UTF-8 with their source spans into buffers with room for them (the caller
