@@ -154,8 +154,8 @@ SUBCOMMANDS:
         "classify": #"""
 OVERVIEW: Label every record of SMS archives with an iOS message-filter folder.
 
-Reads JSON Lines, CSV, TSV or Android "SMS Backup & Restore" XML, plain or
-zstd-compressed (detected by magic bytes), from files or standard input (-),
+Reads JSON Lines, CSV, TSV or Android "SMS Backup & Restore" XML, plain, zstd-
+or gzip-compressed (detected by magic bytes), from files or standard input (-),
 and writes each record back in its own format (or --output-format's) with a
 "filter" object added (JSON Lines), filter_* columns (CSV/TSV) or filter_*
 attributes (XML); labels a record already has are replaced. Malformed records
@@ -181,8 +181,8 @@ written.
 USAGE: smsfilter classify [<options>] [<inputs> ...]
 
 ARGUMENTS:
-  <inputs>                Input files (JSONL, CSV, TSV or XML; plain or .zst);
-                          - or nothing reads standard input.
+  <inputs>                Input files (JSONL, CSV, TSV or XML; plain, .zst or
+                          .gz); - or nothing reads standard input.
 
 OPTIONS:
   --manifest <file>       A file listing input archives, one per line (#
@@ -343,8 +343,8 @@ OPTIONS:
 OVERVIEW: Write train, validation and test files (JSONL, CSV or fastText) from
 an SMS archive.
 
-Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain
-or zstd; on all cores). Labels come from each record's "filter" object,
+Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain,
+zstd or gzip; on all cores). Labels come from each record's "filter" object,
 filter_* columns or attributes (written by classify); records without them are
 classified with the embedded rules. With --rules every record is classified
 with those rules; with --label-field the label is taken from that field. The
@@ -372,8 +372,8 @@ output could not be written.
 USAGE: smsfilter export [<options>] [<inputs> ...]
 
 ARGUMENTS:
-  <inputs>                Input files (JSONL, CSV, TSV or XML; plain or .zst);
-                          - or nothing reads standard input.
+  <inputs>                Input files (JSONL, CSV, TSV or XML; plain, .zst or
+                          .gz); - or nothing reads standard input.
 
 OPTIONS:
   -o, --output <folder>   Folder that receives train.<ext>, validation.<ext>
@@ -438,8 +438,8 @@ OPTIONS:
 OVERVIEW: Score a rule set against a corpus with truth labels: per class, per
 rule, confusion and conflicts.
 
-Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain
-or zstd; on all cores). Each record is classified; its truth label
+Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain,
+zstd or gzip; on all cores). Each record is classified; its truth label
 (--truth-field) is mapped to the actions or folders it may land in (--map or
 --map-file). Targets: an action (none, allow, junk, promotion, transaction: any
 folder of it), a folder path (Transactions/Finance), other (none or allow),
@@ -465,8 +465,8 @@ missing, 73 an output could not be written.
 USAGE: smsfilter evaluate [<options>] [<inputs> ...]
 
 ARGUMENTS:
-  <inputs>                Input files (JSONL, CSV, TSV or XML; plain or .zst);
-                          - or nothing reads standard input.
+  <inputs>                Input files (JSONL, CSV, TSV or XML; plain, .zst or
+                          .gz); - or nothing reads standard input.
 
 OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
@@ -569,7 +569,8 @@ Example:
 USAGE: smsfilter bench <input> [--rules <file>] [--threads <threads>] [--repeat <repeat>] [--matcher-bytes <matcher-bytes>] [--labels-only] [--matcher-only] [--json] [--phrases-file <file>] [--force] [--quiet]
 
 ARGUMENTS:
-  <input>                 An archive (JSONL, CSV, TSV or XML; plain or .zst).
+  <input>                 An archive (JSONL, CSV, TSV or XML; plain, .zst or
+                          .gz).
 
 OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
@@ -676,8 +677,8 @@ OPTIONS:
 OVERVIEW: Learn phrase weights from labelled records and write them as the
 model: section of a rule file.
 
-Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain or .zst),
-maps each truth label to a target (an action or a folder) with --map, and
+Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain, .zst or
+.gz), maps each truth label to a target (an action or a folder) with --map, and
 learns one weight per phrase per target and a bias per target: word n-grams for
 spaced scripts, character n-grams for Thai, Chinese and Japanese, pieces of
 words with digits and symbols, after normalisation; the --max-phrases phrases
@@ -704,9 +705,9 @@ be written.
 USAGE: smsfilter learn [<options>] [<inputs> ...]
 
 ARGUMENTS:
-  <inputs>                Labelled input files (JSONL, CSV, TSV or XML; plain
-                          or .zst); read two or three times, so not standard
-                          input.
+  <inputs>                Labelled input files (JSONL, CSV, TSV or XML; plain,
+                          .zst or .gz); read two or three times, so not
+                          standard input.
 
 OPTIONS:
   --truth-field <truth-field>

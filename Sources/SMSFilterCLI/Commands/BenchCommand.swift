@@ -24,7 +24,7 @@ struct BenchCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "An archive (JSONL, CSV, TSV or XML; plain or .zst).")
+    @Argument(help: "An archive (JSONL, CSV, TSV or XML; plain, .zst or .gz).")
     var input: String
 
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))

@@ -10,7 +10,7 @@ struct ClassifyCommand: ParsableCommand {
         commandName: "classify",
         abstract: "Label every record of SMS archives with an iOS message-filter folder.",
         discussion: """
-            Reads JSON Lines, CSV, TSV or Android "SMS Backup & Restore" XML, plain or zstd-compressed \
+            Reads JSON Lines, CSV, TSV or Android "SMS Backup & Restore" XML, plain, zstd- or gzip-compressed \
             (detected by magic bytes), from files or standard input (-), and writes each record back in \
             its own format (or --output-format's) with a "filter" object added (JSON Lines), filter_* \
             columns (CSV/TSV) or filter_* attributes (XML); labels a record already has are replaced. \
@@ -34,7 +34,7 @@ struct ClassifyCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
+    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain, .zst or .gz); - or nothing reads standard input.")
     var inputs: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("A file listing input archives, one per line (# comments allowed).", valueName: "file"))

@@ -10,7 +10,7 @@ struct EvaluateCommand: ParsableCommand {
         commandName: "evaluate",
         abstract: "Score a rule set against a corpus with truth labels: per class, per rule, confusion and conflicts.",
         discussion: """
-            Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain or zstd; on all \
+            Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain, zstd or gzip; on all \
             cores). Each record is classified; its truth label (--truth-field) is mapped to the actions or folders \
             it may land in (--map or --map-file). Targets: an action (none, allow, junk, promotion, \
             transaction: any folder of it), a folder path (Transactions/Finance), other (none or allow), \
@@ -34,7 +34,7 @@ struct EvaluateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
+    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain, .zst or .gz); - or nothing reads standard input.")
     var inputs: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))

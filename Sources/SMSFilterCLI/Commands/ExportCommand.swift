@@ -10,7 +10,7 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write train, validation and test files (JSONL, CSV or fastText) from an SMS archive.",
         discussion: """
-            Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain or zstd; on all \
+            Reads the records as classify does (JSON Lines, CSV, TSV or Android XML, plain, zstd or gzip; on all \
             cores). Labels come from each record's "filter" object, filter_* columns or attributes \
             (written by classify); records without them are classified with the embedded rules. With --rules every record is classified with those rules; \
             with --label-field the label is taken from that field. The split is decided by a hash of the \
@@ -34,7 +34,7 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain or .zst); - or nothing reads standard input.")
+    @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain, .zst or .gz); - or nothing reads standard input.")
     var inputs: [String] = []
 
     @Option(name: [.short, .long], help: ArgumentHelp("Folder that receives train.<ext>, validation.<ext> and test.<ext>.", valueName: "folder"))

@@ -10,7 +10,7 @@ struct LearnCommand: ParsableCommand {
         commandName: "learn",
         abstract: "Learn phrase weights from labelled records and write them as the model: section of a rule file.",
         discussion: """
-            Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain or .zst), maps each truth label to a target (an action or \
+            Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain, .zst or .gz), maps each truth label to a target (an action or \
             a folder) with --map, and learns one weight per phrase per target and a bias per target: word \
             n-grams for spaced scripts, character n-grams for Thai, Chinese and Japanese, pieces of words with \
             digits and symbols, after normalisation; the --max-phrases phrases in most messages; binary \
@@ -34,7 +34,7 @@ struct LearnCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Labelled input files (JSONL, CSV, TSV or XML; plain or .zst); read two or three times, so not standard input.")
+    @Argument(help: "Labelled input files (JSONL, CSV, TSV or XML; plain, .zst or .gz); read two or three times, so not standard input.")
     var inputs: [String] = []
 
     @Option(name: .long, help: "Field holding the truth label.")
