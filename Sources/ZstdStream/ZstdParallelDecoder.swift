@@ -79,6 +79,8 @@ public final class ZstdParallelDecoder {
     private let windowLogMax: Int32
     /// The file offset of the first byte read (nil when `fd` cannot seek): damage is read back with `pread`.
     private let startOffset: Int64?
+    /// Bytes read from `fd` before the decoder was made (to recognise the input), decoded first.
+    private var initialBytes: [UInt8]
     private var reader: _InputReader?
     private var walker: _FrameWalker
     private var walkerFinished = false
@@ -105,23 +107,31 @@ public final class ZstdParallelDecoder {
 
     /// Decodes the stream read from `fileDescriptor` (stdin is `0`).
     ///
+    /// - Parameter initialBytes: bytes already read from `fileDescriptor` (to recognise the input, see
+    ///   ``InputProbe``): the stream is `initialBytes` followed by the rest of the descriptor, as for
+    ///   ``ZstdDecoder``. At most 64 KiB.
     /// - Throws: ``ZstdError`` when a decoding context cannot be made.
     /// - Precondition: `options.threads` ≥ 1, `options.maxFrameBytes` ≥ 1, `framesInFlight` (when given) ≥ 1.
-    public init(fileDescriptor: Int32, path: String? = nil, options: Options = Options()) throws(ZstdError) {
+    public init(
+        fileDescriptor: Int32, path: String? = nil, initialBytes: [UInt8] = [], options: Options = Options()
+    ) throws(ZstdError) {
         precondition(options.threads >= 1, "ZstdParallelDecoder needs at least one thread")
         precondition(options.maxFrameBytes >= 1 && (options.framesInFlight ?? 1) >= 1)
+        precondition(initialBytes.count <= 64 << 10, "ZstdParallelDecoder: at most 64 KiB of initial bytes")
         self.fd = fileDescriptor
         self.options = options
         self.path = path
+        self.initialBytes = initialBytes
         let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
         windowLogMax = logMax
-        startOffset = _Sys.currentOffset(fileDescriptor)
+        startOffset = _Sys.currentOffset(fileDescriptor).map { $0 - Int64(initialBytes.count) }
         walker = _FrameWalker(maxFrameBytes: options.maxFrameBytes, maxWindow: UInt64(1) << UInt64(logMax), pieceBytes: 1 << 20)
         if options.threads == 1 {
             mode = .single(
                 try ZstdDecoder(
-                    fileDescriptor: fileDescriptor, path: path,
+                    fileDescriptor: fileDescriptor, path: path, initialBytes: initialBytes,
                     options: .init(maxWindowBytes: options.maxWindowBytes, closeWhenDone: false)))
+            self.initialBytes = []
         }
     }
 
@@ -206,7 +216,8 @@ public final class ZstdParallelDecoder {
 
     /// Reads the first 4 bytes and picks frames or pass-through.
     private func sniff() {
-        let reader = _InputReader(fd: fd, capacity: 256 << 10, prefix: UnsafeRawBufferPointer(start: nil, count: 0))
+        let reader = initialBytes.withUnsafeBytes { _InputReader(fd: fd, capacity: 256 << 10, prefix: $0) }
+        initialBytes = []
         self.reader = reader
         guard reader.fill(4) else {
             mode = reader.readError == nil ? .plain : .frames  // a read error: reported in order by the walker

@@ -204,6 +204,59 @@ final class ParallelDecoderTests: XCTestCase {
         XCTAssertGreaterThan(decoder.parallelFrames, 10)
     }
 
+    /// Bytes read before the decoder was made (the record reader's `InputProbe` reads the first 4 KiB to
+    /// recognise the input) are decoded first, as `ZstdDecoder` does with them: from a pipe (stdin), and from
+    /// a damaged file, where the damage is read back with `pread` and its offsets count the initial bytes.
+    func testInitialBytesAreDecodedFirstAsTheSingleThreadDecoderDoes() throws {
+        let archive = try seekableArchive(600_000)
+        for take in [0, 1, 4, 3, 4096] {
+            let pipe = Pipe()
+            let writer = pipe.fileHandleForWriting
+            let rest = Array(archive.bytes[take...])
+            Thread.detachNewThread {
+                writer.write(Data(rest))
+                try? writer.close()
+            }
+            let decoder = try ZstdParallelDecoder(
+                fileDescriptor: pipe.fileHandleForReading.fileDescriptor, initialBytes: Array(archive.bytes[..<take]),
+                options: .init(threads: 2))
+            let outcome = drain({ try decoder.read(into: $0) }, chunk: 65_536)
+            XCTAssertNil(outcome.error, "pipe, \(take) initial bytes")
+            XCTAssertTrue(outcome.bytes == archive.data, "pipe, \(take) initial bytes")
+            XCTAssertGreaterThan(decoder.parallelFrames, 10)
+            XCTAssertEqual(decoder.compressedBytesConsumed, Int64(archive.bytes.count))
+        }
+        // A damaged file, opened and probed as the reader does: the same error and bytes as ZstdDecoder given
+        // the same initial bytes, and as the parallel decoder reading the file itself.
+        var rng = Fixtures.SeededGenerator(seed: 78)
+        print("seed 78")
+        for round in 0..<12 {
+            var damaged = archive.bytes
+            let at = 4096 + Int(rng.next() % UInt64(archive.bytes.count - 4096))
+            if round % 3 == 2 { damaged.removeSubrange(at...) } else { damaged[at] ^= 0x40 }
+            let file = try write(damaged, "probed.zst")
+            var outcomes: [Outcome] = []
+            for threads in [1, 2] {
+                let probe = try InputProbe(path: file)
+                XCTAssertEqual(probe.kind, .zstd)
+                let decoder = try ZstdParallelDecoder(
+                    fileDescriptor: probe.fileDescriptor, path: file, initialBytes: probe.firstBytes,
+                    options: .init(closeWhenDone: true, threads: threads))
+                outcomes.append(drain({ try decoder.read(into: $0) }, chunk: 1 << 20))
+            }
+            let probe = try InputProbe(path: file)
+            let single = try ZstdDecoder(
+                fileDescriptor: probe.fileDescriptor, path: file, initialBytes: probe.firstBytes, options: .init(closeWhenDone: true))
+            let oracle = drain({ try single.read(into: $0) }, chunk: 1 << 20)
+            let (direct, _) = try parallel(file)
+            for (k, o) in (outcomes + [direct]).enumerated() {
+                XCTAssertTrue(o.bytes == oracle.bytes, "round \(round), damage at \(at), way \(k): bytes")
+                XCTAssertEqual(o.error?.description, oracle.error?.description, "round \(round), damage at \(at), way \(k)")
+            }
+            if round % 3 == 2 { XCTAssertNotNil(oracle.error, "a truncated archive") }
+        }
+    }
+
     func testFramesInFlightBoundTheReadAhead() throws {
         let archive = try seekableArchive(2_000_000, frameSize: 64 << 10)
         for inFlight in [1, 2, 5] {

@@ -2,10 +2,11 @@
 //
 // Where the record reader's bytes come from. The reader asks for decoded bytes into a buffer it owns and for
 // how far into the raw input it is (for a progress line and the counts); nothing else. An input is recognised
-// from its first bytes (`InputKind`): gzip is a `GzipDecoder`, zstd and plain text a `ZstdDecoder`, anything
-// else (bzip2, xz, lz4, zip, binary) is refused with one line that says what it looks like and how to convert
-// it. A parallel decoder of multi-frame archives would become a source the same way: by conforming and being
-// chosen in `_ByteSources.open(_:stdinName:maxWindowBytes:)`; the reader does not change.
+// from its first bytes (`InputKind`): gzip is a `GzipDecoder`; zstd is a `ZstdParallelDecoder` when the job
+// has more than one thread (frames decoded on `threads` workers, bytes in input order, the same errors at the
+// same offsets; a single-frame archive takes `ZstdDecoder`'s serial path inside it) and a `ZstdDecoder`
+// otherwise; plain text a `ZstdDecoder` (which passes it through); anything else (bzip2, xz, lz4, zip, binary)
+// is refused with one line that says what it looks like and how to convert it. The reader does not know which.
 
 import ZstdStream
 
@@ -23,16 +24,24 @@ protocol _ByteSource: AnyObject {
 
 extension ZstdDecoder: _ByteSource {}
 extension GzipDecoder: _ByteSource {}
+extension ZstdParallelDecoder: _ByteSource {}
 
 enum _ByteSources {
     /// Opens `path` (`-` is standard input), recognises it from its first bytes (``InputKind``) and chooses the
-    /// decoder: gzip → `GzipDecoder`, zstd or text → `ZstdDecoder`. The bytes read to recognise the input are
-    /// handed to the decoder, so a pipe loses nothing.
+    /// decoder: gzip → `GzipDecoder`; zstd → `ZstdParallelDecoder` with `threads` workers when `threads` > 1,
+    /// else `ZstdDecoder`; text → `ZstdDecoder`. The bytes read to recognise the input are handed to the decoder,
+    /// so a pipe loses nothing.
+    ///
+    /// - Parameter threads: decoding threads for a multi-frame zstd input (the job's `--threads`). The frames
+    ///   in flight (`threads + 2`, each its compressed and decoded bytes: about 5 MiB with 4 MiB frames) are
+    ///   the memory this costs; a single-frame archive costs none of it.
     ///
     /// - Throws: `ZstdError`: the input cannot be opened or read, or it is something no decoder reads (bzip2,
     ///   xz, lz4, zip, 7-Zip, UTF-16 text, binary data): code `.unsupportedInput`, one line saying what it looks
     ///   like and the command that converts it.
-    static func open(_ path: String, stdinName: String, maxWindowBytes: Int) throws(ZstdError) -> any _ByteSource {
+    static func open(
+        _ path: String, stdinName: String, maxWindowBytes: Int, threads: Int = 1
+    ) throws(ZstdError) -> any _ByteSource {
         let isStdin = path == "-"
         let name = isStdin ? stdinName : path
         let probe = try InputProbe(path: isStdin ? nil : path, displayName: name)
@@ -42,6 +51,11 @@ enum _ByteSources {
                 return try GzipDecoder(
                     fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
                     options: GzipDecoder.Options(closeWhenDone: probe.ownsDescriptor))
+            case .zstd where threads > 1:
+                return try ZstdParallelDecoder(
+                    fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
+                    options: ZstdParallelDecoder.Options(
+                        maxWindowBytes: maxWindowBytes, closeWhenDone: probe.ownsDescriptor, threads: threads))
             case .zstd, .text:
                 return try ZstdDecoder(
                     fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
