@@ -5,7 +5,7 @@ import XCTest
 /// Multi-frame zstd inputs are decoded on `--threads` workers (`ZstdParallelDecoder`, chosen by the record
 /// reader for zstd input when threads > 1; issue 15 item 4). Whatever the thread count, classify, export and
 /// evaluate must write the same bytes, the same rejects and counts, exit with the same status and print the
-/// same error, clean or damaged. Oracles: `--threads 1` (one `ZstdDecoder`, today's path) for everything, and
+/// same error, clean or damaged. Oracles: `--threads 1` (no decoding worker) for everything, and
 /// the zstd CLI for what a clean archive holds (the plain file's output) and how many whole records a
 /// truncated one holds.
 ///
