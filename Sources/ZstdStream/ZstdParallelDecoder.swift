@@ -219,8 +219,12 @@ public final class ZstdParallelDecoder {
 
     private func fail(_ error: ZstdError) -> ZstdError {
         let named = error.path == nil && path != nil ? error.naming(path!) : error
-        // A truncated input was read to its end, as `ZstdDecoder` counts it.
+        // What the input counts as consumed after damage, the same on every path (serial or worker), so a
+        // job's counts do not depend on the thread count: a truncated input was read to its end (as
+        // `ZstdDecoder` counts it); a corrupt one up to the end of the damaged unit (block, or frame for a
+        // wrong checksum).
         if error.code == .truncated, let offset = error.offset { consumedOffset = max(consumedOffset, offset) }
+        if error.code == .corrupt, let range = error.damagedRange { consumedOffset = max(consumedOffset, range.upperBound) }
         finished = true
         pendingError = named
         serialContext?.reset()

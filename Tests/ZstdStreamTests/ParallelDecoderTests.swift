@@ -240,7 +240,7 @@ final class ParallelDecoderTests: XCTestCase {
                 if round % 3 == 2 { damaged.removeSubrange(at...) } else { damaged[at] ^= 0x40 }
                 let file = try write(damaged, "probed.zst")
                 let label = "\(archive.name), round \(round), damage at \(at)"
-                let (oracle, _) = try parallel(file)
+                let (oracle, oracleDecoder) = try parallel(file)
                 for threads in [1, 2] {
                     let probe = try InputProbe(path: file)
                     XCTAssertEqual(probe.kind, .zstd)
@@ -251,6 +251,9 @@ final class ParallelDecoderTests: XCTestCase {
                     XCTAssertTrue(o.bytes == oracle.bytes, "\(label), \(threads) threads: \(o.bytes.count) bytes, expected \(oracle.bytes.count)")
                     XCTAssertEqual(o.error?.description, oracle.error?.description, "\(label), \(threads) threads")
                     if threads == 1 { XCTAssertEqual(decoder.parallelFrames, 0, "one thread starts no worker") }
+                    // What the counts report as read: the same whatever path decoded the damaged frame.
+                    XCTAssertEqual(decoder.compressedBytesConsumed, oracleDecoder.compressedBytesConsumed, "\(label), \(threads) threads")
+                    if let range = o.error?.damagedRange { XCTAssertEqual(decoder.compressedBytesConsumed, range.upperBound, label) }
                 }
                 let streaming = try serial(file)
                 XCTAssertEqual(streaming.error?.description, oracle.error?.description, label)
