@@ -58,16 +58,25 @@ public final class ZstdParallelDecoder {
         public var maxFrameBytes: Int
         /// Frames read ahead at most (nil: `threads + 2`).
         public var framesInFlight: Int?
+        /// With `threads == 1`: decode as ``ZstdDecoder`` does (`true`, the default), or walk the frames and
+        /// decode them in the calling thread one unit (frame header, block, checksum) per libzstd call, as the
+        /// serial path does (`false`). The walk hands out every block before a damaged one and the whole frame
+        /// before a wrong checksum, whatever the sizes of the caller's reads; `ZstdDecoder` loses the blocks
+        /// decoded by the call that fails (libzstd keeps no output of a failing call), so what it hands out
+        /// before the damage depends on the read sizes. The record reader sets `false`, so that its output on
+        /// a damaged archive is the same whatever `--threads` is.
+        public var streamingWhenSingleThreaded: Bool
 
         public init(
             maxWindowBytes: Int = 128 << 20, closeWhenDone: Bool = false, threads: Int = 2, maxFrameBytes: Int = 32 << 20,
-            framesInFlight: Int? = nil
+            framesInFlight: Int? = nil, streamingWhenSingleThreaded: Bool = true
         ) {
             self.maxWindowBytes = maxWindowBytes
             self.closeWhenDone = closeWhenDone
             self.threads = threads
             self.maxFrameBytes = maxFrameBytes
             self.framesInFlight = framesInFlight
+            self.streamingWhenSingleThreaded = streamingWhenSingleThreaded
         }
     }
 
@@ -79,6 +88,8 @@ public final class ZstdParallelDecoder {
     private let windowLogMax: Int32
     /// The file offset of the first byte read (nil when `fd` cannot seek): damage is read back with `pread`.
     private let startOffset: Int64?
+    /// Bytes read from `fd` before the decoder was made (to recognise the input), decoded first.
+    private var initialBytes: [UInt8]
     private var reader: _InputReader?
     private var walker: _FrameWalker
     private var walkerFinished = false
@@ -90,6 +101,8 @@ public final class ZstdParallelDecoder {
     // The serial path (see `readSerial`), as in `ZstdDecoder`.
     private var serialContext: _DContext?
     private var serialHint = 0
+    /// The last serial call filled the caller's buffer: libzstd may still hold decoded bytes of that unit.
+    private var serialMayHoldOutput = false
     private var serialFrameStart: Int64 = 0
     private var consumedOffset: Int64 = 0
     private var pendingError: ZstdError?
@@ -105,23 +118,31 @@ public final class ZstdParallelDecoder {
 
     /// Decodes the stream read from `fileDescriptor` (stdin is `0`).
     ///
+    /// - Parameter initialBytes: bytes already read from `fileDescriptor` (to recognise the input, see
+    ///   ``InputProbe``): the stream is `initialBytes` followed by the rest of the descriptor, as for
+    ///   ``ZstdDecoder``. At most 64 KiB.
     /// - Throws: ``ZstdError`` when a decoding context cannot be made.
     /// - Precondition: `options.threads` ≥ 1, `options.maxFrameBytes` ≥ 1, `framesInFlight` (when given) ≥ 1.
-    public init(fileDescriptor: Int32, path: String? = nil, options: Options = Options()) throws(ZstdError) {
+    public init(
+        fileDescriptor: Int32, path: String? = nil, initialBytes: [UInt8] = [], options: Options = Options()
+    ) throws(ZstdError) {
         precondition(options.threads >= 1, "ZstdParallelDecoder needs at least one thread")
         precondition(options.maxFrameBytes >= 1 && (options.framesInFlight ?? 1) >= 1)
+        precondition(initialBytes.count <= 64 << 10, "ZstdParallelDecoder: at most 64 KiB of initial bytes")
         self.fd = fileDescriptor
         self.options = options
         self.path = path
+        self.initialBytes = initialBytes
         let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
         windowLogMax = logMax
-        startOffset = _Sys.currentOffset(fileDescriptor)
+        startOffset = _Sys.currentOffset(fileDescriptor).map { $0 - Int64(initialBytes.count) }
         walker = _FrameWalker(maxFrameBytes: options.maxFrameBytes, maxWindow: UInt64(1) << UInt64(logMax), pieceBytes: 1 << 20)
-        if options.threads == 1 {
+        if options.threads == 1 && options.streamingWhenSingleThreaded {
             mode = .single(
                 try ZstdDecoder(
-                    fileDescriptor: fileDescriptor, path: path,
+                    fileDescriptor: fileDescriptor, path: path, initialBytes: initialBytes,
                     options: .init(maxWindowBytes: options.maxWindowBytes, closeWhenDone: false)))
+            self.initialBytes = []
         }
     }
 
@@ -198,6 +219,12 @@ public final class ZstdParallelDecoder {
 
     private func fail(_ error: ZstdError) -> ZstdError {
         let named = error.path == nil && path != nil ? error.naming(path!) : error
+        // What the input counts as consumed after damage, the same on every path (serial or worker), so a
+        // job's counts do not depend on the thread count: a truncated input was read to its end (as
+        // `ZstdDecoder` counts it); a corrupt one up to the end of the damaged unit (block, or frame for a
+        // wrong checksum).
+        if error.code == .truncated, let offset = error.offset { consumedOffset = max(consumedOffset, offset) }
+        if error.code == .corrupt, let range = error.damagedRange { consumedOffset = max(consumedOffset, range.upperBound) }
         finished = true
         pendingError = named
         serialContext?.reset()
@@ -206,7 +233,8 @@ public final class ZstdParallelDecoder {
 
     /// Reads the first 4 bytes and picks frames or pass-through.
     private func sniff() {
-        let reader = _InputReader(fd: fd, capacity: 256 << 10, prefix: UnsafeRawBufferPointer(start: nil, count: 0))
+        let reader = initialBytes.withUnsafeBytes { _InputReader(fd: fd, capacity: 256 << 10, prefix: $0) }
+        initialBytes = []
         self.reader = reader
         guard reader.fill(4) else {
             mode = reader.readError == nil ? .plain : .frames  // a read error: reported in order by the walker
@@ -248,7 +276,10 @@ public final class ZstdParallelDecoder {
             }
             queue.append(slot)
             peakItemsInFlight = max(peakItemsInFlight, queue.count - queueHead)
-            if slot.kind == .frame { submit(slot) }
+            if slot.kind == .frame {
+                // One thread and no streaming decoder: every frame takes the serial path, unit by unit.
+                if options.threads == 1 { slot.kind = .serial } else { submit(slot) }
+            }
         }
     }
 
@@ -355,7 +386,10 @@ public final class ZstdParallelDecoder {
         var output = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
         while true {
             let input = slot.compressedBytes
-            let limit = unitEnd(slot)
+            // Bytes libzstd still holds from the last unit are flushed first, with no new input: were they
+            // flushed by the call that takes the next unit, and that unit failed, they would be lost.
+            let flushing = serialMayHoldOutput
+            let limit = flushing ? slot.consumed : unitEnd(slot)
             var inBuf = ZSTD_inBuffer(src: input.baseAddress.map { $0 + slot.consumed }, size: limit - slot.consumed, pos: 0)
             let empty = slot.consumed == input.count
             let result = context.decompress(&output, &inBuf)
@@ -385,7 +419,14 @@ public final class ZstdParallelDecoder {
                     if hint == 0 { serialFrameStart = consumed }
                 }
             }
-            if output.pos > 0 { return output.pos }
+            if output.pos > 0 {
+                serialMayHoldOutput = output.pos == output.size
+                return output.pos
+            }
+            if flushing {
+                serialMayHoldOutput = false
+                continue
+            }
             if empty { return 0 }
             if inBuf.pos == 0 {
                 // libzstd took nothing and gave nothing with input and room: never seen; stop rather than spin.

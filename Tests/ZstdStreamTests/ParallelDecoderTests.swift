@@ -204,6 +204,68 @@ final class ParallelDecoderTests: XCTestCase {
         XCTAssertGreaterThan(decoder.parallelFrames, 10)
     }
 
+    /// Bytes read before the decoder was made (the record reader's `InputProbe` reads the first 4 KiB to
+    /// recognise the input) are decoded first, as `ZstdDecoder` does with them: from a pipe (stdin), and from
+    /// a damaged file, where the damage is read back with `pread` and its offsets count the initial bytes.
+    func testInitialBytesAreDecodedFirstAsTheSingleThreadDecoderDoes() throws {
+        let archive = try seekableArchive(600_000)
+        for take in [0, 1, 4, 3, 4096] {
+            let pipe = Pipe()
+            let writer = pipe.fileHandleForWriting
+            let rest = Array(archive.bytes[take...])
+            Thread.detachNewThread {
+                writer.write(Data(rest))
+                try? writer.close()
+            }
+            let decoder = try ZstdParallelDecoder(
+                fileDescriptor: pipe.fileHandleForReading.fileDescriptor, initialBytes: Array(archive.bytes[..<take]),
+                options: .init(threads: 2))
+            let outcome = drain({ try decoder.read(into: $0) }, chunk: 65_536)
+            XCTAssertNil(outcome.error, "pipe, \(take) initial bytes")
+            XCTAssertTrue(outcome.bytes == archive.data, "pipe, \(take) initial bytes")
+            XCTAssertGreaterThanOrEqual(decoder.parallelFrames, 5)
+            XCTAssertEqual(decoder.compressedBytesConsumed, Int64(archive.bytes.count))
+        }
+        // Damaged files, opened and probed as the record reader does (`threads: 1` walking the frames, as the
+        // reader uses it, and 2 threads): the same bytes and error as the parallel decoder reading the file
+        // itself (checked against ZstdDecoder by the tests above), and the same error as ZstdDecoder, whose
+        // bytes are a prefix of ours (it loses what the failing libzstd call decoded: all of a wrong-checksum
+        // frame's last read, the blocks before a damaged one in that read).
+        var rng = Fixtures.SeededGenerator(seed: 78)
+        print("seed 78")
+        for archive in [archive, try pzstdArchive(4_500_000)] {
+            for round in 0..<12 {
+                var damaged = archive.bytes
+                let at = 4096 + Int(rng.next() % UInt64(archive.bytes.count - 4096))
+                if round % 3 == 2 { damaged.removeSubrange(at...) } else { damaged[at] ^= 0x40 }
+                let file = try write(damaged, "probed.zst")
+                let label = "\(archive.name), round \(round), damage at \(at)"
+                let (oracle, oracleDecoder) = try parallel(file)
+                for threads in [1, 2] {
+                    let probe = try InputProbe(path: file)
+                    XCTAssertEqual(probe.kind, .zstd)
+                    let decoder = try ZstdParallelDecoder(
+                        fileDescriptor: probe.fileDescriptor, path: file, initialBytes: probe.firstBytes,
+                        options: .init(closeWhenDone: true, threads: threads, streamingWhenSingleThreaded: false))
+                    let o = drain({ try decoder.read(into: $0) }, chunk: threads == 1 ? 100_003 : 1 << 20)
+                    XCTAssertTrue(o.bytes == oracle.bytes, "\(label), \(threads) threads: \(o.bytes.count) bytes, expected \(oracle.bytes.count)")
+                    XCTAssertEqual(o.error?.description, oracle.error?.description, "\(label), \(threads) threads")
+                    if threads == 1 { XCTAssertEqual(decoder.parallelFrames, 0, "one thread starts no worker") }
+                    // What the counts report as read: the same whatever path decoded the damaged frame.
+                    XCTAssertEqual(decoder.compressedBytesConsumed, oracleDecoder.compressedBytesConsumed, "\(label), \(threads) threads")
+                    if let range = o.error?.damagedRange { XCTAssertEqual(decoder.compressedBytesConsumed, range.upperBound, label) }
+                }
+                let streaming = try serial(file)
+                XCTAssertEqual(streaming.error?.description, oracle.error?.description, label)
+                XCTAssertTrue(oracle.bytes.starts(with: streaming.bytes), "\(label): ZstdDecoder's bytes are a prefix of ours")
+                if round % 3 == 2 {
+                    XCTAssertNotNil(oracle.error, "a truncated archive")
+                    XCTAssertEqual(oracle.bytes, streaming.bytes, "\(label): truncation loses nothing either way")
+                }
+            }
+        }
+    }
+
     func testFramesInFlightBoundTheReadAhead() throws {
         let archive = try seekableArchive(2_000_000, frameSize: 64 << 10)
         for inFlight in [1, 2, 5] {

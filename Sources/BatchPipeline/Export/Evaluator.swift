@@ -72,6 +72,7 @@ public final class Evaluator {
         read.maxRecord = options.maxRecord
         read.chunkSize = options.chunkSize
         read.stdinName = options.stdinName
+        read.decodeThreads = threads
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)
         let sink = _EvaluationSink(report: report, context: context, progress: options.progress, reader: reader.progress, fileCount: inputs.count)
         try _FanOut(pool: pool).run(

@@ -313,6 +313,7 @@ struct _ExportJob {
         read.maxRecord = options.maxRecord
         read.chunkSize = options.chunkSize
         read.stdinName = options.stdinName
+        read.decodeThreads = threads
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)
         let sink = _ExportSink(options: options, outputs: outputs, stats: stats, reader: reader.progress, fileCount: inputs.count)
         let (options, ruleSet) = (self.options, self.ruleSet)

@@ -51,6 +51,8 @@ struct _ReadOptions: Sendable {
     var chunkSize = 1 << 20
     var stdinName = "<stdin>"
     var maxWindowBytes = 128 << 20
+    /// Threads decoding a multi-frame zstd input (`ZstdParallelDecoder`); 1: one `ZstdDecoder`.
+    var decodeThreads = 1
     /// The key, column or attribute prefix of labels written by `classify`.
     var filterKey = "filter"
     /// Decode the timestamp field too (records written in another format keep it).

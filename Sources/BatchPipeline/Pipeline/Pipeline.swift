@@ -84,6 +84,7 @@ public final class Pipeline: Sendable {
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: emitter.folders.count, rules: ruleSet.ruleNames.count)
         var read = options.readOptions
         read.wantsTimestamp = !options.labelsOnly && (options.outputFormat != nil || inputs.count > 1)
+        read.decodeThreads = threads
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool, collectStats: options.collectStats)
         reader.onOpen = { file throws(PipelineError) in try plan.decide(first: file) }
         let sink = _ClassifySink(

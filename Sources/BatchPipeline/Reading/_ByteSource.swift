@@ -2,10 +2,16 @@
 //
 // Where the record reader's bytes come from. The reader asks for decoded bytes into a buffer it owns and for
 // how far into the raw input it is (for a progress line and the counts); nothing else. An input is recognised
-// from its first bytes (`InputKind`): gzip is a `GzipDecoder`, zstd and plain text a `ZstdDecoder`, anything
-// else (bzip2, xz, lz4, zip, binary) is refused with one line that says what it looks like and how to convert
-// it. A parallel decoder of multi-frame archives would become a source the same way: by conforming and being
-// chosen in `_ByteSources.open(_:stdinName:maxWindowBytes:)`; the reader does not change.
+// from its first bytes (`InputKind`): gzip is a `GzipDecoder`; zstd is a `ZstdParallelDecoder` with the job's
+// thread count (frames decoded on `threads` workers, bytes in input order, the same errors at the same
+// offsets; a single-frame archive, and every frame with one thread, is decoded in the reader's thread one
+// unit per libzstd call); plain text a `ZstdDecoder` (which passes it through); anything else (bzip2, xz,
+// lz4, zip, binary) is refused with one line that says what it looks like and how to convert it.
+//
+// Why not `ZstdDecoder` with one thread: on a damaged archive it loses the blocks decoded by the libzstd call
+// that fails, so what it hands out before the damage depends on the read sizes and would differ from the
+// parallel path; decoding unit by unit hands out every block before a damaged one (and the whole frame
+// before a wrong checksum) at every thread count, so outputs, rejects and counts do not depend on --threads.
 
 import ZstdStream
 
@@ -23,16 +29,30 @@ protocol _ByteSource: AnyObject {
 
 extension ZstdDecoder: _ByteSource {}
 extension GzipDecoder: _ByteSource {}
+extension ZstdParallelDecoder: _ByteSource {}
 
 enum _ByteSources {
+    /// The most decoding workers for one input, whatever `--threads` is. Decoding is about 8 instructions per
+    /// decoded byte against about 120 for the rest of the job (docs/PERFORMANCE.md, "The scaling model"), so
+    /// 4 workers (about 3 GB/s of decoding) keep ahead of 64 classify threads; each worker costs a frame in
+    /// flight (about 5 MiB with 4 MiB frames), so more would only add memory: `(min(threads, 4) + 2) × ~5 MiB`.
+    static let maxDecodeThreads = 4
+
     /// Opens `path` (`-` is standard input), recognises it from its first bytes (``InputKind``) and chooses the
-    /// decoder: gzip → `GzipDecoder`, zstd or text → `ZstdDecoder`. The bytes read to recognise the input are
-    /// handed to the decoder, so a pipe loses nothing.
+    /// decoder: gzip → `GzipDecoder`; zstd → `ZstdParallelDecoder` with `threads` workers (none with one
+    /// thread: unit by unit in the calling thread); text → `ZstdDecoder`. The bytes read to recognise the input are handed to the decoder,
+    /// so a pipe loses nothing.
+    ///
+    /// - Parameter threads: decoding threads for a multi-frame zstd input (the job's `--threads`, at most
+    ///   ``maxDecodeThreads``). The frames in flight (`threads + 2`, each its compressed and decoded bytes:
+    ///   about 5 MiB with 4 MiB frames) are the memory this costs; a single-frame archive costs none of it.
     ///
     /// - Throws: `ZstdError`: the input cannot be opened or read, or it is something no decoder reads (bzip2,
     ///   xz, lz4, zip, 7-Zip, UTF-16 text, binary data): code `.unsupportedInput`, one line saying what it looks
     ///   like and the command that converts it.
-    static func open(_ path: String, stdinName: String, maxWindowBytes: Int) throws(ZstdError) -> any _ByteSource {
+    static func open(
+        _ path: String, stdinName: String, maxWindowBytes: Int, threads: Int = 1
+    ) throws(ZstdError) -> any _ByteSource {
         let isStdin = path == "-"
         let name = isStdin ? stdinName : path
         let probe = try InputProbe(path: isStdin ? nil : path, displayName: name)
@@ -42,7 +62,13 @@ enum _ByteSources {
                 return try GzipDecoder(
                     fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
                     options: GzipDecoder.Options(closeWhenDone: probe.ownsDescriptor))
-            case .zstd, .text:
+            case .zstd:
+                return try ZstdParallelDecoder(
+                    fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
+                    options: ZstdParallelDecoder.Options(
+                        maxWindowBytes: maxWindowBytes, closeWhenDone: probe.ownsDescriptor,
+                        threads: min(max(1, threads), maxDecodeThreads), streamingWhenSingleThreaded: false))
+            case .text:
                 return try ZstdDecoder(
                     fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
                     options: ZstdDecoder.Options(maxWindowBytes: maxWindowBytes, closeWhenDone: probe.ownsDescriptor))

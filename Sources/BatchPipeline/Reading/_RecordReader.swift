@@ -128,7 +128,8 @@ final class _RecordReader {
             progress.start(file: index, total: total)
             let source: any _ByteSource
             do {
-                source = try _ByteSources.open(path, stdinName: options.stdinName, maxWindowBytes: options.maxWindowBytes)
+                source = try _ByteSources.open(
+                    path, stdinName: options.stdinName, maxWindowBytes: options.maxWindowBytes, threads: options.decodeThreads)
             } catch {
                 throw PipelineError(error.code == .unsupportedInput ? .badInput : .inputMissing, error.description)
             }
