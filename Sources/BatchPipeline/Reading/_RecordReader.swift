@@ -103,6 +103,7 @@ final class _RecordReader {
         self.pool = pool
         self.collectStats = collectStats
         pool.overLongBudget = options.maxRecord
+        _ = _returnLargeBlocks
     }
 
     /// The name an input goes by in counts, rejects and errors.
