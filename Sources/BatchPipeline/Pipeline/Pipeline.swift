@@ -14,8 +14,10 @@ import ZstdStream
 /// ```
 ///
 /// Memory is bounded by the chunk pool: `2 × threads + 2` slots of about `3.5 × chunkSize` bytes each
-/// (input with room for decoded strings, and output), plus one record of up to `maxRecord` bytes when
-/// a record is longer than a chunk. Output bytes are identical whatever the thread count and chunk size.
+/// (input with room for decoded strings, and output), plus one budget of `maxRecord` bytes shared by every
+/// record longer than a chunk, whatever the thread count (each costs about 3× its bytes: input, decoded
+/// strings, output; docs/PERFORMANCE.md "Memory by formula"). Output bytes are identical whatever the
+/// thread count and chunk size.
 public final class Pipeline: Sendable {
     public let ruleSet: RuleSet
     public let options: PipelineOptions

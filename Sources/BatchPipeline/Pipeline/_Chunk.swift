@@ -109,9 +109,12 @@ final class _Chunk: @unchecked Sendable {
     var queuedAt: UInt64 = 0
     /// What a job's workers leave for its writer beside the output (evaluation tallies, export lines).
     var attachment: AnyObject?
+    /// Bytes of input beyond the chunk size this chunk holds from the pool's over-long budget
+    /// (``_ChunkPool/admit(_:inputBytes:)``); given back when the chunk returns to the pool.
+    fileprivate(set) var overLongBytes = 0
 
     init(capacity: Int, folders: Int, rules: Int) {
-        input = _ByteBuffer(capacity: capacity * 2)
+        input = _ByteBuffer(capacity: _ChunkPool.baseInputCapacity(capacity))
         output = _ByteBuffer(capacity: capacity + capacity / 2)
         counts = _ChunkCounts(folders: folders, rules: rules)
     }
@@ -156,16 +159,56 @@ final class _Chunk: @unchecked Sendable {
     }
 }
 
-/// A blocking pool of chunk slots: the bound on memory in flight.
+/// A blocking pool of chunk slots and the over-long budget: the bound on memory in flight.
+///
+/// A chunk holds at most `chunkSize` bytes of records (and carried-over bytes) on its own; its input buffer
+/// has room for twice that (decoded strings go after the records) and never grows. A record longer than a
+/// chunk makes the reader grow the chunk past that, and every byte beyond `chunkSize` is taken from one
+/// budget shared by the whole pipeline, `--max-record` bytes: the reader waits (``admit(_:inputBytes:)``)
+/// until chunks in flight give theirs back, which they do when the writer is done with them (``put(_:)``).
+/// So however many threads there are, records longer than a chunk hold at most `--max-record` bytes of input
+/// at once, instead of one such record per slot.
+///
+/// No deadlock: the budget is at least as large as any one chunk's need (`--max-record`), and the chunks
+/// holding it have all been handed over, so the workers and the writer finish them without the reader.
 final class _ChunkPool: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var free: [_Chunk]
-    private let capacity: Int
+    private var budget: Int
+    private var budgetInUse = 0
+    private var budgetPeak = 0
+    let chunkSize: Int
+
+    /// The input capacity of a chunk slot: `chunkSize` bytes of records, as much again for decoded strings.
+    static func baseInputCapacity(_ chunkSize: Int) -> Int { 2 * chunkSize + 64 }
 
     init(slots: Int, chunkSize: Int, folders: Int, rules: Int) {
-        capacity = chunkSize
+        self.chunkSize = chunkSize
+        budget = 64 << 20
         free = (0..<slots).map { _ in _Chunk(capacity: chunkSize, folders: folders, rules: rules) }
+    }
+
+    /// The over-long budget, in bytes beyond `chunkSize` (the reader sets it to its `--max-record`).
+    var overLongBudget: Int {
+        get {
+            condition.lock()
+            defer { condition.unlock() }
+            return budget
+        }
+        set {
+            condition.lock()
+            budget = max(1, newValue)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// The most bytes of the over-long budget held at once so far (for tests).
+    var overLongPeak: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return budgetPeak
     }
 
     func take() -> _Chunk {
@@ -177,13 +220,35 @@ final class _ChunkPool: @unchecked Sendable {
         return chunk
     }
 
-    func put(_ chunk: _Chunk) {
-        // A huge record may have grown the buffers: give the memory back.
-        chunk.input.shrink(to: capacity * 2)
-        chunk.output.shrink(to: capacity * 2)
+    /// Lets `chunk` (the reader's) hold `inputBytes` bytes of input: past `chunkSize`, waits until the
+    /// over-long budget has room for the bytes beyond it. Never asks for more than the whole budget.
+    func admit(_ chunk: _Chunk, inputBytes: Int) {
+        guard inputBytes - chunkSize > chunk.overLongBytes else { return }
         condition.lock()
+        let wanted = min(inputBytes - chunkSize, max(budget, chunk.overLongBytes))
+        let more = wanted - chunk.overLongBytes
+        // Wait while it does not fit and another chunk holds some of the budget (they all come back).
+        while more > 0 && budgetInUse + more > budget && budgetInUse > chunk.overLongBytes { condition.wait() }
+        budgetInUse += max(0, more)
+        budgetPeak = max(budgetPeak, budgetInUse)
+        condition.unlock()
+        chunk.overLongBytes = max(chunk.overLongBytes, wanted)
+    }
+
+    func put(_ chunk: _Chunk) {
+        // A huge record grew the buffers: give the memory back (realloc returns the pages).
+        chunk.input.removeAll()
+        chunk.output.removeAll()
+        chunk.rejects.removeAll(keepingCapacity: true)
+        chunk.tailReject = nil
+        chunk.input.shrink(to: Self.baseInputCapacity(chunkSize))
+        chunk.output.shrink(to: chunkSize * 2)
+        let held = chunk.overLongBytes
+        chunk.overLongBytes = 0
+        condition.lock()
+        budgetInUse -= held
         free.append(chunk)
-        condition.signal()
+        if held > 0 { condition.broadcast() } else { condition.signal() }
         condition.unlock()
     }
 }

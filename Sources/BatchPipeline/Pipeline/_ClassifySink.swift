@@ -116,9 +116,19 @@ final class _ClassifySink: _ChunkSink {
             counts.rejectReasons[_RejectLines.category(piece.reason), default: 0] += 1
         }
         guard let rejects else { return }
-        do { try rejects.write(streamed.text(piece, bytes, file: file.displayPath)) } catch {
-            throw PipelineError(.outputFailed, error.description)
-        }
+        // The first piece holds `--max-record` bytes: its text is made and written a slice at a time, so the
+        // writer never holds more than a slice's base64 beside it.
+        var start = 0
+        repeat {
+            let end = min(bytes.count, start + _StreamedReject.slice)
+            var part = piece
+            part.isFirst = piece.isFirst && start == 0
+            part.isLast = piece.isLast && end == bytes.count
+            do { try rejects.write(streamed.text(part, UnsafeRawBufferPointer(rebasing: bytes[start..<end]), file: file.displayPath)) } catch {
+                throw PipelineError(.outputFailed, error.description)
+            }
+            start = end
+        } while start < bytes.count
     }
 
     private func writeReject(_ reject: _Reject, _ chunk: _Chunk, _ file: _FileState) throws(PipelineError) {
@@ -126,8 +136,8 @@ final class _ClassifySink: _ChunkSink {
         if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(line): \(reject.reason) (--strict)") }
         counts.rejectReasons[_RejectLines.category(reject.reason), default: 0] += 1
         guard let rejects else { return }
-        do { try rejects.write(_RejectLines.line(file.displayPath, line, reject)) } catch {
-            throw PipelineError(.outputFailed, error.description)
+        try _RejectLines.write(file.displayPath, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in
+            do { try rejects.write(part) } catch { throw PipelineError(.outputFailed, "\(error)") }
         }
     }
 

@@ -53,13 +53,15 @@ final class _OutputPlan: @unchecked Sendable {
 }
 
 final class _ClassifyWorker: _ChunkWorker {
-    let classifier: Classifier
+    private(set) var classifier: Classifier
+    let ruleSet: RuleSet
     let plan: _OutputPlan
     let collectStats: Bool
     let scratch = _ParseScratch()
 
     init(ruleSet: RuleSet, plan: _OutputPlan, collectStats: Bool) {
         classifier = Classifier(ruleSet: ruleSet)
+        self.ruleSet = ruleSet
         self.plan = plan
         self.collectStats = collectStats
     }
@@ -70,6 +72,12 @@ final class _ClassifyWorker: _ChunkWorker {
         scratch.parse(chunk)
         let t1 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
         _classifyParsed(classifier, chunk, &scratch.parsed)
+        if chunk.overLongBytes > 0 {
+            // The classifier keeps its match buffers at the size of the most hits one message gave it: after
+            // a record longer than a chunk, a fresh one, so that each worker does not keep a long record's
+            // worth (rare: only chunks that held the over-long budget; the normal path allocates nothing).
+            classifier = Classifier(ruleSet: ruleSet)
+        }
         let t2 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
         count(chunk, scratch.parsed)
         emit(chunk, file, scratch.parsed)

@@ -9,33 +9,58 @@
 import Foundation
 
 enum _RejectLines {
-    /// The line of one whole reject.
-    static func line(_ file: String, _ line: Int, _ reject: _Reject) -> [UInt8] {
-        let out = _ByteBuffer(capacity: reject.raw.count * 4 / 3 + 128)
-        head(file, line, reject.reason, out)
-        if reject.category == _ReadOptions.overlongCategory {
-            // Whole in a chunk or streamed in pieces, depending on the chunk size: the same line either way.
-            out.append(", \"recordBase64\": \"")
-            out.append(Array(Data(reject.raw).base64EncodedString().utf8))
-            out.append("\", \"length\": ")
-            out.appendDecimal(reject.length)
-            out.append("}\n")
-            return Array(out.bytes)
+    /// Hands the line of one whole reject to `emit` in parts: a long record is turned into text a slice
+    /// (``_StreamedReject/slice``) at a time, so the writer holds at most a slice's text beside the record.
+    static func write(
+        _ file: String, _ line: Int, _ reject: _Reject, _ emit: (UnsafeRawBufferPointer) throws(PipelineError) -> Void
+    ) throws(PipelineError) {
+        let slice = _StreamedReject.slice
+        let out = _ByteBuffer(capacity: min(reject.raw.count, slice) * 6 + 256)
+        func flush() throws(PipelineError) {
+            try emit(out.bytes)
+            out.removeAll()
         }
-        out.append(", \"length\": ")
-        out.appendDecimal(reject.length)
-        reject.raw.withUnsafeBytes { raw in
+        head(file, line, reject.reason, out)
+        try reject.raw.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in Result { () throws(PipelineError) in
+            func base64() throws(PipelineError) {
+                var start = 0
+                while start < raw.count {
+                    let end = min(raw.count, start + slice)
+                    out.append(Array(Data(raw[start..<end]).base64EncodedString().utf8))
+                    try flush()
+                    start = end
+                }
+            }
+            if reject.category == _ReadOptions.overlongCategory {
+                // Whole in a chunk or streamed in pieces, depending on the chunk size: the same line either way.
+                out.append(", \"recordBase64\": \"")
+                try base64()
+                out.append("\", \"length\": ")
+                out.appendDecimal(reject.length)
+                out.append("}\n")
+                try flush()
+                return
+            }
+            out.append(", \"length\": ")
+            out.appendDecimal(reject.length)
             if _isValidUTF8(raw) {
-                out.append(", \"record\": ")
-                out.appendJSONString(raw)
+                out.append(", \"record\": \"")
+                var start = 0
+                while start < raw.count {
+                    let end = min(raw.count, start + slice)
+                    out.appendJSONEscaped(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+                    try flush()
+                    start = end
+                }
+                out.append("\"")
             } else {
                 out.append(", \"recordBase64\": \"")
-                out.append(Array(Data(reject.raw).base64EncodedString().utf8))
+                try base64()
                 out.append("\"")
             }
-        }
-        out.append("}\n")
-        return Array(out.bytes)
+            out.append("}\n")
+            try flush()
+        } }.get()
     }
 
     static func head(_ file: String, _ line: Int, _ reason: String, _ out: _ByteBuffer) {
@@ -57,6 +82,8 @@ enum _RejectLines {
 
 /// Writes a streamed reject piece by piece: base64 in groups of three bytes, carrying up to two over.
 struct _StreamedReject {
+    /// The most bytes of a piece turned into text at once (a multiple of 3).
+    static let slice = 3 << 18
     private var pending: [UInt8] = []
 
     /// The text for one piece (the head on the first, the length and the end on the last).

@@ -16,7 +16,7 @@ enum _ReaderStep {
 
 extension _RecordReader {
     /// Fills the chunk until the framer finds a boundary (growing it for a long record up to
-    /// `--max-record`), or the input ends.
+    /// `--max-record`, a chunk at a time, with the pool's over-long budget), or the input ends.
     func frame(_ cursor: _FileCursor, _ chunk: _Chunk) -> _ReaderStep {
         let framer = cursor.framer!
         var limit = max(options.chunkSize, chunk.input.count + 1)
@@ -35,7 +35,9 @@ extension _RecordReader {
                 case .whole: return .records(bytes.count)
                 }
             }
-            limit = min(limit * 2, options.maxRecord + options.chunkSize)
+            // One chunk more at a time (the framer scans only the new bytes): the chunk stops within a
+            // chunk of the record's end, so a long record carries at most a chunk of the next one with it.
+            limit = min(limit + options.chunkSize, options.maxRecord + options.chunkSize)
         }
     }
 

@@ -102,6 +102,8 @@ final class _RecordReader {
         self.options = options
         self.pool = pool
         self.collectStats = collectStats
+        pool.overLongBudget = options.maxRecord
+        _ = _returnLargeBlocks
     }
 
     /// The name an input goes by in counts, rejects and errors.
@@ -147,6 +149,12 @@ final class _RecordReader {
             chunk.isFirstOfFile = true
             cursor.deliveredAny = true
         }
+        if chunk.overLongBytes > 0 && chunk.piece == nil {
+            // Room for the decoded strings the parser writes after the records (`_ParseScratch.parse`), made
+            // here while the chunk holds its share of the over-long budget: a worker never grows a buffer.
+            chunk.input.count = chunk.recordBytes
+            chunk.input.reserve(chunk.recordBytes + 16)
+        }
         if collectStats { chunk.queuedAt = DispatchTime.now().uptimeNanoseconds }
         deliver(chunk)
     }
@@ -155,8 +163,10 @@ final class _RecordReader {
         while true {
             if shouldStop() { return }
             let chunk = pool.take()
+            pool.admit(chunk, inputBytes: carryBuffer.count)
             chunk.input.append(carryBuffer.bytes)
             carryBuffer.removeAll()
+            carryBuffer.shrink(to: max(64 * 1024, 2 * options.chunkSize))
             if cursor.state == nil {
                 do throws(PipelineError) { try open(cursor, chunk) } catch {
                     pool.put(chunk)
@@ -182,7 +192,10 @@ final class _RecordReader {
     }
 
     /// Fills `chunk` from the source up to `limit` bytes (or the end of the input).
+    /// Past the chunk size, the bytes beyond it are taken from the pool's over-long budget first (this may
+    /// wait for chunks in flight to be written).
     func fill(_ chunk: _Chunk, _ cursor: _FileCursor, limit: Int) {
+        if limit > options.chunkSize { pool.admit(chunk, inputBytes: limit) }
         while chunk.input.count < limit && !cursor.eof {
             chunk.input.reserve(limit - chunk.input.count)
             let room = UnsafeMutableRawBufferPointer(start: chunk.input.storage + chunk.input.count, count: limit - chunk.input.count)
@@ -227,7 +240,7 @@ final class _RecordReader {
                 if chunk.input.count >= options.maxRecord {
                     throw PipelineError(.badInput, "\(cursor.displayPath): the header row is longer than --max-record")
                 }
-                limit *= 2
+                limit = min(limit * 2, options.maxRecord + options.chunkSize)
                 fill(chunk, cursor, limit: limit)
             case .ready(let driver, let headerBytes):
                 cursor.state = _FileState(index: cursor.index, path: cursor.path, displayPath: cursor.displayPath, driver: driver, hadBOM: hadBOM)
