@@ -19,7 +19,9 @@ enum _Drivers {
     static func open(_ bytes: UnsafeRawBufferPointer, eof: Bool, name: String?, displayName: String, options: _ReadOptions) -> _Opening {
         let format = options.inputFormat ?? InputFormat.sniff(bytes, path: name)
         switch format {
-        case .jsonl: return .ready(_JSONLDriver(options: options), headerBytes: 0)
+        case .jsonl:
+            if let problem = _JSONLDriver.missingBody(bytes, options: options) { return .failed("\(displayName): \(problem)") }
+            return .ready(_JSONLDriver(options: options), headerBytes: 0)
         case .xml: return .ready(_XMLDriver(options: options), headerBytes: 0)
         case .csv, .tsv: return _DelimitedDriver.open(format: format, bytes, eof: eof, options: options, name: displayName)
         }

@@ -1,5 +1,6 @@
 // MARK: Internal API
 
+import Foundation
 import MessageFilter
 
 /// JSON Lines: one object per line, validated by `_JSONScanner`, which also finds the wanted keys.
@@ -29,6 +30,30 @@ final class _JSONLDriver: _FormatDriver {
     }
 
     func makeFramer() -> _Framer { _LineFramer() }
+
+    /// Why the file cannot be read as asked, from its first whole lines (at most 256), or nil: when every
+    /// JSON object among them lacks the body field, the field option names nothing in this file (as a
+    /// missing CSV column is an error rather than a file of rejects). Runs once per file, with Foundation's
+    /// parser, on the bytes the reader already holds.
+    static func missingBody(_ bytes: UnsafeRawBufferPointer, options: _ReadOptions) -> String? {
+        var objects = 0
+        var found: [String] = []
+        var seen = Set<String>()
+        var start = 0
+        var lines = 0
+        while start < bytes.count, lines < 256, let newline = _find(0x0A, in: bytes, from: start, to: bytes.count) {
+            let line = Data(bytes[start..<newline])
+            start = newline + 1
+            lines += 1
+            guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
+            if object[options.fields.body] != nil { return nil }
+            objects += 1
+            for key in object.keys.sorted() where found.count < 20 && seen.insert(key).inserted { found.append(key) }
+        }
+        guard objects > 0 else { return nil }
+        let list = found.isEmpty ? "none" : found.joined(separator: ", ")
+        return "no record among the first \(objects) has a \"\(options.fields.body)\" field (fields found: \(list)); name the body's field with --body-field"
+    }
 
     func preamble(_ emitter: _Emitter) -> [UInt8] { [] }
 
