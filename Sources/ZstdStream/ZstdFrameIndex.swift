@@ -19,8 +19,8 @@ import Darwin
 /// frames in front of a zstd frame (pzstd's hint of its size) travel with it, and the last frame runs to the
 /// end of the file (a seek table or other skippable frames after it belong to it). Where the walk meets
 /// something it does not read (the file ends inside a frame, a reserved bit, bytes that are no frame), it
-/// stops: the bytes from the last good boundary on become one last piece (``stop`` says where and why), to be
-/// decoded, and refused with the decoder's own message, by whoever reads it.
+/// stops: the bytes from the last good boundary on become one last piece of unknown size (``stop`` says
+/// where and why), to be decoded, and refused with the decoder's own message, by whoever reads it.
 public struct ZstdFrameIndex: Sendable, Equatable {
     /// One zstd frame and the skippable frames before it.
     public struct Frame: Sendable, Equatable {
@@ -103,6 +103,17 @@ public struct ZstdFrameIndex: Sendable, Equatable {
         return try walk(file)
     }
 
+    /// The frames found by walking the headers, whether or not the file has a seek table (for tests).
+    static func walkForTests(path: String) throws(ZstdError) -> ZstdFrameIndex {
+        let fd: Int32
+        switch _Sys.open(path, O_RDONLY) {
+        case .success(let value): fd = value
+        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path)
+        }
+        defer { _Sys.close(fd) }
+        return try walk(_PositionedReader(fd: fd, size: Int64(lseek(fd, 0, SEEK_END)), path: path))
+    }
+
     /// The frames a seek table lists, if each starts with a zstd frame magic and every header that gives a
     /// content size gives the table's; nil otherwise.
     private static func fromSeekTable(_ table: ZstdSeekTable, _ file: _PositionedReader) throws(ZstdError) -> ZstdFrameIndex? {
@@ -180,12 +191,12 @@ public struct ZstdFrameIndex: Sendable, Equatable {
             start = p
             at = p
         }
-        if frames.isEmpty {
-            frames = [Frame(start: 0, end: file.size, decodedSize: nil)]
+        if stop != nil || frames.isEmpty {
+            // What could not be walked is one last piece, from the last good boundary.
+            frames.append(Frame(start: start, end: file.size, decodedSize: nil))
         } else {
-            // Skippable frames after the last frame (a seek table), or what could not be walked, are the last piece's.
+            // Skippable frames after the last frame (a seek table) are its.
             frames[frames.count - 1].end = file.size
-            if stop != nil { frames[frames.count - 1].decodedSize = nil }
         }
         return ZstdFrameIndex(frames: frames, fileSize: file.size, source: .frameHeaders, stop: stop)
     }
