@@ -17,7 +17,9 @@ extension _RecordReader {
         carryBuffer.removeAll()
         let source: _SplitSource
         do {
-            source = try _SplitSource(path: path, split: split, threads: options.decodeThreads, maxWindowBytes: options.maxWindowBytes)
+            source = try _SplitSource(
+                path: path, split: split, threads: min(max(1, options.decodeThreads), _ByteSources.maxDecodeThreads),
+                maxWindowBytes: options.maxWindowBytes)
         } catch {
             if error.code == .fileFailed { throw PipelineError(.inputMissing, error.description) }
             throw PipelineError(.badInput, "\(error.description) (reading the frames before --range \(split.start):\(split.end))")
