@@ -221,6 +221,26 @@ assert [job.format_by_name(n) for n in ("a.CSV.zst", "b.tsv", "c.ndjson.zst", "d
     ["csv", "tsv", "jsonl", "xml", None, None]
 fixed = json.loads(job.name_stdin(json.dumps({"files": [{"path": "<stdin>"}], "records": 1}), "s3a://b/k"))
 assert fixed == {"files": [{"path": "s3a://b/k"}], "records": 1}, fixed
+# Splitting helpers: sizes, part names, local paths, seek tables cut off and merged.
+assert [job.parse_size(t) for t in ("256M", "1G", "4k", "0", "65536")] == [256 << 20, 1 << 30, 4 << 10, 0, 65536]
+parts, manifest = job.part_names("x.labelled.jsonl.zst", 2)
+assert parts == ["x.labelled.jsonl.part-00000.zst", "x.labelled.jsonl.part-00001.zst", "x.labelled.jsonl.part-00002.zst"], parts
+assert manifest == "x.labelled.jsonl.parts.json", manifest
+assert job.local_path("file:///a/b.zst") == "/a/b.zst" and job.local_path("/a/b") == "/a/b" and job.local_path("hdfs://n/a") is None
+import os, struct, tempfile
+def seekable(entries, payload):
+    table = b"".join(struct.pack("<III", *e) for e in entries) + struct.pack("<IBI", len(entries), 0x80, 0x8F92EAB1)
+    return payload + struct.pack("<II", 0x184D2A5E, len(table)) + table
+with tempfile.TemporaryDirectory() as d:
+    a, b = os.path.join(d, "a"), os.path.join(d, "b")
+    open(a, "wb").write(seekable([(3, 10, 7)], b"abc"))
+    open(b, "wb").write(seekable([(2, 5, 8), (1, 4, 9)], b"de" + b"f"))
+    ta, tb = job.strip_seek_table(a), job.strip_seek_table(b)
+    assert open(a, "rb").read() == b"abc" and open(b, "rb").read() == b"def", "the tables are cut off"
+    assert ta == {"checksums": True, "entries": [[3, 10, 7]]}, ta
+    assert job.strip_seek_table(a) is None, "no table left"
+    merged = job.seek_table_bytes([ta, tb, {"checksums": False, "entries": []}])
+    assert merged == seekable([(3, 10, 7), (2, 5, 8), (1, 4, 9)], b""), merged
 EOF
 
 # --- the comparisons --------------------------------------------------------------------------------------

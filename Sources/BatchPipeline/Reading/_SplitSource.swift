@@ -210,6 +210,7 @@ final class _SplitSource: _ByteSource {
             format == .csv
             ? "a CSV newline may be inside a quoted field, which only a read from the start of the archive can tell"
             : "an XML record may sit inside a construct that opened before the range"
-        return "\(name): --range reads JSON Lines and TSV archives only, and this is \(format.rawValue.uppercased()): \(why); classify it whole"
+        return "\(name): --range reads JSON Lines and TSV archives only, and this is \(format.rawValue.uppercased()): "
+            + "\(why); classify it whole"
     }
 }

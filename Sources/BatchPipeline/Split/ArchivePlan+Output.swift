@@ -26,7 +26,8 @@ extension ArchivePlan {
             if let value = split.error { entry["error"] = value }
             return entry
         }
-        let data = (try? JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = (try? JSONSerialization.data(withJSONObject: root, options: options)) ?? Data()
         return data + Data("\n".utf8)
     }
 
@@ -55,11 +56,15 @@ extension ArchivePlan {
         }
         let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
         for row in rows {
-            lines.append(row.enumerated().map { c, cell in c == 1 ? cell.padding(toLength: widths[c], withPad: " ", startingAt: 0) : cell.leftPadded(widths[c]) }
-                .joined(separator: "  "))
+            let cells = row.enumerated().map { c, cell in
+                c == 1 ? cell.padding(toLength: widths[c], withPad: " ", startingAt: 0) : cell.leftPadded(widths[c])
+            }
+            lines.append(cells.joined(separator: "  "))
         }
         for (k, split) in splits.enumerated() where split.error != nil { lines.append("split \(k): \(split.error!)") }
-        if !decodedExact { lines.append("~ estimated from the first frame's ratio (the frames do not say their sizes; --lines decodes them)") }
+        if !decodedExact {
+            lines.append("~ estimated from the first frame's ratio (the frames do not say their sizes; --lines decodes them)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -102,8 +102,9 @@ public struct ArchivePlan: Sendable, Equatable {
         guard container == "zstd" else {
             plan.reason =
                 container == "gzip"
-                ? "gzip: one stream with no points where decoding can start; recompress it as a seekable zstd archive (smsfilter classify … -o x.zst, or pzstd)"
-                : "plain (uncompressed) input: smsfilter splits zstd archives only; compress it with pzstd or smsfilter's seekable .zst output"
+                ? "gzip: one stream with no points where decoding can start; recompress it in frames "
+                    + "(gzip -dc x.gz | pzstd -o x.zst)"
+                : "plain (uncompressed) input: smsfilter splits zstd archives only; compress it in frames (pzstd)"
             return plan
         }
         let found: ZstdFrameIndex?
@@ -132,7 +133,7 @@ public struct ArchivePlan: Sendable, Equatable {
         if index.frames.count == 1 {
             plan.reason =
                 "one zstd frame: zstd archives can be cut only between frames; write the archive in frames "
-                + "(smsfilter classify/generate -o x.zst with --frame-size, pzstd, zstd -B/--block-size with --long off)"
+                + "(pzstd; smsfilter's .zst outputs, which are seekable; or pieces compressed one by one and concatenated)"
         } else if !_SplitSource.reads(format) {
             plan.reason = _SplitSource.refusal(path, format)
         } else {
@@ -140,7 +141,8 @@ public struct ArchivePlan: Sendable, Equatable {
         }
         let sizes = estimatedSizes(path, index, options)
         if plan.splittable {
-            plan.splits = group(frames, firstFrame: first, sizes: sizes[first..<last], options.splitSize, startsArchive: range.lowerBound == 0)
+            plan.splits = group(
+                frames, firstFrame: first, sizes: sizes[first..<last], options.splitSize, startsArchive: range.lowerBound == 0)
             if plan.splits.count == 1 {
                 plan.reason = "one split: its \(frames.count) frames decode to less than --split-size \(options.splitSize) bytes"
             }
@@ -162,12 +164,15 @@ public struct ArchivePlan: Sendable, Equatable {
         var bytes = [UInt8](repeating: 0, count: 64 << 10)
         var count = 0
         while count < bytes.count {
-            let n = (try? bytes.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }) ?? 0
+            let n = (try? bytes.withUnsafeMutableBytes { raw in
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[count...]))
+            }) ?? 0
             if n == 0 { break }
             count += n
         }
         let container = source is GzipDecoder ? "gzip" : source.isCompressed == true ? "zstd" : "plain"
-        let format = options.inputFormat ?? bytes.withUnsafeBytes { InputFormat.sniff(UnsafeRawBufferPointer(rebasing: $0[..<count]), path: path) }
+        let format =
+            options.inputFormat ?? bytes.withUnsafeBytes { InputFormat.sniff(UnsafeRawBufferPointer(rebasing: $0[..<count]), path: path) }
         return (container, format)
     }
 
