@@ -51,7 +51,7 @@ extension Classifier {
     }
 
     /// Records the learned model's scores for the message just scored (full traces only; allocates).
-    func _recordModel(_ model: _CompiledModel, decided: Bool, _ trace: DecisionTrace) {
+    func _recordModel(_ model: _CompiledModel, decided: Bool, vouched: Bool, _ trace: DecisionTrace) {
         let s = modelScratch!
         let t = model.targetCount
         var scores: [Double] = []
@@ -67,6 +67,9 @@ extension Classifier {
             let (start, end) = s.text.sourceSpan(Int(s.firstStart[f]), Int(s.firstEnd[f]), of: s.last)
             features.append((Int32(f), start, end))
         }
-        trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided))
+        var abstention = _modelAbstention(model)
+        if abstention == .decides, vouched, model.targets[winner].action != .transaction { abstention = .vouchedSender }
+        trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
+                                  margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention))
     }
 }

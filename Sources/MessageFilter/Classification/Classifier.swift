@@ -325,6 +325,7 @@ public final class Classifier {
         var refine = -1
         var refinePriority = Int.min
         var refinePos = Int32.max
+        var vouched = false  // a registered transactional sender's rule fired
         var k = 0
         let senderOnly = set.senderOnlyRules
         while k < touchedCount + senderOnly.count {
@@ -342,6 +343,7 @@ public final class Classifier {
             let pos = _firingPosition(r, generation: gen, sender: sender, info: info)
             if let trace { _record(r, pos, generation: gen, trace) }
             guard pos >= 0 else { continue }
+            if rules[r].vouches { vouched = true }
             let priority = rules[r].priority
             if priority > bestPriority || (priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
                 best = r
@@ -357,12 +359,12 @@ public final class Classifier {
         }
 
         // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) {
+        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, vouched: vouched) {
             let out = _refined(v, by: refine)
-            if full { _recordModel(model, decided: true, trace!) }
+            if full { _recordModel(model, decided: true, vouched: vouched, trace!) }
             return out
         }
-        if full, let model { _recordModel(model, decided: false, trace!) }
+        if full, let model { _recordModel(model, decided: false, vouched: vouched, trace!) }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]
