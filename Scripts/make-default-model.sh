@@ -19,7 +19,9 @@ UCI_SHA256=2790f5fe1aaa660bed6adf5bd32c898f11ffc5b72b09b7711fb64de95ed18fd4
 THAI_SHA256=baf42f6f9a0577d11b1cbbd9d65a63b9a60d529913584153a2a4b237aa6c9cc5
 PRIORITY=95
 PRECISION=0.98          # --precision-target: held-out junk/promotion decisions at least this precise
-MIN_SCRIPT=100          # --min-script-messages: real messages of a script before the model speaks on it
+MIN_SCRIPT=300          # --min-script-messages: real messages of a script before the model speaks on it, and of
+                        # an action in a script before it overrules a rule of that action there (the English
+                        # part holds 206 transactions, all one-time codes, and 14 promotions: too few)
 
 for tool in zstd sed od base64 sha256sum; do
   command -v "$tool" >/dev/null || { echo "make-default-model: $tool is needed" >&2; exit 1; }

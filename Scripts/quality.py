@@ -8,7 +8,7 @@ they are scored on every message. Bodies are never printed.
 
 usage: quality.py [--binary BIN] [--corpora DIR] [--json FILE] [--write-doc]
 """
-import argparse, collections, json, os, subprocess, sys, tempfile
+import argparse, collections, json, os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = [("default", None), ("rules alone", "embedded:rules"), ("model alone", os.path.join(ROOT, "samples/default-model.yaml"))]
@@ -43,6 +43,13 @@ def classified(binary, rules, path):
     return confusion
 
 
+def recipe():
+    """The default model's options, read from Scripts/make-default-model.sh (said once, there)."""
+    text = open(os.path.join(ROOT, "Scripts/make-default-model.sh")).read()
+    values = dict(re.findall(r"^(PRIORITY|PRECISION|MIN_SCRIPT)=(\S+)", text, re.M))
+    return ["--priority", values["PRIORITY"], "--precision-target", values["PRECISION"], "--min-script-messages", values["MIN_SCRIPT"]]
+
+
 def cross_validated(binary, corpora, training, rules):
     """Confusion per training corpus from `learn --cv 5` with the default model's recipe."""
     with tempfile.TemporaryDirectory(prefix="smsfilter-quality-") as work:
@@ -58,7 +65,7 @@ def cross_validated(binary, corpora, training, rules):
                 path = renamed
             inputs.append(path)
         args = [binary, "learn", "--quiet", "--json", "--cv", "5", "--map-file", os.path.join(ROOT, "samples/default-model-map.json"),
-                "--model-name", "default-model", "--priority", "95"] + inputs
+                "--model-name", "default-model"] + recipe() + inputs
         if rules:
             args[2:2] = ["--rules", rules]
         report = json.loads(run(args))

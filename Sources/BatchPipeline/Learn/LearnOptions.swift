@@ -41,8 +41,9 @@ public struct LearnOptions: Sendable {
     public var calibrationFolds = 5
     /// Held-out decisions of a target below which its margin is not calibrated (left at 0, and said so).
     public var minimumCalibrationDecisions = 20
-    /// The model abstains on messages whose main script it learned from fewer real messages than this (0:
-    /// never).
+    /// The model abstains on messages whose main script it learned from fewer real messages than this, and
+    /// yields to a firing rule whose action it learned from fewer real messages than this in the message's
+    /// script (0: never).
     public var minScriptMessages = 100
     /// Inputs (indices into the input list) whose records are generated, not real; records whose id starts
     /// with `gen:` (`smsfilter generate`) are generated wherever they are.
@@ -125,8 +126,9 @@ public struct LearnReport: Sendable {
     public var macroF1WithoutMargins: Double { scoresWithoutMargins.isEmpty ? 0 : scoresWithoutMargins.map(\.f1).reduce(0, +) / Double(scoresWithoutMargins.count) }
     /// Cross-validation per input: truth label → predicted folder → records (the model with margins).
     public var confusionByInput: [[String: [String: Int]]] = []
-    /// Real and generated messages learnt from, per main script.
-    public var scripts: [Script: Int] = [:]
+    /// Real messages learnt from, per main script and target (in target order), and generated ones per main
+    /// script.
+    public var scripts: [Script: [Int]] = [:]
     public var generatedScripts: [Script: Int] = [:]
     /// Per target: what the calibration found.
     public struct Calibration: Sendable {

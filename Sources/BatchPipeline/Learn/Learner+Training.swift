@@ -385,10 +385,12 @@ struct _Examples {
 
     func script(_ r: Int) -> Script { Script(rawValue: scriptBytes[r] & 0x7F)! }
 
-    /// Real examples per main script outside fold `fold`.
-    func scripts(excluding fold: Int) -> [Script: Int] {
-        var counts: [Script: Int] = [:]
-        for r in 0..<count where Int(folds[r]) != fold && scriptBytes[r] & 0x80 == 0 { counts[script(r), default: 0] += 1 }
+    /// Real examples per main script and target outside fold `fold`.
+    func scripts(excluding fold: Int, targets t: Int) -> [Script: [Int]] {
+        var counts: [Script: [Int]] = [:]
+        for r in 0..<count where Int(folds[r]) != fold && scriptBytes[r] & 0x80 == 0 {
+            counts[script(r), default: Array(repeating: 0, count: t)][Int(targets[r])] += 1
+        }
         return counts
     }
 

@@ -189,7 +189,11 @@ public final class Learner {
                     let fold = k > 0 ? Self.fold(candidates.normalized(r.body), k) : 0
                     let generated = self.options.generatedInputs.contains(r.fileIndex) || Self.isGenerated(id: r.id)
                     let script = scanner.modelFeatures(body: r.body, into: &features)
-                    if generated { report.generatedScripts[script, default: 0] += 1 } else { report.scripts[script, default: 0] += 1 }
+                    if generated {
+                        report.generatedScripts[script, default: 0] += 1
+                    } else {
+                        report.scripts[script, default: Array(repeating: 0, count: targets.count)][target] += 1
+                    }
                     examples.add(target: target, fold: fold, features: features, body: r.body, script: script, generated: generated)
                 }, skip: { _, _, _ in })
         } catch {
@@ -206,7 +210,7 @@ public final class Learner {
             var (model, its, keptPhrases) = train(examples, vocabulary: vocabulary, union: union, targets: targets, heldOut: heldOut)
             // Where it learned: real messages per main script (the fold's own training messages for a fold model).
             model.minScriptMessages = options.minScriptMessages
-            model.scripts = heldOut.map { examples.scripts(excluding: $0) } ?? report.scripts
+            model.scripts = heldOut.map { examples.scripts(excluding: $0, targets: targets.count) } ?? report.scripts
             model.generatedScripts = heldOut == nil ? report.generatedScripts : [:]
             models.append(model)
             kept.append(keptPhrases)

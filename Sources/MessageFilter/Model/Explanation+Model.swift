@@ -59,7 +59,7 @@ extension Explanation {
 extension Classifier {
     /// The model's side of an explanation, from the scores the classifier recorded in the trace.
     func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?,
-                       vouchingRule: String?) -> Explanation.ModelScores {
+                       vouchingRule: String?, yieldedTo: String?) -> Explanation.ModelScores {
         let model = ruleSet.model!
         let winner = m.winner
         // The rule that refined the model's verdict (set when the model decided this message, just before).
@@ -118,6 +118,13 @@ extension Classifier {
                 why = "\(names[winner]) leads by a margin of \(Self.format(m.margin)), below the \(needed.isInfinite ? "margin it never reaches for that target" : "calibrated margin \(Self.format(needed))") (scores: \(scoreText))"
             case .threshold:
                 why = "best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold))"
+            case .unlearnedRule:
+                let name = yieldedTo ?? "?"
+                let action = ruleSet.definition.rules.first { $0.name == name }?.action ?? .none
+                let n = definition.realMessages(m.script, action: action) ?? 0
+                why = "rule \"\(name)\" says \(action.name), and the model learned from \(n) real \(m.script) \(action.name) message\(n == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule such a rule; it would say \(names[winner]))"
+            case .registeredSender:
+                why = "it says junk, but the sender is a TRAI DLT header, a registered sender: the model alone does not call its messages junk"
             case .vouchedSender:
                 why = "it says \(names[winner]), but a registered transactional sender vouches for the message (\(vouchingRule ?? "a sender rule") fired): the model alone never moves such a message out of Transactions"
             }

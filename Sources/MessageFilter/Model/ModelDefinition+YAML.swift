@@ -13,9 +13,10 @@ extension ModelDefinition {
             out += "  margins: [\(margins.map { $0.isInfinite ? "never" : "\($0)" }.joined(separator: ", "))]\n"
         }
         if let scripts {
-            out += "  # real training messages per main script; the model abstains below minScriptMessages\n"
+            out += "  # real training messages per main script, per target; the model abstains on a script below minScriptMessages\n"
             out += "  minScriptMessages: \(minScriptMessages)\n"
-            out += "  scripts: {\(Self.scriptList(scripts))}\n"
+            let rows = Script.allCases.compactMap { s in scripts[s].map { "\(s.name): [\($0.map(String.init).joined(separator: ", "))]" } }
+            out += "  scripts: {\(rows.joined(separator: ", "))}\n"
             if !generatedScripts.isEmpty { out += "  generatedScripts: {\(Self.scriptList(generatedScripts))}\n" }
         }
         if !provenance.isEmpty {

@@ -105,9 +105,9 @@ public struct ModelDefinition: Sendable, Hashable {
     /// Per target, the margin over the runner-up its score needs for the model to decide it (0: none;
     /// `.infinity`: the model never decides that target). Empty: no margins.
     public var margins: [Float] = []
-    /// Real (not generated) training messages per main script; nil: not recorded (a model written before
-    /// scripts were counted), and the model then speaks on every script.
-    public var scripts: [Script: Int]?
+    /// Real (not generated) training messages per main script, one count per target (in target order); nil:
+    /// not recorded (a model written before scripts were counted), and the model then speaks on every script.
+    public var scripts: [Script: [Int]]?
     /// Generated training messages per main script (`smsfilter generate` output; informational: they do not
     /// count towards ``minScriptMessages``).
     public var generatedScripts: [Script: Int] = [:]
@@ -129,7 +129,24 @@ public struct ModelDefinition: Sendable, Hashable {
     public var isByFolder: Bool { targets.contains { $0.subAction != .none } }
 
     /// Real training messages of main script `script` (nil when the model does not record scripts).
-    public func realMessages(_ script: Script) -> Int? { scripts.map { $0[script] ?? 0 } }
+    public func realMessages(_ script: Script) -> Int? { scripts.map { $0[script]?.reduce(0, +) ?? 0 } }
+
+    /// Real training messages of main script `script` whose target has action `action` (allow counts as
+    /// none: both leave the message unfiltered); nil when the model does not record scripts.
+    public func realMessages(_ script: Script, action: Action) -> Int? {
+        guard let counts = scripts else { return nil }
+        let row = counts[script] ?? []
+        func same(_ a: Action) -> Action { a == .allow ? .none : a }
+        return targets.indices.filter { same(targets[$0].action) == same(action) && $0 < row.count }.map { row[$0] }.reduce(0, +)
+    }
+
+    /// Whether the model yields to a rule of action `action` on messages of main script `script`: it learned
+    /// fewer than ``minScriptMessages`` real messages of that action in that script (a model that never saw
+    /// an English transaction does not overrule a rule that says transaction).
+    public func yields(to action: Action, on script: Script) -> Bool {
+        guard minScriptMessages > 0, let n = realMessages(script, action: action) else { return false }
+        return n < minScriptMessages
+    }
 
     /// Whether the model abstains on messages of main script `script` (it learned from too few real ones).
     public func abstains(on script: Script) -> Bool {

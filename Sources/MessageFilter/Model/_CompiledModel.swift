@@ -14,6 +14,9 @@ final class _CompiledModel: Sendable {
     let margins: [Double]
     /// Per ``Script`` (raw value): whether the model abstains on messages of that main script.
     let abstainsOnScript: [Bool]
+    /// `yields[script raw value * 5 + action raw value]`: the model yields to a firing rule of that action on
+    /// messages of that script (it learned too few real messages of the action there).
+    let yields: [Bool]
     let targetCount: Int
     let featureCount: Int
     /// Feature → global phrase id (``Verdict/phrase``).
@@ -51,6 +54,7 @@ final class _CompiledModel: Sendable {
         threshold = Double(m.threshold ?? 0)
         margins = m.margins.isEmpty ? Array(repeating: 0, count: m.targets.count) : m.margins.map(Double.init)
         abstainsOnScript = Script.allCases.map { m.abstains(on: $0) }
+        yields = Script.allCases.flatMap { s in Action.allCases.sorted { $0.rawValue < $1.rawValue }.map { m.yields(to: $0, on: s) } }
         targetCount = m.targets.count
         featureCount = m.phrases.count
         targets = m.targets
@@ -97,7 +101,7 @@ final class _CompiledModel: Sendable {
 
 /// Why the learned model did not decide a message (``ModelDefinition``, "When the model abstains").
 enum _ModelAbstention: UInt8 {
-    case decides, noEvidence, script, margin, threshold, vouchedSender
+    case decides, noEvidence, script, margin, threshold, vouchedSender, unlearnedRule, registeredSender
 }
 
 /// Per-classifier scratch for scoring (allocated once): the model text, per-feature stamps (`stamp` marks
@@ -329,11 +333,13 @@ extension Classifier {
     /// The model's verdict for the message in the current slot, or nil when it abstains (see
     /// `_modelAbstention`; `vouched`: a registered transactional sender vouches for the message, so only a
     /// transaction verdict is the model's to give).
-    func _modelVerdict(_ model: _CompiledModel, vouched: Bool) -> Verdict? {
+    /// `yielded`: a rule below the model fired whose action the model learned too little of in this script.
+    func _modelVerdict(_ model: _CompiledModel, vouched: Bool, yielded: Bool) -> Verdict? {
         let s = modelScratch!
         let slot = s.current
         if _modelAbstention(model) != .decides { return nil }
         if vouched, model.targets[Int(s.slotWinner[slot])].action != .transaction { return nil }
+        if yielded { return nil }
         var v = model.verdicts[Int(s.slotWinner[slot])]
         let top = Int(s.slotFeature[slot])
         if top >= 0 {

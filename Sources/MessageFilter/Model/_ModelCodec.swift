@@ -10,7 +10,7 @@
 ///   u32 P · P × (u8 kind, string phrase, f32 idf, T × f32 weight)
 ///   string provenance
 ///   T × f32 margin (+inf: never) · i64 min script messages · u8 has scripts
-///   u8 S · S × (u8 script, i64 real) · u8 G · G × (u8 script, i64 generated)     (format version 5)
+///   u8 S · S × (u8 script, T × i64 real per target) · u8 G · G × (u8 script, i64 generated)   (version 5)
 /// ```
 enum _ModelCodec {
     static func encode(_ d: RuleSetDefinition, into w: inout _ByteWriter) {
@@ -108,13 +108,18 @@ enum _ModelCodec {
         for k in 0..<m.targets.count { w.u32((m.margins.isEmpty ? 0 : m.margins[k]).bitPattern) }
         w.i64(Int64(m.minScriptMessages))
         w.u8(m.scripts == nil ? 0 : 1)
-        for counts in [m.scripts ?? [:], m.generatedScripts] {
-            let present = Script.allCases.filter { (counts[$0] ?? 0) > 0 }
-            w.u8(UInt8(present.count))
-            for s in present {
-                w.u8(s.rawValue)
-                w.i64(Int64(counts[s]!))
-            }
+        let scripts = m.scripts ?? [:]
+        let present = Script.allCases.filter { scripts[$0] != nil }
+        w.u8(UInt8(present.count))
+        for s in present {
+            w.u8(s.rawValue)
+            for n in scripts[s]! { w.i64(Int64(n)) }
+        }
+        let generated = Script.allCases.filter { (m.generatedScripts[$0] ?? 0) > 0 }
+        w.u8(UInt8(generated.count))
+        for s in generated {
+            w.u8(s.rawValue)
+            w.i64(Int64(m.generatedScripts[s]!))
         }
     }
 
@@ -132,19 +137,26 @@ enum _ModelCodec {
         m.minScriptMessages = Int(minimum)
         let hasScripts = try r.u8()
         guard hasScripts <= 1 else { throw fail("model scripts flag") }
-        var lists: [[Script: Int]] = []
-        for _ in 0..<2 {
-            var counts: [Script: Int] = [:]
-            for _ in 0..<Int(try r.u8()) {
-                guard let s = Script(rawValue: try r.u8()), counts[s] == nil else { throw fail("model script") }
+        var scripts: [Script: [Int]] = [:]
+        for _ in 0..<Int(try r.u8()) {
+            guard let s = Script(rawValue: try r.u8()), scripts[s] == nil else { throw fail("model script") }
+            var row: [Int] = []
+            for _ in 0..<m.targets.count {
                 let n = try r.i64()
-                guard n > 0, n <= 1_000_000_000_000 else { throw fail("model script count") }
-                counts[s] = Int(n)
+                guard n >= 0, n <= 1_000_000_000_000 else { throw fail("model script count") }
+                row.append(Int(n))
             }
-            lists.append(counts)
+            scripts[s] = row
         }
-        m.scripts = hasScripts == 1 ? lists[0] : nil
-        m.generatedScripts = lists[1]
+        m.scripts = hasScripts == 1 ? scripts : nil
+        var generated: [Script: Int] = [:]
+        for _ in 0..<Int(try r.u8()) {
+            guard let s = Script(rawValue: try r.u8()), generated[s] == nil else { throw fail("model script") }
+            let n = try r.i64()
+            guard n > 0, n <= 1_000_000_000_000 else { throw fail("model script count") }
+            generated[s] = Int(n)
+        }
+        m.generatedScripts = generated
     }
 }
 

@@ -25,6 +25,7 @@ extension _RuleFileParser {
         var phraseNodes: [Node] = []
         var biasNode: Node?
         var marginsNode: Node?
+        var scriptsNode: Node?
         for (k, v) in map {
             let key = k.string ?? ""
             let f = "model.\(key)"
@@ -64,9 +65,11 @@ extension _RuleFileParser {
                 if let n = v.int, n >= 0, n <= 1_000_000_000 { m.minScriptMessages = n } else {
                     issue(v, f, "expected a count from 0 to 1000000000"); ok = false
                 }
-            case "scripts", "generatedScripts":
+            case "scripts":
+                scriptsNode = v
+            case "generatedScripts":
                 guard let counts = parseScriptCounts(v, f) else { ok = false; continue }
-                if key == "scripts" { m.scripts = counts } else { m.generatedScripts = counts }
+                m.generatedScripts = counts
             case "provenance":
                 m.provenance = (try? Yams.serialize(node: v)) ?? ""
             default:
@@ -95,6 +98,22 @@ extension _RuleFileParser {
                 issue(marginsNode, "model.margins", "expected \(t) margins, one per target: numbers ≥ 0 or never"); return nil
             }
             m.margins = values.allSatisfy { $0 == 0 } ? [] : values.map { $0! }
+        }
+        if let scriptsNode {
+            guard let map = scriptsNode.mapping else { issue(scriptsNode, "model.scripts", "expected a mapping of script → [messages per target]"); return nil }
+            var counts: [Script: [Int]] = [:]
+            for (k, v) in map {
+                let name = k.string ?? ""
+                guard let script = Script(name: name) else {
+                    issue(k, "model.scripts.\(name)", _Suggest.unknown("script", name, valid: Script.allCases.map(\.name))); return nil
+                }
+                let row = list(v, "model.scripts.\(name)").map { n -> Int? in n.int.flatMap { $0 >= 0 && $0 <= 1_000_000_000_000 ? $0 : nil } }
+                guard row.count == t, !row.contains(where: { $0 == nil }) else {
+                    issue(v, "model.scripts.\(name)", "expected \(t) counts ≥ 0, one per target"); return nil
+                }
+                if row.contains(where: { $0! > 0 }) { counts[script] = row.map { $0! } }
+            }
+            m.scripts = counts
         }
         var seen = Set<String>()
         m.phrases.reserveCapacity(phraseNodes.count)

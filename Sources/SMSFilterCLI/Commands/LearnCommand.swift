@@ -95,7 +95,7 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: no margins).")
     var precisionTarget = "0.98"
 
-    @Option(name: .long, help: "The model abstains on messages of a script it learned from fewer real messages than this (0: never).")
+    @Option(name: .long, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action (0: always).")
     var minScriptMessages = 100
 
     @Option(name: .long, help: ArgumentHelp("An input whose records are generated, not real (repeatable; ids gen:N are generated anyway).", valueName: "file"))
@@ -353,9 +353,10 @@ struct LearnCommand: ParsableCommand {
             s += "\n"
         }
         if let m = r.model {
-            s += "scripts (real messages): " + (r.scripts.isEmpty ? "none" : ModelDefinition.scriptSummary(r.scripts))
+            let totals = r.scripts.mapValues { $0.reduce(0, +) }
+            s += "scripts (real messages): " + (totals.isEmpty ? "none" : ModelDefinition.scriptSummary(totals))
             if !r.generatedScripts.isEmpty { s += "; generated: " + ModelDefinition.scriptSummary(r.generatedScripts) }
-            let speaks = Script.allCases.filter { !m.abstains(on: $0) && (r.scripts[$0] ?? 0) > 0 }
+            let speaks = Script.allCases.filter { !m.abstains(on: $0) && (totals[$0] ?? 0) > 0 }
             s += speaks.isEmpty ? "; the model abstains on every script (fewer than \(m.minScriptMessages) real messages of each; see --min-script-messages)\n"
                 : "; speaks on \(speaks.map(\.name).joined(separator: ", "))\n"
         }
@@ -380,7 +381,7 @@ struct LearnCommand: ParsableCommand {
             o["output"] = output ?? NSNull()
             o["minScriptMessages"] = m.minScriptMessages
         }
-        o["scripts"] = Dictionary(uniqueKeysWithValues: r.scripts.map { ($0.key.name, $0.value) })
+        o["scripts"] = Dictionary(uniqueKeysWithValues: r.scripts.map { ($0.key.name, Dictionary(uniqueKeysWithValues: zip(r.targets, $0.value))) })
         o["generatedScripts"] = Dictionary(uniqueKeysWithValues: r.generatedScripts.map { ($0.key.name, $0.value) })
         if !r.calibration.isEmpty {
             o["calibration"] = r.calibration.map {
