@@ -225,8 +225,9 @@ public final class Learner {
             let margins = calibrate(examples, models: foldModels, kept: foldKept, unionCount: union.count, targets: targets,
                                     precision: target, report: &report)
             report.calibrationFolds = k
-            for i in foldModels.indices { foldModels[i].margins = margins }
-            if options.trainModel { models[0].margins = margins }
+            let stored = margins.allSatisfy { $0 == 0 } ? [] : margins  // as a rule file would load them
+            for i in foldModels.indices { foldModels[i].margins = stored }
+            if options.trainModel { models[0].margins = stored }
         }
 
         // Pass 3: cross-validation through the classifier (the fold's model, with the base rules).

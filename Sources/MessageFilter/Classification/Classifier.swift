@@ -327,7 +327,7 @@ public final class Classifier {
         var refinePos = Int32.max
         var vouched = false  // a registered transactional sender's rule fired
         var yielded = false  // a rule below the model fired whose action the model did not learn in this script
-        // The model's yield flags for this message's script (`_CompiledModel.yields`), -1: none.
+        // The model's yield flags for this message's script (`_CompiledModel.yields`), -1: no model.
         let yieldBase = model == nil ? -1 : Int(modelScratch!.slotScript[modelScratch!.current].rawValue) * 5
         var k = 0
         let senderOnly = set.senderOnlyRules

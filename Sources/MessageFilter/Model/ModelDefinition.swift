@@ -16,6 +16,9 @@
 /// - the winner's margin is below its calibrated ``margins`` entry (`smsfilter learn` picks the smallest
 ///   margin at which cross-validated junk and promotion decisions reach a precision target);
 /// - the winning score is below ``threshold``;
+/// - a rule below it fired whose action the model learned from fewer than ``minScriptMessages`` real
+///   messages in the message's script (``yields(to:on:)``);
+/// - the model says junk and the sender is a TRAI DLT header (a registered, accountable sender);
 /// - a registered transactional sender vouches for the message (a rule with only sender conditions and
 ///   action `transaction` fired: TRAI `-T`/`-S`/`-G` headers, bank and carrier entities) and the model's
 ///   winner is not a transaction: the model alone never moves such a message to Junk, Promotions or
@@ -142,7 +145,7 @@ public struct ModelDefinition: Sendable, Hashable {
 
     /// Whether the model yields to a rule of action `action` on messages of main script `script`: it learned
     /// fewer than ``minScriptMessages`` real messages of that action in that script (a model that never saw
-    /// an English transaction does not overrule a rule that says transaction).
+    /// an English transaction does not overrule a rule that says transaction, whatever it would say).
     public func yields(to action: Action, on script: Script) -> Bool {
         guard minScriptMessages > 0, let n = realMessages(script, action: action) else { return false }
         return n < minScriptMessages
