@@ -804,6 +804,7 @@ OPTIONS:
   --version               Show the version.
   -h, --help              Show help information.
 
+
 """#,
     ]
 }

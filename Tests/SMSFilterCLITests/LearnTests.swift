@@ -203,8 +203,8 @@ final class LearnTests: CLITestCase {
         let targets = try XCTUnwrap(cv["targets"] as? [[String: Any]])
         let junk = try XCTUnwrap(targets.first { $0["target"] as? String == "junk" })
         print("QUALITY learn uci junk: \(junk)")
-        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.962)  // measured 0.9677 (2026-11-23)
-        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.99)  // measured 0.9958
+        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.962)  // measured 0.9656 (2026-11-26; 0.9677 with symbols)
+        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.99)  // measured 0.9929
         let folds = try String(contentsOfFile: path("folds.jsonl"), encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(folds.count, 5574)
         var foldOfBody: [String: Int] = [:]
@@ -222,7 +222,11 @@ final class LearnTests: CLITestCase {
         let t = try run(["learn", "--cv", "5", "--json", "--map", "OTP=transaction,scam=junk,spam=promotion,OK=none", thai])
         XCTAssertEqual(t.status, 0, t.err)
         let tcv = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(t.out.utf8)) as? [String: Any])?["crossValidation"] as? [String: Any])
-        print("QUALITY learn thai macro F1: \(tcv["macroF1"] ?? "?")")
-        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.89)  // measured 0.8962
+        // The model's plain decisions (as before issue 20), and with the margins it calibrated (abstentions count
+        // as none here: no rules beside the model).
+        let plain = try XCTUnwrap(tcv["withoutMargins"] as? [String: Any])
+        print("QUALITY learn thai macro F1: \(plain["macroF1"] ?? "?") (with margins \(tcv["macroF1"] ?? "?"))")
+        XCTAssertGreaterThanOrEqual(plain["macroF1"] as? Double ?? 0, 0.89)  // measured 0.8947 (2026-11-26)
+        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.835)  // measured 0.8419
     }
 }

@@ -102,6 +102,9 @@ final class ReadmeExampleTests: CLITestCase {
         for (n, steps) in transcripts.enumerated() {
             let scratch = folder.appendingPathComponent("t\(n)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            // The README names the repository's samples/ from the repository's root.
+            try FileManager.default.createSymbolicLink(atPath: scratch.appendingPathComponent("samples").path,
+                                                       withDestinationPath: Fixtures.packageRoot.appendingPathComponent("samples").path)
             let needs = corpusNames.filter { name in steps.contains { $0.command.contains(name) } }
             if !needs.isEmpty {
                 guard let corpora = Corpora.folder else {
