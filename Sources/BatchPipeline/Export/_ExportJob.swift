@@ -321,6 +321,10 @@ struct _ExportJob {
             reader: reader, threads: threads, makeWorker: { _ExportWorker(options: options, ruleSet: ruleSet) }, sink: sink)
         try sink.finish()
         if let damage = sink.damage { throw PipelineError(.badInput, damage) }
+        // Records without a label were read: only the reader's refusals count as "nothing read".
+        if let failure = PipelineError.nothingRead(records: sink.stats.records, rejected: sink.stats.skipped.filter { $0.key != "no label" }) {
+            throw failure
+        }
         stats = sink.stats
         if sink.usedRules { stats.ruleSet = ruleSet.checksum }
     }
