@@ -401,4 +401,51 @@ final class HostileInputTests: CLITestCase {
         XCTAssertEqual(needs.status, 65, needs.out)
         XCTAssertTrue(needs.out.contains("capabilities"), needs.out)
     }
+
+    // MARK: Item 13: URLs as browsers read them
+
+    /// `urls:` conditions missed `https://paypal.com@evil.com/` (the host is after the `@`),
+    /// `http://google.com@bit.ly/x` as a shortener, and IPs written `http://3232235777/`, `0xC0A80101`,
+    /// `0300.0250.1.1`. Every case is checked both ways against the same rule file.
+    func testURLConditionsReadHostsAsBrowsersDo() throws {
+        let rules = try write("urls.yaml", """
+            version: 1
+            rules:
+              - name: shortener
+                action: junk
+                urls: [shortener]
+              - name: ip
+                action: junk
+                urls: [ip]
+              - name: paypal
+                action: transaction
+                urls: [{domain: [paypal.com]}]
+              - name: evil
+                action: junk
+                priority: 5
+                urls: [{domain: [evil.com]}]
+
+            """)
+        let cases: [(String, String?)] = [
+            ("login at https://paypal.com@evil.com/verify", "evil"),
+            ("login at https://user:pw@paypal.com.evil.com/", "evil"),
+            ("see http://google.com@bit.ly/x now", "shortener"),
+            ("open http://3232235777/ now", "ip"),
+            ("open http://0xC0A80101/a now", "ip"),
+            ("open http://0300.0250.1.1/ now", "ip"),
+            ("open http://192.168.257/ now", "ip"),
+            ("open http://192.168.1.1/ now", "ip"),
+            // Neither a user name nor an IP: a path's @, a host of letters, an octal part with an 8.
+            ("pay at https://paypal.com/@evil.com", "paypal"),
+            ("open http://08.1.1.1/ now", nil),
+            ("open http://dead.beef/ now", nil),
+            ("write to me@bit.ly today", nil),
+        ]
+        for (body, rule) in cases {
+            let r = try run(["explain", "--rules", rules, "--json", body])
+            XCTAssertEqual(r.status, 0, r.err)
+            let verdict = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+            XCTAssertEqual(verdict["rule"] as? String, rule, body)
+        }
+    }
 }
