@@ -435,9 +435,9 @@ final class HostileInputTests: CLITestCase {
             ("open http://0300.0250.1.1/ now", "ip"),
             ("open http://192.168.257/ now", "ip"),
             ("open http://192.168.1.1/ now", "ip"),
-            // Neither a user name nor an IP: a path's @, a host of letters, an octal part with an 8.
+            // Neither a user name nor an IP: a path's @, a host of letters, five parts.
             ("pay at https://paypal.com/@evil.com", "paypal"),
-            ("open http://08.1.1.1/ now", nil),
+            ("open http://1.2.3.4.5/ now", nil),
             ("open http://dead.beef/ now", nil),
             ("write to me@bit.ly today", nil),
         ]
@@ -446,6 +446,19 @@ final class HostileInputTests: CLITestCase {
             XCTAssertEqual(r.status, 0, r.err)
             let verdict = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
             XCTAssertEqual(verdict["rule"] as? String, rule, body)
+        }
+    }
+
+    /// A neighbour of item 9: a field named by two options (`--truth-field sender`, the id as the label)
+    /// was read for the first only, so every record had "no truth label".
+    func testOneFieldCanServeTwoOptions() throws {
+        let jsonl = try write("t.jsonl", "{\"sender\": \"spam\", \"body\": \"win a prize\"}\n{\"sender\": \"ham\", \"body\": \"see you\"}\n")
+        let xml = try write("t.xml", "<smses><sms address=\"spam\" body=\"win a prize\" /><sms address=\"ham\" body=\"see you\" /></smses>\n")
+        for (file, field) in [(jsonl, "sender"), (xml, "address")] {
+            let r = try run(["evaluate", file, "--truth-field", field, "--map", "spam=junk,ham=other", "--json-file", "-", "-q"])
+            XCTAssertEqual(r.status, 0, r.err)
+            let report = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+            XCTAssertEqual(report["scored"] as? Int, 2, "\(file): \(r.out)")
         }
     }
 }

@@ -16,6 +16,9 @@ final class _JSONLDriver: _FormatDriver {
     let keys: _KeyTable
     let bodyName: String
     let options: _ReadOptions
+    /// For each slot (timestamp, extras): the key whose value fills it, the first key of the same name
+    /// (`--truth-field sender` reads the sender's value; the scanner fills one field per name).
+    let slotKeys: [Int]
 
     static let idKey = 0, senderKey = 1, bodyKey = 2, labelsKey = 3, firstExtraKey = 4
 
@@ -25,6 +28,7 @@ final class _JSONLDriver: _FormatDriver {
         if options.wantsTimestamp { names.append(options.fields.timestamp) }
         names += options.fields.extra
         keys = _KeyTable(names)
+        slotKeys = (0..<(names.count - Self.firstExtraKey)).map { names.firstIndex(of: names[Self.firstExtraKey + $0])! }
         bodyName = options.fields.body
         self.options = options
     }
@@ -137,15 +141,13 @@ final class _JSONLDriver: _FormatDriver {
         _ parsed: inout _Parsed
     ) {
         guard layout.count > 0 else { return }
-        var key = Self.firstExtraKey
         var slot = 0
         while slot < layout.ownBase {
-            let f = fields[key]
+            let f = fields[slotKeys[slot]]
             if f.kind == .string || f.kind == .other {
                 let (a, b) = Self.text(f, lineStart, input, chunk)
                 parsed.setField(slot, a, b)
             }
-            key += 1
             slot += 1
         }
         if layout.ownCount > 0 {

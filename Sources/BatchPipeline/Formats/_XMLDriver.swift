@@ -16,6 +16,9 @@ final class _XMLDriver: _FormatDriver {
     let labelBase: Int
     let bodyName: String
     let options: _ReadOptions
+    /// For each attribute name: the slots (timestamp, extras) that a later entry of the same name would
+    /// fill (`--truth-field address`): the lookup finds only the first entry of a name.
+    let aliases: [[Int]]
 
     static let idName = 0, senderName = 1, bodyName = 2, firstSlotName = 3
 
@@ -26,9 +29,13 @@ final class _XMLDriver: _FormatDriver {
         var list = [f.id, f.sender == "sender" ? "address" : f.sender, f.body]
         if options.wantsTimestamp { list.append(f.timestamp == "ts" ? "date" : f.timestamp) }
         list += f.extra
-        labelBase = list.count
+        let slotEnd = list.count
+        labelBase = slotEnd
         list += ["action", "subAction", "folder", "rule"].map { "\(options.filterKey)_\($0)" }
         names = _KeyTable(list)
+        aliases = list.indices.map { k in
+            (Self.firstSlotName..<slotEnd).filter { $0 > k && list[$0] == list[k] }.map { $0 - Self.firstSlotName }
+        }
         bodyName = list[Self.bodyName]
         self.options = options
     }
@@ -226,6 +233,7 @@ final class _XMLDriver: _FormatDriver {
                 return Problem(end: _XMLText.skipToTagEnd(input, i, end), reason: "invalid UTF-8 in an attribute", category: "invalid UTF-8")
             }
         }
+        for slot in aliases[which] { element.slots[slot] = decoded }
         switch which {
         case Self.idName: element.id = decoded
         case Self.senderName: element.sender = decoded
