@@ -37,9 +37,10 @@ demo: build ## Classify the bundled sample with the embedded default rules and p
 	$(BIN) classify $(SAMPLE) -o /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json --force
 	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
 
-test: deps ## Build everything and run the whole test suite (and the portability check).
+test: deps ## Build everything and run the whole test suite (and the portability and test-path checks).
 	bash Scripts/check-portability.sh
 	bash Scripts/check-simd.sh
+	bash Scripts/check-test-paths.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
