@@ -49,6 +49,7 @@ open class CLITestCase: XCTestCase {
         defer { standardOutput = before }
         for kind in StandardOutput.allCases {
             standardOutput = kind
+            print("\(name): the binary's standard output is a \(kind)")
             try body()
         }
     }

@@ -43,8 +43,8 @@ final class LinearSVMTests: XCTestCase {
     /// One feature, four examples: x = 1 and 3 positive, x = −1 and −3 negative, C = 1. The problem is
     /// symmetric under x → −x, y → −y, so b = 0. If the examples at ±3 lie beyond the margin (3w > 1), the
     /// primal is ½w² + 2(1 − w)², least at w = 4/5; then 3w = 2.4 > 1 indeed, so their duals are 0.
-    /// (Duals left free to go negative would fit all four, a least-squares fit: ½w² + 2(1 − w)² +
-    /// 2(1 − 3w)², least at w = 16/41.)
+    /// (Duals left free to go negative let the examples at ±3 pull w down towards a least-squares fit of
+    /// all four, ½w² + 2(1 − w)² + 2(1 − 3w)², least at w = 16/41.)
     func testExamplesBeyondTheMarginKeepDualsAtZero() {
         let x = rows([[(0, 1)], [(0, -1)], [(0, 3)], [(0, -3)]])
         let positive = [true, false, true, false]

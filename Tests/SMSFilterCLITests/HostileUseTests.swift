@@ -42,6 +42,10 @@ final class HostileUseTests: CLITestCase {
 
     /// `evaluate --json IN` and `export --stats IN` took IN as the option's value and overwrote it.
     func testAnInputNameIsNeverSwallowedAsAnOutput() throws {
+        try underEveryStandardOutput { try anInputNameIsNeverSwallowedAsAnOutput() }
+    }
+
+    func anInputNameIsNeverSwallowedAsAnOutput() throws {
         let evaluate = try run(["evaluate", "--json", input, "--map", "spam=junk,ham=other"])
         XCTAssertEqual(evaluate.status, 0, evaluate.err)
         XCTAssertTrue(evaluate.err.contains("\"records\""), "--json is a flag: the figures go where the table goes")
@@ -58,6 +62,10 @@ final class HostileUseTests: CLITestCase {
     }
 
     func testOutputsThatAreInputsOrEachOtherAreRefusedBeforeAnyWork() throws {
+        try underEveryStandardOutput { try outputsThatAreInputsOrEachOtherAreRefusedBeforeAnyWork() }
+    }
+
+    func outputsThatAreInputsOrEachOtherAreRefusedBeforeAnyWork() throws {
         let x = path("x.jsonl")
         for (args, names) in [
             (["classify", input, "-o", input], ["-o", "the input"]),
@@ -123,6 +131,10 @@ final class HostileUseTests: CLITestCase {
     /// `--counts` naming a folder or a full device was found only after the whole job, with -o and --rejects
     /// already finished (exit 73 and a half-written result set).
     func testACountsFileThatCannotBeWrittenLeavesNoFinishedOutput() throws {
+        try underEveryStandardOutput { try aCountsFileThatCannotBeWrittenLeavesNoFinishedOutput() }
+    }
+
+    func aCountsFileThatCannotBeWrittenLeavesNoFinishedOutput() throws {
         let out = path("out.jsonl")
         let folderCounts = try run(["classify", input, "-o", out, "--rejects", path("rejects.jsonl"), "--counts", folder.path])
         XCTAssertEqual(folderCounts.status, 64, folderCounts.err)
@@ -137,6 +149,7 @@ final class HostileUseTests: CLITestCase {
         XCTAssertFalse(exists(out), "the labelled output must not look finished when its counts could not be written")
         XCTAssertFalse(exists(path("rejects.jsonl")))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["full", "in.jsonl"], "no temporary file left")
+        try FileManager.default.removeItem(atPath: device)
     }
 
     /// Forgetting -o wrote every record into the terminal, with the progress line spliced into them.
