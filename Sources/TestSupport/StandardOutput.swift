@@ -20,9 +20,10 @@ public enum StandardOutput: String, CaseIterable, Sendable {
     case terminal
 }
 
-/// A new pseudo-terminal: its (master, slave) descriptors, both close-on-exec.
+/// A new pseudo-terminal of `columns` columns with output processing off: its (master, slave)
+/// descriptors, both close-on-exec.
 ///
-/// - Throws: `XCTSkip`-free: a plain error when this machine has no pseudo-terminals (the caller decides).
+/// - Throws: ``PseudoTerminalUnavailable`` when this machine cannot make one.
 public func openPseudoTerminal(columns: UInt16 = 80) throws -> (master: Int32, slave: Int32) {
     #if os(Linux)
     // posix_openpt/grantpt/unlockpt/ptsname are not in Swift's Glibc module; these are what they do on
