@@ -96,7 +96,7 @@ run_tests() {
   fi
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    if grep -qE "$FAILURE" "$log"; then
+    if grep -aqE "$FAILURE" "$log"; then
       # The first failure is enough: stop the whole process group (swift test, the test runner, smsfilter).
       sleep 1
       kill -TERM -- "-$pid" 2>/dev/null
@@ -116,18 +116,20 @@ run_tests() {
 # The test runner's output line by line, so that a failure is seen when it happens (stdbuf, where there is one).
 LINEBUF=""
 command -v stdbuf >/dev/null 2>&1 && LINEBUF="stdbuf -oL -eL"
-# An XCTest failure (file:line: error: Class.testName : …), a crash, a Swift Testing failure.
-FAILURE='\.swift:[0-9]+: error: [A-Za-z0-9_]+\.[A-Za-z0-9_]+ : |Fatal error|exited with unexpected signal|✘ Test .* failed'
+# An XCTest failure (file:line: error: Class.testName : …, or <EXPR>:0: for an error a test threw), a crash,
+# a Swift Testing failure.
+FAILED_TEST='(\.swift:[0-9]+|<EXPR>:[0-9]+): error: [A-Za-z0-9_]+\.[A-Za-z0-9_]+ : '
+FAILURE="$FAILED_TEST|Fatal error|exited with unexpected signal|✘ Test .* failed"
 
 # The test that failed first in log $1 (Class.testName), or what crashed.
 first_failure() {
   local log=$1 hit
-  hit=$(grep -m1 -oE "\.swift:[0-9]+: error: [A-Za-z0-9_]+\.[A-Za-z0-9_]+ : " "$log" | sed -E 's/.*error: ([^ ]+) : /\1/')
+  hit=$(grep -a -m1 -oE "$FAILED_TEST" "$log" | sed -E 's/.*error: ([^ ]+) : /\1/')
   if [ -z "$hit" ]; then
-    hit=$(grep -m1 -oE "✘ Test [^ ]+" "$log" | sed 's/✘ Test //')
+    hit=$(grep -a -m1 -oE "✘ Test [^ ]+" "$log" | sed 's/✘ Test //')
   fi
-  if [ -z "$hit" ] && grep -qE "Fatal error|exited with unexpected signal" "$log"; then
-    hit="$(grep -oE "Test Case '[^']+' started" "$log" | tail -1 | sed -E "s/Test Case '([^']+)' started/\1/") (crashed)"
+  if [ -z "$hit" ] && grep -aqE "Fatal error|exited with unexpected signal" "$log"; then
+    hit="$(grep -aoE "Test Case '[^']+' started" "$log" | tail -1 | sed -E "s/Test Case '([^']+)' started/\1/") (crashed)"
   fi
   printf '%s' "${hit:-?}"
 }
@@ -144,16 +146,16 @@ if [ -z "${MUTATE_SKIP_BASELINE:-}" ]; then
   echo "mutate: running the whole suite unmutated"
   t0=$(date +%s)
   if ! timeout "$TEST_TIMEOUT" $SWIFT test --skip-build >"$logs/baseline-test.log" 2>&1; then
-    grep -E "error:|failed \(" "$logs/baseline-test.log" | head -20
+    grep -aE "error:|failed \(" "$logs/baseline-test.log" | head -20
     echo "mutate: the unmutated suite fails; fix that first" >&2
     exit 2
   fi
-  if ! grep -q "smsfilter tests: no real corpora" "$logs/baseline-test.log"; then
+  if ! grep -aq "smsfilter tests: no real corpora" "$logs/baseline-test.log"; then
     echo "mutate: the unmutated suite did not report missing corpora: it may have seen ../shared" >&2
     exit 2
   fi
-  echo "mutate: unmutated: $(grep -E 'Executed [0-9]+ tests' "$logs/baseline-test.log" | tail -1 | sed 's/^[[:space:]]*//') ($(($(date +%s) - t0)) s)"
-  grep "smsfilter tests: no real corpora" "$logs/baseline-test.log" | head -1
+  echo "mutate: unmutated: $(grep -aE 'Executed [0-9]+ tests' "$logs/baseline-test.log" | tail -1 | sed 's/^[[:space:]]*//') ($(($(date +%s) - t0)) s)"
+  grep -a "smsfilter tests: no real corpora" "$logs/baseline-test.log" | head -1
 fi
 
 table=$logs/table.md
@@ -197,8 +199,8 @@ for patch in "${patches[@]}"; do
     else
       verdict="KILLED"
       by=$(first_failure "$logs/$name.test.log")
-      detail=$(grep -m1 -E "error: |Fatal error|timed out after|exited with unexpected signal" "$logs/$name.test.log" \
-        | sed -E 's|^.*/Tests/||; s|^[^:]*Sources/|Sources/|' | cut -c1-220)
+      detail=$(grep -a -m1 -E "error: |Fatal error|timed out after|exited with unexpected signal" "$logs/$name.test.log" \
+        | tr -d '\000' | sed -E 's|^.*/Tests/||; s|^[^:]*Sources/|Sources/|' | cut -c1-220)
     fi
   fi
   git checkout -q -- . && git clean -fdq
