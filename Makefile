@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model quality test-guard-env
 
 all: build
 
@@ -37,14 +37,19 @@ demo: build ## Classify the bundled sample with the embedded default rules and p
 	$(BIN) classify $(SAMPLE) -o /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json --force
 	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
 
-test: deps ## Build everything and run the whole test suite (and the portability check).
+test: deps ## Build everything and run the whole test suite (and the portability and test-path checks).
 	bash Scripts/check-portability.sh
 	bash Scripts/check-simd.sh
+	bash Scripts/check-test-paths.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-mutate: deps ## Plant each bug of Scripts/mutations in a scratch copy without ../shared; every one must fail the tests (not in make test: an hour or more).
+mutate: deps ## Plant each bug of Scripts/mutations in a scratch copy without ../shared; every one must fail the tests (not in make test).
 	bash Scripts/mutate.sh
+
+test-guard-env: deps ## Run the output-guard tests with the test process's standard output a file, a pipe and a terminal: same verdicts.
+	$(SWIFT) build --build-tests
+	bash Scripts/check-guard-env.sh
 
 BENCH_CORPUS := .build/bench/corpus-500k.jsonl.zst
 
@@ -87,6 +92,9 @@ peers-matcher: ## The matcher alone beside pyahocorasick, ahocorasick_rs, hypers
 default-model: build ## Retrain the embedded default model (samples/default-model.yaml and its embedded copy; same bytes each time), then rebuild.
 	bash Scripts/make-default-model.sh
 	$(SWIFT) build -c release --product smsfilter
+
+quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the table there.
+	python3 Scripts/quality.py $(QUALITY_ARGS)
 
 peers-quality: build ## docs/QUALITY.md: default rules, learn and scikit-learn's TF-IDF + LinearSVC on the same 5 folds (installs scikit-learn when missing).
 	bash Benchmarks/peers/quality.sh
