@@ -336,7 +336,12 @@ final class SplitTests: CLITestCase {
         let files = try XCTUnwrap(try json(gap.out)["files"] as? [[String: Any]])
         XCTAssertEqual(files.count, 2, "splits that do not touch stay apart, with their ranges")
         XCTAssertNotNil(files[0]["range"])
-        let overlap = try run(["merge-counts", path("m0.json"), path("m1.json"), path("m1.json")])
+        // Splits 0 and 1 as one run, and split 1 again: two different count files whose ranges overlap. (The
+        // same file twice, or a copy, is refused before any range is looked at.)
+        let first = try XCTUnwrap(p.ranges[0].split(separator: ":").first)
+        let second = try XCTUnwrap(p.ranges[1].split(separator: ":").last)
+        XCTAssertEqual(try run(["classify", a, "--range", "\(first):\(second)", "--no-output", "--counts", path("m01.json"), "-q", "-f"]).status, 0)
+        let overlap = try run(["merge-counts", path("m01.json"), path("m1.json")])
         XCTAssertEqual(overlap.status, 65)
         XCTAssertTrue(overlap.err.contains("overlap"), overlap.err)
         let all = try run(["merge-counts", path("m2.json"), path("m0.json"), path("m1.json")])
