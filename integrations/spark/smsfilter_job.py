@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Run `smsfilter classify` over a manifest of SMS archives on Apache Spark.
 
-One Spark task per archive. Each task runs the shipped `smsfilter` binary on its archive and writes
+One Spark task per archive, or per split of a big multi-frame zstd archive (--split-size: `smsfilter plan`
+finds the splits, each task runs `smsfilter classify --range`; its outputs are numbered parts plus a
+`.parts.json` manifest, which concatenated in order are one seekable archive). Each task runs the shipped
+`smsfilter` binary on its archive and writes
 
     <output-prefix>/<stem>.labelled.<ext>.zst   (or <stem>.labels.jsonl.zst with --labels-only)
     <output-prefix>/<stem>.counts.json
