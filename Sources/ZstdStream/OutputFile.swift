@@ -15,7 +15,10 @@ import Darwin
 /// planted file or symbolic link of that name is never opened) is removed by ``abandon()`` or when the
 /// object is deallocated unfinished. Optionally compresses with zstd (``Compression``).
 /// `path` `-` writes to standard output, and an existing device or pipe (`/dev/null`, a FIFO) is written
-/// in place: neither is renamed over. A folder is refused at once, never found at the end.
+/// in place: neither is renamed over. A link into `/proc` to one of this process's descriptors
+/// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, or a link of one's own to one of them) is written through
+/// that descriptor, whatever file it holds, and the link is left alone; a link to another process's
+/// descriptor is refused. A folder is refused at once, never found at the end.
 ///
 /// With ``Existing/keep`` an existing regular file (or symbolic link) at `path` is refused when the
 /// file is created, and the finished file is put in place with `link(2)`, which fails rather than
@@ -82,6 +85,21 @@ public final class OutputFile {
                 }
                 temporaryPath = nil
                 ownsDescriptor = true
+            case .descriptor(let own?):
+                // `/dev/stdout`, `/proc/self/fd/N` or a link to one: this process's descriptor, whatever it holds
+                // (a regular file the shell redirected to, a pipe, a socket), written through a duplicate; the
+                // link is never replaced.
+                switch _Sys.duplicate(own) {
+                case .success(let value): fd = value
+                case .failure(let code):
+                    throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "descriptor \(own) is not open for writing")
+                }
+                temporaryPath = nil
+                ownsDescriptor = true
+            case .descriptor(nil):
+                throw ZstdError(
+                    .fileFailed, errno: EPERM, path: path,
+                    detail: "it leads into /proc to another process's file descriptor; name the file itself")
             case .regular, .danglingLink, .missing:
                 if existing == .keep && _Sys.fileKind(path) != .missing {
                     throw ZstdError(.fileFailed, errno: EEXIST, path: path, detail: "a file is already there and is kept")
@@ -247,6 +265,38 @@ public final class OutputFile {
             _UnfinishedFiles.shared.remove(tmp)
         } else if ownsDescriptor {
             _Sys.close(fd)
+        }
+    }
+}
+
+extension OutputFile {
+    /// What is at an output path, as ``init(path:compression:existing:)`` sees it (symbolic links followed),
+    /// for callers that check their outputs before any work.
+    public enum Target: Sendable, Equatable {
+        /// Nothing: the file is created.
+        case missing
+        /// A regular file: replaced only with ``Existing/replace``.
+        case regular
+        /// A symbolic link to nothing: replaced only with ``Existing/replace``.
+        case danglingLink
+        /// A folder: refused.
+        case folder
+        /// A device, a FIFO or a socket: written in place.
+        case special
+        /// A link into `/proc` to an open file descriptor (`/dev/stdout`, `/proc/self/fd/1`…): written in place
+        /// through the descriptor when it is this process's own (`own`), refused when it is another process's.
+        case descriptor(own: Bool)
+    }
+
+    /// What is at `path` (see ``Target``).
+    public static func target(of path: String) -> Target {
+        switch _Sys.fileKind(path) {
+        case .missing: return .missing
+        case .regular: return .regular
+        case .danglingLink: return .danglingLink
+        case .folder: return .folder
+        case .special: return .special
+        case .descriptor(let fd): return .descriptor(own: fd != nil)
         }
     }
 }

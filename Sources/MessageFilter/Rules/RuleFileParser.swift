@@ -270,3 +270,20 @@ struct _RuleFileParser {
         }
     }
 }
+
+extension _RuleFileParser {
+    /// The number-list files a rule file's text names (`blockList:`, `identificationList:`), resolved as
+    /// ``parse(yaml:)`` resolves them; empty when the text is not a rule file's mapping.
+    func listFiles(yaml: String) -> [(key: String, path: String)] {
+        guard let root = try? Yams.compose(yaml: yaml), _YAMLBudget.expandedSize(of: root) != nil,
+              let top = root.mapping
+        else { return [] }
+        var files: [(key: String, path: String)] = []
+        for (k, v) in top {
+            if let key = k.string, key == "blockList" || key == "identificationList", let path = v.string {
+                files.append((key, resolve(path)))
+            }
+        }
+        return files
+    }
+}

@@ -33,7 +33,7 @@ struct CompileCommand: ParsableCommand {
 
     func run() throws {
         var plan = IOPlan(force: force)
-        plan.read(input, as: "the rule file")
+        plan.readRules(input, as: "the rule file")
         plan.write(output, as: "-o")
         try plan.check()
         try RuleCLI.run {

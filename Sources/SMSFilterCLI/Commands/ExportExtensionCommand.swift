@@ -94,7 +94,7 @@ struct ExportExtensionCommand: ParsableCommand {
 
     func run() throws {
         var plan = IOPlan(force: force)
-        plan.read(rules, as: "the rule file")
+        plan.readRules(rules, as: "the rule file")
         plan.writeFolder(output, as: "-o", files: fileNames)
         try plan.check()
         try RuleCLI.run {

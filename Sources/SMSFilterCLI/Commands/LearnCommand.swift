@@ -167,7 +167,7 @@ struct LearnCommand: ParsableCommand {
     func run() throws {
         var plan = IOPlan(force: force)
         plan.read(inputs, as: "the input")
-        plan.read(rules, as: "the rule file (--rules)")
+        plan.readRules(rules)
         plan.read(mapFile, as: "the mapping file (--map-file)")
         plan.write(output, as: "-o")
         plan.write(foldsFile, as: "--folds-file")

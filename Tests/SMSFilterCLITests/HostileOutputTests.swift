@@ -1,0 +1,265 @@
+import Foundation
+import TestSupport
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Issue 21's output attacks (items 1, 2, 4–8, 15, 16, the gzip padding of 17, 21–23), replayed against the
+/// built binary, with their neighbours: each test is one class of attack that crashed, wrote outside the
+/// outputs, or wrote something that could not be read back on the main of 2026-11-26.
+///
+/// No test here names a real system path (`/dev/stdout`, `/dev/stderr`, `/dev/full`) as an output: a test
+/// whose output guard has a bug must not be able to damage the machine. Links of the test's own, in its own
+/// temporary folder, stand in for them (a link to `/proc/self/fd/1` is `/dev/stdout`).
+final class HostileOutputTests: CLITestCase {
+    static let records = """
+        {"id": 1, "sender": "AD-HDFCBK", "body": "Rs 500 debited from a/c XX12 on 01-11"}
+        {"id": 2, "sender": "+14155550100", "body": "WIN a free cruise!!! Click http://spam.example now"}
+        {"id": 3, "sender": "+14155550101", "body": "see you at 6?"}
+
+        """
+
+    var input = ""
+    var rules = ""
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        input = try write("in.jsonl", Self.records)
+        rules = try write("rules.yaml", """
+            version: 1
+            capabilities: [transactionalFinance]
+            rules:
+              - name: bank
+                action: transaction
+                subAction: transactionalFinance
+                keywords: [debited]
+
+            """)
+    }
+
+    func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: path)) }
+    func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// Runs the binary with `folder` as its current folder (so that relative names land in the test's folder).
+    func runHere(_ args: [String], in folder: String? = nil) throws -> (status: Int32, out: Data, err: String) {
+        let r = try Fixtures.run("sh", ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", folder ?? self.folder.path, bin] + args)
+        return (r.status, r.stdout, String(decoding: r.stderr, as: UTF8.self))
+    }
+
+    /// Whether `path` is a symbolic link (not followed).
+    func isLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
+    /// A small labelled corpus for `learn` and `evaluate`.
+    func labelled() throws -> String {
+        var lines = ""
+        for i in 0..<20 {
+            lines += "{\"id\": \(i), \"body\": \"\(i % 2 == 0 ? "win a free prize now" : "see you at home tonight") \(i)\", \"label\": \"\(i % 2 == 0 ? "spam" : "ham")\"}\n"
+        }
+        return try write("labelled.jsonl", lines)
+    }
+
+    // MARK: 1. Any name, any length
+
+    /// Any one-character output name crashed with SIGILL in Foundation's `deletingLastPathComponent`.
+    func testOneCharacterOutputNamesAreOrdinaryNames() throws {
+        let corpus = try labelled()
+        XCTAssertEqual(try run(["classify", input, "--no-output", "--counts", path("counts.json"), "-q"]).status, 0)
+        for (args, written) in [
+            (["classify", "in.jsonl", "-o", "x", "-q"], ["x"]),
+            (["classify", "in.jsonl", "--no-output", "--counts", "c", "--rejects", "r", "-q"], ["c", "r"]),
+            (["generate", "--count", "3", "-o", "z", "-q"], ["z"]),
+            (["compile", "rules.yaml", "-o", "s"], ["s"]),
+            (["learn", corpus, "--map", "spam=junk,ham=none", "-o", "m", "-q"], ["m"]),
+            (["evaluate", corpus, "--map", "spam=junk,ham=none", "--report", "h", "--json-file", "j", "-q"], ["h", "j"]),
+            (["merge-counts", "counts.json", "-o", "k"], ["k"]),
+            (["export", "in.jsonl", "-o", "e", "--stats-file", "t", "-q"], ["e", "t"]),
+            (["export-extension", "rules.yaml", "-o", "v", "-q"], ["v"]),
+            (["bench", "in.jsonl", "--phrases-file", "p", "-q"], ["p"]),
+        ] {
+            let r = try runHere(args)
+            XCTAssertEqual(r.status, 0, "\(args): \(r.err)")
+            XCTAssertFalse(r.err.contains("crashed"), r.err)
+            for name in written { XCTAssertTrue(exists(path(name)), "\(args) wrote \(name)") }
+        }
+        // Outside the current folder too, and a name that is a slash short of a folder.
+        let nested = try runHere(["classify", "in.jsonl", "-o", "./y", "-q"])
+        XCTAssertEqual(nested.status, 0, nested.err)
+        XCTAssertTrue(exists(path("y")))
+        let empty = try runHere(["classify", "in.jsonl", "-o", ""])
+        XCTAssertEqual(empty.status, 64, empty.err)
+        XCTAssertTrue(empty.err.contains("empty name"), empty.err)
+    }
+
+    // MARK: 2. Links to file descriptors are written in place
+
+    /// With standard output redirected to a file, `-o /dev/stdout -f` replaced the machine's `/dev/stdout` link
+    /// with a regular file. Stand-ins here: links of the test's own to `/proc/self/fd/1` (what `/dev/stdout`
+    /// is), to it through another link, and to the folder `/proc/self/fd`. Standard output of the child is a
+    /// regular file (``Fixtures/run``), the case that was broken.
+    func testLinksToStandardOutputAreWrittenInPlaceNeverReplaced() throws {
+        let stdoutLink = path("my-stdout")
+        XCTAssertEqual(symlink("/proc/self/fd/1", stdoutLink), 0)
+        let viaLink = path("via-link")
+        XCTAssertEqual(symlink(stdoutLink, viaLink), 0)
+        let fds = path("fds")
+        XCTAssertEqual(symlink("/proc/self/fd", fds), 0)
+        guard exists("/proc/self/fd/1") else { throw XCTSkip("no /proc here") }
+        let corpus = try labelled()
+        for target in [stdoutLink, viaLink, fds + "/1"] {
+            for force in [false, true] {
+                for (args, expected) in [
+                    (["classify", input, "-o", target, "-q"], "\"filter\""),
+                    (["classify", input, "--no-output", "--counts", target, "-q"], "\"records\""),
+                    (["classify", input, "--no-output", "--rejects", target, "-q"], ""),
+                    (["generate", "--count", "2", "-o", target, "-q"], "\"body\""),
+                    (["compile", rules, "-o", target], "SMSF"),
+                    (["evaluate", corpus, "--map", "spam=junk,ham=none", "--report", target, "-q"], "<html"),
+                    (["evaluate", corpus, "--map", "spam=junk,ham=none", "--json-file", target, "-q"], "\"accuracy\""),
+                    (["learn", corpus, "--map", "spam=junk,ham=none", "-o", target, "-q"], "model:"),
+                ] {
+                    let all = args + (force ? ["-f"] : [])
+                    let r = try Fixtures.run(bin, all)
+                    let err = String(decoding: r.stderr, as: UTF8.self)
+                    XCTAssertEqual(r.status, 0, "\(all): \(err)")
+                    XCTAssertTrue(isLink(stdoutLink) && isLink(viaLink) && isLink(fds), "\(all): a link was replaced")
+                    if !expected.isEmpty {
+                        XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains(expected), "\(all) wrote through standard output")
+                    }
+                    let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+                    XCTAssertEqual(left, [], "\(all): no temporary file")
+                }
+            }
+        }
+        // Standard error the same way; and the records and a summary on one descriptor are one output twice.
+        let stderrLink = path("my-stderr")
+        XCTAssertEqual(symlink("/proc/self/fd/2", stderrLink), 0)
+        let toStderr = try Fixtures.run(bin, ["classify", input, "-o", stderrLink, "-f", "-q"])
+        XCTAssertEqual(toStderr.status, 0)
+        XCTAssertTrue(String(decoding: toStderr.stderr, as: UTF8.self).contains("\"filter\""))
+        XCTAssertTrue(isLink(stderrLink))
+        let twice = try Fixtures.run(bin, ["classify", input, "-o", stdoutLink, "--counts", viaLink, "-f"])
+        XCTAssertEqual(twice.status, 64)
+        XCTAssertTrue(String(decoding: twice.stderr, as: UTF8.self).contains("are the same file"))
+    }
+
+    /// A link into another process's descriptors is refused before any work (this test process's, standing
+    /// in for any other: a guard with a bug replaces only the test's own link).
+    func testALinkToAnotherProcesssDescriptorIsRefused() throws {
+        guard exists("/proc/self/fd") else { throw XCTSkip("no /proc here") }
+        let held = try write("held.txt", "precious\n")
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: held))
+        defer { try? handle.close() }
+        let link = path("theirs")
+        XCTAssertEqual(symlink("/proc/\(getpid())/fd/\(handle.fileDescriptor)", link), 0)
+        for force in [false, true] {
+            let r = try run(["classify", input, "-o", link, "-q"] + (force ? ["-f"] : []))
+            XCTAssertEqual(r.status, 64, r.err)
+            XCTAssertTrue(r.err.contains("another process"), r.err)
+            XCTAssertTrue(isLink(link))
+            XCTAssertEqual(try String(contentsOfFile: held, encoding: .utf8), "precious\n")
+        }
+    }
+
+    // MARK: 5. Files a rule file names are inputs
+
+    /// `export-extension r.yaml -o DIR -f`, where DIR holds the rule file's own `blockList:` list, rewrote
+    /// it (its comments lost). The same for every command that loads rules and every output option.
+    func testTheNumberListsOfARuleFileAreNeverWrittenOver() throws {
+        try FileManager.default.createDirectory(atPath: path("ext"), withIntermediateDirectories: false)
+        let block = try write("ext/BlockList.txt", "# my numbers\n+14155550100\n")
+        let ident = try write("ext/IdentificationList.tsv", "# who\n+14155550101\tBank\n")
+        let listRules = try write("ext/lists.yaml", """
+            version: 1
+            capabilities: [transactionalFinance]
+            blockList: BlockList.txt
+            identificationList: "IdentificationList.tsv"
+            rules:
+              - name: bank
+                action: transaction
+                subAction: transactionalFinance
+                keywords: [debited]
+
+            """)
+        let original = [bytes(block), bytes(ident)]
+        let absolute = path("ext/../ext/BlockList.txt")
+        for force in [false, true] {
+            for args in [
+                ["export-extension", listRules, "-o", path("ext")],
+                ["compile", listRules, "-o", block],
+                ["compile", listRules, "-o", absolute],
+                ["classify", "--rules", listRules, input, "-o", ident],
+                ["classify", "--rules", listRules, input, "--no-output", "--counts", block],
+                ["export", "--rules", listRules, input, "-o", path("sets"), "--stats-file", ident],
+                ["learn", try labelled(), "--rules", listRules, "--map", "spam=junk,ham=none", "-o", block],
+            ] {
+                let all = args + (force ? ["-f"] : [])
+                let r = try run(all)
+                XCTAssertEqual(r.status, 64, "\(all): \(r.err)")
+                XCTAssertTrue(r.err.contains("blockList of") || r.err.contains("identificationList of"), "\(all): \(r.err)")
+                XCTAssertEqual([bytes(block), bytes(ident)], original, "\(all) changed a number list")
+            }
+        }
+        // A folder without the lists is still written.
+        let other = try run(["export-extension", listRules, "-o", path("elsewhere"), "-q"])
+        XCTAssertEqual(other.status, 0, other.err)
+    }
+
+    // MARK: 23. An output that cannot be created is 73, for every output option
+
+    func testAnOutputThatCannotBeCreatedIs73ForEveryOption() throws {
+        let file = try write("plain.txt", "x\n")
+        let corpus = try labelled()
+        let counts = path("counts.json")
+        XCTAssertEqual(try run(["classify", input, "--no-output", "--counts", counts, "-q"]).status, 0)
+        let places = [
+            ("a missing folder", path("missing/out")),
+            ("a folder that is a file", file + "/out"),
+            ("a folder", folder.path),
+            ("a name ending with /", folder.path + "/new/"),
+        ]
+        let commands: [(String, (String) -> [String])] = [
+            ("-o", { ["classify", self.input, "-o", $0] }),
+            ("--counts", { ["classify", self.input, "--no-output", "--counts", $0] }),
+            ("--rejects", { ["classify", self.input, "--no-output", "--rejects", $0] }),
+            ("-o", { ["generate", "--count", "1", "-o", $0] }),
+            ("-o", { ["compile", self.rules, "-o", $0] }),
+            ("-o", { ["learn", corpus, "--map", "spam=junk,ham=none", "-o", $0] }),
+            ("--report", { ["evaluate", corpus, "--map", "spam=junk,ham=none", "--report", $0] }),
+            ("--json-file", { ["evaluate", corpus, "--map", "spam=junk,ham=none", "--json-file", $0] }),
+            ("-o", { ["merge-counts", counts, "-o", $0] }),
+            ("--stats-file", { ["export", self.input, "-o", self.path("sets"), "--stats-file", $0] }),
+            ("--phrases-file", { ["bench", self.input, "--phrases-file", $0] }),
+        ]
+        for (option, command) in commands {
+            for (what, place) in places {
+                for force in [false, true] {
+                    let args = command(place) + (force ? ["-f"] : [])
+                    let r = try run(args)
+                    XCTAssertEqual(r.status, 73, "\(option) at \(what): \(args): \(r.err)")
+                    XCTAssertTrue(r.err.contains(option), "\(args): \(r.err)")
+                }
+            }
+        }
+        // Output folders: a parent that is missing or a file, or a file where the folder should be.
+        for command in [
+            { (p: String) in ["export", self.input, "-o", p] },
+            { (p: String) in ["export-extension", self.rules, "-o", p] },
+        ] {
+            for place in [path("missing/out"), file + "/out", file] {
+                let r = try run(command(place) + ["-f"])
+                XCTAssertEqual(r.status, 73, "\(command(place)): \(r.err)")
+            }
+        }
+        XCTAssertFalse(exists(path("sets")) || exists(path("missing")) || exists(path("new")))
+        // What saying it otherwise fixes stays a usage error: an existing file without -f, an output that is an input.
+        XCTAssertEqual(try run(["classify", input, "-o", file]).status, 64)
+        XCTAssertEqual(try run(["classify", input, "-o", input, "-f"]).status, 64)
+    }
+}
