@@ -13,7 +13,7 @@ import Darwin
 /// A crash, a full disk or an error before ``finish()`` never leaves a file at `path` that looks
 /// complete: the temporary file (`.NAME.tmp-PID-RANDOM` in the same folder, created with `O_EXCL`, so a
 /// planted file or symbolic link of that name is never opened) is removed by ``abandon()`` or when the
-/// object is deallocated unfinished. Optionally compresses with zstd (``Compression``).
+/// object is deallocated unfinished. Optionally compresses with zstd or gzip (``Compression``).
 /// `path` `-` writes to standard output, and an existing device or pipe (`/dev/null`, a FIFO) is written
 /// in place: neither is renamed over. A link into `/proc` to one of this process's descriptors
 /// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, or a link of one's own to one of them) is written through
@@ -35,6 +35,22 @@ public final class OutputFile {
         /// `frameSize` decoded bytes and a seek table, the same bytes whatever `workers` is; without, one
         /// frame (``ZstdEncoder``, libzstd's own worker threads).
         case zstd(level: Int32, workers: Int32, frameSize: Int? = nil)
+        /// One gzip member at `level` (1…9, ``GzipEncoder/levels``), compressed in the calling thread.
+        case gzip(level: Int32)
+    }
+
+    /// What an output's name says its bytes are (SPEC §7: outputs ending `.gz` are gzip, `.zst` zstd),
+    /// case-insensitively.
+    public enum NamedCompression: Sendable, Equatable {
+        case zstd, gzip, none
+    }
+
+    /// The compression `path`'s name asks for: `.zst` zstd, `.gz` gzip, anything else none.
+    public static func compression(namedBy path: String) -> NamedCompression {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".zst") { return .zstd }
+        if lower.hasSuffix(".gz") { return .gzip }
+        return .none
     }
 
     /// What to do with a regular file already at the destination.
@@ -55,6 +71,7 @@ public final class OutputFile {
     private let fd: Int32
     private var encoder: ZstdEncoder?
     private var seekableEncoder: ZstdSeekableEncoder?
+    private var gzipEncoder: GzipEncoder?
     private var finished = false
     private var failed: ZstdError?
     private var ownsDescriptor = false
@@ -107,13 +124,18 @@ public final class OutputFile {
                 (fd, temporaryPath) = try Self.createTemporary(beside: path)
             }
         }
-        if case .zstd(let level, let workers, let frameSize) = compression {
+        if compression != .none {
             do throws(ZstdError) {
-                if let frameSize {
+                switch compression {
+                case .zstd(let level, let workers, let frameSize?):
                     seekableEncoder = try ZstdSeekableEncoder(
                         fileDescriptor: fd, level: level, workers: Int(max(0, workers)), frameSize: frameSize)
-                } else {
+                case .zstd(let level, let workers, nil):
                     encoder = try ZstdEncoder(fileDescriptor: fd, level: level, workers: workers)
+                case .gzip(let level):
+                    gzipEncoder = try GzipEncoder(fileDescriptor: fd, level: level)
+                case .none:
+                    break
                 }
             } catch {
                 if let tmp = temporaryPath {
@@ -167,6 +189,8 @@ public final class OutputFile {
                 try encoder.write(bytes)
             } else if let seekableEncoder {
                 try seekableEncoder.write(bytes)
+            } else if let gzipEncoder {
+                try gzipEncoder.write(bytes)
             } else {
                 if case .failure(let code) = _Sys.writeAll(fd, bytes) {
                     throw ZstdError(.writeFailed, errno: code.code, path: path)
@@ -204,6 +228,7 @@ public final class OutputFile {
         do throws(ZstdError) {
             try encoder?.finish()
             try seekableEncoder?.finish()
+            try gzipEncoder?.finish()
             if let tmp = temporaryPath {
                 if case .failure(let code) = _Sys.fsync(fd) {
                     throw ZstdError(.writeFailed, errno: code.code, path: path, detail: "fsync failed")

@@ -268,6 +268,19 @@ public enum _ZstdFaultInjection {
 
     /// Makes every later `write` fail with `code` (nil switches it off).
     public static func failWrites(withErrno code: Int32?) { failWritesWithErrno = code }
+
+    nonisolated(unsafe) static var failAllocationsOverBytes: Int? = nil
+
+    /// Makes every later frame-buffer allocation larger than `bytes` fail, as `malloc` does when memory runs
+    /// out (nil switches it off).
+    public static func failAllocations(over bytes: Int?) { failAllocationsOverBytes = bytes }
+}
+
+/// `realloc(3)`, failing as ``_ZstdFaultInjection/failAllocations(over:)`` says.
+@inline(__always)
+func _reallocHook(_ pointer: UnsafeMutableRawPointer?, _ bytes: Int) -> UnsafeMutableRawPointer? {
+    if let limit = _ZstdFaultInjection.failAllocationsOverBytes, bytes > limit { return nil }
+    return realloc(pointer, bytes)
 }
 
 @inline(__always)
@@ -294,6 +307,11 @@ private func _writeHook(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
     return write(fd, buffer.baseAddress, buffer.count)
 }
 #else
+@inline(__always)
+func _reallocHook(_ pointer: UnsafeMutableRawPointer?, _ bytes: Int) -> UnsafeMutableRawPointer? {
+    realloc(pointer, bytes)
+}
+
 @inline(__always)
 private func _readHook(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
     read(fd, buffer.baseAddress, buffer.count)

@@ -262,4 +262,85 @@ final class HostileOutputTests: CLITestCase {
         XCTAssertEqual(try run(["classify", input, "-o", file]).status, 64)
         XCTAssertEqual(try run(["classify", input, "-o", input, "-f"]).status, 64)
     }
+    // MARK: 4. Large frames cannot crash
+
+    /// `classify … --frame-size 1G` (an accepted value) aborted with "failed to allocate 1073741824 bytes" and
+    /// left a 0-byte temporary file: one 1 GiB frame buffer (and its compressed bound) per compression worker
+    /// was allocated up front. Under a 2.5 GB address-space limit, every command that writes seekable zstd
+    /// now finishes at 8 threads, and the bytes are what `zstd -dc` reads.
+    func testOneGigabyteFramesFitInBoundedMemory() throws {
+        let plain = path("plain.jsonl")
+        XCTAssertEqual(try run(["classify", input, "-o", plain, "-q"]).status, 0)
+        let limit = "ulimit -v 2500000 && exec \"$@\""
+        for (args, output) in [
+            (["classify", input, "-o", path("big.jsonl.zst"), "--frame-size", "1G", "--threads", "8", "-q"], path("big.jsonl.zst")),
+            (["generate", "--count", "50", "-o", path("gen.jsonl.zst"), "--frame-size", "1G", "--threads", "8", "-q"], path("gen.jsonl.zst")),
+            (["export", input, "-o", path("sets"), "--zst", "--frame-size", "1G", "--threads", "8", "-q"], path("sets/train.jsonl.zst")),
+        ] {
+            let r = try Fixtures.run("sh", ["-c", limit, "sh", bin] + args)
+            XCTAssertEqual(r.status, 0, "\(args): \(String(decoding: r.stderr, as: UTF8.self))")
+            XCTAssertEqual(try Fixtures.run("zstd", ["-t", "-q", output]).status, 0, "\(output) is whole")
+        }
+        XCTAssertEqual(try Fixtures.run("zstd", ["-dc", path("big.jsonl.zst")]).stdout, bytes(plain))
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(left, [], "no temporary file")
+    }
+
+    // MARK: 7. A .gz name is gzip
+
+    /// `-o x.jsonl.gz` wrote plain text under a gzip name. Records and rejects are compressed as their name
+    /// says (`gzip -dc` is the oracle); every other output refuses a `.gz` or `.zst` name instead of lying.
+    func testGzipNamesAreGzipAndOtherOutputsRefuseCompressedNames() throws {
+        let plain = path("plain.jsonl")
+        XCTAssertEqual(try run(["classify", input, "-o", plain, "-q"]).status, 0)
+        let bad = try write("bad.jsonl", Self.records + "{\"id\": 9, \"body\": \n")
+        for (args, gz, expected) in [
+            (["classify", input, "-o", path("x.jsonl.gz"), "-q"], path("x.jsonl.gz"), bytes(plain)),
+            (["classify", input, "-o", path("x9.jsonl.gz"), "--level", "9", "--threads", "4", "-q"], path("x9.jsonl.gz"), bytes(plain)),
+            (["classify", bad, "--no-output", "--rejects", path("r.jsonl.gz"), "-q"], path("r.jsonl.gz"), nil),
+            (["classify", input, "--output-format", "csv", "-o", path("x.csv.GZ"), "-q"], path("x.csv.GZ"), nil),
+            (["generate", "--count", "20", "-o", path("g.jsonl.gz"), "-q"], path("g.jsonl.gz"), nil),
+        ] as [([String], String, Data?)] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 0, "\(args): \(r.err)")
+            let oracle = try Fixtures.run("gzip", ["-dc", gz])
+            XCTAssertEqual(oracle.status, 0, "\(gz) is gzip")
+            if let expected { XCTAssertEqual(oracle.stdout, expected, "\(gz) holds what the plain output holds") }
+            XCTAssertFalse(oracle.stdout.isEmpty)
+        }
+        XCTAssertTrue(String(decoding: try Fixtures.run("gzip", ["-dc", path("r.jsonl.gz")]).stdout, as: UTF8.self).contains("\"reason\""))
+        // smsfilter reads its own gzip output back.
+        let back = try run(["classify", path("x.csv.GZ"), "--no-output", "--counts", path("back.json"), "-q"])
+        XCTAssertEqual(back.status, 0, back.err)
+        // The name's format is seen through .gz; gzip levels are zlib's.
+        let named = try run(["classify", input, "-o", path("x.csv.gz")])
+        XCTAssertEqual(named.status, 64, named.err)
+        XCTAssertTrue(named.err.contains("the name says csv"), named.err)
+        for level in ["0", "10", "-3", "19"] {
+            let r = try run(["classify", input, "-o", path("l.jsonl.gz"), "--level", level])
+            XCTAssertEqual(r.status, 64, r.err)
+            XCTAssertTrue(r.err.contains("from 1 to 9"), r.err)
+        }
+        // Outputs written uncompressed refuse a compressed name, before any work.
+        let corpus = try labelled()
+        let counts = path("counts.json")
+        XCTAssertEqual(try run(["classify", input, "--no-output", "--counts", counts, "-q"]).status, 0)
+        for (args, option) in [
+            (["classify", input, "--no-output", "--counts", path("c.json.gz")], "--counts"),
+            (["classify", input, "--no-output", "--counts", path("c.json.zst")], "--counts"),
+            (["evaluate", corpus, "--map", "spam=junk,ham=none", "--report", path("r.html.gz")], "--report"),
+            (["evaluate", corpus, "--map", "spam=junk,ham=none", "--json-file", path("e.json.zst")], "--json-file"),
+            (["compile", rules, "-o", path("r.smsf.gz")], "-o"),
+            (["learn", corpus, "--map", "spam=junk,ham=none", "-o", path("m.yaml.gz")], "-o"),
+            (["merge-counts", counts, "-o", path("m.json.gz")], "-o"),
+            (["export", input, "-o", path("sets"), "--stats-file", path("s.json.gz")], "--stats-file"),
+            (["bench", input, "--phrases-file", path("p.txt.zst")], "--phrases-file"),
+        ] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains(option) && r.err.contains("uncompressed"), "\(args): \(r.err)")
+        }
+        let made = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        XCTAssertFalse(made.contains { $0.hasPrefix("c.json.") || $0.hasPrefix("r.html") || $0.hasPrefix("m.") || $0 == "sets" }, "\(made)")
+    }
 }

@@ -53,23 +53,14 @@ public final class Pipeline: Sendable {
         let output: OutputFile?
         do {
             output = try options.outputPath.map { path throws(ZstdError) in
-                let level = options.outputLevel ?? (path.hasSuffix(".zst") ? 1 : nil)
-                return try OutputFile(
-                    path: path,
-                    compression: level.map {
-                        .zstd(level: $0, workers: Int32(options.compressionWorkers), frameSize: options.outputFrameSize)
-                    } ?? .none,
-                    existing: options.existing)
+                try OutputFile(path: path, compression: options.outputCompression(path), existing: options.existing)
             }
         } catch {
             throw PipelineError(.outputFailed, error.description)
         }
         do {
             let rejects = try options.rejectsPath.map { path throws(ZstdError) in
-                try OutputFile(
-                    path: path,
-                    compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0, frameSize: options.outputFrameSize) : .none,
-                    existing: options.existing)
+                try OutputFile(path: path, compression: options.rejectsCompression(path), existing: options.existing)
             }
             return (output, rejects)
         } catch {

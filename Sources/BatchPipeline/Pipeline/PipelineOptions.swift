@@ -13,7 +13,8 @@ public struct PipelineOptions: Sendable {
     public var outputFormat: InputFormat?
     /// Where labelled records go: a path, `-` for standard output, nil for nowhere (counts only).
     public var outputPath: String?
-    /// zstd level for the output; nil: compress when the output path ends in `.zst` (level 1), else plain.
+    /// Compression level of the output: zstd (−7 to 19), or gzip (1 to 9) for a name ending in `.gz`; nil:
+    /// level 1 when the name ends in `.zst` or `.gz`, else plain. A level with any other name is zstd.
     public var outputLevel: Int32?
     /// zstd compression threads for the output (0: the writer thread compresses).
     public var compressionWorkers = 0
@@ -60,6 +61,28 @@ public struct PipelineOptions: Sendable {
     public var progress: (@Sendable (Progress) -> Void)?
 
     public init() {}
+
+    /// How the labelled output at `path` is compressed (SPEC §7: a name ending in `.gz` is gzip, `.zst`
+    /// zstd; ``outputLevel`` with any other name asks for zstd).
+    public func outputCompression(_ path: String) -> OutputFile.Compression {
+        switch OutputFile.compression(namedBy: path) {
+        case .gzip:
+            return .gzip(level: outputLevel ?? 1)
+        case .zstd:
+            return .zstd(level: outputLevel ?? 1, workers: Int32(compressionWorkers), frameSize: outputFrameSize)
+        case .none:
+            return outputLevel.map { .zstd(level: $0, workers: Int32(compressionWorkers), frameSize: outputFrameSize) } ?? .none
+        }
+    }
+
+    /// How the rejects at `path` are compressed: by the name only (zstd level 3, gzip level 6).
+    public func rejectsCompression(_ path: String) -> OutputFile.Compression {
+        switch OutputFile.compression(namedBy: path) {
+        case .gzip: return .gzip(level: 6)
+        case .zstd: return .zstd(level: 3, workers: 0, frameSize: outputFrameSize)
+        case .none: return .none
+        }
+    }
 
     /// What the record reader needs from these options.
     var readOptions: _ReadOptions {

@@ -42,7 +42,7 @@ enum CLI {
     static func refuseRecordsToTerminal(output: String?, what: String = "records") throws {
         guard output == nil, stdoutIsTerminal else { return }
         throw fail(
-            "refusing to write \(what) to a terminal: give -o FILE (.zst compresses), pipe the output, "
+            "refusing to write \(what) to a terminal: give -o FILE (.zst or .gz compresses), pipe the output, "
                 + "or give -o - to print them here anyway", code: 64)
     }
 

@@ -46,7 +46,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
     var rules: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; .zst compresses).", valueName: "file"))
+    @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; a .zst name is zstd, .gz gzip).", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("out"), help: .hidden)
@@ -58,7 +58,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the counts as JSON to this file.", valueName: "file"))
     var counts: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write rejected records (file, line, reason, record) as JSON Lines to this file.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write rejected records (file, line, reason, record) as JSON Lines to this file (.zst, .gz compress).", valueName: "file"))
     var rejects: String?
 
     @Option(name: .long, help: "What to write per record: records (whole records plus labels) or labels (id and labels only).")
@@ -93,7 +93,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
     var maxRecord = ByteSize(64 << 20)
 
-    @Option(name: .long, parsing: .unconditional, help: "zstd level of the output, -7 to 19 (default 1 for a .zst name).")
+    @Option(name: .long, parsing: .unconditional, help: "Compression level of the output: zstd -7 to 19, gzip (.gz) 1 to 9 (default 1 for a .zst or .gz name).")
     var level: Int32?
 
     @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
@@ -131,6 +131,7 @@ struct ClassifyCommand: ParsableCommand {
         try Limits.check(size: chunkSize, Limits.chunkSize, "--chunk-size")
         try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
         try Limits.check(level, Limits.level, "--level")
+        try Limits.checkGzipLevel(level, output: noOutput ? nil : outputPath)
         try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
         try Limits.check(frameSize: frameSize)
         if let chunkSize { try Limits.checkChunkPool(threads: threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
@@ -205,8 +206,10 @@ struct ClassifyCommand: ParsableCommand {
         plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
         plan.readRules(rules)
         plan.read(manifest, as: "the manifest (--manifest)")
-        plan.write(noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
-        plan.write(rejects, as: "--rejects")
+        plan.write(
+            noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output",
+            compressedByName: true)
+        plan.write(rejects, as: "--rejects", compressedByName: true)
         plan.write(counts, as: "--counts")
         return plan
     }

@@ -27,13 +27,13 @@ struct GenerateCommand: ParsableCommand {
     @Option(name: .long, help: "Seed of the pseudo-random generator.")
     var seed: UInt64 = 1
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Output file (.zst compresses with zstd); - is standard output.", valueName: "file"))
+    @Option(name: [.short, .long], help: ArgumentHelp("Output file (a .zst name is zstd, .gz gzip); - is standard output.", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("out"), help: .hidden)
     var outAlias: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "zstd level when compressing, -7 to 19.")
+    @Option(name: .long, parsing: .unconditional, help: "Compression level: zstd -7 to 19, gzip (.gz) 1 to 9.")
     var level: Int32 = 3
 
     @Option(name: .long, parsing: .unconditional, help: "zstd compression threads, 1 to 256 (default: all cores).")
@@ -59,6 +59,7 @@ struct GenerateCommand: ParsableCommand {
         if count < 0 { throw ValidationError("Please give a --count of 0 or more.") }
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         try Limits.check(level, Limits.level, "--level")
+        try Limits.checkGzipLevel(level, output: outputPath)
         try Limits.check(threads, Limits.threads, "--threads")
         try Limits.check(frameSize: frameSize)
     }
@@ -66,12 +67,15 @@ struct GenerateCommand: ParsableCommand {
     func run() throws {
         let out = outputPath ?? "-"
         var plan = IOPlan(force: force)
-        plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
+        plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output", compressedByName: true)
         try plan.check()
         try CLI.refuseRecordsToTerminal(output: outputPath)
-        let compression: OutputFile.Compression =
-            out.hasSuffix(".zst")
-            ? .zstd(level: level, workers: Int32(threads ?? CLI.cores), frameSize: frameSize.frameSize) : .none
+        let compression: OutputFile.Compression
+        switch OutputFile.compression(namedBy: out) {
+        case .zstd: compression = .zstd(level: level, workers: Int32(threads ?? CLI.cores), frameSize: frameSize.frameSize)
+        case .gzip: compression = .gzip(level: level)
+        case .none: compression = .none
+        }
         let started = Date()
         do {
             let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)

@@ -22,6 +22,7 @@ import Darwin
 ///   symbolic links, `/dev/stdout` and `-` alike; or the same resolved path; `--force` never allows this);
 ///   an existing regular file (or symbolic link) without `-f/--force` (devices, FIFOs, `-` and links to this
 ///   process's own descriptors need none); an empty name; a link into `/proc` to another process's descriptor;
+///   a name ending in `.gz` or `.zst` for an output that is written uncompressed (all but records and rejects);
 /// - exit status 73 (sysexits' EX_CANTCREAT: the output cannot be created where it is named): its folder
 ///   does not exist, is not a folder or cannot be written; the name is a folder (or ends with `/`) where a
 ///   file is wanted, or is not a folder where a folder is wanted.
@@ -35,6 +36,9 @@ struct IOPlan {
         var path: String
         /// An input this run reads (missing: exit 66), not one only protected (another shard's archive).
         var isRead = true
+        /// An output compressed as its name says (`.gz` gzip, `.zst` zstd: records and rejects); every other
+        /// output is plain, and a `.gz` or `.zst` name for it is refused rather than a lie.
+        var compressedByName = false
     }
 
     private(set) var inputs: [Entry] = []
@@ -73,15 +77,17 @@ struct IOPlan {
         for path in paths { inputs.append(Entry(option: option, path: path, isRead: false)) }
     }
 
-    mutating func write(_ path: String?, as option: String) {
-        if let path { outputs.append(Entry(option: option, path: path)) }
+    /// An output; `compressedByName`: it is compressed as its name says (records, rejects), else it is
+    /// written plain and a name ending in `.gz` or `.zst` is refused (exit 64).
+    mutating func write(_ path: String?, as option: String, compressedByName: Bool = false) {
+        if let path { outputs.append(Entry(option: option, path: path, compressedByName: compressedByName)) }
     }
 
     /// An output folder (created when missing, its parent must exist) and the names written into it.
     mutating func writeFolder(_ path: String, as option: String, files: [String]) {
         folders.append(Entry(option: option, path: path))
         for name in files {
-            outputs.append(Entry(option: option, path: Self.child(name, of: path)))
+            outputs.append(Entry(option: option, path: Self.child(name, of: path), compressedByName: true))
         }
     }
 
@@ -128,6 +134,11 @@ struct IOPlan {
 
     private func outputProblem(_ e: Entry) -> (String, Int32)? {
         if e.path.isEmpty { return ("\(e.option): an empty name; name a file", 64) }
+        if !e.compressedByName, OutputFile.compression(namedBy: e.path) != .none {
+            let suffix = e.path.lowercased().hasSuffix(".gz") ? ".gz" : ".zst"
+            return ("\(describe(e)): the name ends with \(suffix), but \(e.option) is written uncompressed; "
+                + "name it without \(suffix) (only records and rejects are compressed by their name)", 64)
+        }
         switch Self.kind(e.path) {
         case .folder:
             return ("\(describe(e)): is a folder; name a file", 73)
