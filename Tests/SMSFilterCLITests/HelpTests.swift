@@ -192,12 +192,12 @@ OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
                           default: the embedded rules and model
                           (embedded:rules: the rules alone).
-  -o, --output <file>     Where labelled records go (- is standard output; .zst
-                          compresses).
+  -o, --output <file>     Where labelled records go (- is standard output; a
+                          .zst name is zstd, .gz gzip).
   --no-output             Write no labelled records, only counts (and rejects).
   --counts <file>         Write the counts as JSON to this file.
   --rejects <file>        Write rejected records (file, line, reason, record)
-                          as JSON Lines to this file.
+                          as JSON Lines to this file (.zst, .gz compress).
   --format <format>       What to write per record: records (whole records plus
                           labels) or labels (id and labels only). (values:
                           records, labels; default: records)
@@ -233,8 +233,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record processed, 1K to 1G; a longer one is
                           rejected with its length. (default: 64M)
-  --level <level>         zstd level of the output, -7 to 19 (default 1 for a
-                          .zst name).
+  --level <level>         Compression level of the output: zstd -7 to 19, gzip
+                          (.gz) 1 to 9 (default 1 for a .zst or .gz name).
   --compression-threads <compression-threads>
                           zstd compression threads for the output, 0 to 256
                           (default: --threads above 1).
@@ -532,9 +532,10 @@ USAGE: smsfilter generate --count <count> [--seed <seed>] [--output <file>] [--l
 OPTIONS:
   --count <count>         Number of records.
   --seed <seed>           Seed of the pseudo-random generator. (default: 1)
-  -o, --output <file>     Output file (.zst compresses with zstd); - is
+  -o, --output <file>     Output file (a .zst name is zstd, .gz gzip); - is
                           standard output.
-  --level <level>         zstd level when compressing, -7 to 19. (default: 3)
+  --level <level>         Compression level: zstd -7 to 19, gzip (.gz) 1 to 9.
+                          (default: 3)
   --threads <threads>     zstd compression threads, 1 to 256 (default: all
                           cores).
   --frame-size <frame-size>
