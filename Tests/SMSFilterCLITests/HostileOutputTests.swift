@@ -343,4 +343,73 @@ final class HostileOutputTests: CLITestCase {
         let made = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         XCTAssertFalse(made.contains { $0.hasPrefix("c.json.") || $0.hasPrefix("r.html") || $0.hasPrefix("m.") || $0 == "sets" }, "\(made)")
     }
+    // MARK: 16, 17. What is inside a compressed input
+
+    /// Binary data inside a `.gz` or `.zst` got "no column body (columns: <binary dump>)" (megabytes of it on
+    /// the terminal) or exit 0 with every line rejected; the first decoded bytes are now recognised as a
+    /// plain file's are, by every command that reads records, from files and standard input.
+    func testBinaryInsideACompressedFileGetsTheOneLine() throws {
+        var rng = Fixtures.SeededGenerator(seed: 0x2116)
+        let random = Data((0..<6000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        try random.write(to: URL(fileURLWithPath: path("random.bin")))
+        try Data(count: 200_000).write(to: URL(fileURLWithPath: path("zeros.bin")))
+        XCTAssertEqual(try Fixtures.run("gzip", ["-k", path("random.bin")]).status, 0)
+        XCTAssertEqual(try Fixtures.run("gzip", ["-k", path("zeros.bin")]).status, 0)
+        XCTAssertEqual(try Fixtures.run("zstd", ["-q", path("random.bin"), "-o", path("random.bin.zst")]).status, 0)
+        XCTAssertEqual(try Fixtures.run("gzip", ["-k", input]).status, 0)
+        XCTAssertEqual(try Fixtures.run("zstd", ["-q", input + ".gz", "-o", path("twice.jsonl.zst")]).status, 0)
+        let corpus = try labelled()
+        let cases: [(String, String)] = [
+            (path("random.bin.gz"), "binary data"), (path("zeros.bin.gz"), "binary data"),
+            (path("random.bin.zst"), "binary data"), (path("twice.jsonl.zst"), "compressed twice"),
+        ]
+        for (file, phrase) in cases {
+            for args in [
+                ["classify", file, "-o", path("out.jsonl")], ["export", file, "-o", path("sets")],
+                ["evaluate", file, "--map", "spam=junk,ham=none"], ["learn", file, corpus, "--map", "spam=junk,ham=none", "-o", path("m.yaml")],
+                ["bench", file, "--repeat", "1"],
+            ] {
+                let r = try run(args)
+                XCTAssertEqual(r.status, 65, "\(args): \(r.err.prefix(300))")
+                XCTAssertTrue(r.err.contains("decompressed") && r.err.contains(phrase), "\(args): \(r.err.prefix(300))")
+                XCTAssertLessThan(r.err.utf8.count, 600, "one short line: \(args)")
+                XCTAssertFalse(exists(path("out.jsonl")) || exists(path("m.yaml")))
+            }
+        }
+        let piped = try run(["classify", "-", "--no-output"], stdin: try Data(contentsOf: URL(fileURLWithPath: path("random.bin.gz"))))
+        XCTAssertEqual(piped.status, 65)
+        XCTAssertTrue(piped.err.contains("standard input: decompressed (gzip)"), piped.err)
+        // Damage inside the first decoded bytes is still reported as damage, after the records before it.
+        var text = ""
+        for i in 0..<400 { text += "{\"id\": \(i), \"body\": \"hello number \(i)\"}\n" }
+        let long = try write("long.jsonl", text)
+        XCTAssertEqual(try Fixtures.run("gzip", ["-k", long]).status, 0)
+        var gz = try Data(contentsOf: URL(fileURLWithPath: long + ".gz"))
+        gz = gz.prefix(gz.count / 2)
+        try gz.write(to: URL(fileURLWithPath: path("cut.jsonl.gz")))
+        let cut = try run(["classify", path("cut.jsonl.gz"), "-o", path("cut-out.jsonl"), "-q"])
+        XCTAssertEqual(cut.status, 65, cut.err)
+        XCTAssertTrue(cut.err.contains("truncated") || cut.err.contains("incomplete"), cut.err)
+        // A header row of megabytes (or binary read as text) never floods the terminal.
+        let wide = (0..<5000).map { "column\($0)" + String(repeating: "x", count: 100) }.joined(separator: ",")
+        let csv = try write("wide.csv", wide + "\n" + Array(repeating: "1", count: 5000).joined(separator: ",") + "\n")
+        let named = try run(["classify", csv, "--no-output"])
+        XCTAssertEqual(named.status, 65)
+        XCTAssertTrue(named.err.contains("and 4980 more"), String(named.err.prefix(300)))
+        XCTAssertLessThan(named.err.utf8.count, 2000)
+    }
+
+    /// Zero padding after the last gzip member was exit 65; `gzip -dc` accepts it.
+    func testZeroPaddingAfterAGzipMemberIsAccepted() throws {
+        XCTAssertEqual(try Fixtures.run("gzip", ["-k", input]).status, 0)
+        var padded = try Data(contentsOf: URL(fileURLWithPath: input + ".gz"))
+        padded.append(Data(count: 10_000))
+        try padded.write(to: URL(fileURLWithPath: path("padded.jsonl.gz")))
+        XCTAssertEqual(try Fixtures.run("gzip", ["-dc", path("padded.jsonl.gz")]).status, 0, "the oracle accepts it")
+        let plain = try run(["classify", input, "-o", path("plain.jsonl"), "-q"])
+        XCTAssertEqual(plain.status, 0)
+        let r = try run(["classify", path("padded.jsonl.gz"), "-o", path("padded.jsonl"), "-q"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(bytes(path("padded.jsonl")), bytes(path("plain.jsonl")))
+    }
 }

@@ -220,7 +220,7 @@ extension _DelimitedDriver {
         columns.width = names.count
         columns.body = column(options.fields.body)
         guard columns.body >= 0 else {
-            let known = header.map { " (columns: \($0.joined(separator: ", ")))" } ?? ""
+            let known = header.map { " (columns: \(_namesFound($0)))" } ?? ""
             return .failed("\(name): no column \"\(options.fields.body)\" for the body\(known); name it with --body-field")
         }
         columns.id = column(options.fields.id)

@@ -51,7 +51,7 @@ final class _JSONLDriver: _FormatDriver {
             for key in object.keys.sorted() where found.count < 20 && seen.insert(key).inserted { found.append(key) }
         }
         guard objects > 0 else { return nil }
-        let list = found.isEmpty ? "none" : found.joined(separator: ", ")
+        let list = found.isEmpty ? "none" : _namesFound(found)
         return "no record among the first \(objects) has a \"\(options.fields.body)\" field (fields found: \(list)); name the body's field with --body-field"
     }
 
