@@ -412,4 +412,27 @@ final class HostileOutputTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertEqual(bytes(path("padded.jsonl")), bytes(path("plain.jsonl")))
     }
+    // MARK: 8. Names written into outputs
+
+    /// Control characters in `--model-name` were accepted and split TSV rows (rule names were already refused).
+    func testModelNamesAreCheckedAsRuleNamesAre() throws {
+        let corpus = try labelled()
+        for name in ["a\tb", "a\nb", "\u{1B}[2J", "x\u{85}", ""] {
+            let r = try run(["learn", corpus, "--map", "spam=junk,ham=none", "-o", path("m.yaml"), "--model-name", name])
+            XCTAssertEqual(r.status, 64, "\(name.debugDescription): \(r.err)")
+            XCTAssertTrue(r.err.contains("--model-name"), r.err)
+            XCTAssertFalse(exists(path("m.yaml")))
+        }
+        let good = try run(["learn", corpus, "--map", "spam=junk,ham=none", "-o", path("m.yaml"), "--model-name", "my model", "-q"])
+        XCTAssertEqual(good.status, 0, good.err)
+        // A hand-edited model section is refused by every command that loads it.
+        let text = try String(contentsOfFile: path("m.yaml"), encoding: .utf8)
+        let edited = try write("edited.yaml", text.replacingOccurrences(of: "name: \"my model\"", with: "name: \"a\\tb\""))
+        XCTAssertNotEqual(text, try String(contentsOfFile: edited, encoding: .utf8))
+        for args in [["check", edited], ["classify", "--rules", edited, input, "--no-output"], ["compile", edited, "-o", path("e.smsf")]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r.err)\(r.out)")
+            XCTAssertTrue((r.err + r.out).contains("model.name"), "\(args): \(r.err)\(r.out)")
+        }
+    }
 }

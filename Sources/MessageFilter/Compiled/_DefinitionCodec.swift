@@ -65,8 +65,7 @@ enum _DefinitionCodec {
         var names = Set<String>()
         for _ in 0..<n {
             let name = try r.string()
-            guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
-                names.insert(name).inserted
+            guard RuleDefinition.isValidName(name), names.insert(name).inserted
             else { throw fail("rule name") }
             guard let action = Action(rawValue: Int(try r.u8())) else { throw fail("action") }
             var rule = RuleDefinition(name: name, action: action)

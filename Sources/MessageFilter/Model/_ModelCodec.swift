@@ -50,7 +50,7 @@ enum _ModelCodec {
         guard has == 1 else { return }
         var m = ModelDefinition()
         m.name = try r.string()
-        guard !m.name.isEmpty, !d.rules.contains(where: { $0.name == m.name }) else { throw fail("model name") }
+        guard RuleDefinition.isValidName(m.name), !d.rules.contains(where: { $0.name == m.name }) else { throw fail("model name") }
         m.line = Int(try r.u32())
         let priority = try r.i64()
         guard abs(priority) <= 1_000_000 else { throw fail("model priority") }

@@ -148,7 +148,7 @@ struct _RuleFileParser {
             let f = "\(at).\(key)"
             switch key {
             case "name":
-                if let s = v.scalar?.string, !s.isEmpty, !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                if let s = v.scalar?.string, RuleDefinition.isValidName(s) {
                     name = s
                 } else { issue(v, f, "expected a non-empty name without control characters (tab, newline, NUL, …)"); ok = false }
             case "action":

@@ -146,6 +146,9 @@ struct LearnCommand: ParsableCommand {
         }
         if output == nil && cv == nil { throw ValidationError("Please give -o/--output for the model (or --cv K to cross-validate only).") }
         if let cv, cv < 2 || cv > 100 { throw ValidationError("Please give --cv between 2 and 100.") }
+        if !RuleDefinition.isValidName(modelName) {
+            throw ValidationError("Please give a --model-name that is not empty and has no control characters (tab, newline, NUL, …).")
+        }
         if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
         if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
         if !(1...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 1 to 5.") }
