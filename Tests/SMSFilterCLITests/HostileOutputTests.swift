@@ -435,4 +435,56 @@ final class HostileOutputTests: CLITestCase {
             XCTAssertTrue((r.err + r.out).contains("model.name"), "\(args): \(r.err)\(r.out)")
         }
     }
+    // MARK: 15. One rule for --json
+
+    /// `--json` went to standard error for classify, export, evaluate, compile, generate and export-extension
+    /// and to standard output for the others: `classify … -o out --json | jq` printed nothing. Now the summary
+    /// goes to standard output unless the records (or a compiled rule set, a learned rule file) go there.
+    func testTheJSONSummaryGoesToStandardOutputUnlessRecordsDo() throws {
+        let corpus = try labelled()
+        func object(_ data: Data, _ what: String) -> [String: Any]? {
+            let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            XCTAssertNotNil(o, "\(what): one JSON object: \(String(decoding: data.prefix(200), as: UTF8.self))")
+            return o
+        }
+        let toStdout: [[String]] = [
+            ["classify", input, "-o", path("o.jsonl"), "--json"],
+            ["classify", input, "--no-output", "--json"],
+            ["export", input, "-o", path("sets"), "--json"],
+            ["evaluate", corpus, "--map", "spam=junk,ham=none", "--json"],
+            ["generate", "--count", "3", "-o", path("g.jsonl"), "--json"],
+            ["compile", rules, "-o", path("r.smsf"), "--json"],
+            ["export-extension", rules, "-o", path("ext"), "--json"],
+            ["learn", corpus, "--map", "spam=junk,ham=none", "-o", path("m.yaml"), "--json"],
+            ["check", rules, "--json"],
+            ["explain", "--rules", rules, "--json", "Rs 5 debited"],
+            ["bench", input, "--matcher-only", "--repeat", "1", "--json", "-q"],
+        ]
+        for args in toStdout {
+            let r = try Fixtures.run(bin, args)
+            XCTAssertEqual(r.status, 0, "\(args): \(String(decoding: r.stderr, as: UTF8.self))")
+            _ = object(r.stdout, "\(args) standard output")
+            XCTAssertFalse(String(decoding: r.stderr, as: UTF8.self).contains("{"), "\(args): nothing JSON on standard error")
+        }
+        // Records (or the main output) on standard output: the summary goes to standard error.
+        for (args, first) in [
+            (["classify", input, "-o", "-", "--json"], "{\"id\""),
+            (["classify", input, "--json"], "{\"id\""),
+            (["generate", "--count", "3", "--json"], "{\"id\""),
+            (["compile", rules, "-o", "-", "--json"], "SMSF"),
+            (["learn", corpus, "--map", "spam=junk,ham=none", "-o", "-", "--json"], "#"),
+        ] {
+            let r = try Fixtures.run(bin, args)
+            XCTAssertEqual(r.status, 0, "\(args)")
+            XCTAssertTrue(r.stdout.starts(with: Data(first.utf8)), "\(args): the records come first on standard output")
+            _ = object(r.stderr, "\(args) standard error")
+        }
+        // Characters a terminal obeys that JSON leaves raw (C1, bidi overrides) are escaped, and parse back.
+        let odd = try write("odd\u{9B}2J\u{202E}.jsonl", Self.records)
+        let r = try Fixtures.run(bin, ["classify", odd, "--no-output", "--json"])
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E }, text)
+        let files = object(r.stdout, "odd name")?["files"] as? [[String: Any]]
+        XCTAssertEqual(files?.first?["path"] as? String, odd)
+    }
 }

@@ -44,7 +44,7 @@ final class HostileUseTests: CLITestCase {
     func testAnInputNameIsNeverSwallowedAsAnOutput() throws {
         let evaluate = try run(["evaluate", "--json", input, "--map", "spam=junk,ham=other"])
         XCTAssertEqual(evaluate.status, 0, evaluate.err)
-        XCTAssertTrue(evaluate.err.contains("\"records\""), "--json is a flag: the figures go where the table goes")
+        XCTAssertTrue(evaluate.out.contains("\"records\""), "--json is a flag: the figures go to standard output")
         assertInputUnchanged()
         let export = try run(["export", "--stats", input, "--out-dir", path("sets")])
         XCTAssertEqual(export.status, 64, export.err)

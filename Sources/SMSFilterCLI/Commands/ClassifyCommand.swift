@@ -16,7 +16,8 @@ struct ClassifyCommand: ParsableCommand {
             columns (CSV/TSV) or filter_* attributes (XML); labels a record already has are replaced. \
             Malformed records are counted and written to --rejects with their file, line, reason and \
             bytes; the run goes on. Counts go to --counts as JSON and to standard \
-            error as a table (--json: as JSON).
+            error as a table (--json: as JSON on standard output, or on standard error when the records go \
+            there).
 
             Every output is checked before any work: none may be an input or another output, and an \
             existing file is replaced only with -f. Records are not written to a terminal unless -o - \
@@ -116,7 +117,7 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no progress line and no table.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the counts as JSON on standard error instead of the table.")
+    @Flag(name: .long, help: "Print the counts as JSON instead of the table, on standard output (standard error when records go there).")
     var json = false
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case records, labels }
@@ -186,7 +187,9 @@ struct ClassifyCommand: ParsableCommand {
         progress.clear()
         if !quiet {
             if json {
-                CLI.stderr(String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self))
+                CLI.printSummaryJSON(
+                    String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
+                    recordsOnStandardOutput: !noOutput && (outputPath ?? "-") == "-")
             } else {
                 CLI.stderr(result.counts.table())
             }

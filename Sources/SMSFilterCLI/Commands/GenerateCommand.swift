@@ -50,7 +50,7 @@ struct GenerateCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no progress line or summary.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard error instead of a sentence.")
+    @Flag(name: .long, help: "Print the summary as JSON instead of a sentence, on standard output (standard error when records go there).")
     var json = false
 
     var outputPath: String? { output ?? outAlias }
@@ -91,9 +91,9 @@ struct GenerateCommand: ParsableCommand {
             if !quiet {
                 let seconds = Date().timeIntervalSince(started)
                 if json {
-                    CLI.stderr(RuleCLI.json([
-                        "records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed,
-                    ]))
+                    CLI.printSummaryJSON(
+                        RuleCLI.json(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed]),
+                        recordsOnStandardOutput: out == "-")
                 } else {
                     CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
                         Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))

@@ -126,7 +126,7 @@ struct LearnCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output instead of the table.")
+    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error with -o -) instead of the table.")
     var json = false
 
     static func range(_ text: String, _ option: String) throws -> ClosedRange<Int> {
@@ -259,10 +259,10 @@ struct LearnCommand: ParsableCommand {
             }
         }
         if json {
-            print(RuleCLI.json(Self.jsonObject(report, output: output)), terminator: "")
+            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), recordsOnStandardOutput: output == "-")
         } else if !quiet {
             let table = Self.table(report, output: output)
-            if output == nil { print(table, terminator: "") } else { CLI.stderr(table) }
+            if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }
         }
     }
 
