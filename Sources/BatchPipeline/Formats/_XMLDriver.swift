@@ -164,6 +164,11 @@ final class _XMLDriver: _FormatDriver {
             return Problem(end: end, reason: "unterminated attribute value")
         }
         i = valueEnd + 1
+        // Every attribute, read or passed through: a character XML 1.0 cannot hold makes the element one that
+        // is not well-formed, in the output as in the input (``_FormatLimits``).
+        if let why = _FormatLimits.xml(UnsafeRawBufferPointer(rebasing: input[valueStart..<valueEnd])) {
+            return Problem(end: _XMLText.skipToTagEnd(input, i, end), reason: "\(why) (in an attribute)", category: "character XML cannot hold")
+        }
         let name = UnsafeRawBufferPointer(rebasing: input[nameStart..<nameEnd])
         guard let which = lookUp(name) else { return nil }
         if which >= labelBase {

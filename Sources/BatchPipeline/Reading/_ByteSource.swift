@@ -92,7 +92,8 @@ enum _ByteSources {
 /// while reading them (a damaged or truncated archive) is thrown after them, as the decoder would have: the
 /// damage is reported where it is, with every byte before it.
 final class _DecodedPrefix: _ByteSource {
-    private let inner: any _ByteSource
+    /// The decoder.
+    let inner: any _ByteSource
     private var prefix: [UInt8]
     private var handedOut = 0
     private var pendingError: ZstdError?
