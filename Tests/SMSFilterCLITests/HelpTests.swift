@@ -199,6 +199,10 @@ OPTIONS:
   --counts <file>         Write the counts as JSON to this file.
   --rejects <file>        Write rejected records (file, line, reason, record)
                           as JSON Lines to this file (.zst, .gz compress).
+  --max-rejects-bytes <max-rejects-bytes>
+                          Bytes of --rejects written whole, 1K to 1T; past it a
+                          reject keeps its first 256 bytes, length and SHA-256,
+                          past twice it only its count. (default: 1G)
   --format <format>       What to write per record: records (whole records plus
                           labels) or labels (id and labels only). (values:
                           records, labels; default: records)

@@ -487,4 +487,90 @@ final class HostileOutputTests: CLITestCase {
         let files = object(r.stdout, "odd name")?["files"] as? [[String: Any]]
         XCTAssertEqual(files?.first?["path"] as? String, odd)
     }
+    // MARK: 22. The rejects file has a bound
+
+    /// A rejects file had no bound (a 4.7 MB gzip of zeros read as JSON Lines wrote 1.43 GB of base64). Rejects
+    /// are now whole up to `--max-rejects-bytes`, then short (first 256 bytes, length, SHA-256) up to twice it,
+    /// then counted only; the counts say how many of each. Python's `hashlib` is the oracle for the hashes, and
+    /// the file is the same at every thread count and chunk size.
+    func testTheRejectsFileIsBoundedAndSaysSo() throws {
+        var rng = Fixtures.SeededGenerator(seed: 0x2122)
+        var text = ""
+        for i in 0..<3000 {
+            if i % 500 == 7 {
+                text += "{broken and over-long \(i) " + String(repeating: "y", count: 3000) + "\n"
+            } else {
+                text += "{broken json \(i) " + String(repeating: "x", count: Int(rng.next() % 600)) + " ส่วนลด\n"
+            }
+        }
+        text += "{\"id\": 1, \"body\": \"fine\"}\n"
+        let garbage = try write("garbage.jsonl", text)
+        var files: [Data] = []
+        for (threads, chunk) in [("1", "4K"), ("4", "1M"), ("2", "64K")] {
+            let rejects = path("rejects-\(threads).jsonl")
+            let counts = path("counts-\(threads).json")
+            let r = try run([
+                "classify", garbage, "--no-output", "--rejects", rejects, "--counts", counts, "--max-rejects-bytes", "64K",
+                "--max-record", "2K", "--threads", threads, "--chunk-size", chunk, "-q",
+            ])
+            XCTAssertEqual(r.status, 0, r.err)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: rejects)))
+        }
+        XCTAssertEqual(Set(files).count, 1, "the same rejects at every thread count and chunk size")
+        let data = files[0]
+        XCTAssertLessThanOrEqual(data.count, 2 * 65_536 + 8_192, "at most twice the budget and one line")
+        // Every line is JSON; whole ones first, then short ones, each short one as the oracle hashes the record.
+        let script = """
+            import hashlib, json, sys
+            raw = open(sys.argv[1], 'rb').read().split(b'\\n')
+            out = {'whole': 0, 'short': 0, 'bad': [], 'order': True, 'seenShort': False}
+            for line in open(sys.argv[2], encoding='utf-8'):
+                r = json.loads(line)
+                record = raw[r['line'] - 1]
+                if r.get('reason', '').startswith('record longer'):
+                    record += b'\\n'
+                if r.get('shortened'):
+                    out['short'] += 1
+                    out['seenShort'] = True
+                    prefix = r['prefix'].encode() if 'prefix' in r else __import__('base64').b64decode(r['prefixBase64'])
+                    if r['sha256'] != hashlib.sha256(record).hexdigest() or r['length'] != len(record) \\
+                       or not record.startswith(prefix) or len(prefix) > 256:
+                        out['bad'].append(r['line'])
+                else:
+                    out['whole'] += 1
+                    if out['seenShort'] and r['length'] > 256:
+                        out['order'] = False
+            print(json.dumps(out))
+            """
+        let oracle = try Fixtures.run("python3", ["-c", script, garbage, path("rejects-1.jsonl")])
+        XCTAssertEqual(oracle.status, 0, String(decoding: oracle.stderr, as: UTF8.self))
+        let seen = try XCTUnwrap(JSONSerialization.jsonObject(with: oracle.stdout) as? [String: Any])
+        XCTAssertEqual(seen["bad"] as? [Int], [], "every short reject's prefix, length and SHA-256 are the record's")
+        XCTAssertEqual(seen["order"] as? Bool, true, "after the first short reject, only records of 256 bytes or less are whole")
+        let counts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("counts-1.json")))) as? [String: Any])
+        let whole = seen["whole"] as! Int, short = seen["short"] as! Int
+        XCTAssertGreaterThan(short, 0)
+        XCTAssertEqual(counts["rejected"] as? Int, 3000)
+        XCTAssertEqual(counts["rejectsShortened"] as? Int, short)
+        XCTAssertEqual(counts["rejectsOmitted"] as? Int, 3000 - whole - short)
+        XCTAssertGreaterThan(counts["rejectsOmitted"] as? Int ?? 0, 0)
+        XCTAssertEqual((counts["rejectReasons"] as? [String: Int])?.values.reduce(0, +), 3000, "every reject is counted by reason")
+        // The table says so, and merge-counts adds them up.
+        let table = try run(["classify", garbage, "--no-output", "--rejects", path("t.jsonl"), "--max-rejects-bytes", "64K"])
+        XCTAssertTrue(table.err.contains("rejects past --max-rejects-bytes"), table.err)
+        let merged = try run(["merge-counts", path("counts-1.json"), path("counts-4.json")])
+        XCTAssertEqual(merged.status, 0, merged.err)
+        let sum = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(merged.out.utf8)) as? [String: Any])
+        XCTAssertEqual(sum["rejectsShortened"] as? Int, 2 * short)
+        // Under the default budget (1G) every reject is whole, as before.
+        let all = try run(["classify", garbage, "--no-output", "--rejects", path("all.jsonl"), "--counts", path("all.json"), "-q"])
+        XCTAssertEqual(all.status, 0)
+        let allCounts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("all.json")))) as? [String: Any])
+        XCTAssertEqual(allCounts["rejectsShortened"] as? Int, 0)
+        XCTAssertEqual(try String(contentsOfFile: path("all.jsonl"), encoding: .utf8).split(separator: "\n").count, 3000)
+        for bad in ["0", "512", "2T"] {
+            let r = try run(["classify", garbage, "--no-output", "--max-rejects-bytes", bad])
+            XCTAssertEqual(r.status, 64, r.err)
+        }
+    }
 }

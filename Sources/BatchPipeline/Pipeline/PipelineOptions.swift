@@ -45,6 +45,10 @@ public struct PipelineOptions: Sendable {
     public var strict = false
     /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).
     public var rejectsPath: String?
+    /// The rejects file's budget: rejects are written whole while it holds less than this many bytes, then as
+    /// short lines (the first 256 bytes, the length and the SHA-256 of each, ``RunCounts/rejectsShortened``)
+    /// while it holds less than twice this, then only counted (``RunCounts/rejectsOmitted``).
+    public var maxRejectsBytes: Int64 = 1 << 30
     /// What the output and rejects files do with a regular file already at their path (``OutputFile/Existing``).
     public var existing = OutputFile.Existing.replace
     /// Called once every record is written and the counts are final (accounting invariant checked), before

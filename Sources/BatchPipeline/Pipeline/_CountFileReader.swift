@@ -65,6 +65,8 @@ struct _CountFileReader {
         c.rejected = try count(o, "rejected")
         c.blankLines = try count(o, "blankLines", required: false)
         c.mms = try count(o, "mms", required: false)
+        c.rejectsShortened = try count(o, "rejectsShortened", required: false)
+        c.rejectsOmitted = try count(o, "rejectsOmitted", required: false)
         c.noRule = try count(o, "noRule", required: false)
         c.folders = try counts(o, "folders")
         c.rules = try counts(o, "rules")

@@ -62,6 +62,11 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write rejected records (file, line, reason, record) as JSON Lines to this file (.zst, .gz compress).", valueName: "file"))
     var rejects: String?
 
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Bytes of --rejects written whole, 1K to 1T; past it a reject keeps its first 256 bytes, length and SHA-256, past twice it only its count.")
+    var maxRejectsBytes = ByteSize(1 << 30)
+
     @Option(name: .long, help: "What to write per record: records (whole records plus labels) or labels (id and labels only).")
     var format: OutputFormat = .records
 
@@ -131,6 +136,7 @@ struct ClassifyCommand: ParsableCommand {
         try Limits.check(threads, Limits.threads, "--threads")
         try Limits.check(size: chunkSize, Limits.chunkSize, "--chunk-size")
         try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
+        try Limits.check(size: maxRejectsBytes, Limits.maxRejectsBytes, "--max-rejects-bytes")
         try Limits.check(level, Limits.level, "--level")
         try Limits.checkGzipLevel(level, output: noOutput ? nil : outputPath)
         try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
@@ -235,6 +241,7 @@ struct ClassifyCommand: ParsableCommand {
         options.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
+        options.maxRejectsBytes = Int64(maxRejectsBytes.bytes)
         options.existing = existing
         if let inputName { options.stdinName = inputName }
         // The progress line would land among the records when both go to the same terminal.
