@@ -435,6 +435,29 @@ final class HostileOutputTests: CLITestCase {
             XCTAssertTrue((r.err + r.out).contains("model.name"), "\(args): \(r.err)\(r.out)")
         }
     }
+    /// Neighbours of `--model-name`: other text a user gives that is written into outputs. `export
+    /// --label-prefix` (the start of every fastText line) took ESC; an identification list's labels (shown by
+    /// iOS, written into the extension's list and into labels) took any control character and invalid UTF-8.
+    func testOtherNamesWrittenIntoOutputsRefuseControlCharacters() throws {
+        for prefix in ["__l\u{1B}[2J", "__l\u{0B}", "__l\u{85}", "a b", ""] {
+            let r = try run(["export", input, "-o", path("ft"), "--format", "fasttext", "--label-prefix", prefix])
+            XCTAssertEqual(r.status, 64, "\(prefix.debugDescription): \(r.err)")
+            XCTAssertTrue(r.err.contains("--label-prefix"), r.err)
+        }
+        XCTAssertFalse(exists(path("ft")))
+        for label in ["Bank\u{1B}[2J", "Bank\u{0}", "Bank\u{85}"] {
+            let list = try write("ids.tsv", "+14155550100\t\(label)\n")
+            let listRules = try write("ids.yaml", "version: 1\nidentificationList: \(list)\nrules:\n  - name: a\n    action: junk\n    keywords: [win]\n")
+            let r = try run(["check", listRules])
+            XCTAssertEqual(r.status, 65, "\(label.debugDescription): \(r.out)")
+            XCTAssertTrue(r.out.contains("control characters"), r.out)
+        }
+        try Data([0x2B, 0x31, 0x34, 0x31, 0x35, 0x09, 0x42, 0xFF, 0x0A]).write(to: URL(fileURLWithPath: path("ids.tsv")))
+        XCTAssertEqual(try run(["check", path("ids.yaml")]).status, 65, "a label that is not UTF-8")
+        _ = try write("ids.tsv", "+14155550100\tMy Bänk ✓\n")
+        XCTAssertEqual(try run(["check", path("ids.yaml")]).status, 0)
+    }
+
     // MARK: 15. One rule for --json
 
     /// `--json` went to standard error for classify, export, evaluate, compile, generate and export-extension

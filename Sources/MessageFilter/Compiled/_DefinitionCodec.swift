@@ -131,6 +131,7 @@ enum _DefinitionCodec {
             labelIndices.append(try r.i32())
         }
         d.labels = try r.strings()
+        guard d.labels.allSatisfy(RuleDefinition.isValidName) else { throw fail("label") }
         guard labelIndices.allSatisfy({ $0 >= 0 && Int($0) < d.labels.count }) else { throw fail("label index") }
         d.identificationLabels = labelIndices
         try _ModelCodec.decode(&r, into: &d, checkShapes: checkShapes)

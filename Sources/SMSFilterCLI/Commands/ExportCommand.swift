@@ -112,8 +112,11 @@ struct ExportCommand: ParsableCommand {
 
     func validate() throws {
         if let maxPerLabel, maxPerLabel < 1 { throw ValidationError("Please give a --max-per-label of 1 or more.") }
-        if labelPrefix.isEmpty || labelPrefix.contains(where: { $0.isWhitespace }) {
-            throw ValidationError("Please give a --label-prefix without spaces, such as __label__.")
+        // Written at the start of every fastText line: a space would end the label, a control character
+        // (ESC, NUL…) would reach every reader of the file.
+        if labelPrefix.isEmpty || labelPrefix.contains(where: { $0.isWhitespace })
+            || labelPrefix.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ValidationError("Please give a --label-prefix without spaces or control characters, such as __label__.")
         }
         if rules != nil && labelField != nil { throw ValidationError("Please give either --rules or --label-field, not both.") }
         if dedup && noDuplicateCheck { throw ValidationError("Please drop --no-duplicate-check: --dedup needs it.") }
