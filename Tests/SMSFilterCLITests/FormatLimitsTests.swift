@@ -149,11 +149,12 @@ final class FormatLimitsTests: CLITestCase {
             <sms id="4" body="fine" contact_name="raw \u{1B} in another attribute" />
             <sms id="5" body="noncharacter &#xFFFF;" />
             <sms id="6" body="ok" />
+            <sms id="7" body="a raw < in a value" />
             </smses>
 
             """)
         for (file, refusedIDs, reason) in [(csv, ["999"], "a NUL byte, which CSV cannot hold"), (tsv, ["999"], "a NUL byte, which TSV cannot hold"),
-                                          (xml, ["2", "3", "4", "5"], "XML 1.0 cannot hold")] {
+                                          (xml, ["2", "3", "4", "5", "7"], "XML")] {
             let out = path("pass-\(URL(fileURLWithPath: file).lastPathComponent)")
             let rejects = path("pass-rejects.jsonl")
             let r = try run(["classify", file, "-o", out, "--rejects", rejects, "-q", "-f"])

@@ -169,6 +169,11 @@ final class _XMLDriver: _FormatDriver {
         if let why = _FormatLimits.xml(UnsafeRawBufferPointer(rebasing: input[valueStart..<valueEnd])) {
             return Problem(end: _XMLText.skipToTagEnd(input, i, end), reason: "\(why) (in an attribute)", category: "character XML cannot hold")
         }
+        // XML 1.0 does not allow a raw `<` in an attribute value (it is written `&lt;`): passed through, the
+        // element would make the output not well-formed.
+        if _find(UInt8(ascii: "<"), in: input, from: valueStart, to: valueEnd) != nil {
+            return Problem(end: _XMLText.skipToTagEnd(input, i, end), reason: "a raw '<' in an attribute value (XML writes it &lt;)")
+        }
         let name = UnsafeRawBufferPointer(rebasing: input[nameStart..<nameEnd])
         guard let which = lookUp(name) else { return nil }
         if which >= labelBase {
