@@ -284,6 +284,16 @@ final class HostileOutputTests: CLITestCase {
         XCTAssertEqual(try Fixtures.run("zstd", ["-dc", path("big.jsonl.zst")]).stdout, bytes(plain))
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
         XCTAssertEqual(left, [], "no temporary file")
+        // The pipeline's own buffers (bounded by the memory formula) stop the run when even that much cannot be
+        // had, but remove the temporary files first: a 64M chunk pool under a 900 MB limit.
+        let oom = try Fixtures.run("sh", [
+            "-c", "ulimit -v 900000 && exec \"$@\"", "sh", bin, "classify", input, "-o", path("oom.jsonl"),
+            "--rejects", path("oom-rejects.jsonl"), "--chunk-size", "64M", "--threads", "1", "-q",
+        ])
+        XCTAssertNotEqual(oom.status, 0)
+        XCTAssertTrue(String(decoding: oom.stderr, as: UTF8.self).contains("out of memory"))
+        let afterOOM = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") || $0.hasPrefix("oom") }
+        XCTAssertEqual(afterOOM, [], "no temporary file after running out of memory")
     }
 
     // MARK: 7. A .gz name is gzip
