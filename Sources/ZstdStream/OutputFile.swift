@@ -15,7 +15,8 @@ import Darwin
 /// planted file or symbolic link of that name is never opened) is removed by ``abandon()`` or when the
 /// object is deallocated unfinished. Optionally compresses with zstd or gzip (``Compression``).
 /// `path` `-` writes to standard output, and an existing device or pipe (`/dev/null`, a FIFO) is written
-/// in place: neither is renamed over. A link into `/proc` to one of this process's descriptors
+/// in place: neither is renamed over; a block device (a disk) is refused. A link into `/proc` to one of this
+/// process's descriptors
 /// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, or a link of one's own to one of them) is written through
 /// that descriptor, whatever file it holds, and the link is left alone; a link to another process's
 /// descriptor is refused. A folder is refused at once, never found at the end.
@@ -113,6 +114,8 @@ public final class OutputFile {
                 }
                 temporaryPath = nil
                 ownsDescriptor = true
+            case .blockDevice:
+                throw ZstdError(.fileFailed, errno: EPERM, path: path, detail: "it is a block device (a disk); refusing to write over it")
             case .descriptor(nil):
                 throw ZstdError(
                     .fileFailed, errno: EPERM, path: path,
@@ -306,8 +309,10 @@ extension OutputFile {
         case danglingLink
         /// A folder: refused.
         case folder
-        /// A device, a FIFO or a socket: written in place.
+        /// A character device, a FIFO or a socket: written in place.
         case special
+        /// A block device (a disk, a partition): refused, whatever `--force` says.
+        case blockDevice
         /// A link into `/proc` to an open file descriptor (`/dev/stdout`, `/proc/self/fd/1`…): written in place
         /// through the descriptor when it is this process's own (`own`), refused when it is another process's.
         case descriptor(own: Bool)
@@ -321,6 +326,7 @@ extension OutputFile {
         case .danglingLink: return .danglingLink
         case .folder: return .folder
         case .special: return .special
+        case .blockDevice: return .blockDevice
         case .descriptor(let fd): return .descriptor(own: fd != nil)
         }
     }

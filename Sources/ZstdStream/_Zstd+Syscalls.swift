@@ -115,8 +115,10 @@ enum _Sys {
     /// What is at a path, following symbolic links (a link to nothing is `.danglingLink`).
     enum FileKind: Equatable {
         case missing, regular, folder, danglingLink
-        /// A device, a FIFO or a socket: written in place.
+        /// A character device, a FIFO or a socket: written in place.
         case special
+        /// A block device (a disk or a partition): never written.
+        case blockDevice
         /// A file descriptor reached through a link into `/proc` (`/dev/stdout`, `/dev/fd/N`,
         /// `/proc/self/fd/N`, or a link to one): this process's descriptor `N`, or nil for another process's.
         /// Written in place through the descriptor, whatever file it holds, never renamed over.
@@ -130,6 +132,7 @@ enum _Sys {
             switch info.st_mode & S_IFMT {
             case S_IFREG: return .regular
             case S_IFDIR: return .folder
+            case S_IFBLK: return .blockDevice
             default: return .special
             }
         }

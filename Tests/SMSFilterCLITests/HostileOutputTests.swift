@@ -167,6 +167,37 @@ final class HostileOutputTests: CLITestCase {
         }
     }
 
+    /// Neighbours of item 2: devices were written in place whatever they were, so a link named like an output
+    /// (or planted in an output folder) could lead the run onto a disk, or hang it on a FIFO nobody reads. A
+    /// block device is never written; a file a command names inside its output folder must be a file. (The
+    /// stand-in disk is a node of the test's own with a major number no driver has: a guard with a bug
+    /// could only fail to open it.)
+    func testBlockDevicesAndDevicesInOutputFoldersAreRefused() throws {
+        let disk = path("disk")
+        guard mknod(disk, S_IFBLK | 0o600, dev_t((240 << 8) | 77)) == 0 else { throw XCTSkip("cannot make a device node here (not root)") }
+        let link = path("innocent.jsonl")
+        XCTAssertEqual(symlink(disk, link), 0)
+        for target in [disk, link] {
+            for force in [false, true] {
+                let r = try run(["classify", input, "-o", target, "-q"] + (force ? ["-f"] : []))
+                XCTAssertEqual(r.status, 64, r.err)
+                XCTAssertTrue(r.err.contains("block device"), r.err)
+            }
+        }
+        // A FIFO planted under a name the command writes into its folder: refused at once, not a hang.
+        try FileManager.default.createDirectory(atPath: path("ext"), withIntermediateDirectories: false)
+        XCTAssertEqual(mkfifo(path("ext/README.md"), 0o600), 0)
+        try FileManager.default.createDirectory(atPath: path("sets"), withIntermediateDirectories: false)
+        XCTAssertEqual(mkfifo(path("pipe"), 0o600), 0)
+        XCTAssertEqual(symlink(path("pipe"), path("sets/train.jsonl")), 0)
+        for args in [["export-extension", rules, "-o", path("ext"), "-f"], ["export", input, "-o", path("sets"), "-f"]] {
+            let r = try run(args, timeout: 30)
+            XCTAssertEqual(r.status, 64, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains("not a file"), r.err)
+        }
+        // An explicitly named FIFO is still written in place (zstd's convention): testCompileWritesAFIFOInPlace.
+    }
+
     // MARK: 5. Files a rule file names are inputs
 
     /// `export-extension r.yaml -o DIR -f`, where DIR holds the rule file's own `blockList:` list, rewrote

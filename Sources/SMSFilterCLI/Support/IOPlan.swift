@@ -20,8 +20,9 @@ import Darwin
 /// - exit status 64 (usage: the command as given is refused, and saying it otherwise fixes it), with the
 ///   options named: an output that is an input or another output (the same device and inode: hard links,
 ///   symbolic links, `/dev/stdout` and `-` alike; or the same resolved path; `--force` never allows this);
-///   an existing regular file (or symbolic link) without `-f/--force` (devices, FIFOs, `-` and links to this
-///   process's own descriptors need none); an empty name; a link into `/proc` to another process's descriptor;
+///   an existing regular file (or symbolic link) without `-f/--force` (character devices, FIFOs, `-` and links
+///   to this process's own descriptors need none); an empty name; a link into `/proc` to another process's
+///   descriptor; a block device; a file of an output folder that is a device, a pipe or a link to one;
 ///   a name ending in `.gz` or `.zst` for an output that is written uncompressed (all but records and rejects);
 /// - exit status 73 (sysexits' EX_CANTCREAT: the output cannot be created where it is named): its folder
 ///   does not exist, is not a folder or cannot be written; the name is a folder (or ends with `/`) where a
@@ -36,6 +37,9 @@ struct IOPlan {
         var path: String
         /// An input this run reads (missing: exit 66), not one only protected (another shard's archive).
         var isRead = true
+        /// A file written into an output folder under a name of the command's (`export`, `export-extension`):
+        /// it may only be a regular file or missing, never a link someone left there to a device or a pipe.
+        var inFolder = false
         /// An output compressed as its name says (`.gz` gzip, `.zst` zstd: records and rejects); every other
         /// output is plain, and a `.gz` or `.zst` name for it is refused rather than a lie.
         var compressedByName = false
@@ -87,7 +91,7 @@ struct IOPlan {
     mutating func writeFolder(_ path: String, as option: String, files: [String]) {
         folders.append(Entry(option: option, path: path))
         for name in files {
-            outputs.append(Entry(option: option, path: Self.child(name, of: path), compressedByName: true))
+            outputs.append(Entry(option: option, path: Self.child(name, of: path), inFolder: true, compressedByName: true))
         }
     }
 
@@ -145,8 +149,12 @@ struct IOPlan {
         case .regular, .danglingLink:
             if force { return nil }
             return ("\(describe(e)): a file is already there; add -f/--force to replace it", 64)
+        case .special where e.inFolder:
+            return ("\(describe(e)): is a device, a pipe or a link to one, not a file; the command names the files of its folder itself: remove it", 64)
         case .special:
             return nil
+        case .blockDevice:
+            return ("\(describe(e)): is a block device (a disk); refusing to write over it", 64)
         case .foreignDescriptor:
             return ("\(describe(e)): leads into /proc to another process's file descriptor; name the file itself", 64)
         case .missing:
@@ -190,7 +198,7 @@ struct IOPlan {
 
     // MARK: Identities
 
-    enum Kind { case missing, regular, folder, special, danglingLink, foreignDescriptor }
+    enum Kind { case missing, regular, folder, special, blockDevice, danglingLink, foreignDescriptor }
 
     /// What is at `path`, as ``OutputFile`` will see it when it opens it.
     static func kind(_ path: String) -> Kind {
@@ -199,6 +207,7 @@ struct IOPlan {
         case .regular: return .regular
         case .folder: return .folder
         case .special, .descriptor(own: true): return .special
+        case .blockDevice: return .blockDevice
         case .descriptor(own: false): return .foreignDescriptor
         case .danglingLink: return .danglingLink
         }
