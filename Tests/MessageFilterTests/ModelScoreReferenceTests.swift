@@ -141,8 +141,18 @@ final class ModelScoreReferenceTests: XCTestCase {
                 let tie = scores.indices.contains { $0 != best && Self.close(scores[$0], scores[best]) }
                 if !tie { XCTAssertEqual(winner, best, body.debugDescription) }
                 XCTAssertTrue(Self.close(s.slotScore[k], scores[winner]), "\(body.debugDescription): \(s.slotScore[k]) vs \(scores[winner])")
-                XCTAssertEqual(verdicts[k].rule == Int32(set.definition.rules.count), !want.isEmpty, body.debugDescription)
-                if !want.isEmpty { XCTAssertEqual(verdicts[k].action, model.targets[winner].action, body.debugDescription) }
+                // The model decides when a phrase is present, it speaks on the message's script, and the winner
+                // leads the runner-up by its margin (unless the margin is within rounding of the one needed).
+                let definition = DefaultModel.definition
+                let second = scores.indices.filter { $0 != winner }.map { scores[$0] }.max()!
+                let margin = scores[winner] - second
+                let needed = definition.margins.isEmpty ? 0 : Double(definition.margins[winner])
+                XCTAssertTrue(Self.close(s.slotMargin[k], margin), "\(body.debugDescription): margin \(s.slotMargin[k]) vs \(margin)")
+                let decides = !want.isEmpty && !definition.abstains(on: s.slotScript[k]) && margin >= needed
+                if !Self.close(margin, needed) {
+                    XCTAssertEqual(verdicts[k].rule == Int32(set.definition.rules.count), decides, body.debugDescription)
+                    if decides { XCTAssertEqual(verdicts[k].action, model.targets[winner].action, body.debugDescription) }
+                }
             }
         }
         // The one-message path: every target's score, and the phrases present.

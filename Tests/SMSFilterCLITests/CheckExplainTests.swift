@@ -191,9 +191,11 @@ final class CheckExplainTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertTrue(r.out.hasPrefix("rules: embedded default rules (checksum "), r.out)
         XCTAssertTrue(r.out.contains("  9..<16 \"debited\" → "), r.out)
-        // The embedded model (priority 95) decides the action; the finance rule below it gives the folder.
-        XCTAssertTrue(r.out.contains("finance (priority 50, transaction/transactionalFinance) \"debited\" at 9..<16: lost: below the priority of model \"default-model\", which decided"), r.out)
-        XCTAssertTrue(r.out.contains("→ decided transaction (folder Transactions/Finance from rule \"finance\")"), r.out)
+        // A -T header vouches for the message: the embedded model (priority 95) may only say transaction; it
+        // says none, so it abstains and the finance rule decides (docs/RULES.md §10, row 10).
+        XCTAssertTrue(r.out.contains("finance (priority 50, transaction/transactionalFinance) \"debited\" at 9..<16: won"), r.out)
+        XCTAssertTrue(r.out.contains("→ did not decide"), r.out)
+        XCTAssertTrue(r.out.contains("a registered transactional sender vouches for the message (trai-transactional-header fired)"), r.out)
         XCTAssertTrue(r.out.contains("TRAI header: operator V, circle M, entity HDFCBK, suffix -T (transactional)"), r.out)
         XCTAssertTrue(r.out.hasSuffix("folder: Transactions/Finance\n"), r.out)
         // The embedded rules alone: the finance rule decides.

@@ -690,14 +690,21 @@ model: section of a rule file.
 Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain, .zst or
 .gz), maps each truth label to a target (an action or a folder) with --map, and
 learns one weight per phrase per target and a bias per target: word n-grams for
-spaced scripts, character n-grams for Thai, Chinese and Japanese, pieces of
-words with digits and symbols, after normalisation; the --max-phrases phrases
-in most messages; binary TF-IDF, L2-normalised, one-vs-rest linear SVMs. The
-classifier finds the model's phrases with the same automaton as the rules' and
-adds their weights (docs/RULES.md, "Learned models"). --cv K prints
-cross-validated precision, recall and F1 per target (folds by a hash of the
-normalised body, so duplicates share a fold); with -o as well, the figures go
-into the model's provenance. Same inputs and options, same bytes.
+spaced scripts, character n-grams for Thai, Chinese and Japanese and pieces of
+words with digits, after normalisation (never punctuation, symbols or a lone
+character); the --max-phrases phrases in most messages; binary TF-IDF,
+L2-normalised, one-vs-rest linear SVMs. The classifier finds the model's
+phrases with the same automaton as the rules' and adds their weights
+(docs/RULES.md, "Learned models"). The model records how many real messages of
+each script it learned from and abstains on a script with fewer than
+--min-script-messages; on held-out folds it picks, per target, the smallest
+margin over the runner-up at which its decisions reach --precision-target (junk
+and promotion count as one, both filtered), and abstains below it. Records of
+`smsfilter generate` (ids gen:N) and --generated-input files count as
+generated, not real. --cv K prints cross-validated precision, recall and F1 per
+target (folds by a hash of the normalised body, so duplicates share a fold);
+with -o as well, the figures go into the model's provenance. Same inputs and
+options, same bytes.
 
 Examples:
   smsfilter learn --truth-field label --map 'spam=junk,ham=none' \
@@ -764,8 +771,19 @@ OPTIONS:
                           Japanese, as N or MIN-MAX. (default: 3)
   --digit-ngrams <digit-ngrams>
                           Lengths of the pieces of words that hold a digit, as
-                          MIN-MAX. (default: 3-5)
-  --no-symbols            Do not use single symbols (£, !, &) as phrases.
+                          MIN-MAX (none: no digit pieces). (default: 2-5)
+  --precision-target <precision-target>
+                          Precision, from 0.5 to 1, that the model's held-out
+                          decisions of each target must reach; it abstains
+                          below the margin that gets there (none: no margins).
+                          (default: 0.98)
+  --min-script-messages <min-script-messages>
+                          Real messages of a script the model needs to speak on
+                          it, and of an action in a script to overrule a rule
+                          of that action (0: always). (default: 100)
+  --generated-input <file>
+                          An input whose records are generated, not real
+                          (repeatable; ids gen:N are generated anyway).
   --cost <cost>           The SVM's regularisation constant C. (default: 1.0)
   --tolerance <tolerance> The solver's stopping tolerance. (default: 0.01)
   --seed <seed>           Seed of the solver's pass order. (default: 1)

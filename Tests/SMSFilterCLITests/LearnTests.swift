@@ -16,7 +16,7 @@ final class LearnTests: CLITestCase {
     /// the weight times the idf; the score of "spam" for junk is a = 2/3.
     func testWeightsOfATinyCorpusMatchTheHandComputedOptimum() throws {
         let input = try write("tiny.jsonl", try lines([["body": "spam", "label": "s"], ["body": "ham", "label": "h"]]))
-        let r = try run(["learn", "--map", "s=junk,h=none", "--min-documents", "1", "--no-symbols", "--tolerance", "1e-9",
+        let r = try run(["learn", "--map", "s=junk,h=none", "--min-documents", "1", "--precision-target", "none", "--tolerance", "1e-9",
                          "-o", path("m.yaml"), "-q", input])
         XCTAssertEqual(r.status, 0, r.err)
         let yaml = try String(contentsOfFile: path("m.yaml"), encoding: .utf8)
@@ -40,6 +40,77 @@ final class LearnTests: CLITestCase {
         let scores = try XCTUnwrap(model["scores"] as? [Double])
         XCTAssertEqual(scores[0], 2.0 / 3, accuracy: 1e-4)
         XCTAssertEqual(model["winner"] as? String, "junk")
+    }
+
+    /// Issue 20: no punctuation, symbol or lone-character phrase; real messages counted per script and target,
+    /// generated ones (ids `gen:N`, `--generated-input`) apart; the model abstains on a script it learned too
+    /// little of, and `explain` says so; the margins reach the precision target on the held-out decisions.
+    func testEvidenceHygieneScriptsAndMargins() throws {
+        var records: [[String: Any]] = []
+        var rng = Fixtures.SeededGenerator(seed: 20)
+        let spam = ["WIN a FREE prize now!!", "free entry: call 09061 now £", "claim your £1000 cash / txt", "urgent! you won, txt WIN"]
+        let ham = ["see you at home.", "are you coming for dinner?", "ok, call me later :-)", "thanks for the lunch & a talk"]
+        for i in 0..<400 {
+            let isSpam = i % 3 == 0
+            let pool = isSpam ? spam : ham
+            // One message in ten is ambiguous (the other class's words), so the margins have work to do.
+            let other = (isSpam ? ham : spam)[Int(rng.next() % 4)]
+            let body = pool[Int(rng.next() % 4)] + " " + (i % 10 == 0 ? other : pool[Int(rng.next() % 4)])
+            records.append(["id": "m\(i)", "body": body, "label": isSpam ? "spam" : "ham"])
+        }
+        for i in 0..<60 { records.append(["id": "gen:\(i)", "body": i % 2 == 0 ? "恭喜您中奖了，请回复领取" : "我到家了。晚安", "label": i % 2 == 0 ? "spam" : "ham"]) }
+        let train = try write("train.jsonl", try lines(records))
+        let thai = try write("thai.jsonl", try lines((0..<30).map { ["id": "t\($0)", "body": $0 % 2 == 0 ? "รับเงินฟรีทันที" : "กินข้าวหรือยัง", "label": $0 % 2 == 0 ? "spam" : "ham"] }))
+        let r = try run(["learn", "--json", "--map", "spam=junk,ham=none", "--min-script-messages", "50", "--generated-input", thai,
+                         "-o", path("m.yaml"), train, thai])
+        XCTAssertEqual(r.status, 0, r.err)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        // Scripts: 400 real Latin messages (134 junk, 266 none); the Chinese ids gen:N and the --generated-input
+        // file are generated.
+        XCTAssertEqual((report["scripts"] as? [String: [String: Int]])?["latin"], ["junk": 134, "none": 266])
+        XCTAssertEqual(report["generatedScripts"] as? [String: Int], ["han": 60, "thai": 30])
+        let yaml = try String(contentsOfFile: path("m.yaml"), encoding: .utf8)
+        XCTAssertTrue(yaml.contains("\n  minScriptMessages: 50\n"), yaml)
+        XCTAssertTrue(yaml.contains("\n  scripts: {latin: [134, 266]}\n"), yaml)
+        XCTAssertTrue(yaml.contains("\n  generatedScripts: {thai: 30, han: 60}\n"), yaml)
+        // Hygiene: every phrase holds a letter or digit, and no word phrase is one character.
+        let phrases = yaml.split(separator: "\n").filter { $0.hasPrefix("    - [") }.map { line -> (String, String) in
+            let kind = String(line.dropFirst(7).prefix { $0 != "," })
+            let text = String(line.split(separator: "\"")[1])
+            return (kind, text)
+        }
+        XCTAssertGreaterThan(phrases.count, 10)
+        for (kind, text) in phrases {
+            XCTAssertTrue(text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }, "symbol phrase \(text)")
+            XCTAssertFalse(kind == "word" && text.count == 1, "one-character phrase \(text)")
+        }
+        XCTAssertFalse(phrases.contains { ["a", "!", "£", "。", ":", "/", "&", "?"].contains($0.1) })
+        // The model abstains on Chinese (0 real Han messages), and explain says so.
+        let e = try run(["explain", "--rules", path("m.yaml"), "恭喜您中奖了，请回复领取"])
+        XCTAssertEqual(e.status, 0, e.err)
+        XCTAssertTrue(e.out.contains("abstained: learned from 0 real Han messages (it needs 50"), e.out)
+        XCTAssertTrue(e.out.hasSuffix("folder: Unknown Senders\n"), e.out)
+        let en = try run(["explain", "--rules", path("m.yaml"), "WIN a FREE prize now"])
+        XCTAssertTrue(en.out.contains("→ decided junk"), en.out)
+        XCTAssertTrue(en.out.contains("main script latin, learned from 400 real messages of it (needs 50)"), en.out)
+        XCTAssertTrue(en.out.contains("\"prize\" word"), en.out)
+        // Margins: each calibrated target's kept decisions reach 0.98 held out, and the margin is in the file.
+        let calibration = try XCTUnwrap(report["calibration"] as? [[String: Any]])
+        XCTAssertEqual(calibration.count, 2)
+        for c in calibration where c["calibrated"] as? Bool == true {
+            let kept = c["kept"] as? Int ?? 0, keptRight = c["keptRight"] as? Int ?? 0
+            if c["margin"] as? String != "never" { XCTAssertGreaterThanOrEqual(Double(keptRight), 0.98 * Double(kept), "\(c)") }
+            let right = c["right"] as? Int ?? 0, decisions = c["decisions"] as? Int ?? 0
+            // A margin above 0 only when all the decisions together fall short of the target.
+            if let m = c["margin"] as? Double, m > 0 { XCTAssertLessThan(Double(right), 0.98 * Double(decisions), "\(c)") }
+            if let m = c["margin"] as? Double, m == 0 { XCTAssertEqual(kept, decisions) }
+        }
+        let margins = calibration.map { c -> String in (c["margin"] as? Double).map { "\(Float($0))" } ?? "never" }
+        if margins.contains(where: { $0 != "0.0" }) {
+            XCTAssertTrue(yaml.contains("\n  margins: [\(margins.joined(separator: ", "))]\n"), "\(margins)\n\(yaml)")
+        } else {
+            XCTAssertFalse(yaml.contains("\n  margins:"), yaml)
+        }
     }
 
     /// The issue's bar, determinism, and the model surviving compile.
@@ -132,8 +203,8 @@ final class LearnTests: CLITestCase {
         let targets = try XCTUnwrap(cv["targets"] as? [[String: Any]])
         let junk = try XCTUnwrap(targets.first { $0["target"] as? String == "junk" })
         print("QUALITY learn uci junk: \(junk)")
-        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.962)  // measured 0.9677 (2026-11-23)
-        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.99)  // measured 0.9958
+        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.962)  // measured 0.9656 (2026-11-26; 0.9677 with symbols)
+        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.99)  // measured 0.9929
         let folds = try String(contentsOfFile: path("folds.jsonl"), encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(folds.count, 5574)
         var foldOfBody: [String: Int] = [:]
@@ -151,7 +222,11 @@ final class LearnTests: CLITestCase {
         let t = try run(["learn", "--cv", "5", "--json", "--map", "OTP=transaction,scam=junk,spam=promotion,OK=none", thai])
         XCTAssertEqual(t.status, 0, t.err)
         let tcv = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(t.out.utf8)) as? [String: Any])?["crossValidation"] as? [String: Any])
-        print("QUALITY learn thai macro F1: \(tcv["macroF1"] ?? "?")")
-        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.89)  // measured 0.8962
+        // The model's plain decisions (as before issue 20), and with the margins it calibrated (abstentions count
+        // as none here: no rules beside the model).
+        let plain = try XCTUnwrap(tcv["withoutMargins"] as? [String: Any])
+        print("QUALITY learn thai macro F1: \(plain["macroF1"] ?? "?") (with margins \(tcv["macroF1"] ?? "?"))")
+        XCTAssertGreaterThanOrEqual(plain["macroF1"] as? Double ?? 0, 0.89)  // measured 0.8947 (2026-11-26)
+        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.835)  // measured 0.8419
     }
 }

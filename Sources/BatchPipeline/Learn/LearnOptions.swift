@@ -33,6 +33,21 @@ public struct LearnOptions: Sendable {
     public var seed: UInt64 = 1
     /// Cross-validation folds (0: none).
     public var folds = 0
+    /// The precision the model's decisions must reach, held out: `learn` picks, per target, the smallest
+    /// margin over the runner-up at which they do (junk and promotion count as one: both are filtered; none
+    /// and allow too), and the model abstains below it, leaving the message to the rules. nil: no margins.
+    public var precisionTarget: Double? = 0.98
+    /// Folds of the calibration when `folds` is 0.
+    public var calibrationFolds = 5
+    /// Held-out decisions of a target below which its margin is not calibrated (left at 0, and said so).
+    public var minimumCalibrationDecisions = 20
+    /// The model abstains on messages whose main script it learned from fewer real messages than this, and
+    /// yields to a firing rule whose action it learned from fewer real messages than this in the message's
+    /// script (0: never).
+    public var minScriptMessages = 100
+    /// Inputs (indices into the input list) whose records are generated, not real; records whose id starts
+    /// with `gen:` (`smsfilter generate`) are generated wherever they are.
+    public var generatedInputs: Set<Int> = []
     /// Whether to train and return the model (false with `--cv` alone).
     public var trainModel = true
     /// Candidates counted at once (the counting table's cap).
@@ -105,6 +120,32 @@ public struct LearnReport: Sendable {
     public var scoresByInput: [[TargetScore]] = []
     public var accuracy = 0.0
     public var macroF1: Double { scores.isEmpty ? 0 : scores.map(\.f1).reduce(0, +) / Double(scores.count) }
+    /// The same figures with every margin at 0 (the model's plain decisions; with cross-validation only).
+    public var scoresWithoutMargins: [TargetScore] = []
+    public var accuracyWithoutMargins = 0.0
+    public var macroF1WithoutMargins: Double { scoresWithoutMargins.isEmpty ? 0 : scoresWithoutMargins.map(\.f1).reduce(0, +) / Double(scoresWithoutMargins.count) }
+    /// Cross-validation per input: truth label → predicted folder → records (the model with margins).
+    public var confusionByInput: [[String: [String: Int]]] = []
+    /// Real messages learnt from, per main script and target (in target order), and generated ones per main
+    /// script.
+    public var scripts: [Script: [Int]] = [:]
+    public var generatedScripts: [Script: Int] = [:]
+    /// Per target: what the calibration found.
+    public struct Calibration: Sendable {
+        public var target: String
+        /// The margin chosen (+inf: the target never reached the precision; 0: it did without one).
+        public var margin: Float
+        /// Held-out decisions of the target (the model's plain argmax, where it did not abstain otherwise),
+        /// those right (junk or promotion), and those at or above the margin, with the right ones among them.
+        public var decisions = 0
+        public var right = 0
+        public var kept = 0
+        public var keptRight = 0
+        /// Whether there were enough decisions to calibrate.
+        public var calibrated = true
+    }
+    public var calibration: [Calibration] = []
+    public var calibrationFolds = 0
     /// Solver passes of the final model's classifiers.
     public var iterations: [Int] = []
     public var seconds = 0.0

@@ -7,9 +7,10 @@ import ZstdStream
 extension Learner {
     // MARK: Training
 
-    /// Trains on the examples outside `heldOut` over `vocabulary` (indices into `union`).
+    /// Trains on the examples outside `heldOut` over `vocabulary` (indices into `union`). Returns the model,
+    /// the solver's passes per classifier and, per phrase of the model, its index in `union`.
     func train(_ examples: _Examples, vocabulary: [Int], union: [ModelDefinition.Phrase], targets: [ModelDefinition.Target],
-               heldOut: Int?) -> (ModelDefinition, [Int]) {
+               heldOut: Int?) -> (ModelDefinition, [Int], [Int]) {
         var column = [Int32](repeating: -1, count: union.count)
         for (c, u) in vocabulary.enumerated() { column[u] = Int32(c) }
         // Document frequencies over the training rows → idf (smoothed, as scikit-learn's TfidfVectorizer).
@@ -78,12 +79,109 @@ extension Learner {
         model.threshold = options.threshold
         model.targets = targets
         model.bias = bias.map { Float($0) }
+        var kept: [Int] = []
         for (c, u) in vocabulary.enumerated() where df[c] > 0 {
             let w = (0..<targets.count).map { Float(weights[$0][c] * Double(idf[c])) }
             if w.allSatisfy({ $0 == 0 }) { continue }
             model.phrases.append(.init(text: union[u].text, kind: union[u].kind, idf: idf[c], weights: w))
+            kept.append(u)
         }
-        return (model, its)
+        return (model, its, kept)
+    }
+
+    // MARK: Calibration
+
+    /// The margins: per target, the smallest margin over the runner-up at which the fold models' decisions of
+    /// it on their held-out messages reach `precision`. A decision is right when the message's true target
+    /// lands where the decided one does for the user: junk and promotion are both filtered, none and allow
+    /// both unfiltered, a transaction is a transaction (with `--by folder`, by the folders' actions). Below
+    /// its margin the model abstains and the rules decide. Scores are computed as the classifier computes them
+    /// (bias + Σ weights / √Σ idf², over the phrases each fold model kept), and a message the fold model would
+    /// abstain on anyway (no phrase present, a script it learned too little of) is not a decision.
+    func calibrate(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int,
+                   targets: [ModelDefinition.Target], precision: Double, report: inout LearnReport) -> [Float] {
+        let t = targets.count
+        func group(_ a: Action) -> Int {
+            switch a {
+            case .junk, .promotion: 0
+            case .none, .allow: 1
+            case .transaction: 2
+            }
+        }
+        let groups = targets.map { group($0.action) }
+        // Per target: (margin, right) of each held-out decision.
+        var decisions = Array(repeating: [(Double, Bool)](), count: t)
+        var weights = [Float](repeating: 0, count: unionCount * t)
+        var idf = [Float](repeating: 0, count: unionCount)
+        var scores = [Double](repeating: 0, count: t)
+        for (fold, model) in models.enumerated() {
+            for (p, u) in kept[fold].enumerated() {
+                idf[u] = model.phrases[p].idf
+                for j in 0..<t { weights[u * t + j] = model.phrases[p].weights[j] }
+            }
+            for r in 0..<examples.count where Int(examples.folds[r]) == fold {
+                if model.abstains(on: examples.script(r)) { continue }
+                var norm = 0.0
+                for j in 0..<t { scores[j] = 0 }
+                for q in examples.starts[r]..<examples.starts[r + 1] {
+                    let u = Int(examples.features[q])
+                    guard idf[u] > 0 else { continue }
+                    norm += Double(idf[u]) * Double(idf[u])
+                    for j in 0..<t { scores[j] += Double(weights[u * t + j]) }
+                }
+                guard norm > 0 else { continue }
+                let inverse = 1 / norm.squareRoot()
+                var best = 0
+                for j in 0..<t {
+                    scores[j] = Double(model.bias[j]) + scores[j] * inverse
+                    if scores[j] > scores[best] { best = j }
+                }
+                var second = -Double.infinity
+                for j in 0..<t where j != best { second = max(second, scores[j]) }
+                decisions[best].append((scores[best] - second, groups[best] == groups[Int(examples.targets[r])]))
+            }
+            for u in kept[fold] {
+                idf[u] = 0
+                for j in 0..<t { weights[u * t + j] = 0 }
+            }
+        }
+        var margins = [Float](repeating: 0, count: t)
+        report.calibration = []
+        for j in 0..<t {
+            var c = LearnReport.Calibration(target: targets[j].name, margin: 0)
+            let d = decisions[j].sorted { $0.0 < $1.0 }
+            c.decisions = d.count
+            c.right = d.filter(\.1).count
+            if d.count < options.minimumCalibrationDecisions {
+                c.calibrated = false
+                c.kept = c.decisions
+                c.keptRight = c.right
+            } else {
+                // The smallest margin m at which the decisions at or above m reach the precision: m is 0 (every
+                // decision) or the margin of a decision, taken at the first of the decisions that share it.
+                var rightFrom = [Int](repeating: 0, count: d.count + 1)
+                for i in stride(from: d.count - 1, through: 0, by: -1) { rightFrom[i] = rightFrom[i + 1] + (d[i].1 ? 1 : 0) }
+                var chosen = -1
+                for i in 0..<d.count where i == 0 || d[i].0 != d[i - 1].0 {
+                    if Double(rightFrom[i]) >= precision * Double(d.count - i) {
+                        chosen = i
+                        break
+                    }
+                }
+                if chosen < 0 {
+                    c.margin = .infinity
+                } else {
+                    c.margin = chosen == 0 ? 0 : Float(d[chosen].0)
+                    // Stored as a Float: never above the margin it stands for.
+                    if Double(c.margin) > d[chosen].0 { c.margin = c.margin.nextDown }
+                    c.kept = d.count - chosen
+                    c.keptRight = rightFrom[chosen]
+                }
+            }
+            margins[j] = c.margin
+            report.calibration.append(c)
+        }
+        return margins
     }
 
     // MARK: Cross-validation
@@ -91,19 +189,28 @@ extension Learner {
     func crossValidate(inputs: [String], labels: [String: Int?], targets: [ModelDefinition.Target], models: [ModelDefinition],
                        candidates: PhraseCandidates, report: inout LearnReport) throws(PipelineError) {
         var classifiers: [Classifier] = []
+        var plain: [Classifier] = []  // the same without margins
         for model in models {
             var d = options.base ?? RuleSetDefinition()
             d.normalization = options.normalization
             d.model = model
-            do { classifiers.append(Classifier(ruleSet: try RuleSet(definition: d, source: "learn --cv"))) } catch {
+            var p = model
+            p.margins = []
+            do {
+                classifiers.append(Classifier(ruleSet: try RuleSet(definition: d, source: "learn --cv")))
+                plain.append(model.margins.isEmpty ? classifiers.last! : Classifier(ruleSet: try RuleSet(definition: d.withModel(p), source: "learn --cv")))
+            } catch {
                 throw PipelineError(.badInput, "cannot build a fold's rule set: \(error)")
             }
         }
         let byFolder = targets.contains { $0.subAction != .none }
         var scores = targets.map { LearnReport.TargetScore(target: $0.name) }
+        var plainScores = scores
         var byInput = Array(repeating: scores, count: inputs.count)
         var correct = 0
+        var plainCorrect = 0
         var total = 0
+        var confusion = Array(repeating: [String: [String: Int]](), count: inputs.count)
         let k = options.folds
         do {
             try _LearnInput.read(
@@ -112,12 +219,25 @@ extension Learner {
                 record: { r in
                     guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let truth = entry else { return }
                     let fold = Self.fold(candidates.normalized(r.body), k)
-                    let v = classifiers[fold].classify(sender: r.sender, body: r.body)
-                    let predicted = targets.firstIndex {
-                        byFolder ? Folder(action: $0.action, subAction: $0.subAction) == v.folder : $0.action == v.action
+                    func predict(_ c: Classifier) -> (Int?, Folder) {
+                        let v = c.classify(sender: r.sender, body: r.body)
+                        return (targets.firstIndex {
+                            byFolder ? Folder(action: $0.action, subAction: $0.subAction) == v.folder : $0.action == v.action
+                        }, v.folder)
                     }
+                    let (predicted, folder) = predict(classifiers[fold])
+                    confusion[r.fileIndex][String(decoding: r.label, as: UTF8.self), default: [:]][folder.path, default: 0] += 1
+                    let plainPredicted = plain[fold] === classifiers[fold] ? predicted : predict(plain[fold]).0
                     total += 1
                     if predicted == truth { correct += 1 }
+                    if plainPredicted == truth { plainCorrect += 1 }
+                    plainScores[truth].support += 1
+                    if plainPredicted == truth {
+                        plainScores[truth].truePositives += 1
+                    } else {
+                        plainScores[truth].falseNegatives += 1
+                        if let p = plainPredicted { plainScores[p].falsePositives += 1 }
+                    }
                     for i in [nil, r.fileIndex] as [Int?] {
                         func count(_ s: inout [LearnReport.TargetScore]) {
                             s[truth].support += 1
@@ -138,6 +258,9 @@ extension Learner {
         report.scores = scores
         if inputs.count > 1 { report.scoresByInput = byInput }
         report.accuracy = total == 0 ? 0 : Double(correct) / Double(total)
+        report.scoresWithoutMargins = plainScores
+        report.confusionByInput = confusion
+        report.accuracyWithoutMargins = total == 0 ? 0 : Double(plainCorrect) / Double(total)
     }
 
     // MARK: Helpers
@@ -156,6 +279,12 @@ extension Learner {
     }
 
     static func name(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
+
+    /// Whether a record's id says `smsfilter generate` wrote it (`gen:N`).
+    static func isGenerated(id: UnsafeRawBufferPointer?) -> Bool {
+        guard let id, id.count > 4 else { return false }
+        return id[0] == 0x67 && id[1] == 0x65 && id[2] == 0x6E && id[3] == 0x3A
+    }
 
     static func json(_ s: String) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
@@ -199,13 +328,25 @@ extension Learner {
         let c = options.candidates
         y += "options: {truthField: \(ModelDefinition.quotedYAML(options.truthField)), by: \(model.isByFolder ? "folder" : "action"), normalize: \(options.normalization.name), "
         y += "maxPhrases: \(options.maxPhrases), minDocuments: \(options.minDocuments), wordNGrams: \(c.wordNGrams), minWordLength: \(c.minWordLength), "
-        y += "charNGrams: \"\(c.charNGrams.lowerBound)-\(c.charNGrams.upperBound)\", digitNGrams: \"\(c.digitNGrams.lowerBound)-\(c.digitNGrams.upperBound)\", "
-        y += "symbols: \(c.symbols), cost: \(options.cost), tolerance: \(options.tolerance), seed: \(options.seed)}\n"
+        y += "charNGrams: \"\(c.charNGrams.lowerBound)-\(c.charNGrams.upperBound)\", "
+        y += c.digitNGrams.upperBound < 1 ? "digitNGrams: none, " : "digitNGrams: \"\(c.digitNGrams.lowerBound)-\(c.digitNGrams.upperBound)\", "
+        y += "cost: \(options.cost), tolerance: \(options.tolerance), seed: \(options.seed), "
+        y += "precisionTarget: \(options.precisionTarget.map { "\($0)" } ?? "null"), minScriptMessages: \(options.minScriptMessages)}\n"
+        if !report.calibration.isEmpty {
+            y += "calibration:\n  folds: \(report.calibrationFolds)\n"
+            for c in report.calibration {
+                y += "  \(ModelDefinition.quotedYAML(c.target)): {margin: \(c.margin.isInfinite ? "never" : "\(c.margin)"), "
+                y += "decisions: \(c.decisions), right: \(c.right), kept: \(c.kept), keptRight: \(c.keptRight)\(c.calibrated ? "" : ", calibrated: false")}\n"
+            }
+        }
         y += "candidates: {counted: \(report.candidates), prunes: \(report.prunes), floor: \(report.candidateFloor)}\n"
         y += "phrases: \(model.phrases.count)\n"
         if report.folds > 0 {
             y += "crossValidation:\n  folds: \(report.folds)\n"
             y += "  accuracy: \(Self.fixed(report.accuracy))\n  macroF1: \(Self.fixed(report.macroF1))\n"
+            if !report.calibration.isEmpty {
+                y += "  withoutMargins: {accuracy: \(Self.fixed(report.accuracyWithoutMargins)), macroF1: \(Self.fixed(report.macroF1WithoutMargins))}\n"
+            }
             func line(_ s: LearnReport.TargetScore) -> String {
                 "{precision: \(Self.fixed(s.precision)), recall: \(Self.fixed(s.recall)), f1: \(Self.fixed(s.f1)), support: \(s.support)}"
             }
@@ -231,6 +372,8 @@ struct _Examples {
     let limit: Int
     var targets: [UInt8] = []
     var folds: [UInt8] = []
+    /// Per example: its main script's raw value, with 0x80 set when it is generated.
+    var scriptBytes: [UInt8] = []
     var hashes: [UInt64] = []
     var starts: [Int] = [0]
     var features: [Int32] = []
@@ -240,7 +383,18 @@ struct _Examples {
 
     init(limit: Int) { self.limit = max(16, limit) }
 
-    mutating func add(target: Int, fold: Int, features f: [Int32], body: UnsafeRawBufferPointer) {
+    func script(_ r: Int) -> Script { Script(rawValue: scriptBytes[r] & 0x7F)! }
+
+    /// Real examples per main script and target outside fold `fold`.
+    func scripts(excluding fold: Int, targets t: Int) -> [Script: [Int]] {
+        var counts: [Script: [Int]] = [:]
+        for r in 0..<count where Int(folds[r]) != fold && scriptBytes[r] & 0x80 == 0 {
+            counts[script(r), default: Array(repeating: 0, count: t)][Int(targets[r])] += 1
+        }
+        return counts
+    }
+
+    mutating func add(target: Int, fold: Int, features f: [Int32], body: UnsafeRawBufferPointer, script: Script, generated: Bool) {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15
         for b in body { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         h ^= h >> 31
@@ -250,6 +404,7 @@ struct _Examples {
         }
         targets.append(UInt8(target))
         folds.append(UInt8(fold))
+        scriptBytes.append(script.rawValue | (generated ? 0x80 : 0))
         hashes.append(h)
         features.append(contentsOf: f)
         starts.append(features.count)
@@ -260,17 +415,17 @@ struct _Examples {
 
     private mutating func raiseLevel() {
         level += 1
-        var t: [UInt8] = [], fo: [UInt8] = [], hs: [UInt64] = [], st: [Int] = [0], fe: [Int32] = []
+        var t: [UInt8] = [], fo: [UInt8] = [], sc: [UInt8] = [], hs: [UInt64] = [], st: [Int] = [0], fe: [Int32] = []
         for r in 0..<count {
             guard Self.kept(hashes[r], level) else {
                 sampledOut += 1
                 continue
             }
-            t.append(targets[r]); fo.append(folds[r]); hs.append(hashes[r])
+            t.append(targets[r]); fo.append(folds[r]); sc.append(scriptBytes[r]); hs.append(hashes[r])
             fe.append(contentsOf: features[starts[r]..<starts[r + 1]])
             st.append(fe.count)
         }
-        targets = t; folds = fo; hashes = hs; starts = st; features = fe
+        targets = t; folds = fo; scriptBytes = sc; hashes = hs; starts = st; features = fe
     }
 }
 

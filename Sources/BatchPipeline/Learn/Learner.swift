@@ -73,7 +73,8 @@ public final class Learner {
         let (targets, labels) = try resolveTargets()
         report.targets = targets.map(\.name)
         report.perTarget = Array(repeating: 0, count: targets.count)
-        let k = options.folds
+        // Folds: --cv's, or the calibration's (the margins are chosen on held-out messages).
+        let k = options.folds > 0 ? options.folds : (options.precisionTarget != nil && options.trainModel ? options.calibrationFolds : 0)
         let table = _CandidateTable(folds: max(1, k), maxEntries: options.maxCandidates)
         let candidates = PhraseCandidates(normalization: options.normalization, options: options.candidates)
         var unmapped: [String: Int] = [:]
@@ -186,8 +187,14 @@ public final class Learner {
                 record: { r in
                     guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let target = entry else { return }
                     let fold = k > 0 ? Self.fold(candidates.normalized(r.body), k) : 0
-                    scanner.modelFeatures(body: r.body, into: &features)
-                    examples.add(target: target, fold: fold, features: features, body: r.body)
+                    let generated = self.options.generatedInputs.contains(r.fileIndex) || Self.isGenerated(id: r.id)
+                    let script = scanner.modelFeatures(body: r.body, into: &features)
+                    if generated {
+                        report.generatedScripts[script, default: 0] += 1
+                    } else {
+                        report.scripts[script, default: Array(repeating: 0, count: targets.count)][target] += 1
+                    }
+                    examples.add(target: target, fold: fold, features: features, body: r.body, script: script, generated: generated)
                 }, skip: { _, _, _ in })
         } catch {
             throw error
@@ -196,18 +203,35 @@ public final class Learner {
 
         // Train: the final model first, then one per fold.
         var models: [ModelDefinition] = []
+        var kept: [[Int]] = []
         var iterations: [Int] = []
         for (i, vocabulary) in localVocabularies.enumerated() {
             let heldOut: Int? = options.trainModel ? (i == 0 ? nil : i - 1) : i
-            let (model, its) = train(examples, vocabulary: vocabulary, union: union, targets: targets, heldOut: heldOut)
+            var (model, its, keptPhrases) = train(examples, vocabulary: vocabulary, union: union, targets: targets, heldOut: heldOut)
+            // Where it learned: real messages per main script (the fold's own training messages for a fold model).
+            model.minScriptMessages = options.minScriptMessages
+            model.scripts = heldOut.map { examples.scripts(excluding: $0, targets: targets.count) } ?? report.scripts
+            model.generatedScripts = heldOut == nil ? report.generatedScripts : [:]
             models.append(model)
+            kept.append(keptPhrases)
             if heldOut == nil { iterations = its }
         }
         report.iterations = iterations
+        var foldModels = options.trainModel ? Array(models.dropFirst()) : models
+        let foldKept = options.trainModel ? Array(kept.dropFirst()) : kept
+
+        // Margins: chosen on the folds' held-out messages, the same for the final model and the fold models.
+        if let target = options.precisionTarget, k > 0 {
+            let margins = calibrate(examples, models: foldModels, kept: foldKept, unionCount: union.count, targets: targets,
+                                    precision: target, report: &report)
+            report.calibrationFolds = k
+            let stored = margins.allSatisfy { $0 == 0 } ? [] : margins  // as a rule file would load them
+            for i in foldModels.indices { foldModels[i].margins = stored }
+            if options.trainModel { models[0].margins = stored }
+        }
 
         // Pass 3: cross-validation through the classifier (the fold's model, with the base rules).
-        if k > 0 {
-            let foldModels = options.trainModel ? Array(models.dropFirst()) : models
+        if options.folds > 0 {
             try crossValidate(inputs: inputs, labels: labels, targets: targets, models: foldModels, candidates: candidates, report: &report)
         }
         if options.trainModel {

@@ -50,8 +50,18 @@ extension Classifier {
         trace.record(rule: entry)
     }
 
+    /// Whether a rule below the model that fired has an action the model learned too little of in this
+    /// message's script (read from the rules the trace recorded for this message).
+    func _yieldsToARule(_ model: _CompiledModel, _ trace: DecisionTrace) -> Bool {
+        let m = trace.messages[trace.messages.count - 1]
+        let base = Int(modelScratch!.slotScript[modelScratch!.current].rawValue) * 5
+        return trace.rules[m.ruleStart..<(m.ruleStart + m.ruleCount)].contains {
+            $0.firing >= 0 && rules[Int($0.index)].priority < model.priority && model.yields[base + rules[Int($0.index)].action.rawValue]
+        }
+    }
+
     /// Records the learned model's scores for the message just scored (full traces only; allocates).
-    func _recordModel(_ model: _CompiledModel, decided: Bool, _ trace: DecisionTrace) {
+    func _recordModel(_ model: _CompiledModel, decided: Bool, vouched: Bool, yielded: Bool, _ trace: DecisionTrace) {
         let s = modelScratch!
         let t = model.targetCount
         var scores: [Double] = []
@@ -67,6 +77,13 @@ extension Classifier {
             let (start, end) = s.text.sourceSpan(Int(s.firstStart[f]), Int(s.firstEnd[f]), of: s.last)
             features.append((Int32(f), start, end))
         }
-        trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided))
+        var abstention = _modelAbstention(model)
+        if abstention == .decides, vouched, model.targets[winner].action != .transaction { abstention = .vouchedSender }
+        if abstention == .decides, yielded {
+            let dlt = model.targets[winner].action == .junk && trace.messages[trace.messages.count - 1].sender?.isTRAIHeader == true
+            abstention = dlt && !_yieldsToARule(model, trace) ? .registeredSender : .unlearnedRule
+        }
+        trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
+                                  margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention))
     }
 }

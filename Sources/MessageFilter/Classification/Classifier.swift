@@ -325,6 +325,10 @@ public final class Classifier {
         var refine = -1
         var refinePriority = Int.min
         var refinePos = Int32.max
+        var vouched = false  // a registered transactional sender's rule fired
+        var yielded = false  // a rule below the model fired whose action the model did not learn in this script
+        // The model's yield flags for this message's script (`_CompiledModel.yields`), -1: no model.
+        let yieldBase = model == nil ? -1 : Int(modelScratch!.slotScript[modelScratch!.current].rawValue) * 5
         var k = 0
         let senderOnly = set.senderOnlyRules
         while k < touchedCount + senderOnly.count {
@@ -342,6 +346,8 @@ public final class Classifier {
             let pos = _firingPosition(r, generation: gen, sender: sender, info: info)
             if let trace { _record(r, pos, generation: gen, trace) }
             guard pos >= 0 else { continue }
+            if rules[r].vouches { vouched = true }
+            if yieldBase >= 0, rules[r].priority < model!.priority, model!.yields[yieldBase + rules[r].action.rawValue] { yielded = true }
             let priority = rules[r].priority
             if priority > bestPriority || (priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
                 best = r
@@ -357,12 +363,17 @@ public final class Classifier {
         }
 
         // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model) {
+        // Any TRAI DLT header is a registered sender: the model alone does not call its message junk.
+        if let model, !yielded, sender != nil, model.targets[Int(modelScratch!.slotWinner[modelScratch!.current])].action == .junk,
+           (info ?? SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)).isTRAIHeader {
+            yielded = true
+        }
+        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
             let out = _refined(v, by: refine)
-            if full { _recordModel(model, decided: true, trace!) }
+            if full { _recordModel(model, decided: true, vouched: vouched, yielded: yielded, trace!) }
             return out
         }
-        if full, let model { _recordModel(model, decided: false, trace!) }
+        if full, let model { _recordModel(model, decided: false, vouched: vouched, yielded: yielded, trace!) }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]

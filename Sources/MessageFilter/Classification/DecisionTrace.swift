@@ -58,6 +58,11 @@ public final class DecisionTrace {
         /// Features present, in order of first match, with their first span in the body.
         var features: [(feature: Int32, start: Int32, end: Int32)]
         var decided: Bool
+        /// The winner's margin over the runner-up, the message's main script, and why the model did not
+        /// decide (`.decides` when it would have).
+        var margin: Double
+        var script: Script
+        var abstention: _ModelAbstention
     }
 
     public let detail: Detail

@@ -139,7 +139,19 @@ extension Classifier {
         let entry = trace.messages[message]
         let raw = trace.matches[entry.matchStart..<(entry.matchStart + entry.matchCount)]
             .sorted { ($0.start, $0.end, $0.phrase) < ($1.start, $1.end, $1.phrase) }
-        let modelScores = entry.model.map { _explainModel($0, body: body, verdict: verdict, list: entry.list) }
+        let vouching = trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)]
+            .first { $0.firing >= 0 && rules[Int($0.index)].vouches }.map { set.ruleNames[Int($0.index)] }
+        // The first rule below the model that fired with an action the model did not learn in this script.
+        let yieldedTo = entry.model.flatMap { m -> String? in
+            guard let model = set.model else { return nil }
+            return trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)].sorted { $0.index < $1.index }.first {
+                $0.firing >= 0 && rules[Int($0.index)].priority < model.priority
+                    && model.yields[Int(m.script.rawValue) * 5 + rules[Int($0.index)].action.rawValue]
+            }.map { set.ruleNames[Int($0.index)] }
+        }
+        let modelScores = entry.model.map {
+            _explainModel($0, body: body, verdict: verdict, list: entry.list, vouchingRule: vouching, yieldedTo: yieldedTo)
+        }
         let matches = _explainedMatches(raw, body: body, anchor: Int(entry.anchor))
         let considered = trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)].sorted { $0.index < $1.index }.map {
             _consideration($0, verdict: verdict, list: entry.list, modelDecided: modelScores?.decided == true, info: entry.sender, body: body)

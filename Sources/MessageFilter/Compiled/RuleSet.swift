@@ -145,7 +145,8 @@ public final class RuleSet: Sendable {
             compiled.append(_CompiledRule(
                 priority: rule.priority, needsKeyword: !rule.keywords.isEmpty,
                 allMask: rule._groupCount == 0 ? 0 : (rule._groupCount >= 64 ? ~0 : (UInt64(1) << UInt64(rule._groupCount)) - 1),
-                sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation))
+                sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation,
+                vouches: !rule.needsText && rule.sender != nil && rule.action == .transaction))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
         // The model's phrases are literal phrases too (ids below `literalCount`, before the body conditions').
@@ -339,6 +340,10 @@ struct _CompiledRule: Sendable {
     var action: Action
     var requested: SubAction
     var validation: Capabilities.Validation
+    /// A registered transactional sender: a rule with only sender conditions and action `transaction` (TRAI
+    /// `-T`/`-S`/`-G` headers, bank and carrier entities). When it fires, a learned model may only choose
+    /// among transactions (docs/RULES.md §10).
+    var vouches: Bool = false
 }
 
 /// A sender condition with its strings pre-folded to bytes. A class, so that looking one up per message

@@ -6,6 +6,9 @@ extension Explanation {
             /// The phrase as stored in the model, its kind, and its first span in the original body.
             public var phrase: String
             public var kind: ModelDefinition.MatchKind
+            /// What kind of evidence it is (``ModelDefinition/Phrase/evidence``): `word`, `2-word phrase`,
+            /// `3-character n-gram`, `digit piece`, ….
+            public var evidence: String
             public var start: Int
             public var end: Int
             /// The body's text at the span.
@@ -29,6 +32,18 @@ extension Explanation {
         public var winner: Int
         /// Whether the model gave the verdict.
         public var decided: Bool
+        /// The winner's score minus the runner-up's, and the margin the winner needs (0: none; +inf: the
+        /// model never decides that target).
+        public var margin: Double
+        public var marginNeeded: Double
+        /// The message's main script, the real training messages the model saw of it (nil: not recorded) and
+        /// the minimum it needs.
+        public var script: Script
+        public var realMessages: Int?
+        public var minScriptMessages: Int
+        /// Why the model did not decide: nil when it decided or would have (a rule above its priority or a
+        /// number list decided first); else `noEvidence`, `script`, `margin`, `threshold`, `vouchedSender`.
+        public var abstention: String?
         /// When the model decided and a hand rule below its priority supplied the folder (the model's action
         /// with that rule's sub-action, or `allow` for `none`): the rule's name.
         public var refinedBy: String?
@@ -43,7 +58,8 @@ extension Explanation {
 
 extension Classifier {
     /// The model's side of an explanation, from the scores the classifier recorded in the trace.
-    func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?) -> Explanation.ModelScores {
+    func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?,
+                       vouchingRule: String?, yieldedTo: String?) -> Explanation.ModelScores {
         let model = ruleSet.model!
         let winner = m.winner
         // The rule that refined the model's verdict (set when the model decided this message, just before).
@@ -56,8 +72,9 @@ extension Classifier {
             let weights = (0..<t).map { Double(model.weights[f * t + $0]) }
             let start = Int(start32)
             let end = Int(end32)
+            let phrase = ruleSet.definition.model!.phrases[f]
             contributions.append(.init(
-                phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: ruleSet.definition.model!.phrases[f].kind,
+                phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: phrase.kind, evidence: phrase.evidence,
                 start: start, end: end, text: String(decoding: body[start..<end], as: UTF8.self),
                 weights: weights, contribution: norm > 0 ? weights[winner] / norm : 0))
         }
@@ -70,10 +87,15 @@ extension Classifier {
         var steps: [String] = []
         var refinedBy: String?
         let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
+        let definition = ruleSet.definition.model!
+        let needed = model.margins[winner]
+        let marginText = "margin \(Self.format(m.margin)) over the runner-up" + (needed > 0 ? ", needs \(needed.isInfinite ? "never reached" : Self.format(needed))" : "")
+        let real = definition.realMessages(m.script)
+        let abstention: String? = decided || m.abstention == .decides ? nil : "\(m.abstention)"
         if list != nil {
             steps.append("model \"\(model.name)\" not reached: a number list decided")
         } else if decided {
-            var line = "model \"\(model.name)\" decided: \(names[winner]) (scores: \(scoreText); \(count) model phrase\(count == 1 ? "" : "s") present"
+            var line = "model \"\(model.name)\" decided: \(names[winner]) (scores: \(scoreText); \(marginText); \(count) model phrase\(count == 1 ? "" : "s") present"
             if model.hasThreshold { line += "; threshold \(Self.format(model.threshold))" }
             line += ")"
             if let top = contributions.first, top.contribution > 0 { line += "; strongest phrase \"\(top.phrase)\" at bytes \(top.start)..<\(top.end)" }
@@ -85,14 +107,34 @@ extension Classifier {
         } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
                   ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
             steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
-        } else if count == 0 {
-            steps.append("model \"\(model.name)\" abstained: none of its phrases is in the message (no evidence; its biases alone would say \(names[winner])); rules below priority \(model.priority) decide")
         } else {
-            steps.append("model \"\(model.name)\" abstained: best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold)); rules below priority \(model.priority) decide")
+            let why: String
+            switch m.abstention {
+            case .noEvidence, .decides:
+                why = "none of its phrases is in the message (no evidence; its biases alone would say \(names[winner]))"
+            case .script:
+                why = "learned from \(real ?? 0) real \(m.script) message\(real == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to speak on a script; it would say \(names[winner]))"
+            case .margin:
+                why = "\(names[winner]) leads by a margin of \(Self.format(m.margin)), below the \(needed.isInfinite ? "margin it never reaches for that target" : "calibrated margin \(Self.format(needed))") (scores: \(scoreText))"
+            case .threshold:
+                why = "best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold))"
+            case .unlearnedRule:
+                let name = yieldedTo ?? "?"
+                let action = ruleSet.definition.rules.first { $0.name == name }?.action ?? .none
+                let n = definition.realMessages(m.script, action: action) ?? 0
+                why = "rule \"\(name)\" says \(action.name), and the model learned from \(n) real \(m.script) \(action.name) message\(n == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule such a rule; it would say \(names[winner]))"
+            case .registeredSender:
+                why = "it says junk, but the sender is a TRAI DLT header, a registered sender: the model alone does not call its messages junk"
+            case .vouchedSender:
+                why = "it says \(names[winner]), but a registered transactional sender vouches for the message (\(vouchingRule ?? "a sender rule") fired): the model alone never moves such a message out of Transactions"
+            }
+            steps.append("model \"\(model.name)\" abstained: \(why); rules below priority \(model.priority) decide")
         }
         return Explanation.ModelScores(
             name: model.name, priority: model.priority, threshold: model.hasThreshold ? model.threshold : nil, targets: names,
-            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, refinedBy: refinedBy, contributions: contributions,
+            scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, margin: m.margin, marginNeeded: needed,
+            script: m.script, realMessages: real, minScriptMessages: definition.minScriptMessages, abstention: abstention,
+            refinedBy: refinedBy, contributions: contributions,
             phraseCount: count, steps: steps)
     }
 

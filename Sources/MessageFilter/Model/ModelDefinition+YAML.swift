@@ -8,6 +8,17 @@ extension ModelDefinition {
         out += "  threshold: \(threshold.map { "\($0)" } ?? "null")\n"
         out += "  targets: [\(targets.map { Self.quoted($0.name) }.joined(separator: ", "))]\n"
         out += "  bias: [\(bias.map { "\($0)" }.joined(separator: ", "))]\n"
+        if !margins.isEmpty {
+            out += "  # per target: the margin over the runner-up the score needs for the model to decide (never: it does not)\n"
+            out += "  margins: [\(margins.map { $0.isInfinite ? "never" : "\($0)" }.joined(separator: ", "))]\n"
+        }
+        if let scripts {
+            out += "  # real training messages per main script, per target; the model abstains on a script below minScriptMessages\n"
+            out += "  minScriptMessages: \(minScriptMessages)\n"
+            let rows = Script.allCases.compactMap { s in scripts[s].map { "\(s.name): [\($0.map(String.init).joined(separator: ", "))]" } }
+            out += "  scripts: {\(rows.joined(separator: ", "))}\n"
+            if !generatedScripts.isEmpty { out += "  generatedScripts: {\(Self.scriptList(generatedScripts))}\n" }
+        }
         if !provenance.isEmpty {
             out += "  provenance:\n"
             for line in provenance.split(separator: "\n", omittingEmptySubsequences: false) where !line.isEmpty {
@@ -20,6 +31,15 @@ extension ModelDefinition {
             out += "    - [\(p.kind.name), \(Self.quoted(p.text)), \(p.idf), \(p.weights.map { "\($0)" }.joined(separator: ", "))]\n"
         }
         return out
+    }
+
+    /// `latin 5574, thai 3340` (scripts in ``Script`` order, zeros left out).
+    public static func scriptSummary(_ counts: [Script: Int]) -> String {
+        Script.allCases.compactMap { s in counts[s].flatMap { $0 > 0 ? "\(s.name) \($0)" : nil } }.joined(separator: ", ")
+    }
+
+    static func scriptList(_ counts: [Script: Int]) -> String {
+        Script.allCases.compactMap { s in counts[s].flatMap { $0 > 0 ? "\(s.name): \($0)" : nil } }.joined(separator: ", ")
     }
 
     /// `s` as a YAML double-quoted scalar.

@@ -6,16 +6,29 @@
 ///     score(t) = bias[t] + Σ_{p ∈ M} weight[p][t] / sqrt(Σ_{p ∈ M} idf[p]²)
 ///
 /// (binary TF-IDF with L2 length normalisation, the idf folded into the weights; with no phrase present the
-/// score is the bias). The target with the highest score wins (ties: the first target); with a
-/// ``threshold``, only when its score reaches the threshold (otherwise the model abstains). A message with
-/// no model phrase present gives the model no evidence: it abstains, whatever its biases say (a model
-/// learned on some languages must not overrule hand rules on a language it never saw).
+/// score is the bias). The target with the highest score wins (ties: the first target); its **margin** is its
+/// score minus the runner-up's.
+///
+/// ### When the model abstains (and the hand rules decide)
+/// - no model phrase is present (no evidence: its biases alone say nothing about the message);
+/// - the message's main script (``Script``) is one the model learned from fewer than
+///   ``minScriptMessages`` real messages (``scripts``): "learned from 0 real Han messages";
+/// - the winner's margin is below its calibrated ``margins`` entry (`smsfilter learn` picks the smallest
+///   margin at which cross-validated junk and promotion decisions reach a precision target);
+/// - the winning score is below ``threshold``;
+/// - a rule below it fired whose action the model learned from fewer than ``minScriptMessages`` real
+///   messages in the message's script (``yields(to:on:)``);
+/// - the model says junk and the sender is a TRAI DLT header (a registered, accountable sender);
+/// - a registered transactional sender vouches for the message (a rule with only sender conditions and
+///   action `transaction` fired: TRAI `-T`/`-S`/`-G` headers, bank and carrier entities) and the model's
+///   winner is not a transaction: the model alone never moves such a message to Junk, Promotions or
+///   Unknown Senders.
 ///
 /// ### Precedence with hand rules
 /// 1. The number lists decide first.
 /// 2. A hand rule that fires with `priority` ≥ the model's ``priority`` decides (the usual order among
 ///    such rules: priority, earliest match, file order).
-/// 3. Otherwise the model decides, unless it abstains (no phrase of it present, or below ``threshold``).
+/// 3. Otherwise the model decides, unless it abstains (above).
 /// 4. Otherwise the best firing hand rule below the model's priority decides; else action `none`.
 public struct ModelDefinition: Sendable, Hashable {
     /// How a model phrase must appear in the text.
@@ -92,6 +105,18 @@ public struct ModelDefinition: Sendable, Hashable {
     public var targets: [Target] = []
     /// One bias per target.
     public var bias: [Float] = []
+    /// Per target, the margin over the runner-up its score needs for the model to decide it (0: none;
+    /// `.infinity`: the model never decides that target). Empty: no margins.
+    public var margins: [Float] = []
+    /// Real (not generated) training messages per main script, one count per target (in target order); nil:
+    /// not recorded (a model written before scripts were counted), and the model then speaks on every script.
+    public var scripts: [Script: [Int]]?
+    /// Generated training messages per main script (`smsfilter generate` output; informational: they do not
+    /// count towards ``minScriptMessages``).
+    public var generatedScripts: [Script: Int] = [:]
+    /// The model abstains on a message whose main script it learned from fewer real messages than this
+    /// (0: never; needs ``scripts``).
+    public var minScriptMessages = 0
     /// The phrases.
     public var phrases: [Phrase] = []
     /// Where the model came from (inputs and their checksums, record counts, options, cross-validation
@@ -105,6 +130,32 @@ public struct ModelDefinition: Sendable, Hashable {
 
     /// The model's folder-level or action-level granularity: `folder` when a target has a sub-action.
     public var isByFolder: Bool { targets.contains { $0.subAction != .none } }
+
+    /// Real training messages of main script `script` (nil when the model does not record scripts).
+    public func realMessages(_ script: Script) -> Int? { scripts.map { $0[script]?.reduce(0, +) ?? 0 } }
+
+    /// Real training messages of main script `script` whose target has action `action` (allow counts as
+    /// none: both leave the message unfiltered); nil when the model does not record scripts.
+    public func realMessages(_ script: Script, action: Action) -> Int? {
+        guard let counts = scripts else { return nil }
+        let row = counts[script] ?? []
+        func same(_ a: Action) -> Action { a == .allow ? .none : a }
+        return targets.indices.filter { same(targets[$0].action) == same(action) && $0 < row.count }.map { row[$0] }.reduce(0, +)
+    }
+
+    /// Whether the model yields to a rule of action `action` on messages of main script `script`: it learned
+    /// fewer than ``minScriptMessages`` real messages of that action in that script (a model that never saw
+    /// an English transaction does not overrule a rule that says transaction, whatever it would say).
+    public func yields(to action: Action, on script: Script) -> Bool {
+        guard minScriptMessages > 0, let n = realMessages(script, action: action) else { return false }
+        return n < minScriptMessages
+    }
+
+    /// Whether the model abstains on messages of main script `script` (it learned from too few real ones).
+    public func abstains(on script: Script) -> Bool {
+        guard minScriptMessages > 0, let n = realMessages(script) else { return false }
+        return n < minScriptMessages
+    }
 }
 
 extension RuleSetDefinition {
@@ -113,5 +164,25 @@ extension RuleSetDefinition {
         var d = self
         d.model = model
         return d
+    }
+}
+
+extension ModelDefinition.Phrase {
+    /// What kind of evidence the phrase is, for people (`explain`): `word`, `2-word phrase`, `3-character
+    /// n-gram` (unspaced scripts), `digit piece` (part of a word that holds a digit), `piece`, or `symbol`
+    /// (models written before `learn` stopped proposing punctuation and symbols).
+    public var evidence: String {
+        let scalars = Array(text.unicodeScalars)
+        switch kind {
+        case .word:
+            let words = scalars.filter { $0 == " " }.count + 1
+            return words == 1 ? "word" : "\(words)-word phrase"
+        case .part:
+            let flags = _ScalarFlags.shared
+            if !scalars.contains(where: { flags.isWord($0.value) }) { return "symbol" }
+            if scalars.contains(where: { $0.properties.numericType != nil }) { return "digit piece" }
+            if scalars.allSatisfy({ PhraseCandidates.isUnspaced($0.value) }) { return "\(scalars.count)-character n-gram" }
+            return "piece"
+        }
     }
 }

@@ -10,6 +10,13 @@ final class _CompiledModel: Sendable {
     let priority: Int
     let hasThreshold: Bool
     let threshold: Double
+    /// Per target: the margin over the runner-up its score needs (0: none; +inf: never decided).
+    let margins: [Double]
+    /// Per ``Script`` (raw value): whether the model abstains on messages of that main script.
+    let abstainsOnScript: [Bool]
+    /// `yields[script raw value * 5 + action raw value]`: the model yields to a firing rule of that action on
+    /// messages of that script (it learned too few real messages of the action there).
+    let yields: [Bool]
     let targetCount: Int
     let featureCount: Int
     /// Feature → global phrase id (``Verdict/phrase``).
@@ -45,6 +52,9 @@ final class _CompiledModel: Sendable {
         priority = m.priority
         hasThreshold = m.threshold != nil
         threshold = Double(m.threshold ?? 0)
+        margins = m.margins.isEmpty ? Array(repeating: 0, count: m.targets.count) : m.margins.map(Double.init)
+        abstainsOnScript = Script.allCases.map { m.abstains(on: $0) }
+        yields = Script.allCases.flatMap { s in Action.allCases.sorted { $0.rawValue < $1.rawValue }.map { m.yields(to: $0, on: s) } }
         targetCount = m.targets.count
         featureCount = m.phrases.count
         targets = m.targets
@@ -89,6 +99,11 @@ final class _CompiledModel: Sendable {
     }
 }
 
+/// Why the learned model did not decide a message (``ModelDefinition``, "When the model abstains").
+enum _ModelAbstention: UInt8 {
+    case decides, noEvidence, script, margin, threshold, vouchedSender, unlearnedRule, registeredSender
+}
+
 /// Per-classifier scratch for scoring (allocated once): the model text, per-feature stamps (`stamp` marks
 /// the features already counted for the current message, so repeated matches count once) and first spans,
 /// the last message's scores, and per message of a batch the result `_evaluate` needs.
@@ -124,6 +139,9 @@ final class _ModelScratch {
     let slotEnd: UnsafeMutablePointer<Int32>
     /// Whether any model phrase was present in the slot's message (none: the model abstains).
     let slotEvidence: UnsafeMutablePointer<Bool>
+    /// Per slot: the winner's margin over the runner-up, and the message's main script.
+    let slotMargin: UnsafeMutablePointer<Double>
+    let slotScript: UnsafeMutablePointer<Script>
     /// The slot `_evaluate` reads (the message being decided).
     var current = 0
     /// The rule whose folder the last model verdict took (`_refined`), -1 when none.
@@ -158,6 +176,10 @@ final class _ModelScratch {
         slotEnd.initialize(repeating: 0, count: slots)
         slotEvidence = .allocate(capacity: slots)
         slotEvidence.initialize(repeating: false, count: slots)
+        slotMargin = .allocate(capacity: slots)
+        slotMargin.initialize(repeating: 0, count: slots)
+        slotScript = .allocate(capacity: slots)
+        slotScript.initialize(repeating: .none, count: slots)
     }
 
     deinit {
@@ -173,6 +195,8 @@ final class _ModelScratch {
         slotStart.deallocate()
         slotEnd.deallocate()
         slotEvidence.deallocate()
+        slotMargin.deallocate()
+        slotScript.deallocate()
     }
 }
 
@@ -240,6 +264,12 @@ extension Classifier {
             if score > s.scores[best] { best = k }
             k += 1
         }
+        var second = -Double.infinity
+        k = 0
+        while k < t {
+            if k != best, s.scores[k] > second { second = s.scores[k] }
+            k += 1
+        }
         // The deciding phrase: the present phrase that pushes hardest towards the winner.
         var top = -1
         var topWeight: Float = 0
@@ -257,6 +287,8 @@ extension Classifier {
         s.slotScore[slot] = s.scores[best]
         s.slotFeature[slot] = Int32(top)
         s.slotEvidence[slot] = normSquared > 0
+        s.slotMargin[slot] = s.scores[best] - second
+        s.slotScript[slot] = span.script
         if top >= 0 {
             (s.slotStart[slot], s.slotEnd[slot]) = text.sourceSpan(Int(s.firstStart[top]), Int(s.firstEnd[top]), of: span)
         }
@@ -285,13 +317,29 @@ extension Classifier {
         return text.append(body, sourceStart: nil, sourceEnd: nil, fold: model.foldsText)
     }
 
-    /// The model's verdict for the message in the current slot, or nil when it abstains (no model phrase in
-    /// the message, or best score below the threshold).
-    func _modelVerdict(_ model: _CompiledModel) -> Verdict? {
+    /// Why the model abstains on the message in the current slot (`.decides`: it does not), before the sender
+    /// is looked at (``ModelDefinition``, "When the model abstains").
+    @inline(__always)
+    func _modelAbstention(_ model: _CompiledModel) -> _ModelAbstention {
         let s = modelScratch!
         let slot = s.current
-        if !s.slotEvidence[slot] { return nil }
-        if model.hasThreshold && s.slotScore[slot] < model.threshold { return nil }
+        if !s.slotEvidence[slot] { return .noEvidence }
+        if model.abstainsOnScript[Int(s.slotScript[slot].rawValue)] { return .script }
+        if s.slotMargin[slot] < model.margins[Int(s.slotWinner[slot])] { return .margin }
+        if model.hasThreshold && s.slotScore[slot] < model.threshold { return .threshold }
+        return .decides
+    }
+
+    /// The model's verdict for the message in the current slot, or nil when it abstains (see
+    /// `_modelAbstention`; `vouched`: a registered transactional sender vouches for the message, so only a
+    /// transaction verdict is the model's to give).
+    /// `yielded`: a rule below the model fired whose action the model learned too little of in this script.
+    func _modelVerdict(_ model: _CompiledModel, vouched: Bool, yielded: Bool) -> Verdict? {
+        let s = modelScratch!
+        let slot = s.current
+        if _modelAbstention(model) != .decides { return nil }
+        if vouched, model.targets[Int(s.slotWinner[slot])].action != .transaction { return nil }
+        if yielded { return nil }
         var v = model.verdicts[Int(s.slotWinner[slot])]
         let top = Int(s.slotFeature[slot])
         if top >= 0 {
@@ -340,10 +388,12 @@ extension Classifier {
     /// The learned model's phrases present in `body`, each once, in order of first match, as indices into
     /// the model's phrase list; what the model's score is computed from (`smsfilter learn` trains on
     /// exactly these). Empty when the rule set has no model.
+    /// - Returns: the message's main script (``Script``; `.none` when the rule set has no model).
     /// - Complexity: O(body length + matches); allocates nothing once `features` has grown.
-    public func modelFeatures(body: UnsafeRawBufferPointer, into features: inout [Int32]) {
+    @discardableResult
+    public func modelFeatures(body: UnsafeRawBufferPointer, into features: inout [Int32]) -> Script {
         features.removeAll(keepingCapacity: true)
-        guard ruleSet.model != nil else { return }
+        guard ruleSet.model != nil else { return .none }
         matchBuffer.removeAll(keepingCapacity: true)
         _scan(body)
         let s = modelScratch!
@@ -352,5 +402,6 @@ extension Classifier {
             features.append(s.touched[k])
             k += 1
         }
+        return s.slotScript[0]
     }
 }

@@ -247,9 +247,18 @@ extension Classifier {
                 }
                 j += 1
             }
+            var second = -Double.infinity
+            j = 0
+            while j < t {
+                let score = model.bias[j] + b.sums[k * t + j] * inverse
+                if j != best, score > second { second = score }
+                j += 1
+            }
             let cell = k * t + best
             s.slotWinner[k] = Int32(best)
             s.slotScore[k] = bestScore
+            s.slotMargin[k] = bestScore - second
+            s.slotScript[k] = b.spans[k].script
             let top = b.topFeature[cell]
             s.slotFeature[k] = top
             s.slotEvidence[k] = normSquared > 0

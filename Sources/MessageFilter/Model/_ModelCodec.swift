@@ -9,6 +9,8 @@
 ///   u32 T · T × (u8 action, u32 sub-action) · T × f32 bias
 ///   u32 P · P × (u8 kind, string phrase, f32 idf, T × f32 weight)
 ///   string provenance
+///   T × f32 margin (+inf: never) · i64 min script messages · u8 has scripts
+///   u8 S · S × (u8 script, T × i64 real per target) · u8 G · G × (u8 script, i64 generated)   (version 5)
 /// ```
 enum _ModelCodec {
     static func encode(_ d: RuleSetDefinition, into w: inout _ByteWriter) {
@@ -37,6 +39,7 @@ enum _ModelCodec {
             for x in p.weights { w.u32(x.bitPattern) }
         }
         w.string(m.provenance)
+        _encodeScope(m, into: &w)
     }
 
     /// - Parameter checkShapes: check each phrase's shape (``ModelDefinition/shapeProblem(_:kind:normalization:)``);
@@ -96,7 +99,64 @@ enum _ModelCodec {
             m.phrases.append(.init(text: text, kind: kind, idf: idf, weights: weights))
         }
         m.provenance = try r.string()
+        try _decodeScope(&r, into: &m)
         d.model = m
+    }
+
+    /// Where the model speaks: its margins and its script counts (version 5).
+    static func _encodeScope(_ m: ModelDefinition, into w: inout _ByteWriter) {
+        for k in 0..<m.targets.count { w.u32((m.margins.isEmpty ? 0 : m.margins[k]).bitPattern) }
+        w.i64(Int64(m.minScriptMessages))
+        w.u8(m.scripts == nil ? 0 : 1)
+        let scripts = m.scripts ?? [:]
+        let present = Script.allCases.filter { scripts[$0] != nil }
+        w.u8(UInt8(present.count))
+        for s in present {
+            w.u8(s.rawValue)
+            for n in scripts[s]! { w.i64(Int64(n)) }
+        }
+        let generated = Script.allCases.filter { (m.generatedScripts[$0] ?? 0) > 0 }
+        w.u8(UInt8(generated.count))
+        for s in generated {
+            w.u8(s.rawValue)
+            w.i64(Int64(m.generatedScripts[s]!))
+        }
+    }
+
+    static func _decodeScope(_ r: inout _ByteReader, into m: inout ModelDefinition) throws {
+        func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
+        var margins: [Float] = []
+        for _ in 0..<m.targets.count {
+            let x = Float(bitPattern: try r.u32())
+            guard x >= 0, !x.isNaN else { throw fail("model margin") }
+            margins.append(x)
+        }
+        m.margins = margins.allSatisfy { $0 == 0 } ? [] : margins
+        let minimum = try r.i64()
+        guard minimum >= 0, minimum <= 1_000_000_000 else { throw fail("model script minimum") }
+        m.minScriptMessages = Int(minimum)
+        let hasScripts = try r.u8()
+        guard hasScripts <= 1 else { throw fail("model scripts flag") }
+        var scripts: [Script: [Int]] = [:]
+        for _ in 0..<Int(try r.u8()) {
+            guard let s = Script(rawValue: try r.u8()), scripts[s] == nil else { throw fail("model script") }
+            var row: [Int] = []
+            for _ in 0..<m.targets.count {
+                let n = try r.i64()
+                guard n >= 0, n <= 1_000_000_000_000 else { throw fail("model script count") }
+                row.append(Int(n))
+            }
+            scripts[s] = row
+        }
+        m.scripts = hasScripts == 1 ? scripts : nil
+        var generated: [Script: Int] = [:]
+        for _ in 0..<Int(try r.u8()) {
+            guard let s = Script(rawValue: try r.u8()), generated[s] == nil else { throw fail("model script") }
+            let n = try r.i64()
+            guard n > 0, n <= 1_000_000_000_000 else { throw fail("model script count") }
+            generated[s] = Int(n)
+        }
+        m.generatedScripts = generated
     }
 }
 

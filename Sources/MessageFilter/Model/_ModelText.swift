@@ -27,11 +27,13 @@
 
 /// One message's model text in a `_ModelText`: its range in the output, and how to map its offsets back
 /// to the original body (a plain ASCII body: minus the spaces inserted before the offset, whose output
-/// positions are `insertions`; otherwise through the per-byte spans).
+/// positions are `insertions`; otherwise through the per-byte spans); and the message's main script
+/// (``Script``), tallied while the text was written (no second pass over the message).
 struct _ModelSpan {
     var range: Range<Int>
     var mapped: Bool
     var insertions: Range<Int>
+    var script: Script = .none
 }
 
 /// Reusable model-text scratch (one per classifier). Not thread-safe; one thread, never re-entrantly, so the
@@ -49,6 +51,8 @@ final class _ModelText {
     @exclusivity(unchecked) private(set) var insertions: UnsafeMutablePointer<Int32>
     @exclusivity(unchecked) private var insertionCapacity: Int
     @exclusivity(unchecked) private(set) var insertionCount = 0
+    /// Letters per script of the message being appended (``_ScriptTally``).
+    private let scriptCounts: UnsafeMutablePointer<UInt32>
     let flags = _ScalarFlags.shared
 
     init(capacity: Int = 1024) {
@@ -58,6 +62,8 @@ final class _ModelText {
         ends = .allocate(capacity: capacity)
         insertionCapacity = capacity
         insertions = .allocate(capacity: capacity)
+        scriptCounts = .allocate(capacity: Script.allCases.count)
+        scriptCounts.initialize(repeating: 0, count: Script.allCases.count)
     }
 
     deinit {
@@ -65,6 +71,7 @@ final class _ModelText {
         starts.deallocate()
         ends.deallocate()
         insertions.deallocate()
+        scriptCounts.deallocate()
     }
 
     var output: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: bytes, count: count) }
@@ -123,6 +130,7 @@ final class _ModelText {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func atLeast(_ x: UInt64, _ lo: UInt64) -> UInt64 { (x &+ ones &* (0x80 &- lo)) & highs }
+        var letters: UInt64 = 0  // lanes of ASCII letters seen (the main script is Latin when any)
         var prevWord: UInt64 = 0  // the previous byte's lane (0x80 when it was a word byte)
         var prevSymbol: UInt64 = 0x80  // the start counts as a symbol
         var i = 0
@@ -133,7 +141,9 @@ final class _ModelText {
                 return nil
             }
             let lower = x | (ones &* 0x20)
-            let word = (atLeast(lower, 0x61) & ~atLeast(lower, 0x7B)) | (atLeast(x, 0x30) & ~atLeast(x, 0x3A))
+            let letter = atLeast(lower, 0x61) & ~atLeast(lower, 0x7B)
+            letters |= letter
+            let word = letter | (atLeast(x, 0x30) & ~atLeast(x, 0x3A))
             let y = x ^ (ones &* 0x20)
             let space = ~((y &+ ones &* 0x7F) | y) & highs
             let symbol = ~(word | space) & highs
@@ -165,7 +175,9 @@ final class _ModelText {
                 insertionCount = firstInsertion
                 return nil
             }
-            let word: UInt64 = (b &- 0x30) < 10 || ((b | 0x20) &- 0x61) < 26 ? 0x80 : 0
+            let isLetter = ((b | 0x20) &- 0x61) < 26
+            if isLetter { letters = 0x80 }
+            let word: UInt64 = (b &- 0x30) < 10 || isLetter ? 0x80 : 0
             let symbol: UInt64 = word == 0 && b != 0x20 ? 0x80 : 0
             if prevWord & symbol | prevSymbol & word != 0 {
                 dst[out] = 0x20
@@ -187,7 +199,7 @@ final class _ModelText {
         }
         count = out
         insertionCount = insCount
-        return _ModelSpan(range: first..<out, mapped: false, insertions: firstInsertion..<insCount)
+        return _ModelSpan(range: first..<out, mapped: false, insertions: firstInsertion..<insCount, script: letters != 0 ? .latin : .none)
     }
 
     /// Appends the model text of `text` with every byte's source span.
@@ -211,6 +223,7 @@ final class _ModelText {
         var out = count
         var inWord = false
         var afterSpace = false
+        var tally = _ScriptTally(counts: scriptCounts)
         var i = 0
         while i < n {
             let b = src[i]
@@ -218,7 +231,9 @@ final class _ModelText {
             let word: Bool
             var value = UInt32(b)
             if b < 0x80 {
-                word = (b &- 0x30) < 10 || ((b | 0x20) &- 0x61) < 26
+                let letter = ((b | 0x20) &- 0x61) < 26
+                if letter { tally.add(.latin) }
+                word = (b &- 0x30) < 10 || letter
             } else {
                 let (v, l) = _decodeUTF8(text, i)
                 if l == 0 {
@@ -227,6 +242,7 @@ final class _ModelText {
                     len = l
                     value = v
                     word = flags.isWord(v)
+                    if word { tally.add(Script.of(letter: v)) }
                 }
             }
             let s: Int32, e: Int32
@@ -278,7 +294,7 @@ final class _ModelText {
             out &+= 1
         }
         count = out
-        return _ModelSpan(range: first..<out, mapped: true, insertions: none.insertions)
+        return _ModelSpan(range: first..<out, mapped: true, insertions: none.insertions, script: tally.finish())
     }
 
     /// The original body's span of output bytes `[from, to)` of message `m` (a match holding no inserted

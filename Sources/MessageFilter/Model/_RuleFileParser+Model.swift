@@ -2,7 +2,8 @@ import Yams
 
 /// `normalize:` and `model:` of a rule file.
 extension _RuleFileParser {
-    static let modelKeys = ["name", "priority", "threshold", "targets", "bias", "phrases", "provenance"]
+    static let modelKeys = ["name", "priority", "threshold", "targets", "bias", "margins", "minScriptMessages", "scripts",
+                            "generatedScripts", "phrases", "provenance"]
 
     mutating func parseNormalization(_ v: Node) -> TextNormalization {
         let s = v.string ?? ""
@@ -23,6 +24,8 @@ extension _RuleFileParser {
         var sawTargets = false, sawBias = false, sawPhrases = false
         var phraseNodes: [Node] = []
         var biasNode: Node?
+        var marginsNode: Node?
+        var scriptsNode: Node?
         for (k, v) in map {
             let key = k.string ?? ""
             let f = "model.\(key)"
@@ -58,6 +61,17 @@ extension _RuleFileParser {
                 sawPhrases = true
                 guard let seq = v.sequence else { issue(v, f, "expected a list of [kind, phrase, idf, weight…] entries"); ok = false; continue }
                 phraseNodes = Array(seq)
+            case "margins":
+                marginsNode = v
+            case "minScriptMessages":
+                if let n = v.int, n >= 0, n <= 1_000_000_000 { m.minScriptMessages = n } else {
+                    issue(v, f, "expected a count from 0 to 1000000000"); ok = false
+                }
+            case "scripts":
+                scriptsNode = v
+            case "generatedScripts":
+                guard let counts = parseScriptCounts(v, f) else { ok = false; continue }
+                m.generatedScripts = counts
             case "provenance":
                 m.provenance = (try? Yams.serialize(node: v)) ?? ""
             default:
@@ -76,6 +90,32 @@ extension _RuleFileParser {
                 issue(biasNode, "model.bias", "expected \(t) numbers, one per target"); return nil
             }
             m.bias = values.map { $0! }
+        }
+        if let marginsNode {
+            let values = list(marginsNode, "model.margins").map { n -> Float? in
+                if n.string == "never" { return .infinity }
+                return Self.float(n).flatMap { $0 >= 0 ? $0 : nil }
+            }
+            if values.count != t || values.contains(where: { $0 == nil }) {
+                issue(marginsNode, "model.margins", "expected \(t) margins, one per target: numbers ≥ 0 or never"); return nil
+            }
+            m.margins = values.allSatisfy { $0 == 0 } ? [] : values.map { $0! }
+        }
+        if let scriptsNode {
+            guard let map = scriptsNode.mapping else { issue(scriptsNode, "model.scripts", "expected a mapping of script → [messages per target]"); return nil }
+            var counts: [Script: [Int]] = [:]
+            for (k, v) in map {
+                let name = k.string ?? ""
+                guard let script = Script(name: name) else {
+                    issue(k, "model.scripts.\(name)", _Suggest.unknown("script", name, valid: Script.allCases.map(\.name))); return nil
+                }
+                let row = list(v, "model.scripts.\(name)").map { n -> Int? in n.int.flatMap { $0 >= 0 && $0 <= 1_000_000_000_000 ? $0 : nil } }
+                guard row.count == t, !row.contains(where: { $0 == nil }) else {
+                    issue(v, "model.scripts.\(name)", "expected \(t) counts ≥ 0, one per target"); return nil
+                }
+                if row.contains(where: { $0! > 0 }) { counts[script] = row.map { $0! } }
+            }
+            m.scripts = counts
         }
         var seen = Set<String>()
         m.phrases.reserveCapacity(phraseNodes.count)
@@ -105,6 +145,21 @@ extension _RuleFileParser {
             m.phrases.append(.init(text: text, kind: kind, idf: idf, weights: weights))
         }
         return ok ? m : nil
+    }
+
+    /// `{latin: 5574, thai: 3340}`: messages per script.
+    mutating func parseScriptCounts(_ node: Node, _ field: String) -> [Script: Int]? {
+        guard let map = node.mapping else { issue(node, field, "expected a mapping of script → messages, e.g. {latin: 5574}"); return nil }
+        var counts: [Script: Int] = [:]
+        for (k, v) in map {
+            let name = k.string ?? ""
+            guard let script = Script(name: name) else {
+                issue(k, "\(field).\(name)", _Suggest.unknown("script", name, valid: Script.allCases.map(\.name))); return nil
+            }
+            guard let n = v.int, n >= 0, n <= 1_000_000_000_000 else { issue(v, "\(field).\(name)", "expected a count ≥ 0"); return nil }
+            if n > 0 { counts[script] = n }
+        }
+        return counts
     }
 
     /// A finite number.

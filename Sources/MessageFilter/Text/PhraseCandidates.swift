@@ -3,12 +3,16 @@ import AhoCorasick
 /// The phrases `smsfilter learn` considers, read off a message after normalisation:
 ///
 /// - **word n-grams** (kind `word`, matched as whole words): runs of letters and digits of spaced scripts,
-///   and 2…`wordNGrams` of them separated by exactly one space (`free entry`);
+///   and 2…`wordNGrams` of them separated by exactly one space (`free entry`); never a single character
+///   (`a`, `2`, `क`), whatever `minWordLength` says;
 /// - **character n-grams** of runs of unspaced scripts (Thai, Lao, Khmer, Myanmar, Chinese, Japanese;
 ///   kind `part`), `charNGrams` scalars long;
 /// - **pieces of words that hold a digit**, each piece holding a digit (`09061701461` → `0906`, `txt80` →
-///   `t80`…; kind `part`), `digitNGrams` long;
-/// - **symbols**: every other character that is not a space (`£`, `!`, `&`; kind `part`).
+///   `t80`…; kind `part`), `digitNGrams` long.
+///
+/// Punctuation, symbols and whitespace are never proposed on their own (`.`, `/`, `£`, `。`): they say little
+/// about a message and travel across languages, so a model learned on one market would read them as evidence
+/// on every other (docs/QUALITY.md, "Evidence hygiene").
 ///
 /// ASCII letters are lower-cased (the automaton folds ASCII case; under `standard` normalisation other
 /// scripts are already folded). Candidates only propose: the features a model is trained on are the
@@ -25,10 +29,9 @@ public final class PhraseCandidates {
         /// Character n-gram lengths in unspaced scripts (3: one n-gram per character, and on Thai SMS the
         /// best cross-validated F1 of 2–4, 2–3, 3–4, 3 and 4; docs/QUALITY.md).
         public var charNGrams: ClosedRange<Int> = 3...3
-        /// Lengths of the pieces of words that hold a digit (empty: none).
-        public var digitNGrams: ClosedRange<Int> = 3...5
-        /// Whether single symbols are proposed.
-        public var symbols = true
+        /// Lengths of the pieces of words that hold a digit (0...0: none). 2–5 by cross-validation
+        /// (docs/QUALITY.md, "Evidence hygiene").
+        public var digitNGrams: ClosedRange<Int> = 2...5
 
         public init() {}
     }
@@ -88,9 +91,6 @@ public final class PhraseCandidates {
                 k += 1
             case .symbol:
                 chain.removeAll(keepingCapacity: true)
-                if options.symbols && v != 0xFFFD && v >= 0x21 && v != 0x7F {
-                    emit(k, k + 1, .part, visit)
-                }
                 k += 1
             case .unspaced:
                 chain.removeAll(keepingCapacity: true)
@@ -117,10 +117,11 @@ public final class PhraseCandidates {
                 // Every n-gram ending with this word (none holding a word shorter than minWordLength).
                 var first = chain.count - 1
                 while first >= 0, chain[first].1 - chain[first].0 >= options.minWordLength {
-                    emit(chain[first].0, j, .word, visit)
+                    // A lone character is no evidence (it may still stand in an n-gram of several words).
+                    if first != chain.count - 1 || !isSingleCharacter(k, j) { emit(chain[first].0, j, .word, visit) }
                     first -= 1
                 }
-                if digit && !options.digitNGrams.isEmpty {
+                if digit && options.digitNGrams.upperBound >= 1 {
                     // Only pieces that hold a digit: a letters-only piece would match inside every word.
                     for len in options.digitNGrams where len >= 1 && len < j - k {
                         var s = k
@@ -135,6 +136,22 @@ public final class PhraseCandidates {
                 k = j
             }
         }
+    }
+
+    /// Whether scalars `[from, to)` are one character: one scalar that is not a mark, with any marks after it
+    /// (`क`, `कि`; `a`, `2`).
+    private func isSingleCharacter(_ from: Int, _ to: Int) -> Bool {
+        var bases = 0
+        for q in from..<to {
+            let v = scalars[q]
+            if v < 0x80 { bases += 1; continue }
+            guard let s = Unicode.Scalar(v) else { bases += 1; continue }
+            switch s.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: continue
+            default: bases += 1
+            }
+        }
+        return bases <= 1
     }
 
     enum _Class { case space, symbol, word, unspaced }

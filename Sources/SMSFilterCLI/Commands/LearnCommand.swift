@@ -12,10 +12,15 @@ struct LearnCommand: ParsableCommand {
         discussion: """
             Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain, .zst or .gz), maps each truth label to a target (an action or \
             a folder) with --map, and learns one weight per phrase per target and a bias per target: word \
-            n-grams for spaced scripts, character n-grams for Thai, Chinese and Japanese, pieces of words with \
-            digits and symbols, after normalisation; the --max-phrases phrases in most messages; binary \
-            TF-IDF, L2-normalised, one-vs-rest linear SVMs. The classifier finds the model's phrases with the \
-            same automaton as the rules' and adds their weights (docs/RULES.md, "Learned models"). \
+            n-grams for spaced scripts, character n-grams for Thai, Chinese and Japanese and pieces of words \
+            with digits, after normalisation (never punctuation, symbols or a lone character); the \
+            --max-phrases phrases in most messages; binary TF-IDF, L2-normalised, one-vs-rest linear SVMs. The \
+            classifier finds the model's phrases with the same automaton as the rules' and adds their weights \
+            (docs/RULES.md, "Learned models"). The model records how many real messages of each script it \
+            learned from and abstains on a script with fewer than --min-script-messages; on held-out folds it \
+            picks, per target, the smallest margin over the runner-up at which its decisions reach \
+            --precision-target (junk and promotion count as one, both filtered), and abstains below it. Records of `smsfilter generate` (ids gen:N) and --generated-input files count \
+            as generated, not real. \
             --cv K prints cross-validated precision, recall and F1 per target (folds by a hash of the \
             normalised body, so duplicates share a fold); with -o as well, the figures go into the model's \
             provenance. Same inputs and options, same bytes.
@@ -84,11 +89,17 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Character n-gram lengths in Thai, Chinese and Japanese, as N or MIN-MAX.")
     var charNgrams = "3"
 
-    @Option(name: .long, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX.")
-    var digitNgrams = "3-5"
+    @Option(name: .long, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX (none: no digit pieces).")
+    var digitNgrams = "2-5"
 
-    @Flag(name: .long, help: "Do not use single symbols (£, !, &) as phrases.")
-    var noSymbols = false
+    @Option(name: .long, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: no margins).")
+    var precisionTarget = "0.98"
+
+    @Option(name: .long, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action (0: always).")
+    var minScriptMessages = 100
+
+    @Option(name: .long, help: ArgumentHelp("An input whose records are generated, not real (repeatable; ids gen:N are generated anyway).", valueName: "file"))
+    var generatedInput: [String] = []
 
     @Option(name: .long, help: "The SVM's regularisation constant C.")
     var cost = 1.0
@@ -129,6 +140,14 @@ struct LearnCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error with -o -) instead of the table.")
     var json = false
 
+    static func precision(_ text: String) throws -> Double? {
+        if text == "none" { return nil }
+        guard let p = Double(text), p >= 0.5, p <= 1 else {
+            throw ValidationError("Please give --precision-target from 0.5 to 1, or none.")
+        }
+        return p
+    }
+
     static func range(_ text: String, _ option: String) throws -> ClosedRange<Int> {
         let parts = text.split(separator: "-").map { Int($0) }
         if parts.count == 1, let n = parts[0], n >= 1 { return n...n }
@@ -162,9 +181,14 @@ struct LearnCommand: ParsableCommand {
             throw ValidationError("Please give --normalize as none, standard or leet.")
         }
         if let threshold, !threshold.isFinite { throw ValidationError("Please give a finite --threshold.") }
+        _ = try Self.precision(precisionTarget)
+        if !(0...1_000_000_000).contains(minScriptMessages) { throw ValidationError("Please give --min-script-messages from 0 to 1000000000.") }
+        for g in generatedInput where !inputs.contains(g) {
+            throw ValidationError("--generated-input \(g) is not one of the inputs; name it among the inputs too.")
+        }
         if abs(priority) > 1_000_000 { throw ValidationError("Please give --priority from -1000000 to 1000000.") }
         _ = try Self.range(charNgrams, "--char-ngrams")
-        _ = try Self.range(digitNgrams, "--digit-ngrams")
+        if digitNgrams != "none" { _ = try Self.range(digitNgrams, "--digit-ngrams") }
     }
 
     func run() throws {
@@ -210,8 +234,10 @@ struct LearnCommand: ParsableCommand {
         options.candidates.wordNGrams = wordNgrams
         options.candidates.minWordLength = minWordLength
         options.candidates.charNGrams = try Self.range(charNgrams, "--char-ngrams")
-        options.candidates.digitNGrams = try Self.range(digitNgrams, "--digit-ngrams")
-        options.candidates.symbols = !noSymbols
+        options.candidates.digitNGrams = digitNgrams == "none" ? 0...0 : try Self.range(digitNgrams, "--digit-ngrams")
+        options.precisionTarget = try Self.precision(precisionTarget)
+        options.minScriptMessages = minScriptMessages
+        options.generatedInputs = Set(inputs.indices.filter { generatedInput.contains(inputs[$0]) })
         options.maxPhrases = maxPhrases
         options.minDocuments = UInt32(minDocuments)
         options.cost = cost
@@ -301,6 +327,10 @@ struct LearnCommand: ParsableCommand {
                 s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
             }
             s += String(format: "  accuracy %.4f, macro F1 %.4f\n", r.accuracy, r.macroF1)
+            if !r.calibration.isEmpty {
+                s += String(format: "  without margins: accuracy %.4f, macro F1 %.4f", r.accuracyWithoutMargins, r.macroF1WithoutMargins)
+                s += " (" + r.scoresWithoutMargins.map { String(format: "%@ F1 %.4f", $0.target, $0.f1) }.joined(separator: ", ") + ")\n"
+            }
             for (i, scores) in r.scoresByInput.enumerated() {
                 s += "  \(r.inputs[i].name):\n"
                 for t in scores where t.support > 0 || t.falsePositives > 0 {
@@ -310,12 +340,37 @@ struct LearnCommand: ParsableCommand {
                 }
             }
         }
+        if !r.calibration.isEmpty {
+            s += "margins (\(r.calibrationFolds) folds, held out):"
+            for c in r.calibration {
+                s += " \(c.target) "
+                if !c.calibrated {
+                    s += "0 (not calibrated: \(c.decisions) decisions)"
+                } else if c.margin.isInfinite {
+                    s += "never (precision \(Self.share(c.right, c.decisions)) at any margin)"
+                } else {
+                    s += "\(Classifier.format(Double(c.margin))) (keeps \(c.kept) of \(c.decisions) decisions, precision \(Self.share(c.keptRight, c.kept)); all: \(Self.share(c.right, c.decisions)))"
+                }
+                if c.target != r.calibration.last?.target { s += ";" }
+            }
+            s += "\n"
+        }
+        if let m = r.model {
+            let totals = r.scripts.mapValues { $0.reduce(0, +) }
+            s += "scripts (real messages): " + (totals.isEmpty ? "none" : ModelDefinition.scriptSummary(totals))
+            if !r.generatedScripts.isEmpty { s += "; generated: " + ModelDefinition.scriptSummary(r.generatedScripts) }
+            let speaks = Script.allCases.filter { !m.abstains(on: $0) && (totals[$0] ?? 0) > 0 }
+            s += speaks.isEmpty ? "; the model abstains on every script (fewer than \(m.minScriptMessages) real messages of each; see --min-script-messages)\n"
+                : "; speaks on \(speaks.map(\.name).joined(separator: ", "))\n"
+        }
         if let m = r.model, let output {
             s += "model: \(groupedDigits(m.phrases.count)) phrases × \(m.targets.count) targets → \(output)\n"
         }
         s += String(format: "time: %.2f s\n", r.seconds)
         return s
     }
+
+    static func share(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : String(format: "%.4f", Double(a) / Double(b)) }
 
     static func jsonObject(_ r: LearnReport, output: String?) -> [String: Any] {
         var o: [String: Any] = [
@@ -327,6 +382,15 @@ struct LearnCommand: ParsableCommand {
         if let m = r.model {
             o["phrases"] = m.phrases.count
             o["output"] = output ?? NSNull()
+            o["minScriptMessages"] = m.minScriptMessages
+        }
+        o["scripts"] = Dictionary(uniqueKeysWithValues: r.scripts.map { ($0.key.name, Dictionary(uniqueKeysWithValues: zip(r.targets, $0.value))) })
+        o["generatedScripts"] = Dictionary(uniqueKeysWithValues: r.generatedScripts.map { ($0.key.name, $0.value) })
+        if !r.calibration.isEmpty {
+            o["calibration"] = r.calibration.map {
+                ["target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any, "decisions": $0.decisions,
+                 "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
+            }
         }
         if r.folds > 0 {
             func targets(_ scores: [LearnReport.TargetScore]) -> [[String: Any]] {
@@ -336,8 +400,16 @@ struct LearnCommand: ParsableCommand {
                 }
             }
             var cv: [String: Any] = ["folds": r.folds, "accuracy": r.accuracy, "macroF1": r.macroF1, "targets": targets(r.scores)]
+            if !r.scoresWithoutMargins.isEmpty {
+                cv["withoutMargins"] = ["accuracy": r.accuracyWithoutMargins, "macroF1": r.macroF1WithoutMargins,
+                                        "targets": targets(r.scoresWithoutMargins)] as [String: Any]
+            }
             if !r.scoresByInput.isEmpty {
-                cv["byInput"] = r.scoresByInput.enumerated().map { ["input": r.inputs[$0].name, "targets": targets($1)] as [String: Any] }
+                cv["byInput"] = r.scoresByInput.enumerated().map {
+                    ["input": r.inputs[$0].name, "targets": targets($1), "confusion": r.confusionByInput[$0]] as [String: Any]
+                }
+            } else if let c = r.confusionByInput.first {
+                cv["confusion"] = c
             }
             o["crossValidation"] = cv
         }

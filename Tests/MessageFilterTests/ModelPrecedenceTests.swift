@@ -1,0 +1,236 @@
+import Foundation
+import XCTest
+@testable import MessageFilter
+
+/// The precedence of docs/RULES.md §10, one test per row of its table, on one rule file whose model's scores
+/// are worked out by hand (every phrase has idf 1, so a message with one phrase has norm 1 and a score of
+/// bias + weight). Each test checks the verdict, who decided, and that `explain` agrees with `classify`.
+final class ModelPrecedenceTests: XCTestCase {
+    // Targets none, junk, transaction; bias [0.1, -0.2, -0.2].
+    //   "free"  [0, 0.5, 0]     → none 0.1, junk 0.3, transaction -0.2: junk by a margin of 0.2 (< 0.5 needed)
+    //   "win"   [-1, 2, 0]      → none -0.9, junk 1.8: junk by 2.7
+    //   "debited" [0, 0, 2]     → transaction 1.8 by 1.7 (no margin needed)
+    //   "hello" [1, 0, 0]       → none 1.1 by 1.3
+    //   "ฟรี"   [0, 3, 0]       → junk 2.8, but the model learned from 5 real Thai messages (needs 100)
+    // It learned 150 real Latin messages of each target, and no promotion at all.
+    static let yaml = """
+        version: 1
+        defaultCountryCode: 44
+        blockList: block.txt
+        identificationList: ids.tsv
+        rules:
+          - {name: otp, action: transaction, subAction: transactionalOthers, priority: 90, keywords: [otp]}
+          - {name: finance, action: transaction, subAction: transactionalFinance, priority: 50, keywords: [debited]}
+          - {name: offer, action: promotion, subAction: promotionalOffers, priority: -5, keywords: [offer]}
+          - {name: prize, action: junk, priority: -3, keywords: [prize]}
+          - {name: bank-header, action: transaction, subAction: transactionalFinance, priority: 1, sender: {entity: [HDFCBK]}}
+          - {name: chat, action: allow, priority: -10, keywords: [hey]}
+        model:
+          name: learned
+          priority: 60
+          threshold: THRESHOLD
+          targets: [none, junk, transaction]
+          bias: [0.1, -0.2, -0.2]
+          margins: [0, 0.5, 0]
+          minScriptMessages: 100
+          scripts: {latin: [150, 150, 150], thai: [5, 0, 0]}
+          phrases:
+            - [word, "free", 1, 0, 0.5, 0]
+            - [word, "win", 1, -1, 2, 0]
+            - [word, "debited", 1, 0, 0, 2]
+            - [word, "hello", 1, 1, 0, 0]
+            - [part, "ฟรี", 1, 0, 3, 0]
+        """
+
+    /// The rule file with its lists, written to a temporary folder and loaded.
+    static func ruleSet(threshold: String) throws -> RuleSet {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("precedence-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "447700900001\n".write(to: dir.appendingPathComponent("block.txt"), atomically: true, encoding: .utf8)
+        try "447700900002\tMum\n".write(to: dir.appendingPathComponent("ids.tsv"), atomically: true, encoding: .utf8)
+        let path = dir.appendingPathComponent("precedence.yaml").path
+        try yaml.replacingOccurrences(of: "THRESHOLD", with: threshold).write(toFile: path, atomically: true, encoding: .utf8)
+        return try RuleSet.load(path: path)
+    }
+
+    func explain(_ body: String, sender: String? = nil, threshold: String = "null", file: StaticString = #filePath, line: UInt = #line) throws -> Explanation {
+        let c = Classifier(ruleSet: try Self.ruleSet(threshold: threshold))
+        let e = c.explain(sender: sender, body: body)
+        XCTAssertEqual(e.verdict, c.classify(sender: sender, body: body), "explain and classify disagree", file: file, line: line)
+        // The batch call decides the same.
+        var buffer = Array((sender ?? "").utf8)
+        let senderCount = sender == nil ? -1 : buffer.count
+        buffer += Array(body.utf8)
+        var spans = [MessageSpan(senderStart: 0, senderCount: senderCount, bodyStart: senderCount < 0 ? 0 : senderCount, bodyCount: body.utf8.count)]
+        var verdicts = [Verdict()]
+        buffer.withUnsafeBytes { b in
+            spans.withUnsafeMutableBufferPointer { s in
+                verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: UnsafeBufferPointer(s), into: $0) }
+            }
+        }
+        XCTAssertEqual(verdicts[0], e.verdict, "the batch call disagrees", file: file, line: line)
+        return e
+    }
+
+    /// Row 1: a sender on the block list is junk; nothing else is looked at.
+    func testRow1BlockList() throws {
+        let e = try explain("hello, your otp is 1234", sender: "+447700900001")
+        XCTAssertEqual(e.verdict.folder.path, "Junk")
+        XCTAssertEqual(e.verdict.list, .blockList)
+        XCTAssertEqual(e.model?.decided, false)
+    }
+
+    /// Row 2: a sender on the identification list is allowed, with its label.
+    func testRow2IdentificationList() throws {
+        let e = try explain("win win win", sender: "+447700900002")
+        XCTAssertEqual(e.verdict.folder.path, "Inbox")
+        XCTAssertEqual(e.label, "Mum")
+    }
+
+    /// Row 3: a rule at or above the model's priority decides before the model.
+    func testRow3RuleAboveTheModel() throws {
+        let e = try explain("win: your otp is 1234")
+        XCTAssertEqual(e.ruleName, "otp")
+        XCTAssertEqual(e.verdict.folder.path, "Transactions/Others")
+        XCTAssertEqual(e.model?.decided, false)
+    }
+
+    /// Row 4: no model phrase in the message: the model abstains, the rules below it decide.
+    func testRow4NoEvidence() throws {
+        let e = try explain("a great offer")
+        XCTAssertEqual(e.ruleName, "offer")
+        XCTAssertEqual(e.model?.abstention, "noEvidence")
+        XCTAssertTrue(e.steps.contains { $0.contains("abstained: none of its phrases is in the message") }, "\(e.steps)")
+    }
+
+    /// Row 5: the message's main script is one the model learned from too few real messages.
+    func testRow5ScriptItDidNotLearn() throws {
+        let e = try explain("รับฟรีทันที offer")
+        let m = try XCTUnwrap(e.model)
+        XCTAssertEqual(m.script, .thai)
+        XCTAssertEqual(m.realMessages, 5)
+        XCTAssertEqual(m.targets[m.winner], "junk")  // it would say junk (2.8) …
+        XCTAssertEqual(m.abstention, "script")  // … but abstains
+        XCTAssertEqual(e.ruleName, "offer")
+        XCTAssertTrue(e.steps.contains { $0.contains("abstained: learned from 5 real Thai messages (it needs 100") }, "\(e.steps)")
+        // A script it never saw at all.
+        let han = try explain("免费 win")
+        XCTAssertEqual(han.model?.script, .latin)  // 3 Latin letters, 2 Han: Latin; the model decides
+        XCTAssertEqual(han.verdict.folder.path, "Junk")
+        let zh = try explain("我到家了 win")
+        XCTAssertEqual(zh.model?.script, .han)
+        XCTAssertEqual(zh.model?.abstention, "script")
+        XCTAssertEqual(zh.verdict.folder.path, "Unknown Senders")
+        XCTAssertTrue(zh.steps.contains { $0.contains("abstained: learned from 0 real Han messages") }, "\(zh.steps)")
+    }
+
+    /// Row 6: the winner's margin over the runner-up is below its calibrated margin.
+    func testRow6MarginBelowTheCalibratedOne() throws {
+        let e = try explain("free offer")
+        let m = try XCTUnwrap(e.model)
+        XCTAssertEqual(m.margin, 0.2, accuracy: 1e-6)
+        XCTAssertEqual(m.marginNeeded, 0.5, accuracy: 1e-6)
+        XCTAssertEqual(m.abstention, "margin")
+        XCTAssertEqual(e.ruleName, "offer")
+        XCTAssertEqual(e.verdict.folder.path, "Promotions/Offers")
+        // With a margin of 1.3 the model decides (none: no margin needed), over a junk rule below it.
+        let strong = try explain("hello, a prize")
+        XCTAssertEqual(strong.ruleName, "learned")
+        XCTAssertEqual(strong.verdict.folder.path, "Unknown Senders")
+        XCTAssertEqual(strong.rules.first { $0.name == "prize" }?.outcome, .lostToModel(name: "learned"))
+        XCTAssertEqual(try explain("win now").verdict.folder.path, "Junk")  // junk by 2.7
+    }
+
+    /// Row 7: the winning score is below the threshold.
+    func testRow7BelowTheThreshold() throws {
+        let e = try explain("win now", threshold: "2")
+        XCTAssertEqual(e.model?.abstention, "threshold")
+        XCTAssertEqual(e.verdict.folder.path, "Unknown Senders")
+        XCTAssertEqual(try explain("win now", threshold: "1.5").ruleName, "learned")
+    }
+
+    /// Row 8: a rule below the model fired whose action the model learned too little of in this script (here:
+    /// promotion, never), and the model does not say junk: the rule decides.
+    func testRow8RuleOfAnActionTheModelDidNotLearn() throws {
+        let e = try explain("hello, a great offer")
+        XCTAssertEqual(e.model?.targets[e.model!.winner], "none")
+        XCTAssertEqual(e.model?.abstention, "unlearnedRule")
+        XCTAssertEqual(e.ruleName, "offer")
+        XCTAssertEqual(e.verdict.folder.path, "Promotions/Offers")
+        XCTAssertTrue(e.steps.contains { $0.contains("rule \"offer\" says promotion, and the model learned from 0 real Latin promotion messages") }, "\(e.steps)")
+        // Whatever the model would say: junk by 2.7 here.
+        let junk = try explain("win, a great offer")
+        XCTAssertEqual(junk.model?.abstention, "unlearnedRule")
+        XCTAssertEqual(junk.verdict.folder.path, "Promotions/Offers")
+    }
+
+    /// Row 9: the model says junk and the sender is a TRAI DLT header: the model alone does not junk it.
+    func testRow9DLTHeaderIsNotJunkOnTheModelsWord() throws {
+        let e = try explain("win big", sender: "VM-SHOPIN")
+        XCTAssertEqual(e.model?.abstention, "registeredSender")
+        XCTAssertEqual(e.verdict.folder.path, "Unknown Senders")
+        XCTAssertTrue(e.steps.contains { $0.contains("the sender is a TRAI DLT header") }, "\(e.steps)")
+        // Another sender: the model decides as usual.
+        XCTAssertEqual(try explain("win big", sender: "+447700900003").verdict.folder.path, "Junk")
+    }
+
+    /// Row 10: a registered transactional sender vouches for the message and the model does not say
+    /// transaction: the model alone does not move it to Junk or Unknown Senders; the rules decide.
+    func testRow10RegisteredSenderOverrulesTheModel() throws {
+        for sender in ["VM-HDFCBK", "AX-HDFCBK-T"] {
+            let e = try explain("win big", sender: sender)
+            XCTAssertEqual(e.model?.targets[e.model!.winner], "junk")
+            XCTAssertEqual(e.model?.abstention, "vouchedSender")
+            XCTAssertEqual(e.ruleName, "bank-header", sender)
+            XCTAssertEqual(e.verdict.folder.path, "Transactions/Finance", sender)
+            XCTAssertTrue(e.steps.contains { $0.contains("registered transactional sender vouches for the message (bank-header fired)") }, "\(e.steps)")
+            let hello = try explain("hello", sender: sender)  // the model would say none
+            XCTAssertEqual(hello.verdict.folder.path, "Transactions/Finance", sender)
+        }
+    }
+
+    /// Row 11: a registered transactional sender, and the model says transaction: the model decides, and the
+    /// best transaction rule below it gives the folder.
+    func testRow11RegisteredSenderAndTheModelAgree() throws {
+        let e = try explain("Rs 500 debited", sender: "VM-HDFCBK")
+        XCTAssertEqual(e.ruleName, "learned")
+        XCTAssertEqual(e.model?.refinedBy, "finance")
+        XCTAssertEqual(e.verdict.folder.path, "Transactions/Finance")
+    }
+
+    /// Row 12: the model decides; a rule below it of the action it chose gives the folder, and an allow rule
+    /// turns its none into allow.
+    func testRow12ModelDecidesRulesBelowRefine() throws {
+        let e = try explain("hello hey")
+        XCTAssertEqual(e.ruleName, "learned")
+        XCTAssertEqual(e.verdict.folder.path, "Inbox")
+        XCTAssertEqual(e.model?.refinedBy, "chat")
+        XCTAssertEqual(try explain("hello").verdict.folder.path, "Unknown Senders")
+    }
+
+    /// Row 13: the model abstains and no rule fires: Unknown Senders.
+    func testRow13NothingDecides() throws {
+        let e = try explain("see you at noon")
+        XCTAssertNil(e.ruleName)
+        XCTAssertEqual(e.verdict.folder.path, "Unknown Senders")
+        XCTAssertTrue(e.steps.contains("no rule fired: action none"), "\(e.steps)")
+    }
+
+    /// The script of a message: most letters, Han among Kana counts as Kana, no letters is `none`.
+    func testMainScript() throws {
+        let c = Classifier(ruleSet: try Self.ruleSet(threshold: "null"))
+        var features: [Int32] = []
+        let cases: [(String, Script)] = [
+            ("Hello there", .latin), ("12345 !!", .none), ("", .none), ("สวัสดีครับ ok", .thai), ("我到家了", .han),
+            ("東京へ行きます", .kana), ("Привет, как дела", .cyrillic), ("नमस्ते दोस्त", .devanagari), ("مرحبا بك", .arabic),
+            ("안녕하세요", .hangul), ("Dеаr ϲuѕtomеr", .latin),  // look-alikes folded to ASCII first
+            ("Ｆｒｅｅ", .latin), ("Γειά σου", .greek),
+        ]
+        for (body, script) in cases {
+            var b = body
+            let got = b.withUTF8 { c.modelFeatures(body: UnsafeRawBufferPointer($0), into: &features) }
+            XCTAssertEqual(got, script, body)
+        }
+    }
+}
