@@ -116,7 +116,7 @@ final class EvaluateTests: XCTestCase {
         XCTAssertEqual(r.labelTotals[0].precision!, 1.0)
         XCTAssertEqual(r.labelTotals[0].recall!, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(r.labelTotals[1].recall!, 0.5)
-        XCTAssertEqual(r.macroF1!, (0.8 + 2.0 / 3.0) / 2, accuracy: 1e-12)
+        XCTAssertEqual(r.macroF1Labels!, (0.8 + 2.0 / 3.0) / 2, accuracy: 1e-12)
 
         // Rules.
         let rule = Dictionary(uniqueKeysWithValues: r.rules.map { ($0.name, $0) })

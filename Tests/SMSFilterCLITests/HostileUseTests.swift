@@ -42,7 +42,7 @@ final class HostileUseTests: CLITestCase {
 
     /// `evaluate --json IN` and `export --stats IN` took IN as the option's value and overwrote it.
     func testAnInputNameIsNeverSwallowedAsAnOutput() throws {
-        let evaluate = try run(["evaluate", "--json", input, "--map", "spam=junk,ham=other"])
+        let evaluate = try run(["evaluate", "--json", input, "--map", "spam=junk,ham=other", "--truth-field", "sender"])
         XCTAssertEqual(evaluate.status, 0, evaluate.err)
         XCTAssertTrue(evaluate.out.contains("\"records\""), "--json is a flag: the figures go to standard output")
         assertInputUnchanged()
@@ -217,10 +217,16 @@ final class HostileUseTests: CLITestCase {
         folders = folders.mapValues { _ in 0 }
         folders["Junk"] = big - rejected
         object["folders"] = folders
+        // Every labelled record decided by no rule, so that rules + noRule = labelled still holds.
+        object["rules"] = (object["rules"] as! [String: Int]).mapValues { _ in 0 }
+        object["noRule"] = big - rejected
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path("huge.json")))
-        let r = try run(["merge-counts", path("huge.json"), path("huge.json")])
+        // A second run's file (the same file twice, or a copy, is refused as counted twice).
+        object["seconds"] = 1.5
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path("huge2.json")))
+        let r = try run(["merge-counts", path("huge.json"), path("huge2.json")])
         XCTAssertEqual(r.status, 65, r.err)
-        XCTAssertTrue(r.err.contains("huge.json") && r.err.contains("records") && r.err.contains("exceed"), r.err)
+        XCTAssertTrue(r.err.contains("huge2.json") && r.err.contains("records") && r.err.contains("exceed"), r.err)
     }
 
     /// A 380 KB rule file that reuses one 30,000-keyword anchor in 3,000 rules grew past 2.5 GB in `check`.

@@ -73,25 +73,31 @@ enum _FormatLimits {
         scalar >= 0x20 ? scalar != 0xFFFE && scalar != 0xFFFF : scalar == 0x09 || scalar == 0x0A || scalar == 0x0D
     }
 
-    /// A character of UTF-8 `value` that XML 1.0 cannot hold, raw or as a reference; nil when it fits.
-    static func xml(_ value: UnsafeRawBufferPointer) -> String? {
+    /// Why UTF-8 `value` cannot be written in XML 1.0 (``xmlUnfit(_:)``), nil when it fits.
+    static func xml(_ value: UnsafeRawBufferPointer) -> String? { xmlUnfit(value).map(xmlRefusal) }
+
+    /// The first character of UTF-8 `value` that XML 1.0 cannot hold, raw or as a reference; nil when it fits.
+    static func xmlUnfit(_ value: UnsafeRawBufferPointer) -> UInt32? {
         var i = 0
         while i < value.count {
             let b = value[i]
             if b < 0x20 {
-                if !isXMLCharacter(UInt32(b)) { return xmlRefusal(UInt32(b)) }
+                if !isXMLCharacter(UInt32(b)) { return UInt32(b) }
             } else if b == 0xEF, i + 2 < value.count, value[i + 1] == 0xBF, value[i + 2] >= 0xBE {
-                return xmlRefusal(0xFFFE + UInt32(value[i + 2] - 0xBE))
+                return 0xFFFE + UInt32(value[i + 2] - 0xBE)
             }
             i += 1
         }
         return nil
     }
 
-    static func xmlRefusal(_ scalar: UInt32) -> String {
+    /// `U+000B`.
+    static func codePoint(_ scalar: UInt32) -> String {
         let hex = String(scalar, radix: 16, uppercase: true)
-        return "the character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), which XML 1.0 cannot hold"
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
+
+    static func xmlRefusal(_ scalar: UInt32) -> String { "the character \(codePoint(scalar)), which XML 1.0 cannot hold" }
 }
 
 final class _JSONLWriter: _RecordWriter {

@@ -81,7 +81,7 @@ enum _XMLText {
         }
         // Surrogates are Char in no XML, but Android writes emoji as pairs of them: `decode` joins a pair.
         guard _FormatLimits.isXMLCharacter(value) || (0xD800...0xDFFF).contains(value) else {
-            return .failure(Refusal(reason: "invalid character reference &\(String(decoding: name, as: UTF8.self)); (\(_FormatLimits.xmlRefusal(value)))"))
+            return .failure(Refusal(reason: "a character XML 1.0 cannot hold: &\(String(decoding: name, as: UTF8.self)); is \(_FormatLimits.codePoint(value))"))
         }
         return .success((Value(scalar: value), semi + 1))
     }

@@ -92,6 +92,13 @@ public final class Pipeline: Sendable {
                 .internalError,
                 "internal error: accounting invariant broken: \(c.records) records read, \(c.labelled) labelled, \(c.rejected) rejected")
         }
+        // Records refused by the output format were read: they do not make a run in which nothing was read.
+        let unread = sink.counts.rejectReasons.filter { !$0.key.hasPrefix("not writable as ") }
+        if !sink.damaged, let failure = PipelineError.nothingRead(
+            records: sink.counts.records - (sink.counts.rejected - unread.values.reduce(0, +)), rejected: unread,
+            formats: sink.counts.files.map(\.format)) {
+            throw failure
+        }
         var result = RunResult(counts: sink.counts, damaged: sink.damaged)
         if options.collectStats {
             var stages = sink.stageNanos

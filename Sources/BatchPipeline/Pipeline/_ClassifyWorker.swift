@@ -117,7 +117,7 @@ final class _ClassifyWorker: _ChunkWorker {
             let r = parsed.records[k]
             chunk.reject(
                 start: r.rawStart, end: r.contentEnd > r.rawStart ? r.contentEnd : r.rawEnd, line: r.relativeLine,
-                reason: "\(why) (--output-format \(format.rawValue))", category: "not writable as \(format.rawValue)")
+                reason: "not writable as \(format.rawValue): \(why)", category: "not writable as \(format.rawValue)")
             parsed.records[k].insertAt = -1
         }
         if chunk.rejects.count > before { chunk.rejects.sort { $0.offset < $1.offset } }

@@ -35,7 +35,7 @@ extension _RuleFileParser {
                     issue(v, f, "expected a non-empty name without control characters (tab, newline, NUL, …)"); ok = false
                 }
             case "priority":
-                if let p = v.int, abs(p) <= 1_000_000 { m.priority = p } else {
+                if let p = v.int, (-1_000_000...1_000_000).contains(p) { m.priority = p } else {  // not abs(): abs(Int.min) traps
                     issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
                 }
             case "threshold":
