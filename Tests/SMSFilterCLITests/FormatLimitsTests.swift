@@ -198,12 +198,13 @@ final class FormatLimitsTests: CLITestCase {
 
     /// `export --format csv` wrote a raw NUL too: such a record is skipped and counted with the reason.
     func testExportRefusesWhatCSVCannotHold() throws {
-        let input = try write("in.jsonl", "{\"id\": \"a\", \"body\": \"nul\\u0000here\"}\n{\"id\": \"b\", \"body\": \"fine, \\\"quoted\\\"\\ttab\"}\n")
+        let input = try write("in.jsonl", "{\"id\": \"a\", \"body\": \"nul\\u0000here\"}\n{\"id\": \"b\", \"body\": \"fine, \\\"quoted\\\"\\ttab\"}\n"
+            + "{\"id\": \"c\", \"sender\": \"a\\u0000b\", \"body\": \"nul in the sender\"}\n")
         let r = try Fixtures.run(bin, ["export", input, "-o", path("sets"), "--format", "csv", "--split", "1,0,0", "--json"])
         XCTAssertEqual(r.status, 0)
         let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
-        XCTAssertEqual((stats["skipped"] as? [String: Int])?["a NUL byte, which CSV cannot hold"], 1, "\(stats)")
-        XCTAssertEqual(stats["records"] as? Int, 2)
+        XCTAssertEqual((stats["skipped"] as? [String: Int])?["a NUL byte, which CSV cannot hold"], 2, "\(stats)")
+        XCTAssertEqual(stats["records"] as? Int, 3)
         let train = try Data(contentsOf: URL(fileURLWithPath: path("sets/train.csv")))
         XCTAssertFalse(train.contains(0))
         XCTAssertTrue(String(decoding: train, as: UTF8.self).contains("\"fine, \"\"quoted\"\"\ttab\""))

@@ -106,11 +106,13 @@ final class _ExportWorker: _ChunkWorker {
         }
     }
 
-    /// Whether record `k`'s id or body holds a NUL byte, which a CSV file cannot hold (``_FormatLimits``).
+    /// Whether record `k`'s id, body or sender holds a NUL byte, which a CSV file cannot hold (``_FormatLimits``).
     private func holdsNUL(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> Bool {
         let s = parsed.spans[k]
-        let body = chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount)
-        if _FormatLimits.delimited(body, tsv: false) != nil { return true }
+        if _FormatLimits.delimited(chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount), tsv: false) != nil { return true }
+        if s.senderCount > 0, _FormatLimits.delimited(chunk.bytes(s.senderStart, s.senderStart + s.senderCount), tsv: false) != nil {
+            return true
+        }
         return chunk.idText(parsed.records[k])?.contains(0) ?? false
     }
 
