@@ -137,6 +137,16 @@ final class HostileOutputTests: CLITestCase {
                 }
             }
         }
+        // Whatever standard output is (a file above; a pipe, a terminal), the link is written through, never replaced.
+        for standardOutput in StandardOutput.allCases {
+            for args in [["classify", input, "-o", stdoutLink, "-q"], ["classify", input, "--no-output", "--counts", viaLink, "-q", "-f"]] {
+                let r: (status: Int32, stdout: Data, stderr: Data)
+                do { r = try Fixtures.run(bin, args, standardOutput: standardOutput) } catch is PseudoTerminalUnavailable { continue }
+                XCTAssertEqual(r.status, 0, "\(standardOutput): \(args): \(String(decoding: r.stderr, as: UTF8.self))")
+                XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains(args.contains("--counts") ? "\"records\"" : "\"filter\""), "\(standardOutput)")
+                XCTAssertTrue(isLink(stdoutLink) && isLink(viaLink), "\(standardOutput): a link was replaced")
+            }
+        }
         // Standard error the same way; and the records and a summary on one descriptor are one output twice.
         let stderrLink = path("my-stderr")
         XCTAssertEqual(symlink("/proc/self/fd/2", stderrLink), 0)
