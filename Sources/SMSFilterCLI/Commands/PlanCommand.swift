@@ -93,7 +93,11 @@ struct PlanCommand: ParsableCommand {
             }
         }
         if !quiet {
-            if json { CLI.stdoutRaw(String(decoding: plan.jsonData(), as: UTF8.self)) } else { CLI.stdout(plan.table()) }
+            if json {
+                CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), recordsOnStandardOutput: output == "-")
+            } else {
+                CLI.stdout(plan.table())
+            }
         }
         if plan.damaged {
             for (k, split) in plan.splits.enumerated() where split.error != nil {
