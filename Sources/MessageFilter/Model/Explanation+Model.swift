@@ -36,6 +36,11 @@ extension Explanation {
         /// model never decides that target).
         public var margin: Double
         public var marginNeeded: Double
+        /// The firing rule below the model that the winner overrules (or would: its action differs from the
+        /// winner's), and that rule's action; nil when there is none or the model's overrules are not calibrated.
+        /// ``marginNeeded`` is then the margin calibrated for overruling a rule of that action with the winner.
+        public var overrules: String?
+        public var overrulesAction: Action?
         /// The message's main script, the real training messages the model saw of it (nil: not recorded) and
         /// the minimum it needs.
         public var script: Script
@@ -88,8 +93,13 @@ extension Classifier {
         var refinedBy: String?
         let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
         let definition = ruleSet.definition.model!
-        let needed = model.margins[winner]
-        let marginText = "margin \(Self.format(m.margin)) over the runner-up" + (needed > 0 ? ", needs \(needed.isInfinite ? "never reached" : Self.format(needed))" : "")
+        let overruled = m.overruled >= 0 ? ruleSet.ruleNames[Int(m.overruled)] : nil
+        let overruledAction = m.overruled >= 0 ? rules[Int(m.overruled)].action : nil
+        let needed = overruled != nil ? m.overruleMargin : model.margins[winner]
+        let neededText = needed.isInfinite ? "never" : Self.format(needed)
+        let overruleText = overruled.map { "rule \"\($0)\" (\(overruledAction!.name)) with \(names[winner]): margin \(Self.format(m.margin)), needs \(neededText)" }
+        let marginText = overruleText.map { "overrules \($0)" }
+            ?? "margin \(Self.format(m.margin)) over the runner-up" + (needed > 0 ? ", needs \(needed.isInfinite ? "never reached" : Self.format(needed))" : "")
         let real = definition.realMessages(m.script)
         let abstention: String? = decided || m.abstention == .decides ? nil : "\(m.abstention)"
         if list != nil {
@@ -116,6 +126,8 @@ extension Classifier {
                 why = "learned from \(real ?? 0) real \(m.script) message\(real == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to speak on a script; it would say \(names[winner]))"
             case .margin:
                 why = "\(names[winner]) leads by a margin of \(Self.format(m.margin)), below the \(needed.isInfinite ? "margin it never reaches for that target" : "calibrated margin \(Self.format(needed))") (scores: \(scoreText))"
+            case .overrule:
+                why = "it would overrule \(overruleText ?? "a rule") (\(needed.isInfinite ? "never: too few held-out overrules of such a rule by \(names[winner]) to calibrate, or never precise enough" : "the margin at which held-out overrules of such a rule by \(names[winner]) were precise enough")) (scores: \(scoreText))"
             case .threshold:
                 why = "best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold))"
             case .unlearnedRule:
@@ -133,6 +145,7 @@ extension Classifier {
         return Explanation.ModelScores(
             name: model.name, priority: model.priority, threshold: model.hasThreshold ? model.threshold : nil, targets: names,
             scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, margin: m.margin, marginNeeded: needed,
+            overrules: overruled, overrulesAction: overruledAction,
             script: m.script, realMessages: real, minScriptMessages: definition.minScriptMessages, abstention: abstention,
             refinedBy: refinedBy, contributions: contributions,
             phraseCount: count, steps: steps)
