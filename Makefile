@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model quality
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model quality test-guard-env
 
 all: build
 
@@ -37,14 +37,19 @@ demo: build ## Classify the bundled sample with the embedded default rules and p
 	$(BIN) classify $(SAMPLE) -o /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json --force
 	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
 
-test: deps ## Build everything and run the whole test suite (and the portability check).
+test: deps ## Build everything and run the whole test suite (and the portability and test-path checks).
 	bash Scripts/check-portability.sh
 	bash Scripts/check-simd.sh
+	bash Scripts/check-test-paths.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-mutate: deps ## Plant each bug of Scripts/mutations in a scratch copy without ../shared; every one must fail the tests (not in make test: an hour or more).
+mutate: deps ## Plant each bug of Scripts/mutations in a scratch copy without ../shared; every one must fail the tests (not in make test).
 	bash Scripts/mutate.sh
+
+test-guard-env: deps ## Run the output-guard tests with the test process's standard output a file, a pipe and a terminal: same verdicts.
+	$(SWIFT) build --build-tests
+	bash Scripts/check-guard-env.sh
 
 BENCH_CORPUS := .build/bench/corpus-500k.jsonl.zst
 

@@ -7,6 +7,8 @@ open class CLITestCase: XCTestCase {
     public var folder: URL!
     /// The built binary.
     public let bin = Fixtures.smsfilterBinary
+    /// What ``run(_:stdin:timeout:)`` gives the binary as its standard output (a file unless a test says).
+    public var standardOutput = StandardOutput.file
 
     open override func setUpWithError() throws {
         folder = try Fixtures.temporaryFolder(String(describing: type(of: self)))
@@ -30,13 +32,26 @@ open class CLITestCase: XCTestCase {
         try Corpora.file(name, qualityFloor: "\(type(of: self)).\(test.hasSuffix("()") ? String(test.dropLast(2)) : test)")
     }
 
-    /// Runs the binary (with a time limit, see ``Fixtures/run(_:_:stdin:environment:timeout:)``); returns its
+    /// Runs the binary (with a time limit, see ``Fixtures/run(_:_:stdin:environment:timeout:standardOutput:)``); returns its
     /// status and its output as text.
     public func run(_ args: [String], stdin: Data? = nil, timeout: Double = Deadline.subprocessSeconds) throws
         -> (status: Int32, out: String, err: String)
     {
-        let r = try Fixtures.run(bin, args, stdin: stdin, timeout: timeout)
+        let r = try Fixtures.run(bin, args, stdin: stdin, timeout: timeout, standardOutput: standardOutput)
         return (r.status, String(decoding: r.stdout, as: UTF8.self), String(decoding: r.stderr, as: UTF8.self))
+    }
+
+    /// Runs `body` once with the binary's standard output a regular file, once a pipe, once a terminal
+    /// (``standardOutput``), so that what it asserts is shown not to depend on where the output of the
+    /// process that runs `smsfilter` points. Assertion messages should name ``standardOutput``.
+    public func underEveryStandardOutput(_ body: () throws -> Void) rethrows {
+        let before = standardOutput
+        defer { standardOutput = before }
+        for kind in StandardOutput.allCases {
+            standardOutput = kind
+            print("\(name): the binary's standard output is a \(kind)")
+            try body()
+        }
     }
 
     /// Writes `text` to `name` in this test's folder; returns its path.

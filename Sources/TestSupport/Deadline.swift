@@ -4,7 +4,7 @@ import Foundation
 ///
 /// swift-corelibs-xctest (Linux) does not enforce `executionTimeAllowance`, so a deadlocked pipeline or a
 /// child that never exits would hang `swift test` until someone kills it. Every such test goes through
-/// ``run(_:seconds:_:)`` (in-process work, on a thread of its own) or ``Fixtures/run(_:_:stdin:environment:timeout:)``
+/// ``run(_:seconds:_:)`` (in-process work, on a thread of its own) or ``Fixtures/run(_:_:stdin:environment:timeout:standardOutput:)``
 /// (a subprocess, killed when late), which throw ``DeadlineExceeded`` naming what they waited for.
 ///
 /// The limits are generous (a debug build on two busy cores); `SMSFILTER_DEADLINE_SCALE` multiplies them

@@ -39,11 +39,13 @@ public enum Fixtures {
     /// The program gets `timeout` seconds (scaled by ``Deadline/scale``; default
     /// ``Deadline/subprocessSeconds``): a program still running then is sent SIGTERM, then SIGKILL, and this
     /// throws ``DeadlineExceeded`` naming the command line. Standard input comes from a file (never a pipe
-    /// the child might not drain), standard output and error go to files.
+    /// the child might not drain), standard error goes to a file, standard output to what `standardOutput`
+    /// says (a file by default; a pipe or a pseudo-terminal, drained by a thread of this process): the
+    /// child's standard output never depends on where the test process's own points.
     @discardableResult
     public static func run(
         _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
-        timeout: Double = Deadline.subprocessSeconds
+        timeout: Double = Deadline.subprocessSeconds, standardOutput: StandardOutput = .file
     ) throws -> (status: Int32, stdout: Data, stderr: Data) {
         let process = Process()
         if executable.contains("/") {
@@ -68,12 +70,19 @@ public enum Fixtures {
             try stdin.write(to: inURL)
             input = try FileHandle(forReadingFrom: inURL)
         }
-        process.standardOutput = out
+        let drain = try _StandardOutputDrain(standardOutput, file: out)
+        process.standardOutput = drain.childEnd
         process.standardError = err
         process.standardInput = input ?? FileHandle.nullDevice
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            drain.abandon()
+            throw error
+        }
+        drain.started()
         let limit = Deadline.scaled(timeout)
         if exited.wait(timeout: .now() + limit) == .timedOut {
             process.terminate()
@@ -81,16 +90,18 @@ public enum Fixtures {
                 kill(process.processIdentifier, SIGKILL)
                 exited.wait()
             }
+            _ = drain.finish(seconds: 5)
             try? out.close()
             try? err.close()
             let command = ([executable] + arguments).map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
             throw DeadlineExceeded(what: "`\(command)` to exit", seconds: limit)
         }
         process.waitUntilExit()
+        let drained = drain.finish(seconds: Deadline.scaled(30))
         try out.close()
         try err.close()
         try input?.close()
-        let stdout = try Data(contentsOf: outURL)
+        let stdout = try drained ?? Data(contentsOf: outURL)
         let stderr = try Data(contentsOf: errURL)
         return (process.terminationStatus, stdout, stderr)
     }

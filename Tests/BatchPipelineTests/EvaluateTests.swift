@@ -116,7 +116,7 @@ final class EvaluateTests: XCTestCase {
         XCTAssertEqual(r.labelTotals[0].precision!, 1.0)
         XCTAssertEqual(r.labelTotals[0].recall!, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(r.labelTotals[1].recall!, 0.5)
-        XCTAssertEqual(r.macroF1!, (0.8 + 2.0 / 3.0) / 2, accuracy: 1e-12)
+        XCTAssertEqual(r.macroF1Labels!, (0.8 + 2.0 / 3.0) / 2, accuracy: 1e-12)
 
         // Rules.
         let rule = Dictionary(uniqueKeysWithValues: r.rules.map { ($0.name, $0) })
@@ -159,6 +159,47 @@ final class EvaluateTests: XCTestCase {
         let confusion = json["confusion"] as! [String: Any]
         XCTAssertEqual(confusion["cells"] as? [[Int]], [[0, 2, 1, 0], [2, 0, 0, 2], [0, 1, 0, 0]])
         XCTAssertEqual((json["conflicts"] as! [String: Any])["records"] as? Int, 2)
+    }
+
+    /// A rule that fired is credited (`firedCorrect`, the JSON's `firedPrecision`) when its own class is
+    /// among the record's targets, whether it won or lost, never because the final verdict was right: a
+    /// rule that fired and lost on a record the winner got right is not credited, and a rule that fired
+    /// and lost on a record whose truth is its own class is. Same corpus, two mappings, by hand:
+    ///
+    /// `spam=junk,ham=none`: `sale` (promotion) fires on 2 (spam: wrong, it wins), 3 (spam: it loses to
+    /// `win-prize`, which is right; promotion is not junk) and 6 (ham: it loses to `otp`): 3 scored, 0
+    /// credited. `win-prize` (junk) on 1, 3: 2 of 2. `otp` (transaction) on 4, 6: 0 of 2.
+    ///
+    /// `spam=junk,ham=none|promotion`: record 6 (ham) now accepts promotion: `sale` lost there to `otp`,
+    /// whose transaction is wrong, yet `sale`'s own class is a target: 1 of 3. `otp`: 0 of 2.
+    func testAFiredRuleIsCreditedByItsOwnClassNotByTheVerdict() throws {
+        func fired(_ r: EvaluationReport, _ name: String) throws -> (scored: Int, correct: Int, precision: Double?) {
+            let row = try XCTUnwrap(r.rules.first { $0.name == name }, name)
+            let json = try XCTUnwrap((r.jsonObject()["rules"] as? [String: Any])?[name] as? [String: Any], name)
+            return (row.scoredFired, row.firedCorrect, json["firedPrecision"] as? Double)
+        }
+        let plain = try evaluate("spam=junk,ham=none")
+        XCTAssertEqual(plain.correct, 4)
+        let sale = try fired(plain, "sale")
+        XCTAssertEqual(sale.scored, 3)
+        XCTAssertEqual(sale.correct, 0, "sale lost on record 3, which win-prize got right: its promotion was still wrong")
+        XCTAssertEqual(sale.precision, 0)
+        let prize = try fired(plain, "win-prize")
+        XCTAssertEqual(prize.scored, 2)
+        XCTAssertEqual(prize.correct, 2)
+        XCTAssertEqual(prize.precision, 1)
+        let otp = try fired(plain, "otp")
+        XCTAssertEqual(otp.scored, 2)
+        XCTAssertEqual(otp.correct, 0)
+
+        let wider = try evaluate("spam=junk,ham=none|promotion")
+        // Record 6 is predicted transaction: still wrong, so the overall figures stay as before.
+        XCTAssertEqual(wider.correct, 4)
+        let sale2 = try fired(wider, "sale")
+        XCTAssertEqual(sale2.scored, 3)
+        XCTAssertEqual(sale2.correct, 1, "sale lost on record 6 to a wrong verdict, but promotion is one of its targets")
+        XCTAssertEqual(try XCTUnwrap(sale2.precision), 0.3333, accuracy: 1e-9)
+        XCTAssertEqual(try fired(wider, "otp").correct, 0)
     }
 
     /// A rule set with a learned model: the model gets its own row (after the rules) with the records it

@@ -211,7 +211,7 @@ final class ExportTests: XCTestCase {
             $0.ratios = SplitRatios("1,0,0")!
         }
         let text = try String(contentsOfFile: path("csv/train.csv"), encoding: .utf8)
-        XCTAssertEqual(text, "id,label,body\n\"x,1\",Junk,\"a, \"\"quoted\"\" body\nwith a newline\"\n")
+        XCTAssertEqual(text, "id,label,body,sender\n\"x,1\",Junk,\"a, \"\"quoted\"\" body\nwith a newline\",\n")
         _ = try export([input], to: "jsonl") {
             $0.labelSource = .field("label")
             $0.ratios = SplitRatios("1,0,0")!

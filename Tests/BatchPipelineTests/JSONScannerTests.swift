@@ -175,6 +175,9 @@ final class JSONScannerTests: XCTestCase {
         let cases: [String] = [
             #"{"body":"a\nb\"c\\d\/e\u0041\u00e9\u20ac\ud83d\ude00"}"#,
             #"{"body":"\ud800"}"#, #"{"body":"\udc00"}"#, #"{"body":"\ud83dx"}"#, #"{"body":"\ud83d\u0041"}"#,
+            // A high surrogate takes only U+DC00…U+DFFF after it: the first unit past each end, and the two ends.
+            #"{"body":"\ud83d\ue000"}"#, #"{"body":"\ud83d\udbff"}"#, #"{"body":"\udbff\uffff"}"#,
+            #"{"body":"\ud800\udc00"}"#, #"{"body":"\udbff\udfff"}"#,
             #"{"body":"\x"}"#, #"{"body":"\u12"}"#, #"{"body":"\u12G4"}"#,
             #"{"body":"a","body":"b"}"#, #"{"body":1,"body":"b"}"#, #"{"body":"b","body":null}"#,
             #"{"id":{"x":[1,2,{"y":null}]},"body":"nested"}"#, #"{"meta":{"body":"inner"},"body":"outer"}"#,
@@ -226,6 +229,30 @@ final class JSONScannerTests: XCTestCase {
         }
         if grown != line { out.append(grown) }
         return out
+    }
+
+    /// A `\u` high surrogate must be followed by a low one, U+DC00…U+DFFF (RFC 8259 §7, Unicode §3.8):
+    /// a second unit above U+DFFF (`\ue000`, `\uffff`) or below U+DC00 is no pair, so the line is rejected
+    /// under every kernel, never decoded to some scalar. The two ends of the range decode to U+10000 and
+    /// U+10FFFF (written here by hand, not by Foundation, which `testHostileLines` compares with too).
+    func testASurrogatePairNeedsALowSurrogateInItsRange() {
+        let cases: [(String, String?)] = [
+            (#"{"body":"\ud83d\ue000"}"#, nil), (#"{"body":"\udbff\uffff"}"#, nil), (#"{"body":"\ud83d\udbff"}"#, nil),
+            (#"{"body":"a\ud83d\ue000b"}"#, nil),
+            (#"{"body":"\ud800\udc00"}"#, "\u{10000}"), (#"{"body":"\udbff\udfff"}"#, "\u{10FFFF}"),
+            (#"{"body":"\ud83d\ude00"}"#, "😀"),
+        ]
+        for kernel in kernels {
+            _JSONScanner.forceKernel(kernel)
+            for (line, body) in cases {
+                for variant in [Array(line.utf8)] + padded(Array(line.utf8)) {
+                    let got = ours(variant)
+                    let text = String(decoding: variant, as: UTF8.self)
+                    XCTAssertEqual(got.accepted, body != nil, "kernel \(kernel): \(text)")
+                    if let body, got.accepted { XCTAssertTrue(got.body?.hasSuffix(body) == true, "kernel \(kernel): \(text) → \(got.body ?? "nil")") }
+                }
+            }
+        }
     }
 
     func testHostileLines() {

@@ -422,6 +422,49 @@ final class PipelineTests: XCTestCase {
         XCTAssertTrue(text.contains("1,VM-HDFCBK,\"Rs 500 debited, a/c \"\"XX12\"\"\nthanks\","))
     }
 
+    /// Where a chunk ends, the CSV framer must read a doubled quote (`""`) inside a quoted field as one
+    /// literal quote that keeps the field open: a framer that took it for the field's end would see the
+    /// newline after it as the row's end, and a chunk cut there splits one record into two broken ones
+    /// (the doubled-quote and quoted-newline tests above read one whole chunk, where the parser alone
+    /// decides). 3,000 rows whose quoted body holds `""` before a newline, the newline far from the row's
+    /// end, read in chunks of 512 bytes to 1 MiB at 1 and 2 threads: every row is labelled, in order, and
+    /// the keyword that spans the doubled quote and the newline fires at the span written here by hand.
+    func testCSVDoubledQuoteBeforeAQuotedNewlineAtEveryChunkEdge() throws {
+        let rules = try RuleSet.parse(yaml: """
+            version: 1
+            rules:
+              - {name: across, action: junk, keywords: ["hi\\" then\\nbye"]}
+            """, file: "across.yaml")
+        let tail = String(repeating: "z", count: 60)
+        var csv = "id,body\n"
+        for k in 1...3_000 { csv += "\(k),\"say \"\"hi\"\" then\nbye \(k) \(tail)\"\n" }
+        let path = try file("doubled.csv", Array(csv.utf8))
+        for (threads, chunk) in [(1, 512), (2, 512), (1, 4096), (2, 4096), (2, 1 << 20)] {
+            let outcome = try run([path], ruleSet: rules) {
+                $0.labelsOnly = true
+                $0.explain = true
+                $0.threads = threads
+                $0.chunkSize = chunk
+            }
+            let what = "\(threads) threads, \(chunk)-byte chunks"
+            XCTAssertEqual(outcome.counts.records, 3_000, what)
+            XCTAssertEqual(outcome.counts.rejected, 0, "\(what): \(outcome.rejects.prefix(2))")
+            let lines = outcome.output.split(separator: 0x0A)
+            XCTAssertEqual(lines.count, 3_000, what)
+            for (k, line) in lines.enumerated() {
+                let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+                let filter = try XCTUnwrap(object["filter"] as? [String: Any])
+                // The decoded body is `say "hi" then⏎bye K zz…`: the keyword starts at byte 5.
+                guard object["id"] as? String == "\(k + 1)", filter["rule"] as? String == "across",
+                    filter["span"] as? [Int] == [5, 17]
+                else {
+                    XCTFail("\(what): row \(k + 1) reads as \(String(decoding: line, as: UTF8.self))")
+                    break
+                }
+            }
+        }
+    }
+
     func testTSVPositionalColumns() throws {
         let tsv = "1\tAD-FOO\tWin a FREE prize\n2\t12345\thello there\n"
         let path = try file("in.tsv", Array(tsv.utf8))

@@ -28,12 +28,30 @@ final class BodyScannerOracleTests: XCTestCase {
     // URLs.
     static let hostPattern = "[A-Za-z0-9][A-Za-z0-9-]*+(?:\\.[A-Za-z0-9-]++)*+"
     static let urlRegex = try! NSRegularExpression(pattern:
-        "(?<![A-Za-z0-9\\-.@/_])(?:((?i:https?)://)(\\[[0-9A-Fa-f:.]+\\]|\(hostPattern))|(\(hostPattern)))"
+        "(?<![A-Za-z0-9\\-.@/_])(?:((?i:https?)://)(?:[\\x21-\\x7E&&[^/?#<>\"\\\\]]*@)?(\\[[0-9A-Fa-f:.]+\\]|\(hostPattern))|(\(hostPattern)))"
         + "(:[0-9]{1,5})?([/?#][\\x21-\\x7E&&[^<>\"]]*)?")
     static let ipv4 = try! NSRegularExpression(pattern: "^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[0-9]{1,2}|0[0-9]{1,2})\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[0-9]{1,2}|0[0-9]{1,2})$")
 
     static func isIPv4(_ host: String) -> Bool {
         ipv4.firstMatch(in: host, range: NSRange(location: 0, length: (host as NSString).length)) != nil
+    }
+
+    /// The WHATWG URL standard's IPv4 host parser, written from the standard: 1–4 dot-separated numbers
+    /// (`0x` hex, leading-`0` octal, else decimal), all but the last ≤ 255, the last < 256^(5 − parts).
+    static func isWebIPv4(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...4).contains(parts.count) else { return false }
+        var values: [UInt64] = []
+        for part in parts {
+            var text = Substring(part)
+            var radix = 10
+            if text.lowercased().hasPrefix("0x") { radix = 16; text = text.dropFirst(2) } else if text.count > 1, text.hasPrefix("0") { radix = 8; text = text.dropFirst() }
+            if text.isEmpty, radix == 16 { values.append(0); continue }
+            guard !text.isEmpty, let v = UInt64(text, radix: radix), v <= 0xFFFF_FFFF else { return false }
+            values.append(v)
+        }
+        guard values.dropLast().allSatisfy({ $0 <= 255 }) else { return false }
+        return Double(values.last!) < pow(256, Double(5 - values.count))
     }
 
     static func oracleURLs(_ text: String) -> [Item] {
@@ -48,7 +66,7 @@ final class BodyScannerOracleTests: XCTestCase {
             var ip = false
             if m.range(at: 1).location != NSNotFound {
                 ok = true
-                ip = schemeHost.hasPrefix("[") || isIPv4(schemeHost)
+                ip = schemeHost.hasPrefix("[") || isIPv4(schemeHost) || isWebIPv4(schemeHost)
             } else {
                 let labels = bareHost.split(separator: ".", omittingEmptySubsequences: false)
                 let after = hostRange.location + hostRange.length
@@ -262,6 +280,7 @@ final class BodyScannerOracleTests: XCTestCase {
         "元", "万", "5", "50", "500", "k", "K", "m", "lakh", " lakh", "crore", "mn", "bn", "rupees", "dollars", "pounds",
         "ok.so", "I.ll", "x.xx", "e.g.", "Dr.Rao", "1 2 3 4 5 6 7 8", "1000-2000", "081-2345678", "me@mail.com", "คลิก", "รับเงิน", "验证码", "ก", "é", "'", ")", "!", ",", ";", "\"",
         "<", ">", "=", "&", "%", "*", "~", "\u{00A0}", "0", "9", "00", "123", "4567", "8901", "tel:", "call ",
+        "3232235777", "0xC0A80101", "0x", "0300.0250.1.1", "08", "0377", "user:pw@", "paypal.com@",
     ]
 
     func testScannersAgreeWithOraclesOnGeneratedText() {

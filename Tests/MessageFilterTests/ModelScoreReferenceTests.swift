@@ -160,7 +160,7 @@ final class ModelScoreReferenceTests: XCTestCase {
         for body in bodies.prefix(600) {
             let want = reference.present(body)
             let bytes = Array(body.utf8)
-            bytes.withUnsafeBytes { c.modelFeatures(body: $0, into: &features) }
+            _ = bytes.withUnsafeBytes { c.modelFeatures(body: $0, into: &features) }
             XCTAssertEqual(features.map(Int.init).sorted(), want, body.debugDescription)
             let scores = reference.scores(want)
             for t in scores.indices {

@@ -156,6 +156,42 @@ final class ModelTests: XCTestCase {
         }
     }
 
+    /// `explain` lists the model's phrases strongest first by magnitude, a phrase that pushes against the
+    /// winner as much as one that pushes for it, and keeps the ten strongest: ordered by signed value the
+    /// list would start with the weakest phrases (or end with the strongest opposing ones, or drop them).
+    /// Eleven phrases of idf 1, so the norm is √11 and each contribution is its junk weight / √11; the
+    /// biases make junk win. By hand: |−3| > |2| > |−1.5| > |1| > |−0.7| > |0.5| > |0.3| > |−0.2| > |−0.1|
+    /// > |0.05|, and 0.01 (`kilo`) is the one left out.
+    func testModelPhrasesAreOrderedByTheSizeOfTheirPush() throws {
+        let weights: [(String, Double)] = [
+            ("alpha", 1), ("bravo", -3), ("charlie", 0.5), ("delta", -0.2), ("echo", 2), ("foxtrot", -0.1),
+            ("golf", 0.3), ("hotel", -0.7), ("india", 0.05), ("juliet", -1.5), ("kilo", 0.01),
+        ]
+        let yaml = """
+            version: 1
+            rules:
+              - {name: never, action: promotion, keywords: [zzzzqqq]}
+            model:
+              name: learned
+              priority: 10
+              targets: [junk, none]
+              bias: [2.0, -2.0]
+              phrases:
+
+            """ + weights.map { "    - [word, \"\($0.0)\", 1.0, \($0.1), \(-$0.1)]\n" }.joined()
+        let c = Classifier(ruleSet: try RuleSet.parse(yaml: yaml, file: "order.yaml"))
+        let body = weights.map(\.0).joined(separator: " ")
+        let m = try XCTUnwrap(c.explain(sender: nil, body: body).model)
+        XCTAssertTrue(m.decided)
+        XCTAssertEqual(m.targets[m.winner], "junk")
+        XCTAssertEqual(m.phraseCount, 11)
+        XCTAssertEqual(m.contributions.map(\.phrase), ["bravo", "echo", "juliet", "alpha", "hotel", "charlie", "golf", "delta", "foxtrot", "india"])
+        let expected: [Double] = [-3, 2, -1.5, 1, -0.7, 0.5, 0.3, -0.2, -0.1, 0.05]
+        for (got, want) in zip(m.contributions.map(\.contribution), expected) { XCTAssertEqual(got, want / 11.0.squareRoot(), accuracy: 1e-6) }
+        // Each span points at the phrase in the body.
+        for p in m.contributions { XCTAssertEqual(String(decoding: Array(body.utf8)[p.start..<p.end], as: UTF8.self), p.phrase) }
+    }
+
     func testCompiledRoundTripScoresIdentically() throws {
         let set = try RuleSet.parse(yaml: Self.yaml, file: "m.yaml")
         let loaded = try _SMSFFormat.load(bytes: set.serialize(), path: "m.smsf")

@@ -116,7 +116,7 @@ final class ModelTextTests: XCTestCase {
             for body in bodies {
                 let want = Self.oracle(body, mode)
                 let bytes = Array(body.utf8)
-                bytes.withUnsafeBytes { c.modelFeatures(body: $0, into: &features) }
+                _ = bytes.withUnsafeBytes { c.modelFeatures(body: $0, into: &features) }
                 XCTAssertEqual(Set(features.map(Int.init)), Set(want.keys), "\(mode) \(body.debugDescription)")
                 // First spans, from the explanation (every present phrase, at most 10 shown).
                 let e = c.explain(sender: nil, body: body)

@@ -119,22 +119,25 @@ final class ClassifyTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("strict.jsonl")), "no file that looks complete")
     }
 
-    /// /dev/full answers every write with ENOSPC: exit 73 with the reason, /dev/full stays a device, and
-    /// neither the counts file nor the rejects file (nor a temporary file) is left behind.
+    /// A device that answers every write with ENOSPC (a private stand-in for the system's full device, made
+    /// in this test's folder): exit 73 with the reason, the device stays a device, and neither the counts
+    /// file nor the rejects file (nor a temporary file) is left behind.
     func testFullDiskExits73AndLeavesNoCompleteLookingFile() throws {
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "/dev/full"), "Linux has /dev/full")
+        guard let full = StandIn.fullDevice(in: folder) else {
+            throw XCTSkip("this process may not make a device node (not root, or not Linux): no full device to write to")
+        }
         let outputs = folder.appendingPathComponent("outputs")
         try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
         let result = try Fixtures.run(bin, [
-            "classify", GeneratedFixture.jsonl, "-o", "/dev/full", "--quiet",
+            "classify", GeneratedFixture.jsonl, "-o", full, "--quiet",
             "--counts", outputs.appendingPathComponent("c.json").path, "--rejects", outputs.appendingPathComponent("r.jsonl").path,
         ])
         let stderr = String(decoding: result.stderr, as: UTF8.self)
         XCTAssertEqual(result.status, 73, stderr)
-        XCTAssertTrue(stderr.contains("/dev/full") && stderr.contains("No space left on device"), stderr)
+        XCTAssertTrue(stderr.contains(full) && stderr.contains("No space left on device"), stderr)
         var info = stat()
-        XCTAssertEqual(stat("/dev/full", &info), 0)
-        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/full must still be a character device")
+        XCTAssertEqual(lstat(full, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "the full device must still be a character device")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outputs.path), [],
                        "a failed run leaves no counts, rejects or temporary file")
     }

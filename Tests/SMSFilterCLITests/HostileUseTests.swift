@@ -42,7 +42,11 @@ final class HostileUseTests: CLITestCase {
 
     /// `evaluate --json IN` and `export --stats IN` took IN as the option's value and overwrote it.
     func testAnInputNameIsNeverSwallowedAsAnOutput() throws {
-        let evaluate = try run(["evaluate", "--json", input, "--map", "spam=junk,ham=other"])
+        try underEveryStandardOutput { try anInputNameIsNeverSwallowedAsAnOutput() }
+    }
+
+    func anInputNameIsNeverSwallowedAsAnOutput() throws {
+        let evaluate = try run(["evaluate", "--json", input, "--map", "spam=junk,ham=other", "--truth-field", "sender"])
         XCTAssertEqual(evaluate.status, 0, evaluate.err)
         XCTAssertTrue(evaluate.err.contains("\"records\""), "--json is a flag: the figures go where the table goes")
         assertInputUnchanged()
@@ -58,6 +62,10 @@ final class HostileUseTests: CLITestCase {
     }
 
     func testOutputsThatAreInputsOrEachOtherAreRefusedBeforeAnyWork() throws {
+        try underEveryStandardOutput { try outputsThatAreInputsOrEachOtherAreRefusedBeforeAnyWork() }
+    }
+
+    func outputsThatAreInputsOrEachOtherAreRefusedBeforeAnyWork() throws {
         let x = path("x.jsonl")
         for (args, names) in [
             (["classify", input, "-o", input], ["-o", "the input"]),
@@ -75,7 +83,8 @@ final class HostileUseTests: CLITestCase {
         }
     }
 
-    /// `compile -o FIFO` replaced the FIFO with a regular file (and as root /dev/full and /dev/stdout).
+    /// `compile -o FIFO` replaced the FIFO with a regular file (and as root the system's full device and its
+    /// standard-output link).
     func testCompileWritesAFIFOInPlace() throws {
         let rules = try write("rules.yaml", "version: 1\nrules:\n  - name: a\n    action: junk\n    keywords: [win]\n")
         let fifo = path("pipe")
@@ -119,22 +128,28 @@ final class HostileUseTests: CLITestCase {
         _ = rules
     }
 
-    /// `--counts` naming a folder or /dev/full was found only after the whole job, with -o and --rejects
+    /// `--counts` naming a folder or a full device was found only after the whole job, with -o and --rejects
     /// already finished (exit 73 and a half-written result set).
     func testACountsFileThatCannotBeWrittenLeavesNoFinishedOutput() throws {
+        try underEveryStandardOutput { try aCountsFileThatCannotBeWrittenLeavesNoFinishedOutput() }
+    }
+
+    func aCountsFileThatCannotBeWrittenLeavesNoFinishedOutput() throws {
         let out = path("out.jsonl")
         let folderCounts = try run(["classify", input, "-o", out, "--rejects", path("rejects.jsonl"), "--counts", folder.path])
         XCTAssertEqual(folderCounts.status, 64, folderCounts.err)
         XCTAssertTrue(folderCounts.err.contains("--counts") && folderCounts.err.contains("folder"), folderCounts.err)
         XCTAssertFalse(exists(out))
         XCTAssertFalse(exists(path("rejects.jsonl")))
-        guard exists("/dev/full") else { return }
-        let full = try run(["classify", input, "-o", out, "--rejects", path("rejects.jsonl"), "--counts", "/dev/full"])
+        // A full device: a private stand-in made in the test's folder, never the system's.
+        guard let device = StandIn.fullDevice(in: folder) else { return }
+        let full = try run(["classify", input, "-o", out, "--rejects", path("rejects.jsonl"), "--counts", device])
         XCTAssertEqual(full.status, 73, full.err)
-        XCTAssertTrue(full.err.contains("/dev/full"), full.err)
+        XCTAssertTrue(full.err.contains(device), full.err)
         XCTAssertFalse(exists(out), "the labelled output must not look finished when its counts could not be written")
         XCTAssertFalse(exists(path("rejects.jsonl")))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["in.jsonl"], "no temporary file left")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["full", "in.jsonl"], "no temporary file left")
+        try FileManager.default.removeItem(atPath: device)
     }
 
     /// Forgetting -o wrote every record into the terminal, with the progress line spliced into them.
@@ -217,10 +232,16 @@ final class HostileUseTests: CLITestCase {
         folders = folders.mapValues { _ in 0 }
         folders["Junk"] = big - rejected
         object["folders"] = folders
+        // Every labelled record decided by no rule, so that rules + noRule = labelled still holds.
+        object["rules"] = (object["rules"] as! [String: Int]).mapValues { _ in 0 }
+        object["noRule"] = big - rejected
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path("huge.json")))
-        let r = try run(["merge-counts", path("huge.json"), path("huge.json")])
+        // A second run's file (the same file twice, or a copy, is refused as counted twice).
+        object["seconds"] = 1.5
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path("huge2.json")))
+        let r = try run(["merge-counts", path("huge.json"), path("huge2.json")])
         XCTAssertEqual(r.status, 65, r.err)
-        XCTAssertTrue(r.err.contains("huge.json") && r.err.contains("records") && r.err.contains("exceed"), r.err)
+        XCTAssertTrue(r.err.contains("huge2.json") && r.err.contains("records") && r.err.contains("exceed"), r.err)
     }
 
     /// A 380 KB rule file that reuses one 30,000-keyword anchor in 3,000 rules grew past 2.5 GB in `check`.
@@ -414,7 +435,7 @@ final class HostileUseTests: CLITestCase {
     final class ResultBox: @unchecked Sendable { var data = Data() }
 
     /// Runs the binary with standard output and standard error on a new pseudo-terminal of `columns`
-    /// columns (output processing off, so `\r` and `\n` arrive as written); standard input is /dev/null.
+    /// columns (output processing off, so `\r` and `\n` arrive as written); standard input is the null device.
     func runInTerminal(_ args: [String], columns: UInt16 = 80, term: String = "xterm") throws -> (status: Int32, output: String) {
         let (master, slave) = try Self.openTerminal()
         defer { close(master) }

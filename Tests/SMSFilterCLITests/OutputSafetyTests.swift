@@ -95,7 +95,9 @@ final class OutputSafetyTests: CLITestCase {
                         var args = c.command + [option, spelling]
                         // A command with a folder output needs one; give it a fresh folder.
                         if let folderOutput = c.folderOutput { args += [folderOutput.option, path("fresh-\(runs)")] }
-                        try assertRefused(args, "\(c.command[0]) \(option) at \(key)")
+                        // The binary's standard output a file, a pipe or a terminal in turn: no verdict may depend on it.
+                        standardOutput = StandardOutput.allCases[runs % StandardOutput.allCases.count]
+                        try assertRefused(args, "\(c.command[0]) \(option) at \(key) (standard output a \(standardOutput))")
                         runs += 1
                     }
                 }
@@ -108,7 +110,8 @@ final class OutputSafetyTests: CLITestCase {
                         try FileManager.default.createDirectory(atPath: holder, withIntermediateDirectories: false)
                         let planted = holder + "/" + name
                         try FileManager.default.linkItem(atPath: inputs[key]!, toPath: planted)
-                        try assertRefused(c.command + [folderOutput.option, holder], "\(c.command[0]) \(folderOutput.option) holding \(key) as \(name)")
+                        standardOutput = StandardOutput.allCases[runs % StandardOutput.allCases.count]
+                        try assertRefused(c.command + [folderOutput.option, holder], "\(c.command[0]) \(folderOutput.option) holding \(key) as \(name) (standard output a \(standardOutput))")
                         runs += 1
                     }
                 }
@@ -118,6 +121,10 @@ final class OutputSafetyTests: CLITestCase {
     }
 
     func testNoTwoOutputsCanBeOneFile() throws {
+        try underEveryStandardOutput { try noTwoOutputsCanBeOneFile() }
+    }
+
+    func noTwoOutputsCanBeOneFile() throws {
         for c in cases() {
             let options = c.fileOutputs.filter { $0 != "--out" }
             for (i, a) in options.enumerated() {
@@ -125,20 +132,74 @@ final class OutputSafetyTests: CLITestCase {
                     let target = path("shared-\(a)-\(b)")
                     var args = c.command + [a, target, b, target]
                     if let folderOutput = c.folderOutput { args += [folderOutput.option, path("fresh-\(a)-\(b)")] }
-                    try assertRefused(args, "\(c.command[0]) \(a) and \(b)")
+                    try assertRefused(args, "\(c.command[0]) \(a) and \(b) (standard output a \(standardOutput))")
                     XCTAssertFalse(FileManager.default.fileExists(atPath: target))
                 }
             }
             if let folderOutput = c.folderOutput {
                 for a in options {
-                    let out = path("sets-\(a)")
+                    let out = path("sets-\(a)-\(standardOutput)")
                     let inside = out + "/" + folderOutput.files[0]
                     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
                     try assertRefused(c.command + [folderOutput.option, out, a, inside], "\(c.command[0]) \(a) inside \(folderOutput.option)")
                 }
             }
         }
-        // Standard output named twice.
-        try assertRefused(["evaluate", inputs["records"]!, "--map", "spam=junk", "--json-file", "-", "--report", "/dev/stdout"], "stdout twice")
+        // Standard output named twice: as `-` and through a link to whatever the process's standard output
+        // is (a private stand-in for the system's link, which a broken guard could replace).
+        let stdoutLink = try StandIn.standardOutputLink(in: folder, name: "stdout-\(standardOutput)")
+        try assertRefused(["evaluate", inputs["records"]!, "--map", "spam=junk", "--json-file", "-", "--report", stdoutLink], "stdout twice (\(standardOutput))")
+    }
+
+    /// Standard output named twice is refused whatever it is: a regular file, a pipe or a terminal.
+    func testStandardOutputNamedTwiceIsRefusedWhateverItIs() throws {
+        let stdoutLink = try StandIn.standardOutputLink(in: folder)
+        try underEveryStandardOutput {
+            try assertRefused(["evaluate", inputs["records"]!, "--map", "spam=junk", "--json-file", "-", "--report", stdoutLink], "stdout twice (\(standardOutput))")
+            try assertRefused(["classify", inputs["records"]!, "-o", "-", "--counts", stdoutLink], "stdout twice (\(standardOutput))")
+        }
+        var info = stat()
+        XCTAssertEqual(lstat(stdoutLink, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFLNK, "the stand-in is still a link")
+    }
+
+    /// A dangling symbolic link at an output's name is a file already there, as any link is: refused
+    /// without `-f/--force` (exit 64, the link and the folder untouched, its target never created), and
+    /// with `--force` replaced by the finished file, never followed. The same under every kind of standard
+    /// output of the process (a file, a pipe, a terminal): nothing here depends on it.
+    func testADanglingLinkIsAFileAlreadyThere() throws {
+        let records = inputs["records"]!
+        let rules = inputs["rules"]!
+        let cases: [[String]] = [
+            ["classify", records, "--rules", rules, "-q", "-o"],
+            ["classify", records, "--rules", rules, "--no-output", "-q", "--counts"],
+            ["classify", records, "--rules", rules, "--no-output", "-q", "--rejects"],
+            ["compile", rules, "--quiet", "-o"],
+            ["evaluate", records, "--map", "spam=junk,ham=none", "--rules", rules, "-q", "--json-file"],
+        ]
+        let link = path("dangling")
+        let target = path("nowhere")
+        func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+        try underEveryStandardOutput {
+            for args in cases {
+                let what = "\(args[0]) \(args.last!) at a dangling link, standard output a \(standardOutput)"
+                try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+                let before = try listing()
+                let refused = try run(args + [link])
+                XCTAssertEqual(refused.status, 64, "\(what): \(refused.err)")
+                XCTAssertTrue(refused.err.contains("a file is already there"), "\(what): \(refused.err)")
+                XCTAssertEqual(try? FileManager.default.destinationOfSymbolicLink(atPath: link), target, what)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: target), "\(what): the link was written through")
+                XCTAssertEqual(try listing(), before, what)
+                let forced = try run(args + [link, "--force"])
+                XCTAssertEqual(forced.status, 0, "\(what) --force: \(forced.err)")
+                var info = stat()
+                XCTAssertEqual(lstat(link, &info), 0, what)
+                XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "\(what) --force: the finished file replaces the link")
+                if args.last != "--rejects" { XCTAssertGreaterThan(info.st_size, 0, what) }
+                XCTAssertFalse(FileManager.default.fileExists(atPath: target), "\(what) --force: the link was followed")
+                try FileManager.default.removeItem(atPath: link)
+            }
+        }
     }
 }

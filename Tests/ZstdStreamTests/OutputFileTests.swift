@@ -97,13 +97,15 @@ final class OutputFileTests: XCTestCase {
     }
 
     func testRealFullDeviceThroughAnEncoder() throws {
-        // /dev/full answers every write with ENOSPC: no fault injection needed.
-        let fd = open("/dev/full", O_WRONLY)
-        guard fd >= 0 else { throw XCTSkip("/dev/full is not available") }
+        // A full device answers every write with ENOSPC: no fault injection needed (a private one, made in
+        // this test's folder).
+        guard let full = StandIn.fullDevice(in: folder) else { throw XCTSkip("this process may not make a device node") }
+        let fd = open(full, O_WRONLY)
+        guard fd >= 0 else { throw XCTSkip("the full device cannot be opened") }
         defer { close(fd) }
         let encoder = try ZstdEncoder(fileDescriptor: fd, level: 1)
         XCTAssertThrowsError(
-            try Deadline.run("100 MB through an encoder into /dev/full") {
+            try Deadline.run("100 MB through an encoder into a full device") {
                 for _ in 0..<1000 { try Array(repeating: UInt8(7), count: 100_000).withUnsafeBytes { try encoder.write($0) } }
                 try encoder.finish()
             }
@@ -113,20 +115,68 @@ final class OutputFileTests: XCTestCase {
     }
 }
 
+/// Devices and FIFOs are written in place, never replaced by a rename. On private stand-ins made in the
+/// test's folder (a null and a full device where this process may make device nodes, a FIFO always), so
+/// that a broken `OutputFile` can only replace those.
 final class OutputFileSpecialFileTests: XCTestCase {
-    func testDevicesAreWrittenInPlaceNeverReplaced() throws {
-        let file = try OutputFile(path: "/dev/null", compression: .zstd(level: 1, workers: 0))
-        try file.write("discarded")
-        try OutputFileTests.finish(file, "/dev/null")
+    var folder: URL!
+
+    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("output-file-special") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    func assertStill(_ path: String, _ kind: mode_t, file: StaticString = #filePath, line: UInt = #line) {
         var info = stat()
-        XCTAssertEqual(stat("/dev/null", &info), 0)
-        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/null must still be a character device")
-        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
-        let full = try OutputFile(path: "/dev/full")
-        XCTAssertThrowsError(try full.write(Array(repeating: UInt8(1), count: 1 << 16))) { error in
-            XCTAssertEqual((error as? ZstdError)?.errno, ENOSPC)
+        XCTAssertEqual(lstat(path, &info), 0, path, file: file, line: line)
+        XCTAssertEqual(info.st_mode & S_IFMT, kind, "\(path) must still be what it was", file: file, line: line)
+    }
+
+    func testDevicesAreWrittenInPlaceNeverReplaced() throws {
+        if let null = StandIn.nullDevice(in: folder) {
+            let file = try OutputFile(path: null, compression: .zstd(level: 1, workers: 0))
+            try file.write("discarded")
+            try OutputFileTests.finish(file, null)
+            assertStill(null, S_IFCHR)
+        } else {
+            print("OutputFileSpecialFileTests: no device node can be made here; the FIFO is checked")
         }
-        XCTAssertEqual(stat("/dev/full", &info), 0)
-        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/full must still be a character device")
+        if let full = StandIn.fullDevice(in: folder) {
+            let file = try OutputFile(path: full)
+            XCTAssertThrowsError(try file.write(Array(repeating: UInt8(1), count: 1 << 16))) { error in
+                XCTAssertEqual((error as? ZstdError)?.errno, ENOSPC)
+            }
+            assertStill(full, S_IFCHR)
+        }
+        // A FIFO, drained by a thread: written in place, and what went in comes out.
+        let fifo = folder.appendingPathComponent("fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let drained = _Drained()
+        Thread.detachNewThread {
+            drained.set(FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data())
+        }
+        let file = try OutputFile(path: fifo)
+        try file.write("through the fifo")
+        try OutputFileTests.finish(file, fifo)
+        XCTAssertEqual(drained.wait(seconds: Deadline.scaled(30)), Data("through the fifo".utf8))
+        assertStill(fifo, S_IFIFO)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }, [], "no temporary file")
+    }
+}
+
+/// What a reader thread got.
+final class _Drained: @unchecked Sendable {
+    private let lock = NSLock()
+    private let done = DispatchSemaphore(value: 0)
+    private var data: Data?
+    func set(_ d: Data) {
+        lock.lock()
+        data = d
+        lock.unlock()
+        done.signal()
+    }
+    func wait(seconds: Double) -> Data? {
+        _ = done.wait(timeout: .now() + seconds)
+        lock.lock()
+        defer { lock.unlock() }
+        return data
     }
 }

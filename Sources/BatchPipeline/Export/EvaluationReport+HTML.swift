@@ -39,7 +39,7 @@ extension EvaluationReport {
         let never = neverFired
         let cards: [(String, String)] = [
             ("records", Self.grouped(records)), ("scored", Self.grouped(scored)), ("accuracy", Self.percent(accuracy)),
-            ("macro F1 (truth labels)", Self.percent(macroF1)), ("conflicts", Self.grouped(conflicts)),
+            ("macro F1 (per class)", Self.percent(macroF1)), ("macro F1 (per truth label)", Self.percent(macroF1Labels)), ("conflicts", Self.grouped(conflicts)),
             ("rules never fired", "\(never.count) of \(rules.count)"),
         ]
         h += "<div class=\"cards\">" + cards.map { "<div class=\"card\"><div class=\"v\">\(Self.escape($0.1))</div><div class=\"k\">\($0.0)</div></div>" }.joined() + "</div>\n"

@@ -17,7 +17,7 @@ extension EvaluationReport {
 
     private func summaryText() -> String {
         var out = "evaluate: \(corpus.joined(separator: ", ")) with \(ruleSource) (\(ruleSetChecksum.prefix(16)))\n"
-        out += "records \(records), scored \(scored), correct \(correct), accuracy \(Self.percent(accuracy)), macro F1 (over truth labels) \(Self.percent(macroF1))"
+        out += "records \(records), scored \(scored), correct \(correct), accuracy \(Self.percent(accuracy)), macro F1 (per class, as scikit-learn) \(Self.percent(macroF1)), per truth label \(Self.percent(macroF1Labels))"
         if withoutTruth > 0 { out += ", without truth \(withoutTruth)" }
         if ignored > 0 { out += ", ignored \(ignored)" }
         if !unmapped.isEmpty { out += ", unmapped " + unmapped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }

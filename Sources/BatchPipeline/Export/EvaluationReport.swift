@@ -200,17 +200,31 @@ public struct EvaluationReport: Sendable {
     /// Classes that are a target of some scored record or were predicted for one.
     public var activeClasses: [Int] { classNames.indices.filter { support[$0] > 0 || predicted[$0] > 0 } }
 
-    /// Mean F1 over the scored truth labels (each label's accepted classes as one group).
+    /// The headline: scikit-learn's macro F1 (`f1_score(average="macro")`), the mean F1 over the classes
+    /// (actions or folders) that are a target of a scored record or were predicted for one; a class only
+    /// predicted has F1 0, as scikit-learn counts it. With one target per label this is scikit-learn's figure
+    /// on (target, prediction) pairs exactly. Labels that map to the same target share that class's figures
+    /// once, instead of each label getting the class's precision (``macroF1Labels``).
     public var macroF1: Double? {
-        let fs = labelTotals.filter { $0.records > 0 }.compactMap(\.f1)
-        return fs.isEmpty ? nil : fs.reduce(0, +) / Double(fs.count)
+        let cs = activeClasses
+        guard !cs.isEmpty else { return nil }
+        return cs.map { f1($0) ?? 0 }.reduce(0, +) / Double(cs.count)
     }
 
-    /// Mean F1 over the classes some scored record has as a target.
+    /// The mean F1 over the classes some scored record has as a target (classes only predicted left out).
     public var macroF1Classes: Double? {
         let cs = classNames.indices.filter { support[$0] > 0 }
         guard !cs.isEmpty else { return nil }
         return cs.map { f1($0) ?? 0 }.reduce(0, +) / Double(cs.count)
+    }
+
+    /// The per-label view: the mean F1 over the scored truth labels, each label's accepted classes taken as
+    /// one group. Two labels that map to the same target (`ham=none,OK=none`) both count the class's
+    /// predictions of the other label as false positives, so this is low where the classes are right; it is
+    /// a view of the labels, not the headline.
+    public var macroF1Labels: Double? {
+        let fs = labelTotals.filter { $0.records > 0 }.compactMap(\.f1)
+        return fs.isEmpty ? nil : fs.reduce(0, +) / Double(fs.count)
     }
 
     /// Rows of the confusion matrix worth showing: labels with records.
@@ -287,7 +301,7 @@ public struct EvaluationReport: Sendable {
             "mapping": Dictionary(uniqueKeysWithValues: confusionRows.map { (labels[$0], mapping.targets(of: labels[$0])?.map(\.description) ?? []) }),
             "records": records, "skipped": skipped, "withoutTruth": withoutTruth, "unmapped": unmapped, "ignored": ignored,
             "scored": scored, "correct": correct, "accuracy": Self.number(accuracy), "macroF1": Self.number(macroF1),
-            "macroF1Classes": Self.number(macroF1Classes),
+            "macroF1Classes": Self.number(macroF1Classes), "macroF1Labels": Self.number(macroF1Labels),
             "classes": classes, "labels": labelObject,
             "confusion": [
                 "rows": rowNames, "columns": columnNames, "cells": cells,

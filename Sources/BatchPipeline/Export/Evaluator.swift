@@ -78,6 +78,7 @@ public final class Evaluator {
         try _FanOut(pool: pool).run(
             reader: reader, threads: threads, makeWorker: { _EvaluationWorker(ruleSet: self.ruleSet, context: context) }, sink: sink)
         if let damage = sink.damage { throw PipelineError(.badInput, damage) }
+        if let failure = PipelineError.nothingRead(records: sink.report.records, rejected: sink.report.skipped) { throw failure }
         report = sink.report
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return report

@@ -150,12 +150,18 @@ final class _ExportWorker: _ChunkWorker {
         let key = options.trackDuplicates || options.deduplicate ? StableHash.normalizedBody(body) : 0
         let out = chunk.output
         let start = out.count
-        format(chunk, r, body: body, id: id, label: label, out)
+        let sender = s.senderCount >= 0 ? chunk.bytes(s.senderStart, s.senderStart + s.senderCount) : nil
+        format(chunk, r, body: body, id: id, sender: sender, label: label, out)
         tally.lines.append(_ExportLine(
             start: start, end: out.count, split: options.ratios.split(forHash: hash), label: tally.labelIndex(label), idHash: hash, key: key))
     }
 
-    private func format(_ chunk: _Chunk, _ r: _Record, body: UnsafeRawBufferPointer, id: [UInt8]?, label: String, _ out: _ByteBuffer) {
+    /// One record of a split. The sender is kept (last, so that readers of the three older columns are
+    /// unchanged): an exported test split must exercise sender rules in `evaluate` as the archive would.
+    private func format(
+        _ chunk: _Chunk, _ r: _Record, body: UnsafeRawBufferPointer, id: [UInt8]?, sender: UnsafeRawBufferPointer?, label: String,
+        _ out: _ByteBuffer
+    ) {
         switch options.format {
         case .jsonl:
             // JSON Lines input keeps its raw id and body values; other formats' text is encoded.
@@ -171,6 +177,8 @@ final class _ExportWorker: _ChunkWorker {
             out.appendJSONString(label)
             out.append(", \"body\": ")
             if r.bodyRawEnd > r.bodyRawStart { out.append(chunk.bytes(r.bodyRawStart, r.bodyRawEnd)) } else { out.appendJSONString(body) }
+            out.append(", \"sender\": ")
+            if let sender { out.appendJSONString(sender) } else { out.append("null") }
             out.append("}\n")
         case .csv:
             if let id { id.withUnsafeBytes { _ExportText.appendCSV($0, out) } }
@@ -179,6 +187,8 @@ final class _ExportWorker: _ChunkWorker {
             l.withUTF8 { _ExportText.appendCSV(UnsafeRawBufferPointer($0), out) }
             out.append(UInt8(ascii: ","))
             _ExportText.appendCSV(body, out)
+            out.append(UInt8(ascii: ","))
+            if let sender { _ExportText.appendCSV(sender, out) }
             out.append(UInt8(ascii: "\n"))
         case .fasttext:
             out.append(Array(options.labelPrefix.utf8))
@@ -298,7 +308,7 @@ struct _ExportJob {
     func run(inputs: [String], stats: inout ExportStats) throws(PipelineError) {
         if options.format == .csv {
             for o in outputs {
-                do { try o.write(Array("id,label,body\n".utf8)) } catch { throw PipelineError(.outputFailed, error.description) }
+                do { try o.write(Array("id,label,body,sender\n".utf8)) } catch { throw PipelineError(.outputFailed, error.description) }
             }
         }
         let threads = max(1, options.threads)
@@ -321,6 +331,10 @@ struct _ExportJob {
             reader: reader, threads: threads, makeWorker: { _ExportWorker(options: options, ruleSet: ruleSet) }, sink: sink)
         try sink.finish()
         if let damage = sink.damage { throw PipelineError(.badInput, damage) }
+        // Records without a label were read: only the reader's refusals count as "nothing read".
+        if let failure = PipelineError.nothingRead(records: sink.stats.records, rejected: sink.stats.skipped.filter { $0.key != "no label" }) {
+            throw failure
+        }
         stats = sink.stats
         if sink.usedRules { stats.ruleSet = ruleSet.checksum }
     }

@@ -53,6 +53,23 @@ public struct FieldNames: Sendable, Equatable {
     public var timestamp: String
     /// Extra fields to extract (e.g. a truth label for `evaluate`).
     public var extra: [String]
+    /// Fields besides the body that must be found: each names a field, column or attribute that at least one
+    /// of a file's first records has, or the file is refused before any output (SPEC §7: a name that matches
+    /// nothing is an error listing the fields found). The body is always checked. Callers list the field
+    /// options a user gave and the fields the command cannot work without (a truth label); a field at its
+    /// default is not required, because files without ids or senders are normal. A field present in some
+    /// records (or present but null) is found: the others are read as records without it.
+    public var required: [Required] = []
+
+    /// A field that must be found, with the option that named it (for the message).
+    public struct Required: Sendable, Equatable {
+        public var option: String
+        public var name: String
+        public init(option: String, name: String) {
+            self.option = option
+            self.name = name
+        }
+    }
 
     public init(id: String = "id", sender: String = "sender", body: String = "body", timestamp: String = "ts", extra: [String] = []) {
         self.id = id

@@ -223,6 +223,14 @@ extension _DelimitedDriver {
             let known = header.map { " (columns: \($0.joined(separator: ", ")))" } ?? ""
             return .failed("\(name): no column \"\(options.fields.body)\" for the body\(known); name it with --body-field")
         }
+        // Every field option the user gave (and a command's required fields) must name a column: a header
+        // name, or a column number within the first row.
+        for r in options.requiredFields().dropFirst() {
+            let c = column(r.name)
+            guard c < 0 || c >= names.count else { continue }
+            let known = header.map { "columns: \($0.joined(separator: ", "))" } ?? "the first row has \(names.count) columns"
+            return .failed("\(name): no column \"\(r.name)\" for \(r.option) (\(known))")
+        }
         columns.id = column(options.fields.id)
         columns.sender = column(options.fields.sender)
         if options.wantsTimestamp { columns.slots.append(column(options.fields.timestamp)) }

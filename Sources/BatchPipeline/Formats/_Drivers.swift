@@ -20,9 +20,11 @@ enum _Drivers {
         let format = options.inputFormat ?? InputFormat.sniff(bytes, path: name)
         switch format {
         case .jsonl:
-            if let problem = _JSONLDriver.missingBody(bytes, options: options) { return .failed("\(displayName): \(problem)") }
+            if let problem = _JSONLDriver.missingFields(bytes, options: options) { return .failed("\(displayName): \(problem)") }
             return .ready(_JSONLDriver(options: options), headerBytes: 0)
-        case .xml: return .ready(_XMLDriver(options: options), headerBytes: 0)
+        case .xml:
+            if let problem = _XMLDriver.missingFields(bytes, options: options) { return .failed("\(displayName): \(problem)") }
+            return .ready(_XMLDriver(options: options), headerBytes: 0)
         case .csv, .tsv: return _DelimitedDriver.open(format: format, bytes, eof: eof, options: options, name: displayName)
         }
     }
@@ -34,5 +36,26 @@ enum _Drivers {
         case .csv, .tsv: return _DelimitedWriter(emitter, csv: format == .csv)
         case .xml: return _XMLWriter(emitter)
         }
+    }
+}
+
+extension _ReadOptions {
+    /// The fields a file must have (body first), as (option, name) pairs; `xmlNames` maps the defaults to
+    /// Android's attribute names (`address`, `date`).
+    func requiredFields(xmlNames: Bool = false) -> [FieldNames.Required] {
+        var list = [FieldNames.Required(option: "--body-field", name: fields.body)]
+        for r in fields.required where !list.contains(r) {
+            var r = r
+            if xmlNames, r.option == "--sender-field", r.name == "sender" { r.name = "address" }
+            list.append(r)
+        }
+        return list
+    }
+
+    /// The message for a required field that no record among the first `records` has.
+    static func missingMessage(_ field: FieldNames.Required, records: Int, found: [String], what: String = "record", kind: String = "field") -> String {
+        let list = found.isEmpty ? "none" : found.joined(separator: ", ")
+        let fix = field.option == "--body-field" ? "name the body's \(kind) with --body-field" : "check \(field.option)"
+        return "no \(what) among the first \(records) has a \"\(field.name)\" \(kind) (\(kind)s found: \(list)); \(fix)"
     }
 }

@@ -16,6 +16,9 @@ final class _JSONLDriver: _FormatDriver {
     let keys: _KeyTable
     let bodyName: String
     let options: _ReadOptions
+    /// For each slot (timestamp, extras): the key whose value fills it, the first key of the same name
+    /// (`--truth-field sender` reads the sender's value; the scanner fills one field per name).
+    let slotKeys: [Int]
 
     static let idKey = 0, senderKey = 1, bodyKey = 2, labelsKey = 3, firstExtraKey = 4
 
@@ -25,6 +28,7 @@ final class _JSONLDriver: _FormatDriver {
         if options.wantsTimestamp { names.append(options.fields.timestamp) }
         names += options.fields.extra
         keys = _KeyTable(names)
+        slotKeys = (0..<(names.count - Self.firstExtraKey)).map { names.firstIndex(of: names[Self.firstExtraKey + $0])! }
         bodyName = options.fields.body
         self.options = options
     }
@@ -32,10 +36,13 @@ final class _JSONLDriver: _FormatDriver {
     func makeFramer() -> _Framer { _LineFramer() }
 
     /// Why the file cannot be read as asked, from its first whole lines (at most 256), or nil: when every
-    /// JSON object among them lacks the body field, the field option names nothing in this file (as a
-    /// missing CSV column is an error rather than a file of rejects). Runs once per file, with Foundation's
-    /// parser, on the bytes the reader already holds.
-    static func missingBody(_ bytes: UnsafeRawBufferPointer, options: _ReadOptions) -> String? {
+    /// JSON object among them lacks a required field (the body, or a field option the user gave), the option
+    /// names nothing in this file (as a missing CSV column is an error rather than a file of rejects). A key
+    /// present with `null` is found. Runs once per file, with Foundation's parser, on the bytes the reader
+    /// already holds.
+    static func missingFields(_ bytes: UnsafeRawBufferPointer, options: _ReadOptions) -> String? {
+        let required = options.requiredFields()
+        var missing = Array(repeating: true, count: required.count)
         var objects = 0
         var found: [String] = []
         var seen = Set<String>()
@@ -46,13 +53,13 @@ final class _JSONLDriver: _FormatDriver {
             start = newline + 1
             lines += 1
             guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
-            if object[options.fields.body] != nil { return nil }
             objects += 1
+            for (k, r) in required.enumerated() where missing[k] && object[r.name] != nil { missing[k] = false }
+            if !missing.contains(true) { return nil }
             for key in object.keys.sorted() where found.count < 20 && seen.insert(key).inserted { found.append(key) }
         }
-        guard objects > 0 else { return nil }
-        let list = found.isEmpty ? "none" : found.joined(separator: ", ")
-        return "no record among the first \(objects) has a \"\(options.fields.body)\" field (fields found: \(list)); name the body's field with --body-field"
+        guard objects > 0, let k = missing.firstIndex(of: true) else { return nil }
+        return _ReadOptions.missingMessage(required[k], records: objects, found: found)
     }
 
     func preamble(_ emitter: _Emitter) -> [UInt8] { [] }
@@ -134,15 +141,13 @@ final class _JSONLDriver: _FormatDriver {
         _ parsed: inout _Parsed
     ) {
         guard layout.count > 0 else { return }
-        var key = Self.firstExtraKey
         var slot = 0
         while slot < layout.ownBase {
-            let f = fields[key]
+            let f = fields[slotKeys[slot]]
             if f.kind == .string || f.kind == .other {
                 let (a, b) = Self.text(f, lineStart, input, chunk)
                 parsed.setField(slot, a, b)
             }
-            key += 1
             slot += 1
         }
         if layout.ownCount > 0 {

@@ -16,6 +16,9 @@ final class _XMLDriver: _FormatDriver {
     let labelBase: Int
     let bodyName: String
     let options: _ReadOptions
+    /// For each attribute name: the slots (timestamp, extras) that a later entry of the same name would
+    /// fill (`--truth-field address`): the lookup finds only the first entry of a name.
+    let aliases: [[Int]]
 
     static let idName = 0, senderName = 1, bodyName = 2, firstSlotName = 3
 
@@ -26,14 +29,63 @@ final class _XMLDriver: _FormatDriver {
         var list = [f.id, f.sender == "sender" ? "address" : f.sender, f.body]
         if options.wantsTimestamp { list.append(f.timestamp == "ts" ? "date" : f.timestamp) }
         list += f.extra
-        labelBase = list.count
+        let slotEnd = list.count
+        labelBase = slotEnd
         list += ["action", "subAction", "folder", "rule"].map { "\(options.filterKey)_\($0)" }
         names = _KeyTable(list)
+        aliases = list.indices.map { k in
+            (Self.firstSlotName..<slotEnd).filter { $0 > k && list[$0] == list[k] }.map { $0 - Self.firstSlotName }
+        }
         bodyName = list[Self.bodyName]
         self.options = options
     }
 
     func makeFramer() -> _Framer { _XMLFramer() }
+
+    /// Why the file cannot be read as asked, from the `<sms>` start tags among its first bytes (at most 256),
+    /// or nil: when none of them has a required attribute (the body, or a field option the user gave), the
+    /// option names nothing in this file. A rough scan (a tag inside a comment counts too), which can only
+    /// find more attribute names, never fewer.
+    static func missingFields(_ bytes: UnsafeRawBufferPointer, options: _ReadOptions) -> String? {
+        let required = options.requiredFields(xmlNames: true)
+        var missing = Array(repeating: true, count: required.count)
+        var found: [String] = []
+        var tags = 0
+        var i = 0
+        let n = bytes.count
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        while tags < 256, let lt = _find(UInt8(ascii: "<"), in: bytes, from: i, to: n) {
+            i = lt + 1
+            guard lt + 4 < n, bytes[lt + 1] == UInt8(ascii: "s"), bytes[lt + 2] == UInt8(ascii: "m"),
+                  bytes[lt + 3] == UInt8(ascii: "s"), isSpace(bytes[lt + 4]) || bytes[lt + 4] == UInt8(ascii: "/") else { continue }
+            var j = lt + 4
+            var names: [String] = []
+            var whole = false
+            while j < n {
+                while j < n, isSpace(bytes[j]) { j += 1 }
+                guard j < n else { break }
+                if bytes[j] == UInt8(ascii: ">") || bytes[j] == UInt8(ascii: "/") { whole = true; break }
+                let start = j
+                while j < n, bytes[j] != UInt8(ascii: "="), bytes[j] != UInt8(ascii: ">"), !isSpace(bytes[j]) { j += 1 }
+                names.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<j]), as: UTF8.self))
+                while j < n, isSpace(bytes[j]) { j += 1 }
+                guard j < n, bytes[j] == UInt8(ascii: "=") else { break }
+                j += 1
+                while j < n, isSpace(bytes[j]) { j += 1 }
+                guard j < n, bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'"),
+                      let close = _find(bytes[j], in: bytes, from: j + 1, to: n) else { break }
+                j = close + 1
+            }
+            guard whole else { break }
+            tags += 1
+            i = j
+            for (k, r) in required.enumerated() where missing[k] && names.contains(r.name) { missing[k] = false }
+            if !missing.contains(true) { return nil }
+            for name in names where found.count < 20 && !found.contains(name) { found.append(name) }
+        }
+        guard tags > 0, let k = missing.firstIndex(of: true) else { return nil }
+        return _ReadOptions.missingMessage(required[k], records: tags, found: found.sorted(), what: "<sms> element", kind: "attribute")
+    }
 
     func preamble(_ emitter: _Emitter) -> [UInt8] { [] }
 
@@ -181,6 +233,7 @@ final class _XMLDriver: _FormatDriver {
                 return Problem(end: _XMLText.skipToTagEnd(input, i, end), reason: "invalid UTF-8 in an attribute", category: "invalid UTF-8")
             }
         }
+        for slot in aliases[which] { element.slots[slot] = decoded }
         switch which {
         case Self.idName: element.id = decoded
         case Self.senderName: element.sender = decoded

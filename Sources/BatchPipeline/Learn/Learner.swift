@@ -69,6 +69,10 @@ public final class Learner {
             if path == "-" { throw PipelineError(.usage, "learn reads its inputs two or three times: give files, not standard input") }
             var isFolder = false
             guard _fileExists(path, &isFolder), !isFolder else { throw PipelineError(.inputMissing, "\(path): no such file") }
+            // A pipe (`<(cat f)`, a FIFO) or a device can be read once: the second pass would see nothing.
+            if let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType, type != .typeRegular {
+                throw PipelineError(.usage, "\(path): learn reads its inputs two or three times, so they must be regular files, not a pipe or a device: save it to a file first")
+            }
         }
         let (targets, labels) = try resolveTargets()
         report.targets = targets.map(\.name)
@@ -154,6 +158,9 @@ public final class Learner {
         // The vocabularies: the final model's and each fold's, and their union (one automaton for pass 2).
         var vocabularies: [[Int]] = []
         if options.trainModel { vocabularies.append(table.top(options.maxPhrases, minimum: options.minDocuments, excluding: nil)) }
+        if vocabularies.contains(where: \.isEmpty) {
+            throw PipelineError(.badInput, "no phrase is frequent enough: none is in at least --min-documents \(options.minDocuments) of the \(report.used) messages learnt from\(k > 0 ? " (in every fold)" : ""); give a smaller --min-documents")
+        }
         if k > 0 { for f in 0..<k { vocabularies.append(table.top(options.maxPhrases, minimum: options.minDocuments, excluding: f)) } }
         var unionIndex: [Int: Int32] = [:]
         var union: [ModelDefinition.Phrase] = []

@@ -101,6 +101,10 @@ public final class Pipeline: Sendable {
                 .internalError,
                 "internal error: accounting invariant broken: \(c.records) records read, \(c.labelled) labelled, \(c.rejected) rejected")
         }
+        if !sink.damaged, let failure = PipelineError.nothingRead(
+            records: sink.counts.records, rejected: sink.counts.rejectReasons, formats: sink.counts.files.map(\.format)) {
+            throw failure
+        }
         var result = RunResult(counts: sink.counts, damaged: sink.damaged)
         if options.collectStats {
             var stages = sink.stageNanos

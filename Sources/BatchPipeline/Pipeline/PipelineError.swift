@@ -34,3 +34,26 @@ public struct PipelineError: Error, CustomStringConvertible, Sendable {
     /// A bug found by a callback.
     public static func internalError(_ message: String) -> PipelineError { PipelineError(.internalError, message) }
 }
+
+extension PipelineError {
+    /// A run in which records were read but none could be used is a failure (SPEC §7: a run in which no record
+    /// parses fails, 65), not an empty output and exit 0: the input was almost surely read in the wrong
+    /// format or with the wrong field options. nil when some record was used (or none was read at all: an
+    /// empty input is not an error).
+    ///
+    /// - Parameters:
+    ///   - rejected: reject category → records, the records the reader refused.
+    ///   - formats: the formats the files were read as (for the hint).
+    static func nothingRead(records: Int, rejected: [String: Int], formats: [String] = []) -> PipelineError? {
+        let refused = rejected.values.reduce(0, +)
+        guard records > 0, refused >= records else { return nil }
+        let reasons = rejected.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .prefix(3).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let seen = Array(Set(formats.filter { !$0.isEmpty })).sorted()
+        let read = seen.isEmpty ? "" : " (read as \(seen.joined(separator: ", ")))"
+        return PipelineError(
+            .badInput,
+            "no record could be read: all \(records) were rejected (\(reasons))\(read); if the input is in another format, "
+                + "say which with --input-format jsonl|csv|tsv|xml, and check the field options")
+    }
+}

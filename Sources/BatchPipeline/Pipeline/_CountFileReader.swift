@@ -4,6 +4,7 @@
 // `DecodingError` ("keyNotFound(CodingKeys(stringValue: …") that a user cannot act on.
 
 import Foundation
+import MessageFilter
 
 /// A JSON value, decoded with its type kept (a count is an integer, never a string, a fraction or `true`).
 enum _JSONValue: Decodable {
@@ -59,6 +60,8 @@ struct _CountFileReader {
             throw fail(nil, "not valid JSON")
         }
         guard case .object(let o) = root else { throw fail(nil, "expected a JSON object, found \(root.typeName)") }
+        // Foundation keeps one of two equal keys and says nothing: a hand-edited file could count twice.
+        if let key = _JSONDuplicateKeys.first(in: data) { throw fail(key, "the key is given twice") }
         var c = RunCounts()
         c.records = try count(o, "records")
         c.labelled = try count(o, "labelled")
@@ -95,7 +98,38 @@ struct _CountFileReader {
         guard let folderRecords = Self.sum(Array(c.folders.values)), folderRecords == c.labelled else {
             throw fail("folders", "their counts do not add up to labelled (\(c.labelled))")
         }
+        try checkParts(c, o)
         return c
+    }
+
+    /// The other relations every count file written by `classify` (or `merge-counts`) holds: folders are
+    /// folder paths; each labelled record was decided by one rule or by none (`rules` + `noRule` =
+    /// `labelled`); each rejected record has one reason (`rejectReasons` add up to `rejected`); a record
+    /// drops at most one sub-action, for one of two reasons; the files' decoded bytes add up to `bytes`.
+    private func checkParts(_ c: RunCounts, _ o: [String: _JSONValue]) throws(PipelineError) {
+        let paths = Set(Folder.allCases.map(\.path))
+        if let unknown = c.folders.keys.sorted().first(where: { !paths.contains($0) }) {
+            throw fail("folders", "\"\(unknown.prefix(60))\" is not a folder (folders: \(Folder.allCases.map(\.path).joined(separator: ", ")))")
+        }
+        guard let ruleRecords = Self.sum(Array(c.rules.values)), let decided = Self.sum([ruleRecords, c.noRule]), decided == c.labelled else {
+            throw fail("rules", "their counts and noRule (\(c.noRule)) do not add up to labelled (\(c.labelled))")
+        }
+        if o["rejectReasons"] != nil {
+            guard let reasons = Self.sum(Array(c.rejectReasons.values)), reasons == c.rejected else {
+                throw fail("rejectReasons", "they do not add up to rejected (\(c.rejected))")
+            }
+        } else if c.rejected > 0 {
+            throw fail("rejectReasons", "missing, and rejected is \(c.rejected)")
+        }
+        if let other = c.dropped.keys.sorted().first(where: { $0 != "invalidPair" && $0 != "notDeclared" }) {
+            throw fail("dropped", "unknown reason \"\(other.prefix(60))\" (reasons: invalidPair, notDeclared)")
+        }
+        guard let dropped = Self.sum(Array(c.dropped.values)), dropped <= c.labelled else {
+            throw fail("dropped", "more sub-actions dropped than records labelled (\(c.labelled))")
+        }
+        guard let fileBytes = Self.sum(c.files.map { Int($0.bytes) }), fileBytes == Int(c.bytes) else {
+            throw fail("files", "their bytes do not add up to bytes (\(c.bytes))")
+        }
     }
 
     /// Whether `total == a + b`, without overflowing.
@@ -178,6 +212,80 @@ struct _CountFileReader {
         case nil where !required: return nil
         case nil: throw fail(field, "missing")
         case let v?: throw fail(field, "expected a string, found \(describe(v))")
+        }
+    }
+}
+
+/// Finds a key given twice in one object of a JSON text that Foundation has already parsed (so it is valid
+/// JSON): Foundation's decoders keep one of the two values without a word.
+enum _JSONDuplicateKeys {
+    /// The path of the first key given twice (`files[1].records`), or nil.
+    static func first(in data: Data) -> String? {
+        let bytes = [UInt8](data)
+        var i = 0
+        var found: String?
+        value(bytes, &i, path: "", depth: 0, &found)
+        return found
+    }
+
+    private static func skipSpace(_ b: [UInt8], _ i: inout Int) {
+        while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
+    }
+
+    /// Skips the string at `i` (its opening quote); returns its decoded text.
+    private static func string(_ b: [UInt8], _ i: inout Int) -> String {
+        let start = i
+        i += 1
+        var escaped = false
+        while i < b.count, b[i] != UInt8(ascii: "\"") {
+            if b[i] == UInt8(ascii: "\\") { escaped = true; i += 1 }
+            i += 1
+        }
+        i += 1
+        let raw = Data(b[start..<min(i, b.count)])
+        if !escaped { return String(decoding: raw.dropFirst().dropLast(), as: UTF8.self) }
+        return (try? JSONSerialization.jsonObject(with: raw, options: .fragmentsAllowed) as? String) ?? String(decoding: raw, as: UTF8.self)
+    }
+
+    private static func value(_ b: [UInt8], _ i: inout Int, path: String, depth: Int, _ found: inout String?) {
+        skipSpace(b, &i)
+        guard i < b.count, found == nil, depth < 10_000 else { return }
+        switch b[i] {
+        case UInt8(ascii: "{"):
+            i += 1
+            var keys = Set<String>()
+            while true {
+                skipSpace(b, &i)
+                guard i < b.count, b[i] == UInt8(ascii: "\"") else { i += 1; return }  // `}` (or damage)
+                let key = string(b, &i)
+                let at = path.isEmpty ? key : "\(path).\(key)"
+                if !keys.insert(key).inserted { found = at; return }
+                skipSpace(b, &i)
+                i += 1  // `:`
+                value(b, &i, path: at, depth: depth + 1, &found)
+                if found != nil { return }
+                skipSpace(b, &i)
+                guard i < b.count, b[i] == UInt8(ascii: ",") else { i += 1; return }
+                i += 1
+            }
+        case UInt8(ascii: "["):
+            i += 1
+            var k = 0
+            while true {
+                skipSpace(b, &i)
+                guard i < b.count, b[i] != UInt8(ascii: "]") else { i += 1; return }
+                value(b, &i, path: "\(path)[\(k)]", depth: depth + 1, &found)
+                if found != nil { return }
+                k += 1
+                skipSpace(b, &i)
+                guard i < b.count, b[i] == UInt8(ascii: ",") else { i += 1; return }
+                i += 1
+            }
+        case UInt8(ascii: "\""):
+            _ = string(b, &i)
+        default:
+            while i < b.count, !(b[i] == UInt8(ascii: ",") || b[i] == UInt8(ascii: "]") || b[i] == UInt8(ascii: "}")
+                                  || b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D) { i += 1 }
         }
     }
 }

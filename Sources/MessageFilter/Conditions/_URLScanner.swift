@@ -142,6 +142,7 @@ struct _URLScanner {
         if hasPrefix("http://", at: p) { h = p + 7 } else if hasPrefix("https://", at: p) { h = p + 8 } else { return nil }
         let n = body.count
         guard h < n else { return nil }
+        h = hostAfterUserinfo(h)
         var item = _URLItem(start: p, end: 0, hostStart: h, hostEnd: 0, isIP: false)
         if body[h] == 0x5B {  // "[" IPv6
             var i = h + 1
@@ -155,7 +156,7 @@ struct _URLScanner {
             guard Self.isAlnum(body[h]) else { return nil }
             let run = hostRunEnd(from: h)
             item.hostEnd = run.end
-            item.isIP = isIPv4(h, run.end)
+            item.isIP = isIPv4(h, run.end) || isWebIPv4(h, run.end)
             h = run.end
         }
         item.end = portAndPath(from: h)
@@ -192,6 +193,85 @@ struct _URLScanner {
         guard lower == 0 || upper == 0 else { return false }
         if e - s == 2 { return _HostLists.isCountryTLD(body[s], body[s + 1]) }
         return _HostLists.labelIn(UnsafeRawBufferPointer(rebasing: body[s..<e]), _HostLists.bareTLDBytes)
+    }
+
+    /// Where the host starts in the authority at `h`: after the last `@` that a host follows
+    /// (`https://paypal.com@evil.com/` goes to evil.com: what is before the `@` is a user name, RFC 3986
+    /// §3.2.1, and browsers open the host after it), else at `h`. The authority runs to the first byte
+    /// outside 0x21–0x7E or one of `/ ? # < > " \`.
+    func hostAfterUserinfo(_ h: Int) -> Int {
+        let n = body.count
+        var end = h
+        while end < n {
+            let b = body[end]
+            guard b >= 0x21, b <= 0x7E, b != 0x2F, b != 0x3F, b != 0x23, b != 0x3C, b != 0x3E, b != 0x22, b != 0x5C else { break }
+            end += 1
+        }
+        var at = end - 1
+        while at >= h {
+            if body[at] == 0x40, at + 1 < n, startsHost(at + 1) { return at + 1 }
+            at -= 1
+        }
+        return h
+    }
+
+    /// Whether a scheme URL's host can start at `i`: a letter or digit, or a bracketed IPv6 address.
+    func startsHost(_ i: Int) -> Bool {
+        let n = body.count
+        if Self.isAlnum(body[i]) { return true }
+        guard body[i] == 0x5B else { return false }
+        var k = i + 1
+        while k < n, Self.isHexOrColonOrDot(body[k]) { k += 1 }
+        return k > i + 1 && k < n && body[k] == 0x5D
+    }
+
+    /// Whether `body[s..<e]` is an IPv4 address as browsers read a URL's host (the WHATWG URL standard's
+    /// IPv4 parser): one to four parts joined by dots, each decimal, octal (a leading `0`) or hex (`0x`),
+    /// every part but the last at most 255 and the last filling the bytes left (`3232235777`, `0xC0A80101`,
+    /// `0300.0250.1.1`, `192.168.257` are all 192.168.1.1). A host of letters is never one.
+    func isWebIPv4(_ s: Int, _ e: Int) -> Bool {
+        var i = s
+        var parts = 0
+        var last: UInt64 = 0
+        while i <= e {
+            guard parts < 4 else { return false }
+            var j = i
+            while j < e, body[j] != 0x2E { j += 1 }
+            guard j > i, let value = Self.webIPv4Part(body, i, j) else { return false }
+            parts += 1
+            if j < e {
+                guard value <= 255 else { return false }
+            } else {
+                last = value
+            }
+            i = j + 1
+        }
+        guard parts >= 1 else { return false }
+        return last < (UInt64(1) << (8 * UInt64(5 - parts)))
+    }
+
+    /// One part of a WHATWG IPv4 host: its value (nil when it is not a number, or past 2³²).
+    static func webIPv4Part(_ body: UnsafeRawBufferPointer, _ s: Int, _ e: Int) -> UInt64? {
+        var i = s
+        var radix: UInt64 = 10
+        if e - s >= 2, body[s] == 0x30, body[s + 1] | 0x20 == 0x78 {
+            radix = 16
+            i += 2
+        } else if e - s >= 2, body[s] == 0x30 {
+            radix = 8
+            i += 1
+        }
+        var value: UInt64 = 0
+        while i < e {
+            let b = body[i]
+            let d: UInt64
+            if isDigit(b) { d = UInt64(b &- 0x30) } else if radix == 16, (b | 0x20) &- 0x61 < 6 { d = UInt64((b | 0x20) &- 0x61 + 10) } else { return nil }
+            guard d < radix else { return nil }
+            value = value * radix + d
+            guard value <= 0xFFFF_FFFF else { return nil }
+            i += 1
+        }
+        return value
     }
 
     /// Whether `body[s..<e]` is a dotted quad of numbers 0–255 (one to three digits each).

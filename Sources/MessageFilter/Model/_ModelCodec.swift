@@ -58,7 +58,8 @@ enum _ModelCodec {
         guard !m.name.isEmpty, !d.rules.contains(where: { $0.name == m.name }) else { throw fail("model name") }
         m.line = Int(try r.u32())
         let priority = try r.i64()
-        guard abs(priority) <= 1_000_000 else { throw fail("model priority") }
+        // Not abs(): abs(Int64.min) traps (a re-signed file can hold it).
+        guard (-1_000_000...1_000_000).contains(priority) else { throw fail("model priority") }
         m.priority = Int(priority)
         let hasThreshold = try r.u8()
         let threshold = Float(bitPattern: try r.u32())

@@ -34,7 +34,7 @@ extension _RuleFileParser {
             case "name":
                 if let s = v.scalar?.string, !s.isEmpty { m.name = s } else { issue(v, f, "expected a non-empty name"); ok = false }
             case "priority":
-                if let p = v.int, abs(p) <= 1_000_000 { m.priority = p } else {
+                if let p = v.int, (-1_000_000...1_000_000).contains(p) { m.priority = p } else {  // not abs(): abs(Int.min) traps
                     issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
                 }
             case "threshold":

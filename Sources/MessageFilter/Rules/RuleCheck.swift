@@ -112,7 +112,9 @@ public enum RuleChecker {
         }
         // Capabilities.
         let caps = def.capabilities
-        if target == .ios, !caps.isShippableOnIOS {
+        // A rule set none of whose rules (nor its model's targets) gives a sub-action needs no capabilities:
+        // its extension declares none (a learned model by action, say).
+        if target == .ios, !caps.isShippableOnIOS, caps.isDeclared || def.usesSubActions {
             if caps.isDeclared {
                 add(.error, 0, "capabilities", "declares \(caps.subActions.count) sub-actions (\(caps.subActions.map(\.name).joined(separator: ", "))); an iOS message filter may declare at most \(Capabilities.iosLimit) in total")
             } else {
@@ -182,5 +184,19 @@ public enum RuleChecker {
             add(.warning, first.line, "rules[\(c[0].rule)].keywords", "keyword \"\(parts[2])\" is claimed at priority \(parts[0]) by rules of different folders: \(names); file order decides")
         }
         return RuleCheckReport(file: file, target: target, findings: findings, ruleSet: set)
+    }
+}
+
+extension RuleSetDefinition {
+    /// Whether any rule, or the model's targets, give a sub-action (so the capabilities matter).
+    public var usesSubActions: Bool {
+        rules.contains { $0.subAction != .none } || (model?.targets.contains { $0.subAction != .none } ?? false)
+    }
+
+    /// The sub-actions an iOS extension of this rule set declares: the declared ones, all twelve when none
+    /// are declared but some rule gives a sub-action (then `check --target ios` fails), none when no rule
+    /// gives one.
+    public var iosCapabilities: [SubAction] {
+        capabilities.isDeclared || usesSubActions ? capabilities.subActions : []
     }
 }

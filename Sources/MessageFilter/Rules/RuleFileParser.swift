@@ -106,6 +106,7 @@ struct _RuleFileParser {
             }
         }
         checkModel(def)
+        checkPhrases(def)
         if !sawVersion { issue(root, "version", "missing; add `version: 1`") }
         if !sawRules { issue(root, "rules", "missing; add a `rules:` list") }
         return def
@@ -267,6 +268,27 @@ struct _RuleFileParser {
         switch error {
         case .scanner(_, let p, _, _), .parser(_, let p, _, _), .composer(_, let p, _, _): return p
         default: return "\(error)"
+        }
+    }
+}
+
+extension _RuleFileParser {
+    /// A phrase that the file's normalisation turns into nothing (only zero-width, bidi or other invisible
+    /// characters, which `standard` removes from every message) can never match: an error, not a rule that
+    /// silently never fires (or an `unless` that never vetoes).
+    mutating func checkPhrases(_ def: RuleSetDefinition) {
+        guard def.normalization != .none else { return }
+        for (i, rule) in def.rules.enumerated() {
+            var lists: [(String, [String])] = [("keywords", rule.keywords), ("unless", rule.unless), ("startsWith", rule.startsWith)]
+            for (g, group) in rule.all.enumerated() { lists.append(("all[\(g)]", group)) }
+            for (field, phrases) in lists {
+                for (k, phrase) in phrases.enumerated() where def.normalization.apply(phrase).isEmpty {
+                    let shown = phrase.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+                    issues.append(.init(
+                        file: file, line: rule.line, field: "rules[\(i)].\(field)[\(k)]",
+                        message: "the phrase (\(shown)) is empty under normalize: \(def.normalization.name), which removes invisible characters from every message, so it can never match"))
+                }
+            }
         }
     }
 }

@@ -20,6 +20,37 @@ final class _ScalarFlags: @unchecked Sendable {
     /// The normalisation tables have an entry for the scalar (a compatibility replacement, a removal or a
     /// look-alike letter).
     static let normalizes: UInt8 = 4
+    /// A combining mark (Mn, Mc, Me): kept after its base when a bidi-overridden run is reversed.
+    static let combines: UInt8 = 8
+    /// A combining mark of the generic blocks (U+0300–036F, U+0483–0489, U+1AB0–1AFF, U+1DC0–1DFF,
+    /// U+20D0–20FF, U+FE20–FE2F, the kana sound marks U+3099–309A), which `standard` composes with its base
+    /// (NFD text reads as NFC) or, on a Latin, Greek, Cyrillic or Cherokee letter it does not compose with,
+    /// drops as decoration (l̶o̶t̶t̶e̶r̶y̶). Has ``normalizes`` set too. Script-specific marks (Thai, Devanagari…)
+    /// are not touched, so such text keeps its fast path.
+    static let decorates: UInt8 = 16
+
+    /// Whether `v` is one of the marks of ``decorates``.
+    static func isDecoratingMark(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x0300...0x036F, 0x0483...0x0489, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F, 0x3099...0x309A:
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func computed(_ s: Unicode.Scalar) -> UInt8 {
+        var f: UInt8 = 0
+        if AhoCorasick.isWordScalar(s) { f |= word }
+        if AhoCorasick.simpleCaseFold(s) != s { f |= folds }
+        if _NormalizationLookup.shared.entry(s.value) >= 0 { f |= normalizes }
+        switch s.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: f |= combines
+        default: break
+        }
+        if isDecoratingMark(s.value) { f |= decorates | normalizes }
+        return f
+    }
 
     static let shared = _ScalarFlags()
 
@@ -32,11 +63,7 @@ final class _ScalarFlags: @unchecked Sendable {
         t.initialize(repeating: 0, count: 0x10000)
         for v in 0..<UInt32(0x10000) {
             guard let s = Unicode.Scalar(v) else { continue }
-            var f: UInt8 = 0
-            if AhoCorasick.isWordScalar(s) { f |= Self.word }
-            if AhoCorasick.simpleCaseFold(s) != s { f |= Self.folds }
-            if _NormalizationLookup.shared.entry(v) >= 0 { f |= Self.normalizes }
-            t[Int(v)] = f
+            t[Int(v)] = Self.computed(s)
         }
         table = UnsafePointer(t)
     }
@@ -46,11 +73,7 @@ final class _ScalarFlags: @unchecked Sendable {
     func of(_ v: UInt32) -> UInt8 {
         if v < 0x10000 { return table[Int(v)] }
         guard let s = Unicode.Scalar(v) else { return 0 }
-        var f: UInt8 = 0
-        if AhoCorasick.isWordScalar(s) { f |= Self.word }
-        if AhoCorasick.simpleCaseFold(s) != s { f |= Self.folds }
-        if _NormalizationLookup.shared.entry(v) >= 0 { f |= Self.normalizes }
-        return f
+        return Self.computed(s)
     }
 
     /// Whether scalar value `v` is a word character (false for invalid values).

@@ -27,8 +27,14 @@ final class _NormalizationLookup: Sendable {
     let replacementStart: [Int32]
     let replacementCount: [UInt8]
     let replacements: [UInt32]
-    /// Per entry: the ASCII letter the scalar imitates, 0 when none.
+    /// Per entry: the ASCII letter the scalar imitates, 0 when none; with ``leetOnly`` set, a reading that
+    /// only `leet` makes (other scripts' look-alikes, accented Latin letters).
     let lookalike: [UInt8]
+    static let leetOnly: UInt8 = 0x80
+    /// Canonical composition: `first << 32 | second` → composite (NFC's pairs).
+    let compositions: [UInt64: UInt32]
+    /// The canonical combining class of each scalar that is the second of a composition pair.
+    let combiningClass: [UInt32: UInt8]
 
     init() {
         var map: [UInt32: (repl: [UInt32]?, look: UInt8)] = Dictionary(minimumCapacity: 9_200)
@@ -52,6 +58,34 @@ final class _NormalizationLookup: Sendable {
         Self.entries(_NormalizationTables.confusables) { key, value in
             map[key, default: (nil, 0)].look = value.first!
         }
+        Self.entries(_NormalizationTables.leetConfusables) { key, value in
+            if map[key]?.look ?? 0 == 0 { map[key, default: (nil, 0)].look = value.first! | Self.leetOnly }
+        }
+        var pairs: [UInt64: UInt32] = Dictionary(minimumCapacity: 1_000)
+        // Items are `A B:C` (hex): three numbers, read from the UTF-8 bytes.
+        var numbers: [UInt32] = []
+        var v: UInt32 = 0
+        var digits = 0
+        for b in _NormalizationTables.compositions.utf8 {
+            if b == 0x20 || b == 0x3A || b == 0x3B || b == 0x0A {
+                if digits > 0 { numbers.append(v) }
+                v = 0
+                digits = 0
+                if b == 0x3B, numbers.count == 3 { pairs[UInt64(numbers[0]) << 32 | UInt64(numbers[1])] = numbers[2] }
+                if b == 0x3B { numbers.removeAll(keepingCapacity: true) }
+            } else {
+                v = v << 4 | Self.hexDigit(b)
+                digits += 1
+            }
+        }
+        compositions = pairs
+        var classes: [UInt32: UInt8] = [:]
+        Self.entries(_NormalizationTables.combiningClasses) { key, value in
+            var v: UInt32 = 0
+            for b in value { v = v << 4 | Self.hexDigit(b) }
+            classes[key] = UInt8(v)
+        }
+        combiningClass = classes
         var s1 = [UInt16](repeating: 0xFFFF, count: 0x1100)
         var s2: [UInt16] = []
         var starts: [Int32] = []
@@ -241,7 +275,9 @@ final class _TextNormalizer {
         capacity = c
     }
 
-    /// UTF-8 → scalars, with compatibility mappings applied and invisible controls removed.
+    /// UTF-8 → scalars, with compatibility mappings applied, invisible controls removed, decomposed accents
+    /// composed, decorating marks on Latin-like letters dropped, and runs under a right-to-left override
+    /// put back in the order they are seen in.
     private func decode(_ body: UnsafeRawBufferPointer) {
         scalarCount = 0
         growScalars(body.count)  // one scalar per byte at most, except expanding replacements (grown there)
@@ -250,12 +286,27 @@ final class _TextNormalizer {
         var out = 0
         // Locals for the common case; written back before the rare expanding replacement.
         var sc = scalars, ss = scalarStart, se = scalarEnd
+        // The last scalar a mark may compose with (-1: none), and the highest combining class of the marks
+        // left between it and the next mark (blocking, as NFC's composition does).
+        var starter = -1
+        var blocking: UInt8 = 0
+        // A right-to-left override (U+202E) open since scalar `override` (-1: none), from byte
+        // `overrideSource`, with `overrideDepth` embeddings open.
+        var override = -1
+        var overrideSource: Int32 = 0
+        var overrideDepth = 0
         while i < n {
             let b0 = body[i]
             if b0 < 0x80 {
+                if override >= 0, b0 == 0x0A || b0 == 0x0D {
+                    reverse(override, out, from: overrideSource, to: Int32(truncatingIfNeeded: i))
+                    override = -1
+                }
                 sc[out] = UInt32(b0)
                 ss[out] = Int32(truncatingIfNeeded: i)
                 se[out] = Int32(truncatingIfNeeded: i &+ 1)
+                starter = out
+                blocking = 0
                 out &+= 1
                 i &+= 1
                 continue
@@ -265,12 +316,33 @@ final class _TextNormalizer {
                 sc[out] = Self.rawBit | UInt32(b0)
                 ss[out] = Int32(truncatingIfNeeded: i)
                 se[out] = Int32(truncatingIfNeeded: i &+ 1)
+                starter = -1
                 out &+= 1
                 i &+= 1
                 continue
             }
             // Most scalars have no table entry (the flags say so without the two-stage lookup).
-            if flags.of(v) & _ScalarFlags.normalizes != 0 {
+            let f = flags.of(v)
+            if f & _ScalarFlags.normalizes != 0 {
+                if v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 || v == 0x2029 {
+                    // Bidi embeddings and overrides (removed, as invisible controls): text under a
+                    // right-to-left override is shown reversed, so it is read reversed.
+                    if override >= 0 {
+                        if v == 0x202C || v == 0x2069 { overrideDepth -= 1 } else if v != 0x2029 { overrideDepth += 1 }
+                        if overrideDepth <= 0 || v == 0x2029 {
+                            reverse(override, out, from: overrideSource, to: Int32(truncatingIfNeeded: i &+ len))
+                            override = -1
+                        }
+                    } else if v == 0x202E {
+                        override = out
+                        overrideSource = Int32(truncatingIfNeeded: i)
+                        overrideDepth = 1
+                    }
+                    if v != 0x2029 {
+                        i &+= len
+                        continue
+                    }
+                }
                 let e = lookup.entry(v)
                 if e >= 0, lookup.replacementStart[e] >= 0 {
                     let start = Int(lookup.replacementStart[e])
@@ -286,6 +358,34 @@ final class _TextNormalizer {
                         out &+= 1
                         q += 1
                     }
+                    if k > 0 {
+                        starter = out - 1
+                        blocking = 0
+                    }
+                    i &+= len
+                    continue
+                }
+                if f & _ScalarFlags.decorates != 0, starter >= 0 {
+                    let ccc = lookup.combiningClass[v] ?? 230
+                    if blocking == 0 || blocking < ccc, let composite = lookup.compositions[UInt64(sc[starter]) << 32 | UInt64(v)] {
+                        // NFD → NFC: the mark joins its base (its span grows to cover the mark).
+                        sc[starter] = composite
+                        se[starter] = Int32(truncatingIfNeeded: i &+ len)
+                        i &+= len
+                        continue
+                    }
+                    if v < 0x3099, Self.isLatinLike(sc[starter]) {
+                        // Decoration on a Latin-like letter (strike-through, underline, Zalgo): dropped; the
+                        // scalar before it covers its bytes.
+                        se[out - 1] = Int32(truncatingIfNeeded: i &+ len)
+                        i &+= len
+                        continue
+                    }
+                    blocking = max(blocking, ccc)
+                    sc[out] = v
+                    ss[out] = Int32(truncatingIfNeeded: i)
+                    se[out] = Int32(truncatingIfNeeded: i &+ len)
+                    out &+= 1
                     i &+= len
                     continue
                 }
@@ -293,10 +393,68 @@ final class _TextNormalizer {
             sc[out] = v
             ss[out] = Int32(truncatingIfNeeded: i)
             se[out] = Int32(truncatingIfNeeded: i &+ len)
+            if f & _ScalarFlags.combines == 0 {
+                starter = out
+                blocking = 0
+            } else {
+                blocking = max(blocking, lookup.combiningClass[v] ?? 230)
+            }
             out &+= 1
             i &+= len
         }
+        if override >= 0 { reverse(override, out, from: overrideSource, to: Int32(truncatingIfNeeded: n)) }
         scalarCount = out
+    }
+
+    /// Whether `v` is a letter of Latin, Greek, Cyrillic or Cherokee (the scripts whose letters spam decorates
+    /// with combining marks), by block.
+    @inline(__always)
+    static func isLatinLike(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x41...0x5A, 0x61...0x7A, 0xC0...0x24F, 0x250...0x2AF, 0x370...0x3FF, 0x400...0x52F, 0x13A0...0x13FF,
+             0x1D00...0x1DBF, 0x1E00...0x1FFF, 0x2C60...0x2C7F, 0xA640...0xA69F, 0xA720...0xA7FF, 0xAB30...0xABBF,
+             0xFF21...0xFF3A, 0xFF41...0xFF5A:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Puts the scalars `[a, b)` (text under a right-to-left override) in the order they are displayed in:
+    /// reversed, each combining mark kept after its base. Every scalar of the run then covers the whole
+    /// run's bytes `from..<to`, so spans stay in order (a match inside it points at the run).
+    private func reverse(_ a: Int, _ b: Int, from: Int32, to: Int32) {
+        guard b - a > 1 else {
+            if b > a { scalarStart[a] = from; scalarEnd[a] = to }
+            return
+        }
+        func flip(_ x: Int, _ y: Int) {
+            var l = x, r = y - 1
+            while l < r {
+                let t = scalars[l]
+                scalars[l] = scalars[r]
+                scalars[r] = t
+                l += 1
+                r -= 1
+            }
+        }
+        flip(a, b)
+        // Marks now stand before their base: put each cluster back in order.
+        var k = a
+        while k < b {
+            var m = k
+            while m < b, scalars[m] & Self.rawBit == 0, flags.of(scalars[m]) & _ScalarFlags.combines != 0 { m += 1 }
+            if m > k, m < b {
+                flip(k, m + 1)
+                k = m + 1
+            } else {
+                k = max(m, k + 1)
+            }
+        }
+        for q in a..<b {
+            scalarStart[q] = from
+            scalarEnd[q] = to
+        }
     }
 
     @inline(__always)
@@ -310,6 +468,7 @@ final class _TextNormalizer {
 
     /// Words and the characters between them → output bytes.
     private func emitWords(leet: Bool) {
+        if leet { joinSpacedLetters() }
         let n = scalarCount
         // Each scalar writes at most 4 bytes: grow once, then write through local pointers.
         growBytes(count + 4 * n)
@@ -344,7 +503,7 @@ final class _TextNormalizer {
                     nonASCII += 1
                     if flags.of(c) & _ScalarFlags.normalizes != 0 {
                         let e = lookup.entry(c)
-                        if e >= 0, lookup.lookalike[e] != 0 { lookalikes += 1 }
+                        if e >= 0, lookup.lookalike[e] != 0, leet || lookup.lookalike[e] & _NormalizationLookup.leetOnly == 0 { lookalikes += 1 }
                     }
                 }
                 j += 1
@@ -356,7 +515,9 @@ final class _TextNormalizer {
                 var c = scalars[k]
                 if skeleton, c >= 0x80 {
                     let e = lookup.entry(c)
-                    if e >= 0, lookup.lookalike[e] != 0 { c = UInt32(lookup.lookalike[e]) }
+                    if e >= 0, lookup.lookalike[e] != 0, leet || lookup.lookalike[e] & _NormalizationLookup.leetOnly == 0 {
+                        c = UInt32(lookup.lookalike[e] & 0x7F)
+                    }
                 }
                 if leet, c < 0x80 {
                     if digitsAsLetters {
@@ -378,6 +539,60 @@ final class _TextNormalizer {
             }
             i = j
         }
+    }
+}
+
+extension _TextNormalizer {
+    /// `leet`: letters spelled out with separators read as one word. A run of at least three single letters
+    /// (or digits) joined by one and the same separator (`.`, `-`, `_`, `*`, `·`, `•` or a space:
+    /// `l.o.t.t.e.r.y`, `l o t t e r y`, `U.S.A`) loses its separators; and a no-break or other non-ASCII
+    /// space between two letters (`lot\u{A0}tery`) is dropped. Scalars keep their spans (a match covers the
+    /// separators between its letters).
+    func joinSpacedLetters() {
+        let n = scalarCount
+        @inline(__always) func single(_ k: Int) -> Bool {
+            isWord(scalars[k]) && (k == 0 || !isWord(scalars[k - 1])) && (k + 1 == n || !isWord(scalars[k + 1]))
+        }
+        @inline(__always) func isSeparator(_ v: UInt32) -> Bool {
+            v == 0x2E || v == 0x2D || v == 0x5F || v == 0x2A || v == 0x20 || v == 0xB7 || v == 0x2022
+        }
+        var r = 0
+        var w = 0
+        @inline(__always) func copy(_ k: Int) {
+            scalars[w] = scalars[k]
+            scalarStart[w] = scalarStart[k]
+            scalarEnd[w] = scalarEnd[k]
+            w += 1
+        }
+        while r < n {
+            let v = scalars[r]
+            if r + 2 < n, isSeparator(scalars[r + 1]), single(r), single(r + 2) {
+                let separator = scalars[r + 1]
+                var k = r
+                var letters = 1
+                while k + 2 < n, scalars[k + 1] == separator, single(k + 2) {
+                    k += 2
+                    letters += 1
+                }
+                if letters >= 3 {
+                    var q = r
+                    while q <= k {
+                        copy(q)
+                        q += 2
+                    }
+                    r = k + 1
+                    continue
+                }
+            }
+            // A non-ASCII space (read as U+0020, but from more than one byte) between two letters.
+            if v == 0x20, scalarEnd[r] - scalarStart[r] > 1, w > 0, r + 1 < n, isWord(scalars[w - 1]), isWord(scalars[r + 1]) {
+                r += 1
+                continue
+            }
+            copy(r)
+            r += 1
+        }
+        scalarCount = w
     }
 }
 

@@ -85,18 +85,41 @@ enum CLI {
     }
 }
 
-/// Which fields hold the id, sender and body: shared by classify, export and evaluate.
+/// Which fields hold the id, sender and body: shared by classify, export, evaluate and learn.
+///
+/// A field option the user gives must name a field that the file's first records have (checked by the
+/// reader, SPEC §7); at its default it need not (files without ids or senders are normal).
 struct FieldOptions: ParsableArguments {
     @Option(name: .long, help: "Field, column or attribute holding the record id.")
-    var idField = "id"
+    var idField = FieldName("id")
 
     @Option(name: .long, help: "Field, column or attribute holding the sender (XML default: address).")
-    var senderField = "sender"
+    var senderField = FieldName("sender")
 
     @Option(name: .long, help: "Field, column or attribute holding the message text.")
-    var bodyField = "body"
+    var bodyField = FieldName("body")
 
-    var names: FieldNames { FieldNames(id: idField, sender: senderField, body: bodyField) }
+    var names: FieldNames {
+        var names = FieldNames(id: idField.name, sender: senderField.name, body: bodyField.name)
+        if idField.given { names.required.append(.init(option: "--id-field", name: idField.name)) }
+        if senderField.given { names.required.append(.init(option: "--sender-field", name: senderField.name)) }
+        return names
+    }
+}
+
+/// The value of a field option, and whether the user gave it (a default is not required to exist).
+struct FieldName: ExpressibleByArgument {
+    let name: String
+    let given: Bool
+    init(argument: String) {
+        name = argument
+        given = true
+    }
+    init(_ name: String) {
+        self.name = name
+        given = false
+    }
+    var defaultValueDescription: String { name }
 }
 
 /// `--frame-size`: decoded bytes per frame of a zstd output in zstd's seekable format, or `0` for one frame
@@ -104,7 +127,8 @@ struct FieldOptions: ParsableArguments {
 struct FrameSize: ExpressibleByArgument {
     let bytes: Int
     init?(argument: String) {
-        guard let value = CLI.parseSize(argument), value >= 0 else { return nil }
+        // A negative size parses, so that `validate()` says what is allowed (Limits.check(frameSize:)).
+        guard let value = CLI.parseSize(argument) else { return nil }
         bytes = value
     }
     init(_ bytes: Int) { self.bytes = bytes }
@@ -117,7 +141,9 @@ struct FrameSize: ExpressibleByArgument {
 struct ByteSize: ExpressibleByArgument {
     let bytes: Int
     init?(argument: String) {
-        guard let value = CLI.parseSize(argument), value > 0 else { return nil }
+        // Zero and negative sizes parse, so that `validate()` says what is allowed (Limits.check(size:)); every
+        // ByteSize option is checked there.
+        guard let value = CLI.parseSize(argument) else { return nil }
         bytes = value
     }
     init(_ bytes: Int) { self.bytes = bytes }

@@ -40,7 +40,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A file listing input archives, one per line (# comments allowed).", valueName: "file"))
     var manifest: String?
 
-    @Option(name: .long, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
+    @Option(name: .long, parsing: .unconditional, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
     var shard: Shard?
 
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))

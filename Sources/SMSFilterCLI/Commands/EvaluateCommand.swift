@@ -116,6 +116,8 @@ struct EvaluateCommand: ParsableCommand {
         options.inputFormat = inputFormat
         options.hasHeader = !noHeader
         options.fields = fields.names
+        // Without the truth label nothing can be scored: it must be found, given or not.
+        options.fields.required.append(.init(option: "--truth-field", name: truthField))
         options.threads = threads ?? CLI.cores
         options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
         options.truthField = truthField

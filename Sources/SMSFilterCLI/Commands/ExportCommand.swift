@@ -55,7 +55,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "Take each record's label verbatim from this field instead.")
     var labelField: String?
 
-    @Option(name: .long, help: "Weights of train, validation and test (whole numbers up to 1000000), e.g. 80,10,10.")
+    @Option(name: .long, parsing: .unconditional, help: "Weights of train, validation and test (whole numbers up to 1000000), e.g. 80,10,10.")
     var split = SplitRatios(train: 80, validation: 10, test: 10)!
 
     @Flag(name: .long, help: "Drop records whose body (lowercased, whitespace collapsed) was seen before.")
@@ -147,6 +147,7 @@ struct ExportCommand: ParsableCommand {
         options.inputFormat = inputFormat
         options.hasHeader = !noHeader
         options.fields = fields.names
+        if let labelField { options.fields.required.append(.init(option: "--label-field", name: labelField)) }
         options.threads = threads ?? CLI.cores
         options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
         options.filterKey = filterKey

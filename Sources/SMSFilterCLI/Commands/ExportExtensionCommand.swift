@@ -143,13 +143,13 @@ struct ExportExtensionCommand: ParsableCommand {
                 CLI.stderr(RuleCLI.json([
                     "rules": set.ruleNames.count, "checksum": set.checksum, "output": output,
                     "files": files.map { ["name": $0.name, "bytes": $0.bytes.count] },
-                    "capabilities": set.capabilities.subActions.map(\.name),
+                    "capabilities": set.definition.iosCapabilities.map(\.name),
                     "blockList": set.definition.blockList.count,
                     "identificationList": set.definition.identificationNumbers.count, "warnings": warnings,
                 ]))
                 return
             }
-            let caps = set.capabilities.subActions.map(\.name).joined(separator: ", ")
+            let caps = set.definition.iosCapabilities.map(\.name).joined(separator: ", ")
             var text = "exported \(set.ruleNames.count) rules (checksum \(set.checksum)) to \(output):\n"
             for file in files { text += "  \(file.name) (\(file.bytes.count) bytes)\n" }
             text += "capabilities: \(caps)\n"

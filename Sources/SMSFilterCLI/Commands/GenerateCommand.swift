@@ -24,8 +24,8 @@ struct GenerateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Number of records.")
     var count: Int
 
-    @Option(name: .long, help: "Seed of the pseudo-random generator.")
-    var seed: UInt64 = 1
+    @Option(name: .long, parsing: .unconditional, help: "Seed of the pseudo-random generator.")
+    var seed = Seed(1)
 
     @Option(name: [.short, .long], help: ArgumentHelp("Output file (.zst compresses with zstd); - is standard output.", valueName: "file"))
     var output: String?
@@ -57,6 +57,7 @@ struct GenerateCommand: ParsableCommand {
 
     func validate() throws {
         if count < 0 { throw ValidationError("Please give a --count of 0 or more.") }
+        try seed.check("--seed")
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         try Limits.check(level, Limits.level, "--level")
         try Limits.check(threads, Limits.threads, "--threads")
@@ -77,7 +78,7 @@ struct GenerateCommand: ParsableCommand {
             let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)
             let progress = ProgressLine()
             let showProgress = !quiet && CLI.stderrIsTerminal && !(out == "-" && CLI.stdoutIsTerminal)
-            let bytes = try CorpusGenerator(seed: seed).write(count: count, to: file) { n in
+            let bytes = try CorpusGenerator(seed: seed.value!).write(count: count, to: file) { n in
                 if showProgress {
                     progress.show(String(format: "%@ records  %.0f%%", ProgressLine.grouped(n), Double(n) * 100 / Double(max(1, count))))
                 }
@@ -88,7 +89,7 @@ struct GenerateCommand: ParsableCommand {
                 let seconds = Date().timeIntervalSince(started)
                 if json {
                     CLI.stderr(RuleCLI.json([
-                        "records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed,
+                        "records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!,
                     ]))
                 } else {
                     CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),

@@ -74,28 +74,28 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Text normalisation: none, standard or leet (default: the --rules file's, else standard).")
     var normalize: String?
 
-    @Option(name: .long, help: "Largest vocabulary: the phrases found in most messages.")
+    @Option(name: .long, parsing: .unconditional, help: "Largest vocabulary: the phrases found in most messages.")
     var maxPhrases = 10_000
 
-    @Option(name: .long, help: "A phrase must be in at least this many messages.")
+    @Option(name: .long, parsing: .unconditional, help: "A phrase must be in at least this many messages.")
     var minDocuments = 2
 
-    @Option(name: .long, help: "Longest word n-gram.")
+    @Option(name: .long, parsing: .unconditional, help: "Longest word n-gram.")
     var wordNgrams = 2
 
-    @Option(name: .long, help: "Shortest word (in characters) a word n-gram may hold.")
+    @Option(name: .long, parsing: .unconditional, help: "Shortest word (in characters) a word n-gram may hold.")
     var minWordLength = 2
 
-    @Option(name: .long, help: "Character n-gram lengths in Thai, Chinese and Japanese, as N or MIN-MAX.")
+    @Option(name: .long, parsing: .unconditional, help: "Character n-gram lengths in Thai, Chinese and Japanese, as N or MIN-MAX.")
     var charNgrams = "3"
 
-    @Option(name: .long, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX (none: no digit pieces).")
+    @Option(name: .long, parsing: .unconditional, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX (none: no digit pieces).")
     var digitNgrams = "2-5"
 
-    @Option(name: .long, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: no margins).")
+    @Option(name: .long, parsing: .unconditional, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: no margins).")
     var precisionTarget = "0.98"
 
-    @Option(name: .long, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action (0: always).")
+    @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action (0: always).")
     var minScriptMessages = 100
 
     @Option(name: .long, help: "With --rules: held-out overrules of a rule action by a target needed to calibrate the margin at which the model overrules such a rule (and needed at or above it); with fewer it never does.")
@@ -104,16 +104,16 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("An input whose records are generated, not real (repeatable; ids gen:N are generated anyway).", valueName: "file"))
     var generatedInput: [String] = []
 
-    @Option(name: .long, help: "The SVM's regularisation constant C.")
+    @Option(name: .long, parsing: .unconditional, help: "The SVM's regularisation constant C.")
     var cost = 1.0
 
-    @Option(name: .long, help: "The solver's stopping tolerance.")
+    @Option(name: .long, parsing: .unconditional, help: "The solver's stopping tolerance.")
     var tolerance = 0.01
 
-    @Option(name: .long, help: "Seed of the solver's pass order.")
-    var seed: UInt64 = 1
+    @Option(name: .long, parsing: .unconditional, help: "Seed of the solver's pass order.")
+    var seed = Seed(1)
 
-    @Option(name: .long, help: "Cross-validate with K folds and print precision, recall and F1 per target.")
+    @Option(name: .long, parsing: .unconditional, help: "Cross-validate with K folds and print precision, recall and F1 per target.")
     var cv: Int?
 
     @Option(name: .long, help: "Write each record's fold (file, line, id, fold) as JSON Lines to this file.")
@@ -122,19 +122,19 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "The model's name in verdicts and counts.")
     var modelName = "model"
 
-    @Option(name: .long, help: "Hand rules of this priority or higher decide before the model.")
+    @Option(name: .long, parsing: .unconditional, help: "Hand rules of this priority or higher decide before the model.")
     var priority = 0
 
-    @Option(name: .long, help: "The winning score must reach this for the model to decide (default: it always decides).")
+    @Option(name: .long, parsing: .unconditional, help: "The winning score must reach this for the model to decide (default: it always decides).")
     var threshold: Float?
 
-    @Option(name: .long, help: "Candidates counted at once (memory bound of the counting table).")
+    @Option(name: .long, parsing: .unconditional, help: "Candidates counted at once (memory bound of the counting table).")
     var maxCandidates = 2_000_000
 
-    @Option(name: .long, help: "Training messages held at once; beyond, a deterministic sample.")
+    @Option(name: .long, parsing: .unconditional, help: "Training messages held at once; beyond, a deterministic sample.")
     var maxExamples = 2_000_000
 
-    @Option(name: .long, help: "Longest record read; a longer one is skipped and counted.")
+    @Option(name: .long, parsing: .unconditional, help: "Longest record read; a longer one is skipped and counted.")
     var maxRecord = ByteSize(64 << 20)
 
     @Flag(name: [.short, .long], help: "Print no summary.")
@@ -152,7 +152,8 @@ struct LearnCommand: ParsableCommand {
     }
 
     static func range(_ text: String, _ option: String) throws -> ClosedRange<Int> {
-        let parts = text.split(separator: "-").map { Int($0) }
+        // Empty pieces kept: `-1` is not `1` (nor `2-` or `-`).
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
         if parts.count == 1, let n = parts[0], n >= 1 { return n...n }
         guard parts.count == 2, let a = parts[0], let b = parts[1], a >= 1, b >= a, b <= 16 else {
             throw ValidationError("Please give \(option) as MIN-MAX, e.g. 2-4.")
@@ -167,6 +168,7 @@ struct LearnCommand: ParsableCommand {
             throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=none) or --map-file, one of them.")
         }
         if output == nil && cv == nil { throw ValidationError("Please give -o/--output for the model (or --cv K to cross-validate only).") }
+        try seed.check("--seed")
         if let cv, cv < 2 || cv > 100 { throw ValidationError("Please give --cv between 2 and 100.") }
         if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
         if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
@@ -187,7 +189,8 @@ struct LearnCommand: ParsableCommand {
         for g in generatedInput where !inputs.contains(g) {
             throw ValidationError("--generated-input \(g) is not one of the inputs; name it among the inputs too.")
         }
-        if abs(priority) > 1_000_000 { throw ValidationError("Please give --priority from -1000000 to 1000000.") }
+        // Not abs(): abs(Int.min) traps.
+        if !(-1_000_000...1_000_000).contains(priority) { throw ValidationError("Please give --priority from -1000000 to 1000000.") }
         _ = try Self.range(charNgrams, "--char-ngrams")
         if digitNgrams != "none" { _ = try Self.range(digitNgrams, "--digit-ngrams") }
     }
@@ -229,6 +232,7 @@ struct LearnCommand: ParsableCommand {
         options.inputFormat = inputFormat
         options.hasHeader = !noHeader
         options.fields = fields.names
+        options.fields.required.append(.init(option: "--truth-field", name: truthField))
         options.truthField = truthField
         options.granularity = by
         options.normalization = normalization
@@ -243,7 +247,7 @@ struct LearnCommand: ParsableCommand {
         options.minDocuments = UInt32(minDocuments)
         options.cost = cost
         options.tolerance = tolerance
-        options.seed = seed
+        options.seed = seed.value!
         options.folds = cv ?? 0
         options.trainModel = output != nil
         options.maxCandidates = maxCandidates

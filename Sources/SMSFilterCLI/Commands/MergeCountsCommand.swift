@@ -3,6 +3,12 @@ import BatchPipeline
 import Foundation
 import ZstdStream
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `smsfilter merge-counts`: sums the count files of sharded runs.
 struct MergeCountsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,13 +51,30 @@ struct MergeCountsCommand: ParsableCommand {
         plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
         try plan.check()
         var parts: [(name: String, counts: RunCounts)] = []
+        var identities: [String: String] = [:]
         for file in files {
             guard FileManager.default.fileExists(atPath: file) else { throw CLI.fail("\(file): no such file", code: 66) }
+            // The same file named twice (by any spelling or link) would be counted twice.
+            var info = stat()
+            if file != "-", stat(file, &info) == 0 {
+                let identity = "\(info.st_dev):\(info.st_ino)"
+                if let first = identities[identity] {
+                    throw CLI.fail("\(file) is \(first) again: its counts would be added twice", code: 64)
+                }
+                identities[identity] = file
+            }
+            let counts: RunCounts
             do {
-                parts.append((file, try RunCounts.read(path: file)))
+                counts = try RunCounts.read(path: file)
             } catch {
                 throw CLI.fail("\(error)", code: 65)
             }
+            // A copy of a count file holds the same run (its elapsed seconds and files included): two runs
+            // never write the same counts to the last digit of `seconds`.
+            if let twin = parts.first(where: { $0.counts == counts }) {
+                throw CLI.fail("\(file) holds the same counts as \(twin.name) (a copy of one run?): they would be added twice", code: 65)
+            }
+            parts.append((file, counts))
         }
         let total: RunCounts
         let data: Data

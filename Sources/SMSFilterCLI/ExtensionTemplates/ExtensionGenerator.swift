@@ -64,8 +64,8 @@ struct ExtensionGenerator {
 
     // MARK: Derived facts
 
-    var transactional: [SubAction] { ruleSet.capabilities.subActions.filter { $0.parent == .transaction } }
-    var promotional: [SubAction] { ruleSet.capabilities.subActions.filter { $0.parent == .promotion } }
+    var transactional: [SubAction] { definition.iosCapabilities.filter { $0.parent == .transaction } }
+    var promotional: [SubAction] { definition.iosCapabilities.filter { $0.parent == .promotion } }
     var definition: RuleSetDefinition { ruleSet.definition }
 
     /// `[.a, .b]` for a Swift array literal of enum cases.
@@ -85,7 +85,7 @@ struct ExtensionGenerator {
 
     func messageFilterSource() -> String {
         let cls = options.messageFilterClass
-        let caps = ruleSet.capabilities.subActions
+        let caps = definition.iosCapabilities
         return """
             // \(cls).swift: \(header)
             //
@@ -465,7 +465,7 @@ struct ExtensionGenerator {
     func readme() -> String {
         let mf = options.messageFilterClass
         let cd = options.callDirectoryClass
-        let caps = ruleSet.capabilities.subActions
+        let caps = definition.iosCapabilities
         let blocked = definition.blockList.count
         let identified = definition.identificationNumbers.count
         let hasLists = blocked + identified > 0

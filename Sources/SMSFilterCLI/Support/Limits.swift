@@ -59,3 +59,26 @@ enum Limits {
                 + "\(chunkPoolBytes >> 20) MiB; with \(threads) threads the chunk size can be at most \(fitting >> 10)K.")
     }
 }
+
+/// A seed (`--seed`): any 64-bit unsigned integer. The text is kept when it is not one, so `validate()` can say
+/// what is allowed (`--seed -1` used to be "Missing value for '--seed <seed>'": ArgumentParser read `-1` as
+/// an option; numeric options parse `.unconditional`ly for that reason).
+struct Seed: ExpressibleByArgument {
+    let text: String
+    /// The seed, nil when `text` is not an integer from 0 to 2⁶⁴ − 1.
+    let value: UInt64?
+    init(argument: String) {
+        text = argument
+        value = UInt64(argument)
+    }
+    init(_ value: UInt64) {
+        text = String(value)
+        self.value = value
+    }
+    var defaultValueDescription: String { text }
+
+    func check(_ option: String) throws {
+        guard value == nil else { return }
+        throw ValidationError("Please give \(option) as a whole number from 0 to \(UInt64.max) (got \(text)).")
+    }
+}
