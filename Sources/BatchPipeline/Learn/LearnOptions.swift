@@ -156,6 +156,8 @@ public struct LearnReport: Sendable {
     /// Per (rule action, target) pair whose actions differ: what the overrule calibration found (empty without
     /// base rules).
     public struct OverruleCalibration: Sendable {
+        /// The main script of the messages.
+        public var script: Script
         /// The overruled rule's action (`none` stands for none and allow) and the overruling target.
         public var rule: Action
         public var target: String

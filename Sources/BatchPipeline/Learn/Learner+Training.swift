@@ -195,15 +195,16 @@ extension Learner {
     /// at or above its priority or number list decided, it does not yield to a rule of an action it learned too
     /// little of in the message's script, the sender does not keep it from the verdict, the threshold is met),
     /// the model would overrule the rule; the overrule is right when the message's true action is the winner's
-    /// (none and allow count as one). Per (rule action, target) pair, the smallest margin at which at least
-    /// ``LearnOptions/minimumOverrules`` held-out overrules at or above it reach `precision`; with fewer cases, or
-    /// none precise enough, never.
+    /// (none and allow count as one). Per main script of the message and (rule action, target) pair, the smallest
+    /// margin at which at least ``LearnOptions/minimumOverrules`` held-out overrules at or above it reach
+    /// `precision`; with fewer cases, or none precise enough, never. Scripts without a held-out overrule are left
+    /// out of the table (never).
     func calibrateOverrules(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition], targets: [ModelDefinition.Target],
-                            precision: Double, report: inout LearnReport) -> [Action: [Float]] {
+                            precision: Double, report: inout LearnReport) -> [Script: [Action: [Float]]] {
         let t = targets.count
         let rows = ModelDefinition.overruleRows
         func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
-        var cases = Array(repeating: Array(repeating: [(Double, Bool)](), count: t), count: rows.count)
+        var cases: [Script: [[[(Double, Bool)]]]] = [:]
         for h in heldOut {
             let c = examples.contexts[h.example]
             let model = models[h.fold]
@@ -216,31 +217,37 @@ extension Learner {
             if winner != .transaction && c & _Examples.vouched != 0 { continue }
             if let threshold = model.threshold, h.score < Double(threshold) { continue }
             let truth = targets[Int(examples.targets[h.example])].action
-            cases[rows.firstIndex(of: same(rule))!][h.winner].append((h.margin, same(truth) == same(winner)))
+            cases[script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][rows.firstIndex(of: same(rule))!][h.winner]
+                .append((h.margin, same(truth) == same(winner)))
         }
-        var table: [Action: [Float]] = [:]
+        var table: [Script: [Action: [Float]]] = [:]
         report.overrules = []
         let minimum = max(1, options.minimumOverrules)
         report.minimumOverrules = minimum
-        for (i, row) in rows.enumerated() {
-            var margins = [Float](repeating: .infinity, count: t)
-            for j in 0..<t where same(targets[j].action) != row {
-                var c = LearnReport.OverruleCalibration(rule: row, target: targets[j].name)
-                let d = cases[i][j].sorted { $0.0 < $1.0 }
-                c.cases = d.count
-                c.right = d.filter(\.1).count
-                if d.count >= minimum {
-                    c.calibrated = true
-                    if let (k, m) = Self.smallestMargin(d, precision: precision, minimumKept: minimum) {
-                        c.margin = m
-                        c.kept = d.count - k
-                        c.keptRight = d[k...].filter(\.1).count
+        for script in Script.allCases {
+            guard let byRow = cases[script] else { continue }
+            for (i, row) in rows.enumerated() {
+                var margins = [Float](repeating: .infinity, count: t)
+                for j in 0..<t where same(targets[j].action) != row {
+                    var c = LearnReport.OverruleCalibration(script: script, rule: row, target: targets[j].name)
+                    // Sorted by margin, and by rightness among equal margins, so that the order never depends on the
+                    // order of the folds.
+                    let d = byRow[i][j].sorted { $0.0 != $1.0 ? $0.0 < $1.0 : (!$0.1 && $1.1) }
+                    c.cases = d.count
+                    c.right = d.filter(\.1).count
+                    if d.count >= minimum {
+                        c.calibrated = true
+                        if let (k, m) = Self.smallestMargin(d, precision: precision, minimumKept: minimum) {
+                            c.margin = m
+                            c.kept = d.count - k
+                            c.keptRight = d[k...].filter(\.1).count
+                        }
                     }
+                    margins[j] = c.margin
+                    report.overrules.append(c)
                 }
-                margins[j] = c.margin
-                report.overrules.append(c)
+                table[script, default: [:]][row] = margins
             }
-            table[row] = margins
         }
         return table
     }
@@ -424,9 +431,9 @@ extension Learner {
             }
         }
         if !report.overrules.isEmpty {
-            y += "overruleCalibration:\n"
-            for c in report.overrules {
-                y += "  \(c.rule.name) by \(ModelDefinition.quotedYAML(c.target)): {margin: \(c.margin.isInfinite ? "never" : "\(c.margin)"), "
+            y += "overruleCalibration:  # per main script, the pairs with held-out overrules (the others: never)\n"
+            for c in report.overrules where c.cases > 0 {
+                y += "  \(c.script.name) \(c.rule.name) by \(ModelDefinition.quotedYAML(c.target)): {margin: \(c.margin.isInfinite ? "never" : "\(c.margin)"), "
                 y += "cases: \(c.cases), right: \(c.right), kept: \(c.kept), keptRight: \(c.keptRight)\(c.calibrated ? "" : ", calibrated: false")}\n"
             }
         }

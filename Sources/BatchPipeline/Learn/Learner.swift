@@ -249,7 +249,7 @@ public final class Learner {
         // whose own held-out decision chose the margins that classify it.
         if let target = options.precisionTarget, k > 0 {
             let heldOut = heldOutScores(examples, models: foldModels, kept: foldKept, unionCount: union.count, targets: targets)
-            func calibrated(_ decisions: [_HeldOut], _ report: inout LearnReport) -> ([Float], [Action: [Float]]?) {
+            func calibrated(_ decisions: [_HeldOut], _ report: inout LearnReport) -> ([Float], [Script: [Action: [Float]]]?) {
                 let margins = calibrate(examples, decisions, targets: targets, precision: target, report: &report)
                 let stored = margins.allSatisfy { $0 == 0 } ? [] : margins  // as a rule file would load them
                 // Overrules: calibrated on the held-out messages where the model would overrule a base rule.

@@ -84,9 +84,17 @@ extension Classifier {
             let dlt = model.targets[winner].action == .junk && trace.messages[trace.messages.count - 1].sender?.isTRAIHeader == true
             abstention = dlt && !_yieldsToARule(model, trace) ? .registeredSender : .unlearnedRule
         }
-        let overrule = _overruleMargin(model)
+        // The rule the winner overrules (or would): the best firing rule below the model, when its action differs
+        // from the winner's and the model has evidence; the margin it needs (-1: the model's overrules are not calibrated, its margins apply).
+        var overruled: Int32 = -1
+        var overruleMargin = 0.0
+        if s.below >= 0, abstention != .noEvidence,
+           ModelDefinition.overruleRow(rules[Int(s.below)].action) != ModelDefinition.overruleRow(model.targets[winner].action) {
+            overruled = s.below
+            overruleMargin = model.overrule.isEmpty ? -1 : _overruleMargin(model)
+        }
         trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
                                   margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention,
-                                  overruled: overrule >= 0 ? s.below : -1, overruleMargin: max(0, overrule)))
+                                  overruled: overruled, overruleMargin: overruleMargin))
     }
 }

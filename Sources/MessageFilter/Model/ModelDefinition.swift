@@ -17,8 +17,9 @@
 ///   calibrated ``margins`` entry (`smsfilter learn` picks the smallest margin at which cross-validated junk and
 ///   promotion decisions reach a precision target);
 /// - the winning score is below ``threshold``;
-/// - a rule below it fired whose action the model cannot tell from its winner's in the message's script: it
-///   learned fewer than ``minScriptMessages`` real messages of one side there (``yields(to:on:with:)``);
+/// - a rule below it fired with another action than the winner's, and the model learned fewer than
+///   ``minScriptMessages`` real messages of the rule's action or of the winner's in the message's script
+///   (``yields(to:on:with:)``);
 /// - the best firing rule below it has another action than the winner, and the winner's margin is below the
 ///   ``overrules`` margin calibrated for overruling a rule of that action with that target (`smsfilter learn
 ///   --rules` picks the smallest margin at which held-out overrules of that pair reach the precision target;
@@ -122,14 +123,16 @@ public struct ModelDefinition: Sendable, Hashable {
     /// The model abstains on a message whose main script it learned from fewer real messages than this
     /// (0: never; needs ``scripts``).
     public var minScriptMessages = 0
-    /// What a target needs to overrule a hand rule (`smsfilter learn --rules BASE` calibrates it): when the best
-    /// firing rule below the model has action A and the model's winner has another action, the winner decides only
-    /// if it leads the runner-up by `overrules[A][winner]` (instead of its ``margins`` entry); `.infinity`: it
-    /// never overrules such a rule. Rows: ``overruleRows`` (`.none` stands for rules of action none and allow);
-    /// entries of targets with the row's own action are not read (`.infinity`). nil: not calibrated (a model
-    /// learned without `--rules`, or before overrules were calibrated): the model overrules a rule below it
-    /// whenever it decides.
-    public var overrules: [Action: [Float]]?
+    /// What a target needs to overrule a hand rule (`smsfilter learn --rules BASE` calibrates it), per main
+    /// script of the message: when the best firing rule below the model has action A and the model's winner has
+    /// another action, on a message of main script S the winner decides only if it leads the runner-up by
+    /// `overrules[S][A][winner]` (instead of its ``margins`` entry); `.infinity`: it never overrules such a rule
+    /// there, nor on a script the table leaves out. Rows: ``overruleRows`` (`.none` stands for rules of action
+    /// none and allow); entries of targets with the row's own action are not read (`.infinity`). Per script
+    /// because a hand rule's errors are a market's: the default rules' junk rules fire on Thai bank notices the
+    /// model rightly calls none, and on English spam it wrongly calls none. nil: not calibrated (a model learned
+    /// without `--rules`): the model overrules a rule below it whenever it decides.
+    public var overrules: [Script: [Action: [Float]]]?
     /// The phrases.
     public var phrases: [Phrase] = []
     /// Where the model came from (inputs and their checksums, record counts, options, cross-validation
@@ -158,25 +161,15 @@ public struct ModelDefinition: Sendable, Hashable {
 
     /// Whether the model, with winner `target`, yields to a firing rule of action `action` below it on messages of
     /// main script `script`, whatever its margin: to overrule the rule it would have to tell the rule's action from
-    /// its own there, and it learned fewer than ``minScriptMessages`` real messages of one side of that distinction
-    /// in that script. The sides are the actions' kinds (filtered: junk and promotion; unfiltered: none and allow;
-    /// transaction) when the two differ in kind, and the actions themselves for junk against promotion. A model
-    /// that saw English chat and spam but too few English bank alerts does not overrule `finance` (not even with
-    /// junk: on another market's alerts, digits look like UK spam); one that saw too few English promotions does
-    /// not turn an `offers` rule's promotion into junk. A winner with the rule's action overrules nothing.
+    /// its own there, and it learned fewer than ``minScriptMessages`` real messages of one of the two actions in that
+    /// script (none and allow count as one). A model that saw English chat and spam but too few English bank
+    /// alerts does not overrule `finance` (not even with junk: on another market's alerts, digits look like UK
+    /// spam); one that saw too few English promotions does not overrule an `offers` rule, nor say promotion over
+    /// a rule of another action. A winner with the rule's action overrules nothing.
     public func yields(to action: Action, on script: Script, with target: Int) -> Bool {
         guard minScriptMessages > 0, scripts != nil, isOverrule(of: action, by: target) else { return false }
-        let winner = targets[target].action
-        func kind(_ a: Action) -> [Action] {
-            switch a {
-            case .junk, .promotion: [.junk, .promotion]
-            case .none, .allow: [.none]
-            case .transaction: [.transaction]
-            }
-        }
-        let sameKind = kind(action) == kind(winner)
-        func learned(_ a: Action) -> Int { (sameKind ? [a] : kind(a)).map { realMessages(script, action: $0) ?? 0 }.reduce(0, +) }
-        return learned(action) < minScriptMessages || learned(winner) < minScriptMessages
+        func learned(_ a: Action) -> Int { realMessages(script, action: a) ?? 0 }
+        return learned(action) < minScriptMessages || learned(targets[target].action) < minScriptMessages
     }
 
     /// The rows of ``overrules``: the action of the rule overruled (`.none` stands for none and allow).
@@ -192,25 +185,28 @@ public struct ModelDefinition: Sendable, Hashable {
         Self.overruleRow(targets[target].action) != Self.overruleRow(action)
     }
 
-    /// The margin target `target` needs to overrule a firing rule of action `action` below the model: nil when
-    /// it would not overrule it (the same action) or the model has no calibrated overrules; `.infinity` when it
-    /// never does.
-    public func overruleMargin(rule action: Action, target: Int) -> Float? {
+    /// The margin target `target` needs to overrule a firing rule of action `action` below the model on a message
+    /// of main script `script`: nil when it would not overrule it (the same action) or the model has no
+    /// calibrated overrules; `.infinity` when it never does.
+    public func overruleMargin(rule action: Action, target: Int, script: Script) -> Float? {
         guard let table = overrules, isOverrule(of: action, by: target) else { return nil }
-        return table[Self.overruleRow(action)].map { target < $0.count ? $0[target] : .infinity } ?? .infinity
+        guard let rows = table[script], let row = rows[Self.overruleRow(action)], target < row.count else { return .infinity }
+        return row[target]
     }
 
-    /// `overrules` in canonical form: a row per ``overruleRows`` entry, one margin per target, `.infinity` where
-    /// the target has the row's action or no margin was given.
-    static func canonicalOverrules(_ o: [Action: [Float]], targets: [Target]) -> [Action: [Float]] {
-        var out: [Action: [Float]] = [:]
-        for row in overruleRows {
-            out[row] = targets.indices.map { t in
-                guard overruleRow(targets[t].action) != row, let given = o[row], t < given.count else { return .infinity }
-                return given[t]
+    /// `overrules` in canonical form: per script given, a row per ``overruleRows`` entry, one margin per target,
+    /// `.infinity` where the target has the row's action or no margin was given.
+    static func canonicalOverrules(_ o: [Script: [Action: [Float]]], targets: [Target]) -> [Script: [Action: [Float]]] {
+        o.mapValues { rows in
+            var out: [Action: [Float]] = [:]
+            for row in overruleRows {
+                out[row] = targets.indices.map { t in
+                    guard overruleRow(targets[t].action) != row, let given = rows[row], t < given.count else { return .infinity }
+                    return given[t]
+                }
             }
+            return out
         }
-        return out
     }
 
     /// Whether the model abstains on messages of main script `script` (it learned from too few real ones).

@@ -17,9 +17,10 @@ final class _CompiledModel: Sendable {
     /// `yields[(script raw value * 5 + action raw value) * targetCount + target]`: with that winner, the model
     /// yields to a firing rule of that action on messages of that script (``ModelDefinition/yields(to:on:with:)``).
     let yields: [Bool]
-    /// `overrule[action raw value * targetCount + target]`: the margin the target needs over the runner-up to
-    /// overrule a firing rule of that action below the model (+inf: never; -1: not an overrule, the target has
-    /// the rule's action). Empty: the model's overrules are not calibrated (it overrules whenever it decides).
+    /// `overrule[(script raw value * 5 + action raw value) * targetCount + target]`: the margin the target needs
+    /// over the runner-up to overrule a firing rule of that action below the model on a message of that main
+    /// script (+inf: never; -1: not an overrule, the target has the rule's action). Empty: the model's overrules
+    /// are not calibrated (it overrules whenever it decides).
     let overrule: [Double]
     let targetCount: Int
     let featureCount: Int
@@ -61,8 +62,10 @@ final class _CompiledModel: Sendable {
         yields = Script.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { s in
             Action.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { a in m.targets.indices.map { m.yields(to: a, on: s, with: $0) } }
         }
-        overrule = m.overrules == nil ? [] : Action.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { a in
-            m.targets.indices.map { t in m.overruleMargin(rule: a, target: t).map(Double.init) ?? -1 }
+        overrule = m.overrules == nil ? [] : Script.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { s in
+            Action.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { a in
+                m.targets.indices.map { t in m.overruleMargin(rule: a, target: t, script: s).map(Double.init) ?? -1 }
+            }
         }
         targetCount = m.targets.count
         featureCount = m.phrases.count
@@ -363,7 +366,8 @@ extension Classifier {
     func _overruleMargin(_ model: _CompiledModel) -> Double {
         let s = modelScratch!
         guard s.below >= 0, !model.overrule.isEmpty else { return -1 }
-        return model.overrule[rules[Int(s.below)].action.rawValue &* model.targetCount &+ Int(s.slotWinner[s.current])]
+        let slot = s.current
+        return model.overrule[(Int(s.slotScript[slot].rawValue) &* 5 &+ rules[Int(s.below)].action.rawValue) &* model.targetCount &+ Int(s.slotWinner[slot])]
     }
 
     /// The model's verdict for the message in the current slot, or nil when it abstains (see

@@ -11,7 +11,8 @@
 ///   string provenance
 ///   T × f32 margin (+inf: never) · i64 min script messages · u8 has scripts
 ///   u8 S · S × (u8 script, T × i64 real per target) · u8 G · G × (u8 script, i64 generated)   (version 5)
-///   u8 has overrules · 4 × T × f32 overrule margin (rows none, junk, promotion, transaction; +inf: never)  (version 6)
+///   u8 has overrules · u8 S · S × (u8 script, 4 × T × f32 overrule margin (rows none, junk, promotion,
+///   transaction; +inf: never)), scripts ascending                                                        (version 6)
 /// ```
 enum _ModelCodec {
     static func encode(_ d: RuleSetDefinition, into w: inout _ByteWriter) {
@@ -173,8 +174,13 @@ extension _ModelCodec {
         }
         w.u8(1)
         let table = ModelDefinition.canonicalOverrules(overrules, targets: m.targets)
-        for row in ModelDefinition.overruleRows {
-            for x in table[row]! { w.u32(x.bitPattern) }
+        let scripts = Script.allCases.filter { table[$0] != nil }
+        w.u8(UInt8(scripts.count))
+        for script in scripts {
+            w.u8(script.rawValue)
+            for row in ModelDefinition.overruleRows {
+                for x in table[script]![row]! { w.u32(x.bitPattern) }
+            }
         }
     }
 
@@ -186,17 +192,28 @@ extension _ModelCodec {
             m.overrules = nil
             return
         }
-        var table: [Action: [Float]] = [:]
-        for row in ModelDefinition.overruleRows {
-            var margins: [Float] = []
-            for t in 0..<m.targets.count {
-                let x = Float(bitPattern: try r.u32())
-                guard x >= 0, !x.isNaN else { throw fail("model overrule margin") }
-                // Canonical: a target with the row's own action never overrules it.
-                guard ModelDefinition.overruleRow(m.targets[t].action) != row || x == .infinity else { throw fail("model overrule margin") }
-                margins.append(x)
+        let count = Int(try r.u8())
+        guard count <= Script.allCases.count else { throw fail("model overrule script count") }
+        var table: [Script: [Action: [Float]]] = [:]
+        var previous = -1
+        for _ in 0..<count {
+            let raw = try r.u8()
+            // Scripts ascending, each once.
+            guard let script = Script(rawValue: raw), Int(raw) > previous else { throw fail("model overrule script") }
+            previous = Int(raw)
+            var rows: [Action: [Float]] = [:]
+            for row in ModelDefinition.overruleRows {
+                var margins: [Float] = []
+                for t in 0..<m.targets.count {
+                    let x = Float(bitPattern: try r.u32())
+                    guard x >= 0, !x.isNaN else { throw fail("model overrule margin") }
+                    // Canonical: a target with the row's own action never overrules it.
+                    guard ModelDefinition.overruleRow(m.targets[t].action) != row || x == .infinity else { throw fail("model overrule margin") }
+                    margins.append(x)
+                }
+                rows[row] = margins
             }
-            table[row] = margins
+            table[script] = rows
         }
         m.overrules = table
     }

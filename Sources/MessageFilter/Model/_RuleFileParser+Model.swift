@@ -152,10 +152,28 @@ extension _RuleFileParser {
         return ok ? m : nil
     }
 
-    /// `overrules:`: per rule action (none, junk, promotion, transaction), a mapping of target → margin (a number ≥ 0
-    /// or never) for the targets of another action; a target left out never overrules that rule.
-    mutating func parseOverrules(_ node: Node, targets: [ModelDefinition.Target]) -> [Action: [Float]]? {
-        let field = "model.overrules"
+    /// `overrules:`: per main script, per rule action (none, junk, promotion, transaction), a mapping of target →
+    /// margin (a number ≥ 0 or never) for the targets of another action; a target or a script left out never
+    /// overrules that rule.
+    mutating func parseOverrules(_ node: Node, targets: [ModelDefinition.Target]) -> [Script: [Action: [Float]]]? {
+        guard let map = node.mapping else {
+            issue(node, "model.overrules", "expected a mapping of script → rule action → {target: margin}, e.g. {latin: {junk: {none: 0.9}}}"); return nil
+        }
+        var out: [Script: [Action: [Float]]] = [:]
+        for (k, v) in map {
+            let name = k.string ?? ""
+            guard let script = Script(name: name) else {
+                issue(k, "model.overrules.\(name)", _Suggest.unknown("script", name, valid: Script.allCases.map(\.name))); return nil
+            }
+            guard out[script] == nil else { issue(k, "model.overrules.\(name)", "given twice"); return nil }
+            guard let rows = parseOverruleRows(v, field: "model.overrules.\(name)", targets: targets) else { return nil }
+            out[script] = rows
+        }
+        return ModelDefinition.canonicalOverrules(out, targets: targets)
+    }
+
+    /// One script's rows of `overrules:`.
+    mutating func parseOverruleRows(_ node: Node, field: String, targets: [ModelDefinition.Target]) -> [Action: [Float]]? {
         guard let map = node.mapping else {
             issue(node, field, "expected a mapping of rule action → {target: margin}, e.g. {junk: {none: 0.9}}"); return nil
         }
@@ -189,7 +207,7 @@ extension _RuleFileParser {
             }
             out[row] = margins
         }
-        return ModelDefinition.canonicalOverrules(out, targets: targets)
+        return out
     }
 
     /// `{latin: 5574, thai: 3340}`: messages per script.

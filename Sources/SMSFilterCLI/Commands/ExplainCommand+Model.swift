@@ -15,6 +15,7 @@ extension ExplainCommand {
         if let rule = m.overrules, let action = m.overrulesAction {
             out += m.decided ? "; overrules" : "; would overrule"
             out += " rule \"\(rule)\" (\(action.name)) with \(m.targets[m.winner]): margin \(Classifier.format(m.margin)), needs \(m.marginNeeded.isInfinite ? "never" : Classifier.format(m.marginNeeded))"
+            out += m.overruleCalibrated ? " (calibrated overrule margin)" : " (no overrule margin calibrated; its own margin)"
         } else if m.marginNeeded > 0 {
             out += m.marginNeeded.isInfinite ? " (never decided: no margin reached the precision target)" : " (needs \(Classifier.format(m.marginNeeded)))"
         }
@@ -42,7 +43,7 @@ extension ExplainCommand {
             "margin": m.margin, "marginNeeded": m.marginNeeded.isInfinite ? "never" : m.marginNeeded as Any, "script": m.script.name,
             "realMessages": m.realMessages.map { $0 as Any } ?? NSNull(), "minScriptMessages": m.minScriptMessages,
             "abstention": m.abstention.map { $0 as Any } ?? NSNull(),
-            "overrules": m.overrules.map { ["rule": $0, "action": m.overrulesAction!.name] as Any } ?? NSNull(),
+            "overrules": m.overrules.map { ["rule": $0, "action": m.overrulesAction!.name, "calibrated": m.overruleCalibrated] as Any } ?? NSNull(),
             "phrases": m.contributions.map { c -> [String: Any] in
                 ["phrase": c.phrase, "kind": c.kind.name, "evidence": c.evidence, "span": [c.start, c.end], "text": c.text, "weights": c.weights,
                  "contribution": c.contribution]

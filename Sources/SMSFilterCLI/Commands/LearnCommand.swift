@@ -366,9 +366,9 @@ struct LearnCommand: ParsableCommand {
             s += "\n"
         }
         if !r.overrules.isEmpty {
-            s += "overrules (held out; margin a target needs to overrule a rule of another action):\n"
+            s += "overrules (held out, per main script; margin a target needs to overrule a rule of another action):\n"
             for c in r.overrules where c.cases > 0 || !c.margin.isInfinite {
-                s += "  \(c.rule.name) rule by \(c.target): "
+                s += "  \(c.script.name): \(c.rule.name) rule by \(c.target): "
                 if !c.calibrated {
                     s += "never (\(c.cases) case\(c.cases == 1 ? "" : "s"), fewer than \(r.minimumOverrules))\n"
                 } else if c.margin.isInfinite {
@@ -378,7 +378,7 @@ struct LearnCommand: ParsableCommand {
                 }
             }
             let silent = r.overrules.filter { $0.cases == 0 && $0.margin.isInfinite }.count
-            if silent > 0 { s += "  (\(silent) other pair\(silent == 1 ? "" : "s"): no held-out case, never)\n" }
+            if silent > 0 { s += "  (\(silent) other pair\(silent == 1 ? "" : "s") of these scripts: no held-out case, never; other scripts: never)\n" }
         }
         if let m = r.model {
             let totals = r.scripts.mapValues { $0.reduce(0, +) }
@@ -417,9 +417,10 @@ struct LearnCommand: ParsableCommand {
                  "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
             }
         }
-        if !r.overrules.isEmpty {
+        if !r.overrules.isEmpty || r.minimumOverrules > 0 {
+            o["minimumOverrules"] = r.minimumOverrules
             o["overrules"] = r.overrules.map {
-                ["rule": $0.rule.name, "target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any,
+                ["script": $0.script.name, "rule": $0.rule.name, "target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any,
                  "cases": $0.cases, "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
             }
         }
