@@ -71,7 +71,7 @@ final class OverruleCalibrationTests: CLITestCase {
         XCTAssertEqual(e.status, 0, e.err)
         XCTAssertTrue(e.out.hasSuffix("folder: Unknown Senders\n"), e.out)
         XCTAssertTrue(e.out.contains("; overrules rule \"prize\" (junk) with none: margin "), e.out)
-        XCTAssertTrue(e.out.contains(", needs \((margin * 10000).rounded() / 10000) (calibrated overrule margin)"), e.out)
+        XCTAssertTrue(e.out.contains(", needs \((margin * 10000).rounded() / 10000) (its calibrated overrule margin)"), e.out)
         let spam = try run(["explain", "-q", "--rules", path("m.yaml"), "claim your cash prize now, free prize entry reply YES"])
         XCTAssertEqual(spam.out, "Junk\n")
         // The same through a compiled .smsf.

@@ -95,10 +95,10 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: no margins).")
     var precisionTarget = "0.98"
 
-    @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action (0: always).")
+    @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action or to overrule a rule with it (0: always).")
     var minScriptMessages = 100
 
-    @Option(name: .long, help: "With --rules: held-out overrules of a rule action by a target needed to calibrate the margin at which the model overrules such a rule (and needed at or above it); with fewer it never does.")
+    @Option(name: .long, help: "With --rules: held-out overrules of a rule action by a target, in a main script, needed to calibrate the margin at which the model overrules such a rule there (and needed at or above it); with fewer it never does.")
     var minOverrules = 20
 
     @Option(name: .long, help: ArgumentHelp("An input whose records are generated, not real (repeatable; ids gen:N are generated anyway).", valueName: "file"))
