@@ -42,7 +42,8 @@ final class DefaultModelExampleTests: CLITestCase {
     }
 
     /// Phishing is junk: the `phishing` rule fired, and the model's none does not overrule a junk rule unless
-    /// held-out overrules of junk rules by none were right often enough at its margin (they were not).
+    /// held-out overrules of junk rules by none in English were right often enough at its margin (18 of them, 6
+    /// right: never).
     func testPhishingIsJunk() throws {
         let body = "BMO have noticed unusual activites on your account. Please verify your account details.www.97bmo.tk"
         XCTAssertEqual(try folder(body), "Junk")
@@ -50,5 +51,16 @@ final class DefaultModelExampleTests: CLITestCase {
         XCTAssertTrue(e.out.contains("phishing (priority 80, junk) \"your account\" at 38..<50: won"), e.out)
         XCTAssertTrue(e.out.contains("would overrule rule \"phishing\" (junk) with none: margin "), e.out)
         XCTAssertTrue(e.out.hasSuffix("folder: Junk\n"), e.out)
+        // The same in --json: the rule it would overrule, and the margin it needs (never: the default model saw
+        // too few English overrules of a junk rule by none, and they were mostly wrong).
+        let j = try run(["explain", "--json", body])
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(j.out.utf8)) as? [String: Any])
+        let model = try XCTUnwrap(object["model"] as? [String: Any], j.out)
+        XCTAssertEqual(model["marginNeeded"] as? String, "never", j.out)
+        XCTAssertEqual(model["abstention"] as? String, "overrule", j.out)
+        let overrules = try XCTUnwrap(model["overrules"] as? [String: Any], j.out)
+        XCTAssertEqual(overrules["rule"] as? String, "phishing")
+        XCTAssertEqual(overrules["action"] as? String, "junk")
+        XCTAssertEqual(overrules["calibrated"] as? Bool, true)
     }
 }

@@ -51,7 +51,8 @@ extension Explanation {
         public var realMessages: Int?
         public var minScriptMessages: Int
         /// Why the model did not decide: nil when it decided or would have (a rule above its priority or a
-        /// number list decided first); else `noEvidence`, `script`, `margin`, `threshold`, `vouchedSender`.
+        /// number list decided first); else `noEvidence`, `script`, `margin`, `overrule`, `threshold`, `vouchedSender`,
+        /// `unlearnedRule`, `registeredSender`.
         public var abstention: String?
         /// When the model decided and a hand rule below its priority supplied the folder (the model's action
         /// with that rule's sub-action, or `allow` for `none`): the rule's name.
