@@ -170,7 +170,9 @@ public struct ArchivePlan: Sendable, Equatable {
             if n == 0 { break }
             count += n
         }
-        let container = source is GzipDecoder ? "gzip" : source.isCompressed == true ? "zstd" : "plain"
+        // A compressed input's decoder comes wrapped in `_DecodedPrefix` (its first decoded bytes checked).
+        let decoder = (source as? _DecodedPrefix)?.inner ?? source
+        let container = decoder is GzipDecoder ? "gzip" : decoder.isCompressed == true ? "zstd" : "plain"
         let format =
             options.inputFormat ?? bytes.withUnsafeBytes { InputFormat.sniff(UnsafeRawBufferPointer(rebasing: $0[..<count]), path: path) }
         return (container, format)
