@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model quality test-guard-env
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model quality test-guard-env
 
 all: build
 
@@ -107,3 +107,6 @@ clean: ## Remove build products.
 
 test-spark: build ## Run the Spark integration in local[2] mode (installs pyspark from PyPI when missing).
 	bash integrations/spark/test.sh
+
+bench-spark: build ## Measure splitting (issue 24): overhead at 256M splits, local[2] against classify --threads 2 on 1 GB (ROUNDS, default 3; run test-spark first for pyspark).
+	bash integrations/spark/bench-split.sh

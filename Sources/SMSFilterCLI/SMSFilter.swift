@@ -62,7 +62,7 @@ struct SMSFilter: ParsableCommand {
         version: "smsfilter \(version) (libzstd \(zstdLibraryVersion))",
         subcommands: [
             ClassifyCommand.self, ExplainCommand.self, CheckCommand.self, CompileCommand.self, ExportCommand.self,
-            EvaluateCommand.self, GenerateCommand.self, BenchCommand.self, MergeCountsCommand.self,
+            EvaluateCommand.self, GenerateCommand.self, BenchCommand.self, PlanCommand.self, MergeCountsCommand.self,
             ExportExtensionCommand.self, LearnCommand.self,
         ]
     )

@@ -66,10 +66,15 @@ public final class ZstdParallelDecoder {
         /// before the damage depends on the read sizes. The record reader sets `false`, so that its output on
         /// a damaged archive is the same whatever `--threads` is.
         public var streamingWhenSingleThreaded: Bool
+        /// The file offset where the input ends: the decoder reads the descriptor up to there and treats it as
+        /// the end of the stream (a range of frames of a file, ``init(path:range:options:)``); nil: the end of
+        /// the descriptor. Not with the streaming single-thread decoder (`threads == 1` and
+        /// `streamingWhenSingleThreaded`): an end always walks the frames.
+        public var inputEnd: Int64?
 
         public init(
             maxWindowBytes: Int = 128 << 20, closeWhenDone: Bool = false, threads: Int = 2, maxFrameBytes: Int = 32 << 20,
-            framesInFlight: Int? = nil, streamingWhenSingleThreaded: Bool = true
+            framesInFlight: Int? = nil, streamingWhenSingleThreaded: Bool = true, inputEnd: Int64? = nil
         ) {
             self.maxWindowBytes = maxWindowBytes
             self.closeWhenDone = closeWhenDone
@@ -77,6 +82,7 @@ public final class ZstdParallelDecoder {
             self.maxFrameBytes = maxFrameBytes
             self.framesInFlight = framesInFlight
             self.streamingWhenSingleThreaded = streamingWhenSingleThreaded
+            self.inputEnd = inputEnd
         }
     }
 
@@ -87,6 +93,8 @@ public final class ZstdParallelDecoder {
     private var mode = Mode.sniffing
     private let windowLogMax: Int32
     /// The file offset of the first byte read (nil when `fd` cannot seek): damage is read back with `pread`.
+    /// Every offset the decoder reports (errors, ``compressedBytesConsumed``) is a file offset: it counts from
+    /// here (from 0 for a pipe).
     private let startOffset: Int64?
     /// Bytes read from `fd` before the decoder was made (to recognise the input), decoded first.
     private var initialBytes: [UInt8]
@@ -136,8 +144,10 @@ public final class ZstdParallelDecoder {
         let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
         windowLogMax = logMax
         startOffset = _Sys.currentOffset(fileDescriptor).map { $0 - Int64(initialBytes.count) }
+        consumedOffset = startOffset ?? 0
+        serialFrameStart = consumedOffset
         walker = _FrameWalker(maxFrameBytes: options.maxFrameBytes, maxWindow: UInt64(1) << UInt64(logMax), pieceBytes: 1 << 20)
-        if options.threads == 1 && options.streamingWhenSingleThreaded {
+        if options.threads == 1 && options.streamingWhenSingleThreaded && options.inputEnd == nil {
             mode = .single(
                 try ZstdDecoder(
                     fileDescriptor: fileDescriptor, path: path, initialBytes: initialBytes,
@@ -155,6 +165,34 @@ public final class ZstdParallelDecoder {
         }
         var options = options
         options.closeWhenDone = true
+        do throws(ZstdError) {
+            try self.init(fileDescriptor: fd, path: path, options: options)
+        } catch {
+            _Sys.close(fd)
+            throw error
+        }
+    }
+
+    /// Decodes the frames of the file at `path` that lie in `range` (compressed offsets): the stream starts at
+    /// `range.lowerBound` and ends at `range.upperBound`, which should be frame boundaries (``ZstdFrameIndex``);
+    /// offsets in errors are the file's. The decoder closes the file when it is deallocated.
+    ///
+    /// - Precondition: `range.lowerBound` ≥ 0.
+    public convenience init(path: String, range: Range<Int64>, options: Options = Options()) throws(ZstdError) {
+        precondition(range.lowerBound >= 0, "a range of a file starts at offset 0 or later")
+        let fd: Int32
+        switch _Sys.open(path, O_RDONLY) {
+        case .success(let value): fd = value
+        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
+        }
+        guard lseek(fd, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
+            let code = errno
+            _Sys.close(fd)
+            throw ZstdError(.readFailed, offset: range.lowerBound, errno: code, path: path)
+        }
+        var options = options
+        options.closeWhenDone = true
+        options.inputEnd = range.upperBound
         do throws(ZstdError) {
             try self.init(fileDescriptor: fd, path: path, options: options)
         } catch {
@@ -233,7 +271,9 @@ public final class ZstdParallelDecoder {
 
     /// Reads the first 4 bytes and picks frames or pass-through.
     private func sniff() {
-        let reader = initialBytes.withUnsafeBytes { _InputReader(fd: fd, capacity: 256 << 10, prefix: $0) }
+        let reader = initialBytes.withUnsafeBytes {
+            _InputReader(fd: fd, capacity: 256 << 10, prefix: $0, base: startOffset ?? 0, limit: options.inputEnd)
+        }
         initialBytes = []
         self.reader = reader
         guard reader.fill(4) else {
@@ -404,8 +444,9 @@ public final class ZstdParallelDecoder {
                         .windowTooLarge, offset: consumed, libzstdName: e.name, path: path,
                         detail: "the cap is \(options.maxWindowBytes) bytes")
                 } else {
+                    // Offsets are already the file's: read back at them (base 0), unless the input is a pipe.
                     let place = _DamageLocator.locate(
-                        fd: fd, base: startOffset, frameStart: serialFrameStart, consumed: consumed,
+                        fd: fd, base: startOffset.map { _ in 0 }, frameStart: serialFrameStart, consumed: consumed,
                         handed: slot.start + Int64(limit), checksum: e.code == _Zstd.checksumWrongCode,
                         windowLogMax: windowLogMax)
                     error = ZstdError(.corrupt, damagedRange: place.range, libzstdName: e.name, path: path, detail: place.detail)

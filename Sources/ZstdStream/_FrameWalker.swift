@@ -91,15 +91,23 @@ final class _InputReader {
     private let buffer: UnsafeMutableRawBufferPointer
     private(set) var position = 0
     private(set) var end = 0
-    /// Compressed bytes read before `buffer[0]`.
-    private var base: Int64 = 0
+    /// The offset of `buffer[0]`: the file offset where the input starts, plus the bytes consumed since.
+    private var base: Int64
+    /// The offset where the input ends for this reader (a range of a file), nil: the end of the descriptor.
+    private let limit: Int64?
     private(set) var sawEOF = false
     /// The `errno` of a failed read (then no more reads are tried).
     private(set) var readError: Int32?
 
-    /// - Parameter capacity: at least one largest block with its header (128 KiB + 3) plus a frame header.
-    init(fd: Int32, capacity: Int, prefix: UnsafeRawBufferPointer) {
+    /// - Parameters:
+    ///   - capacity: at least one largest block with its header (128 KiB + 3) plus a frame header.
+    ///   - prefix: bytes already read from `fd`, the first of the input.
+    ///   - base: the offset of the first byte of `prefix` (of the input), so that offsets are file offsets.
+    ///   - limit: the offset where the input ends (reads stop there as at the end of the file); nil: none.
+    init(fd: Int32, capacity: Int, prefix: UnsafeRawBufferPointer, base: Int64 = 0, limit: Int64? = nil) {
         self.fd = fd
+        self.base = base
+        self.limit = limit
         buffer = .allocate(byteCount: max(capacity, prefix.count), alignment: 16)
         if prefix.count > 0 { buffer.baseAddress!.copyMemory(from: prefix.baseAddress!, byteCount: prefix.count) }
         end = prefix.count
@@ -126,7 +134,16 @@ final class _InputReader {
             position = 0
         }
         while end < count && !sawEOF && readError == nil {
-            switch _Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
+            var room = buffer.count - end
+            if let limit {
+                // base + end ≤ limit: nothing past the limit is ever read, so this stays ≥ 0.
+                room = Int(min(Int64(room), limit - (base + Int64(end))))
+                if room == 0 {
+                    sawEOF = true
+                    break
+                }
+            }
+            switch _Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[end..<(end + room)])) {
             case .success(0): sawEOF = true
             case .success(let n): end += n
             case .failure(let code): readError = code.code

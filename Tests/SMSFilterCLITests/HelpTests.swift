@@ -67,6 +67,9 @@ final class HelpTests: CLITestCase {
         }
         XCTAssertEqual(try run(["generate", "--count", "300", "--seed", "1", "-o", at("generated.jsonl"), "-q"]).status, 0)
         for name in ["archive.jsonl.zst", "corpus.jsonl.zst", "generated.jsonl.zst", "shard.zst"] { try zstd("generated.jsonl", name) }
+        // Several frames (plan's examples): the archive compressed twice, concatenated.
+        let frame = try Data(contentsOf: URL(fileURLWithPath: at("archive.jsonl.zst")))
+        try (frame + frame).write(to: URL(fileURLWithPath: at("big.jsonl.zst")))
         try (0..<40).map { "{\"id\": \($0), \"body\": \"\($0 % 2 == 0 ? "WIN a prize, claim now" : "see you soon")\", \"label\": \"\($0 % 2 == 0 ? "spam" : "ham")\"}\n" }
             .joined().write(toFile: at("uci.jsonl"), atomically: true, encoding: .utf8)
         try zstd("uci.jsonl", "uci_sms_spam.jsonl.zst")
@@ -140,6 +143,8 @@ SUBCOMMANDS:
                           with a true folder per record.
   bench                   Measure the matcher alone and the whole classify job
                           on an archive.
+  plan                    List the splits of a multi-frame zstd archive for
+                          classify --range runs.
   merge-counts            Sum the count files of several classify runs into
                           one, exactly.
   export-extension        Write an iOS message filter and Call Directory
@@ -190,6 +195,14 @@ OPTIONS:
                           comments allowed).
   --shard <shard>         Process only the K-th of N deterministic shares of
                           the inputs, as K/N (1-based).
+  --range <range>         Classify only the records that start in these frames
+                          of one zstd archive (JSON Lines or TSV): compressed
+                          offsets START:END at frame boundaries, as smsfilter
+                          plan lists them.
+  --first-line <first-line>
+                          With --range: the archive's line number where the
+                          range starts (plan --lines), so lines before it need
+                          not be counted.
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
                           default: the embedded rules and model
                           (embedded:rules: the rules alone).
@@ -601,6 +614,62 @@ OPTIONS:
   -f, --force             Replace an existing --phrases-file (devices, FIFOs
                           and - need no --force).
   -q, --quiet             Print no progress line on standard error.
+  --version               Show the version.
+  -h, --help              Show help information.
+
+
+"""#,
+        "plan": #"""
+OVERVIEW: List the splits of a multi-frame zstd archive for classify --range
+runs.
+
+zstd archives can be cut only between frames. The frames are found without
+decoding (the seek table of a seekable archive, or the frame and block headers:
+pzstd, concatenated frames) and taken in order into splits of at least
+--split-size decoded bytes, each with its compressed byte range (for classify
+--range START:END), frames and decoded size. A record that crosses a split's
+edge is read by the split it starts in, so the splits' outputs joined in order
+are one whole-archive run's. Single-frame, gzip and plain archives are one
+split, and so are CSV and XML (where a record starts depends on every byte
+before it); the plan says why.
+
+--lines decodes every split to count its lines: exact decoded sizes (pzstd
+frames do not say theirs), and the archive's line number where each split
+starts (classify --first-line), so that split runs number rejects as a
+whole-archive run does without decoding what precedes them.
+
+Examples:
+  smsfilter plan big.jsonl.zst --split-size 256M
+  smsfilter plan big.jsonl.zst --lines --json -o plan.json
+
+Exit status: 0 success, 64 usage, 65 damaged archive (--lines) or unreadable
+input, 66 input missing, 73 the plan could not be written.
+
+USAGE: smsfilter plan <archive> [--split-size <split-size>] [--lines] [--range <range>] [--input-format <input-format>] [--threads <threads>] [--output <file>] [--force] [--quiet] [--json]
+
+ARGUMENTS:
+  <archive>               The archive (a file).
+
+OPTIONS:
+  --split-size <split-size>
+                          Decoded bytes per split, at least (1 to 1T).
+                          (default: 256M)
+  --lines                 Decode every split to count its lines and decoded
+                          bytes exactly.
+  --range <range>         Plan only these frames (compressed offsets START:END
+                          at frame boundaries).
+  --input-format <input-format>
+                          Input format: jsonl, csv, tsv or xml (default: from
+                          the name and first bytes). (values: jsonl, csv, tsv,
+                          xml)
+  --threads <threads>     Decoding threads for --lines, 1 to 256 (default: all
+                          cores).
+  -o, --output <file>     Write the plan as JSON to this file.
+  -f, --force             Replace an existing output file (devices, FIFOs and -
+                          need no --force).
+  -q, --quiet             Print nothing on standard output.
+  --json                  Print the plan as JSON on standard output instead of
+                          the table.
   --version               Show the version.
   -h, --help              Show help information.
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Run `smsfilter classify` over a manifest of SMS archives on Apache Spark.
 
-One Spark task per archive. Each task runs the shipped `smsfilter` binary on its archive and writes
+One Spark task per archive, or per split of a big multi-frame zstd archive (--split-size: `smsfilter plan`
+finds the splits, each task runs `smsfilter classify --range`; its outputs are numbered parts plus a
+`.parts.json` manifest, which concatenated in order are one seekable archive). Each task runs the shipped
+`smsfilter` binary on its archive and writes
 
     <output-prefix>/<stem>.labelled.<ext>.zst   (or <stem>.labels.jsonl.zst with --labels-only)
     <output-prefix>/<stem>.counts.json
@@ -26,6 +29,7 @@ import os
 import re
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -192,42 +196,69 @@ class HadoopShell:
 # The task: one archive.
 # ---------------------------------------------------------------------------------------------------
 
+def binary_env(binary):
+    env = dict(os.environ)
+    # A bundle shipped with --archives may carry libzstd/Swift runtime libraries next to the binary.
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (os.path.dirname(binary), env.get("LD_LIBRARY_PATH", "")) if p)
+    return env
+
+
 def classify_archive(config, entry, payload=None):
-    """Run `smsfilter classify` on one archive; return a small dict for the driver.
+    """Run `smsfilter classify` on one archive, or on one split of it; return a small dict for the driver.
 
     `payload` holds the archive's bytes when Spark read them (`sc.binaryFiles`, --remote-read spark).
     A non-zero exit other than 65 raises (Spark then fails the task, retries it, and fails the job with
     this message); 65 (damaged archive) is returned, so the other archives still run and the driver
     reports every damaged archive at once.
+
+    A split (`entry["split"]`) runs `classify --range START:END [--first-line N]` on the archive's path and
+    writes its numbered parts: the labelled records (and rejects) of the records that start in its frames,
+    as zstd frames whose seek table is cut off and returned, so that the driver writes one merged table for
+    all the parts (see `split_outputs`). Its counts come back to the driver only (merged per archive there).
     """
     started = time.time()
     archive = entry["archive"]
+    split = entry.get("split")
     workdir = scratch_dir()
     try:
         binary = ensure_executable(resolve_shipped(config["binary"]))
-        env = dict(os.environ)
-        # A bundle shipped with --archives may carry libzstd/Swift runtime libraries next to the binary.
-        env["LD_LIBRARY_PATH"] = os.pathsep.join(
-            p for p in (os.path.dirname(binary), env.get("LD_LIBRARY_PATH", "")) if p)
+        env = binary_env(binary)
 
         prefix = config["output_prefix"]
+        output_name = split["output"] if split else entry["output"]
+        rejects_name = (split["rejects"] if split else entry["rejects"]) if config["rejects"] else None
         # Labelled records go straight to a local prefix (the binary writes them under a temporary name
-        # and renames them when complete); the counts always go to the scratch folder first, so a counts
-        # file left in the prefix by an earlier run can never be taken for this run's.
+        # and renames them when complete; a split's part under a name of its own, renamed once its seek
+        # table is cut off); the counts always go to the scratch folder first, so a counts file left in the
+        # prefix by an earlier run can never be taken for this run's.
         counts_path = os.path.join(workdir, entry["counts"])
-        if config["remote_prefix"]:
-            output_path = os.path.join(workdir, entry["output"])
-        else:
-            output_path = os.path.join(prefix, entry["output"])
+
+        def place(name):
+            if name is None:
+                return None
+            if config["remote_prefix"]:
+                return os.path.join(workdir, name)
+            if split:
+                # Hidden until its seek table is cut off; `.zst` last, as the binary compresses by the suffix.
+                return os.path.join(prefix, "._%s.%d.tmp.zst" % (name, os.getpid()))
+            return os.path.join(prefix, name)
+        output_path, rejects_path = place(output_name), place(rejects_name)
 
         # --force: a retried task (or a rerun into the same prefix) replaces the labelled output an earlier
         # attempt left; smsfilter still refuses to write over any of its inputs.
         command = [binary, "classify", "--quiet", "--force", "--threads", str(config["threads"]),
                    "--counts", counts_path, "-o", output_path]
+        if rejects_path:
+            command += ["--rejects", rejects_path]
         if config["rules"]:
             command += ["--rules", resolve_shipped(config["rules"])]
         if config["labels_only"]:
             command.append("--labels-only")
+        if split:
+            command += ["--range", "%d:%d" % (split["start"], split["end"])]
+            if split.get("firstLine") is not None:
+                command += ["--first-line", str(split["firstLine"])]
         command += config["classify_args"]
         if entry["remote"] and entry.get("format") and forced_input_format(config["classify_args"]) is None:
             command += ["--input-format", entry["format"]]  # stdin has no name to guess from
@@ -236,7 +267,11 @@ def classify_archive(config, entry, payload=None):
         shell = None
         reader_status = None
         with open(stderr_path, "wb") as stderr:
-            if not entry["remote"]:
+            if split:
+                done = subprocess.run(command + [entry["path"]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                      stderr=stderr, env=env)
+                status, stray = done.returncode, done.stdout
+            elif not entry["remote"]:
                 done = subprocess.run(command + [archive], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                       stderr=stderr, env=env)
                 status, stray = done.returncode, done.stdout
@@ -264,9 +299,10 @@ def classify_archive(config, entry, payload=None):
                                        % (archive, reader_status, message))
         with open(stderr_path, "rb") as handle:
             message = tail(handle.read().decode("utf-8", "replace"))
+        what = archive if not split else "%s (split %d, bytes %d:%d)" % (archive, split["split"], split["start"], split["end"])
         if status not in (0, EXIT_DAMAGED):
             raise RuntimeError("smsfilter-job: smsfilter classify failed on %s with exit status %d: %s"
-                               % (archive, status, message or "(no message on standard error)"))
+                               % (what, status, message or "(no message on standard error)"))
         if stray:
             raise RuntimeError("smsfilter-job: smsfilter classify wrote %d unexpected bytes to standard "
                                "output on %s" % (len(stray), archive))
@@ -276,9 +312,21 @@ def classify_archive(config, entry, payload=None):
             with open(counts_path, "r", encoding="utf-8") as handle:
                 counts_text = handle.read()
         elif status == 0:
-            raise RuntimeError("smsfilter-job: smsfilter classify wrote no counts for %s" % archive)
+            raise RuntimeError("smsfilter-job: smsfilter classify wrote no counts for %s" % what)
 
-        if not config["remote_prefix"] and counts_text is not None:
+        tables = {}
+        if split:
+            # The parts lose their own seek tables (the driver writes one for all of them), then take their names.
+            for kind, path, name in (("output", output_path, output_name), ("rejects", rejects_path, rejects_name)):
+                if path and os.path.isfile(path):
+                    tables[kind] = strip_seek_table(path)
+                    if not config["remote_prefix"]:
+                        os.replace(path, os.path.join(prefix, name))
+            if config["remote_prefix"]:
+                uploads = [p for p in (output_path, rejects_path) if p and os.path.isfile(p)]
+                if uploads:
+                    HadoopShell(config["hadoop_conf"], workdir).put(uploads, prefix)
+        elif not config["remote_prefix"] and counts_text is not None:
             target = os.path.join(prefix, entry["counts"])
             temporary = os.path.join(prefix, "._%s.%s.tmp" % (entry["counts"], os.getpid()))
             shutil.copyfile(counts_path, temporary)
@@ -286,15 +334,20 @@ def classify_archive(config, entry, payload=None):
         elif config["remote_prefix"]:
             shell = shell or HadoopShell(config["hadoop_conf"], workdir)
             # The counts go last: their presence marks the archive as done.
-            uploads = [p for p in (output_path, counts_path) if os.path.isfile(p)]
+            uploads = [p for p in (output_path, rejects_path, counts_path) if p and os.path.isfile(p)]
             if uploads:
                 shell.put(uploads, prefix)
 
         return {
             "index": entry["index"],
             "archive": archive,
-            "output": entry["output"],
-            "counts": entry["counts"] if counts_text is not None else None,
+            "split": split["split"] if split else None,
+            "range": "%d:%d" % (split["start"], split["end"]) if split else None,
+            "firstLine": split.get("firstLine") if split else None,
+            "tables": tables,
+            "output": output_name,
+            "rejects": rejects_name,
+            "counts": entry["counts"] if counts_text is not None and not split else None,
             "status": "ok" if status == 0 else "damaged",
             "exitStatus": status,
             "stderr": message,
@@ -304,6 +357,97 @@ def classify_archive(config, entry, payload=None):
         }
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Splitting one archive into tasks (smsfilter plan, classify --range).
+# ---------------------------------------------------------------------------------------------------
+
+SEEK_TABLE_MAGIC = 0x184D2A5E   # the seek table's skippable frame (zstd's seekable format)
+SEEK_FOOTER_MAGIC = 0x8F92EAB1
+
+
+def strip_seek_table(path):
+    """Cut the seek table off the end of a seekable .zst file; return its entries ({"checksums", "entries":
+    [(compressed, decoded[, checksum])]}), or None when the file has no seek table (--frame-size 0)."""
+    size = os.path.getsize(path)
+    if size < 9:
+        return None
+    with open(path, "r+b") as handle:
+        handle.seek(size - 9)
+        frames, descriptor, magic = struct.unpack("<IBI", handle.read(9))
+        if magic != SEEK_FOOTER_MAGIC:
+            return None
+        width = 12 if descriptor & 0x80 else 8
+        table_size = 8 + frames * width + 9
+        if table_size > size:
+            return None
+        handle.seek(size - table_size)
+        table = handle.read(table_size)
+        skippable, length = struct.unpack_from("<II", table, 0)
+        if skippable != SEEK_TABLE_MAGIC or length != table_size - 8:
+            return None
+        entries = [list(struct.unpack_from("<III" if width == 12 else "<II", table, 8 + k * width)) for k in range(frames)]
+        handle.truncate(size - table_size)
+    return {"checksums": width == 12, "entries": entries}
+
+
+def seek_table_bytes(tables):
+    """One seek table (a skippable frame) for the frames of every part, in order."""
+    entries = [e for t in tables for e in t["entries"]]
+    checksums = all(t["checksums"] for t in tables if t["entries"])
+    body = b"".join(struct.pack("<III", *e[:3]) if checksums else struct.pack("<II", *e[:2]) for e in entries)
+    footer = struct.pack("<IBI", len(entries), 0x80 if checksums else 0, SEEK_FOOTER_MAGIC)
+    return struct.pack("<II", SEEK_TABLE_MAGIC, len(body) + len(footer)) + body + footer
+
+
+def part_names(name, count):
+    """`x.labelled.jsonl.zst` → `x.labelled.jsonl.part-00000.zst` … `part-<count>` (the last one holds only the
+    merged seek table) and the manifest `x.labelled.jsonl.parts.json`. `cat` of the parts in name order is
+    one seekable archive."""
+    base = name[: -len(".zst")] if name.endswith(".zst") else name
+    return ["%s.part-%05d.zst" % (base, k) for k in range(count + 1)], "%s.parts.json" % base
+
+
+def local_path(archive):
+    """The path the binary opens for an archive it may split: a bare path, or a file:// URI's path."""
+    if archive.startswith("file://"):
+        return archive[len("file://"):]
+    return None if is_uri(archive) else archive
+
+
+def run_plan(binary, path, extra):
+    """`smsfilter plan --json` on a path: (exit status, the plan or None, standard error)."""
+    done = subprocess.run([binary, "plan", "--json", path] + extra, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=binary_env(binary))
+    plan = None
+    if done.stdout:
+        try:
+            plan = json.loads(done.stdout.decode("utf-8"))
+        except ValueError:
+            plan = None
+    return done.returncode, plan, tail(done.stderr.decode("utf-8", "replace"))
+
+
+def plan_on_node(config, job):
+    """A task: plan one archive (job = {"index", "path", "args"}) where the driver has no binary."""
+    binary = ensure_executable(resolve_shipped(config["binary"]))
+    status, plan, message = run_plan(binary, job["path"], job["args"])
+    return {"index": job["index"], "status": status, "plan": plan, "stderr": message}
+
+
+def count_split_lines(config, job):
+    """A task of the first pass: the newlines of one split (`plan --range S:E --lines`), so that each split
+    knows the archive's line number of its first byte."""
+    started = time.time()
+    binary = ensure_executable(resolve_shipped(config["binary"]))
+    status, plan, message = run_plan(
+        binary, job["path"], ["--range", job["range"], "--lines", "--split-size", "1T", "--threads", str(config["threads"])])
+    if status not in (0, EXIT_DAMAGED) or plan is None or not plan.get("splits"):
+        raise RuntimeError("smsfilter-job: smsfilter plan --lines failed on %s (bytes %s) with exit status %d: %s"
+                           % (job["archive"], job["range"], status, message or "(no message on standard error)"))
+    return {"index": job["index"], "split": job["split"], "lines": sum(s["lines"] for s in plan["splits"]),
+            "error": message if status == EXIT_DAMAGED else None, "seconds": round(time.time() - started, 3)}
 
 
 def merge_counts(binary, counts_texts):
@@ -340,6 +484,17 @@ def name_stdin(counts_text, archive):
     return counts_text
 
 
+def name_archive(counts_text, path, archive):
+    """A split file:// archive is opened by its path: name it as the manifest does (bytes in, bytes out)."""
+    if path == archive:
+        return counts_text
+    counts = json.loads(counts_text)
+    for entry in counts.get("files", []):
+        if entry.get("path") == path:
+            entry["path"] = archive
+    return (json.dumps(counts, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def merge_counts_on_node(config, counts_texts):
     binary = ensure_executable(resolve_shipped(config["binary"]))
     return merge_counts(binary, counts_texts)
@@ -373,6 +528,12 @@ def parse_args(argv):
                         help="smsfilter --threads for each task; spark.task.cpus is set to match (default 1).")
     parser.add_argument("--labels-only", action="store_true",
                         help="Write one {id, filter} line per record instead of whole records.")
+    parser.add_argument("--split-size", type=parse_size, default=256 << 20, metavar="SIZE",
+                        help="Decoded bytes per task for a multi-frame zstd archive read by path (JSON Lines or "
+                             "TSV): its frames are cut into splits of at least this size, one task each "
+                             "(smsfilter plan, classify --range); 0 runs every archive as one task (default 256M).")
+    parser.add_argument("--rejects", action="store_true",
+                        help="Also write each archive's rejected records (<stem>.rejects.jsonl.zst).")
     parser.add_argument("--allow-damaged", action="store_true",
                         help="Exit 0 and write total.counts.json even when archives are damaged (exit 65).")
     parser.add_argument("--remote-read", choices=("spark", "hadoop"), default="spark",
@@ -388,6 +549,14 @@ def parse_args(argv):
     if args.threads_per_task < 1 or args.threads_per_task > 256:
         parser.error("--threads-per-task must be between 1 and 256")
     return args
+
+
+def parse_size(text):
+    """`256M`, `1G`, `4K`, `65536` or `0` → bytes (argparse type)."""
+    match = re.match(r"^\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*$", text, re.IGNORECASE)
+    if not match:
+        raise argparse.ArgumentTypeError("expected a size such as 256M, 1G or 0, not %r" % text)
+    return int(match.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}[match.group(2).upper()]
 
 
 def read_manifest(sc, manifest):
@@ -507,6 +676,18 @@ class Driver:
             except FileNotFoundError:
                 pass
 
+    def remove_stale_parts(self, parts):
+        """Removes the parts an earlier run left beyond this run's (another --split-size), so that the glob
+        `<base>.part-*.zst` is exactly this run's parts."""
+        base = parts[0][: -len(".part-00000.zst")]
+        if self.remote_prefix:
+            pattern, fs = self._hadoop_path(self.prefix + "/" + base + ".part-*.zst")
+            names = [status.getPath().getName() for status in (fs.globStatus(pattern) or [])]
+        else:
+            names = [n for n in os.listdir(self.prefix) if n.startswith(base + ".part-") and n.endswith(".zst")]
+        for name in set(names) - set(parts):
+            self.remove(name)
+
     # -- the job ---------------------------------------------------------------------------------------
     def ship(self, spec):
         """addFile `spec` when the driver can reach it; return the name the executors look it up by."""
@@ -530,6 +711,7 @@ class Driver:
             "rules": self.ship(args.rules) if args.rules else None,
             "threads": args.threads_per_task,
             "labels_only": args.labels_only,
+            "rejects": args.rejects,
             "classify_args": list(args.classify_arg),
             "output_prefix": self.prefix,
             "remote_prefix": self.remote_prefix,
@@ -548,41 +730,68 @@ class Driver:
         entries = []
         for index, (archive, (output, counts)) in enumerate(
                 zip(archives, output_names(archives, args.labels_only, args.classify_arg))):
+            stem = counts[: -len(".counts.json")]
             entries.append({"index": index, "archive": archive, "output": output, "counts": counts,
+                            "rejects": "%s.rejects.jsonl.zst" % stem if args.rejects else None,
                             "remote": is_uri(archive), "format": format_by_name(archive)})
 
-        # One task per archive. Bare paths (and URIs streamed by FsShell) are distributed by
-        # parallelizing the manifest with one slice per archive; URIs read by Spark come from one
-        # single-file sc.binaryFiles RDD each (one partition per file), appended to the same job.
-        by_spark = [e for e in entries if e["remote"] and args.remote_read == "spark"]
-        by_path = [e for e in entries if not (e["remote"] and args.remote_read == "spark")]
+        started = time.time()
+        self.plan_splits(config, entries, driver_binary)
+        planned = time.time()
+        lines_needed = args.rejects or args.labels_only or "--strict" in args.classify_arg
+        if lines_needed:
+            self.count_lines(config, entries)
+        counted_lines = time.time()
+
+        # One task per archive, or per split of a split archive. Bare paths (and URIs streamed by FsShell)
+        # and splits are distributed by parallelizing them with one slice each; URIs read by Spark come from
+        # one single-file sc.binaryFiles RDD each (one partition per file), appended to the same job.
+        tasks = []
+        for entry in entries:
+            if entry.get("splits"):
+                tasks += [dict(entry, split=split) for split in entry["splits"]]
+            else:
+                tasks.append(entry)
+        by_spark = [t for t in tasks if t["remote"] and args.remote_read == "spark" and not t.get("split")]
+        by_path = [t for t in tasks if not (t["remote"] and args.remote_read == "spark" and not t.get("split"))]
         rdds = []
         if by_path:
             rdds.append(sc.parallelize(by_path, len(by_path))
-                        .map(lambda entry: classify_archive(config, entry)))
+                        .map(lambda task: classify_archive(config, task)))
         for entry in by_spark:
             rdds.append(sc.binaryFiles(entry["archive"])
                         .map(lambda pair, entry=entry: classify_archive(config, entry, pair[1])))
         rdd = rdds[0] if len(rdds) == 1 else sc.union(rdds)
-        if rdd.getNumPartitions() != len(entries):
-            print("smsfilter-job: warning: %d tasks for %d archives" % (rdd.getNumPartitions(), len(entries)),
+        if rdd.getNumPartitions() != len(tasks):
+            print("smsfilter-job: warning: %d Spark tasks for %d tasks" % (rdd.getNumPartitions(), len(tasks)),
                   file=sys.stderr)
-        sc.setJobDescription("smsfilter classify: %d archives" % len(entries))
-        started = time.time()
+        sc.setJobDescription("smsfilter classify: %d archives, %d tasks" % (len(entries), len(tasks)))
         results = rdd.collect()
         elapsed = time.time() - started
 
-        results.sort(key=lambda r: r["index"])
-        if len(results) != len(entries):
-            raise RuntimeError("expected %d task results, got %d" % (len(entries), len(results)))
+        if len(results) != len(tasks):
+            raise RuntimeError("expected %d task results, got %d" % (len(tasks), len(results)))
+        results = self.join_splits(config, entries, results, driver_binary)
         damaged = [r for r in results if r["status"] == "damaged"]
 
-        index = [{k: r[k] for k in ("archive", "output", "counts", "status", "exitStatus", "seconds", "host")}
-                 for r in results]
+        keys = ("archive", "output", "counts", "rejects", "status", "exitStatus", "seconds", "host", "splitting", "splits")
+        index = [{k: r[k] for k in keys if k in r and (k != "rejects" or r[k])} for r in results]
         self.write("index.json", (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
         for r in damaged:
-            print("smsfilter-job: DAMAGED archive %s (exit 65): %s" % (r["archive"], r["stderr"]), file=sys.stderr)
+            for split in r.get("splits") or [None]:
+                if split is None:
+                    print("smsfilter-job: DAMAGED archive %s (exit 65): %s" % (r["archive"], r["stderr"]), file=sys.stderr)
+                elif split["status"] == "damaged":
+                    print("smsfilter-job: DAMAGED archive %s split %d (bytes %s) (exit 65): %s"
+                          % (r["archive"], split["split"], split["range"], split["stderr"]), file=sys.stderr)
+
+        split_archives = [r for r in results if r.get("splits")]
+        if split_archives:
+            print("smsfilter-job: %d archive%s split into %d tasks; plan %.2f s%s" % (
+                len(split_archives), "" if len(split_archives) == 1 else "s",
+                sum(len(r["splits"]) for r in split_archives), planned - started,
+                ", line counts %.2f s" % (counted_lines - planned) if lines_needed else ""), file=sys.stderr)
 
         if damaged and not args.allow_damaged:
             self.remove("total.counts.json")
@@ -603,6 +812,144 @@ class Driver:
                                      summary.get("labelled"), summary.get("rejected"), self.prefix),
               file=sys.stderr)
         return 0
+
+    # -- splitting ---------------------------------------------------------------------------------------
+    def plan_splits(self, config, entries, driver_binary):
+        """`smsfilter plan` for each archive the binary can open by path (on the driver, or in tasks when the
+        driver has no binary): entries of several splits get `splits`; every entry gets `splitting`, the
+        index's word on why it is split or not."""
+        args = self.args
+        jobs = []
+        for entry in entries:
+            path = local_path(entry["archive"])
+            if args.split_size == 0:
+                entry["splitting"] = "not split: --split-size 0"
+            elif path is None:
+                entry["splitting"] = ("not split: read through Hadoop as one stream (a task reads a byte range of "
+                                      "an archive by path only: a bare path or a file:// URI)")
+            else:
+                extra = ["--split-size", str(args.split_size)]
+                fmt = forced_input_format(args.classify_arg)
+                if fmt:
+                    extra += ["--input-format", fmt]
+                jobs.append({"index": entry["index"], "path": path, "args": extra})
+        if not jobs:
+            return
+        if driver_binary:
+            outcomes = []
+            for job in jobs:
+                status, plan, message = run_plan(driver_binary, job["path"], job["args"])
+                outcomes.append({"index": job["index"], "status": status, "plan": plan, "stderr": message})
+        else:
+            self.sc.setJobDescription("smsfilter plan: %d archives" % len(jobs))
+            outcomes = self.sc.parallelize(jobs, len(jobs)).map(lambda job: plan_on_node(config, job)).collect()
+        by_index = {e["index"]: e for e in entries}
+        for outcome in outcomes:
+            entry = by_index[outcome["index"]]
+            plan = outcome["plan"]
+            if outcome["status"] != 0 or plan is None:
+                # The classify task says what is wrong with the archive (missing, unreadable) as it always did.
+                entry["splitting"] = "not split: smsfilter plan exited %d: %s" % (outcome["status"], outcome["stderr"])
+                continue
+            if not plan["splittable"] or len(plan["splits"]) < 2:
+                entry["splitting"] = "not split: %s" % plan.get("reason", "one split")
+                continue
+            count = len(plan["splits"])
+            parts, manifest = part_names(entry["output"], count)
+            rejects_parts = part_names(entry["rejects"], count)[0] if entry["rejects"] else [None] * (count + 1)
+            entry["path"] = local_path(entry["archive"])
+            entry["manifest"] = manifest
+            entry["parts"] = parts
+            entry["rejectsParts"] = rejects_parts
+            entry["plan"] = {k: plan.get(k) for k in ("frames", "frameIndex", "decodedBytes", "decodedExact", "format")}
+            entry["splits"] = [{"split": k, "start": sp["start"], "end": sp["end"], "output": parts[k],
+                                "rejects": rejects_parts[k], "decodedBytes": sp["decodedBytes"]}
+                               for k, sp in enumerate(plan["splits"])]
+            entry["splitting"] = "%d splits of at least %d decoded bytes (%d frames, %s)" % (
+                count, args.split_size, plan["frames"], plan.get("frameIndex"))
+
+    def count_lines(self, config, entries):
+        """The first pass when line numbers reach an output (--rejects, --labels-only, --strict): each split's
+        newlines, counted in parallel, give every split the archive's line number of its first byte."""
+        jobs = [{"index": e["index"], "archive": e["archive"], "path": e["path"], "split": sp["split"],
+                 "range": "%d:%d" % (sp["start"], sp["end"])}
+                for e in entries if e.get("splits") for sp in e["splits"]]
+        if not jobs:
+            return
+        self.sc.setJobDescription("smsfilter plan --lines: %d splits" % len(jobs))
+        found = self.sc.parallelize(jobs, len(jobs)).map(lambda job: count_split_lines(config, job)).collect()
+        lines = {(r["index"], r["split"]): r for r in found}
+        for entry in entries:
+            line = 1
+            for split in entry.get("splits") or []:
+                split["firstLine"] = line
+                line += lines[(entry["index"], split["split"])]["lines"]
+
+    def join_splits(self, config, entries, results, driver_binary):
+        """One result per archive: a split archive's parts get their merged seek table (one more part) and a
+        manifest, its counts are merged into <stem>.counts.json, and its splits are listed for the index."""
+        by_archive = {}
+        for r in results:
+            by_archive.setdefault(r["index"], []).append(r)
+        joined = []
+        for entry in entries:
+            rs = by_archive.get(entry["index"], [])
+            if not entry.get("splits"):
+                r = rs[0]
+                r["splitting"] = entry["splitting"]
+                joined.append(r)
+                continue
+            rs.sort(key=lambda r: r["split"])
+            outputs = {"output": (entry["parts"], entry["manifest"])}
+            if entry["rejects"]:
+                outputs["rejects"] = (entry["rejectsParts"], part_names(entry["rejects"], len(rs))[1])
+            for kind, (parts, manifest) in outputs.items():
+                self.remove_stale_parts(parts)
+                tables = [r["tables"].get(kind) for r in rs]
+                seek_part = None
+                if all(t is not None for t in tables):
+                    seek_part = parts[-1]
+                    self.write(seek_part, seek_table_bytes(tables))
+                else:
+                    self.remove(parts[-1])
+                document = {
+                    "archive": entry["archive"],
+                    "parts": parts[:-1] + ([seek_part] if seek_part else []),
+                    "seekTablePart": seek_part,
+                    "howToRead": "concatenate the parts in this order (cat): the result is one zstd archive%s, "
+                                 "the whole-archive run's output" % (" with a seek table" if seek_part else ""),
+                    "splits": [{"split": r["split"], "range": r["range"], "firstLine": r["firstLine"],
+                                "part": parts[r["split"]], "status": r["status"],
+                                "frames": len(t["entries"]) if t else None,
+                                "decodedBytes": sum(e[1] for e in t["entries"]) if t else None}
+                               for r, t in zip(rs, tables)],
+                }
+                self.write(manifest, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+            counted = [r for r in rs if r["countsJSON"] is not None]
+            counts_text = merge_counts(driver_binary, [r["countsJSON"] for r in counted]) if driver_binary and counted else None
+            if counted and counts_text is None:
+                counts_text = bytes(self.sc.parallelize([[r["countsJSON"] for r in counted]], 1)
+                                    .map(lambda t: merge_counts_on_node(config, t)).collect()[0])
+            if counts_text is not None:
+                counts_text = name_archive(counts_text, entry["path"], entry["archive"])
+                self.write(entry["counts"], counts_text)
+            damaged = [r for r in rs if r["status"] == "damaged"]
+            joined.append({
+                "index": entry["index"], "archive": entry["archive"], "output": entry["manifest"],
+                "counts": entry["counts"] if counts_text is not None else None,
+                "rejects": outputs["rejects"][1] if entry["rejects"] else None,
+                "status": "damaged" if damaged else "ok",
+                "exitStatus": damaged[0]["exitStatus"] if damaged else 0,
+                "seconds": round(sum(r["seconds"] for r in rs), 3),
+                "host": sorted({r["host"] for r in rs}),
+                "stderr": damaged[0]["stderr"] if damaged else "",
+                "countsJSON": counts_text.decode("utf-8") if counts_text is not None else None,
+                "splitting": entry["splitting"],
+                "splits": [{"split": r["split"], "range": r["range"], "firstLine": r["firstLine"], "output": r["output"],
+                            "rejects": r["rejects"], "status": r["status"], "exitStatus": r["exitStatus"],
+                            "seconds": r["seconds"], "host": r["host"], "stderr": r["stderr"]} for r in rs],
+            })
+        return joined
 
     def merge(self, config, results, driver_binary):
         """merge-counts on the driver; in one task on an executor when the driver has no binary (an

@@ -221,6 +221,26 @@ assert [job.format_by_name(n) for n in ("a.CSV.zst", "b.tsv", "c.ndjson.zst", "d
     ["csv", "tsv", "jsonl", "xml", None, None]
 fixed = json.loads(job.name_stdin(json.dumps({"files": [{"path": "<stdin>"}], "records": 1}), "s3a://b/k"))
 assert fixed == {"files": [{"path": "s3a://b/k"}], "records": 1}, fixed
+# Splitting helpers: sizes, part names, local paths, seek tables cut off and merged.
+assert [job.parse_size(t) for t in ("256M", "1G", "4k", "0", "65536")] == [256 << 20, 1 << 30, 4 << 10, 0, 65536]
+parts, manifest = job.part_names("x.labelled.jsonl.zst", 2)
+assert parts == ["x.labelled.jsonl.part-00000.zst", "x.labelled.jsonl.part-00001.zst", "x.labelled.jsonl.part-00002.zst"], parts
+assert manifest == "x.labelled.jsonl.parts.json", manifest
+assert job.local_path("file:///a/b.zst") == "/a/b.zst" and job.local_path("/a/b") == "/a/b" and job.local_path("hdfs://n/a") is None
+import os, struct, tempfile
+def seekable(entries, payload):
+    table = b"".join(struct.pack("<III", *e) for e in entries) + struct.pack("<IBI", len(entries), 0x80, 0x8F92EAB1)
+    return payload + struct.pack("<II", 0x184D2A5E, len(table)) + table
+with tempfile.TemporaryDirectory() as d:
+    a, b = os.path.join(d, "a"), os.path.join(d, "b")
+    open(a, "wb").write(seekable([(3, 10, 7)], b"abc"))
+    open(b, "wb").write(seekable([(2, 5, 8), (1, 4, 9)], b"de" + b"f"))
+    ta, tb = job.strip_seek_table(a), job.strip_seek_table(b)
+    assert open(a, "rb").read() == b"abc" and open(b, "rb").read() == b"def", "the tables are cut off"
+    assert ta == {"checksums": True, "entries": [[3, 10, 7]]}, ta
+    assert job.strip_seek_table(a) is None, "no table left"
+    merged = job.seek_table_bytes([ta, tb, {"checksums": False, "entries": []}])
+    assert merged == seekable([(3, 10, 7), (2, 5, 8), (1, 4, 9)], b""), merged
 EOF
 
 # --- the comparisons --------------------------------------------------------------------------------------
@@ -237,6 +257,9 @@ for entry in index:
     path = entry["archive"][len("file://"):] if entry["archive"].startswith("file://") else entry["archive"]
     ident = os.path.relpath(path, archives).replace("/", "_")
     damaged = ident == "f_broken.jsonl.zst"
+    if not entry.get("splitting", "").startswith("not split: "):
+        problems.append("%s: these small archives are one task each, and the index says why: %r"
+                        % (entry["archive"], entry.get("splitting")))
     if entry["status"] != ("damaged" if damaged else "ok"):
         problems.append("%s: status %s (exit %s)" % (entry["archive"], entry["status"], entry["exitStatus"]))
     got = os.path.join(prefix, entry["output"])
@@ -325,5 +348,150 @@ grep -q "smsfilter-job: the job failed: smsfilter-job: smsfilter classify failed
     || { tail -n 20 "$TMP/run4.err" >&2; fail "run 4 did not name the missing archive, the exit status and the binary's message"; }
 [ ! -e "$TMP/out4/total.counts.json" ] || fail "run 4 wrote a total although a task failed"
 
-say "PASS: every archive's output is byte-identical to single-machine smsfilter classify; merged counts equal"
-echo "4 passed, 0 failed"
+# --- issue 24: one archive across several tasks ---------------------------------------------------------
+# A generated archive of more than 200 MB, as a seekable archive (4 MiB frames and a seek table, the layout
+# smsfilter writes) and as pzstd writes it, split into tasks of at least 16 MB decoded (at least 8 each):
+# the joined parts must decode to the bytes of one single-machine classify of the whole archive, the rejects
+# likewise (line numbers included), the counts must be equal. The fixture holds a record crossing every
+# split boundary (checked), malformed and blank lines, CRLF lines, and a 40 MB record over --max-record that
+# spans three splits.
+S="$TMP/split"
+mkdir -p "$S"
+say "split proof: generating a 200+ MB archive (seekable and pzstd variants)"
+"$BIN" generate --count 850000 --seed 24 -o "$S/base.jsonl" -q
+"$PYTHON" - "$S/base.jsonl" "$S/big.jsonl" "$S/big.jsonl.zst" <<'PYEOF' || fail "could not build the split fixture"
+import struct, subprocess, sys
+source, plain, seekable = sys.argv[1:4]
+lines = open(source, "rb").read().split(b"\n")
+for k in range(5, len(lines) - 1, 40_000):
+    lines[k] = b'{"id": "broken-%d", "body": ' % k          # malformed JSON
+for k in range(7, len(lines) - 1, 50_000):
+    lines[k] = b""                                          # blank line
+for k in range(9, len(lines) - 1, 3):
+    lines[k] += b"\r"                                       # CRLF on a third of the records
+lines[len(lines) // 3] = b'{"id": "long", "body": "' + b"x" * (40 << 20) + b'"}'   # over --max-record 16M
+data = b"\n".join(lines)
+open(plain, "wb").write(data)
+# zstd's seekable format by hand: frames of 4 MiB decoded (zstd CLI), then the seek table (no checksums).
+frames, entries, at = [], [], 0
+while at < len(data):
+    end = min(len(data), at + (4 << 20))
+    frame = subprocess.run(["zstd", "-q", "-c", "-3"], input=data[at:end], capture_output=True, check=True).stdout
+    frames.append(frame)
+    entries.append(struct.pack("<II", len(frame), end - at))
+    at = end
+table = b"".join(entries) + struct.pack("<IBI", len(entries), 0, 0x8F92EAB1)
+with open(seekable, "wb") as out:
+    out.write(b"".join(frames) + struct.pack("<II", 0x184D2A5E, len(table)) + table)
+PYEOF
+rm -f "$S/base.jsonl"
+pzstd -q -p 2 -3 "$S/big.jsonl" -o "$S/big.pz.jsonl.zst" || fail "pzstd failed"
+say "  $(stat -c %s "$S/big.jsonl") decoded bytes; seekable $(stat -c %s "$S/big.jsonl.zst") bytes, pzstd $(stat -c %s "$S/big.pz.jsonl.zst") bytes"
+SPLIT_ARGS=(--rules "$TMP/rules.yaml" --max-record 16M)
+for v in big big.pz; do
+    t0=$SECONDS
+    "$BIN" classify -q --threads 2 "${SPLIT_ARGS[@]}" -o "$S/ref.$v.jsonl.zst" --rejects "$S/ref.$v.rejects.jsonl.zst" \
+        --counts "$S/ref.$v.counts.json" "$S/$v.jsonl.zst" || fail "single-machine classify of $v.jsonl.zst failed"
+    say "  single-machine classify --threads 2 of $v.jsonl.zst: $((SECONDS - t0)) s"
+done
+printf '%s\n' "$S/big.jsonl.zst" "file://$S/big.pz.jsonl.zst" > "$TMP/manifest5.txt"
+
+say "run 5: the two archives split into tasks of at least 16M decoded bytes, --rejects, local[2]"
+submit run5 0 --manifest "$TMP/manifest5.txt" --output-prefix "$TMP/out5" --binary "$BIN" --rules "$TMP/rules.yaml" \
+    --split-size 16M --rejects --classify-arg=--max-record --classify-arg=16M
+grep -q 'smsfilter-job: 2 archives split into' "$TMP/run5.err" || fail "run 5 did not say it split the archives"
+"$PYTHON" - "$S" "$TMP/out5" "$BIN" <<'PYEOF' || exit 1
+import json, os, subprocess, sys
+split_dir, prefix, binary = sys.argv[1:4]
+problems = []
+index = json.load(open(os.path.join(prefix, "index.json")))
+plain = open(os.path.join(split_dir, "big.jsonl"), "rb").read()
+long_start = plain.index(b'{"id": "long"')
+long_end = plain.index(b"\n", long_start)
+def decoded(path):
+    return subprocess.run(["zstd", "-dcq", path], capture_output=True, check=True).stdout
+def joined(manifest):
+    parts = json.load(open(os.path.join(prefix, manifest)))["parts"]
+    target = os.path.join(prefix, manifest + ".joined.zst")
+    with open(target, "wb") as out:
+        for part in parts:
+            out.write(open(os.path.join(prefix, part), "rb").read())
+    return target
+for entry, variant in zip(index, ("big", "big.pz")):
+    name = entry["archive"]
+    splits = entry.get("splits") or []
+    if len(splits) < 8:
+        problems.append("%s: %d splits, expected at least 8 (%s)" % (name, len(splits), entry.get("splitting")))
+        continue
+    if entry["status"] != "ok" or any(s["status"] != "ok" for s in splits):
+        problems.append("%s: status %s" % (name, entry["status"]))
+    # The plan's boundaries, against the decoded archive: a record crosses every one, and the long record
+    # covers one split whole (it spans three).
+    plan = json.loads(subprocess.run([binary, "plan", "--json", "--lines", "--split-size", "16M",
+                                      os.path.join(split_dir, variant + ".jsonl.zst")], capture_output=True, check=True).stdout)
+    if [s["range"] for s in plan["splits"]] != [s["range"] for s in splits]:
+        problems.append("%s: the job's splits are not plan's" % name)
+    starts = [s["decodedStart"] for s in plan["splits"]]
+    if [s["firstLine"] for s in plan["splits"]] != [s["firstLine"] for s in splits]:
+        problems.append("%s: the splits' first lines are not plan --lines's" % name)
+    for start in starts[1:]:
+        if plain[start - 1:start] == b"\n":
+            problems.append("%s: no record crosses the boundary at decoded byte %d" % (name, start))
+    inside = [k for k, start in enumerate(starts) if long_start < start <= long_end]
+    if variant == "big" and len(inside) < 2:  # pzstd's splits are grouped by estimated sizes: it may cross fewer
+        problems.append("%s: the 40 MB record crosses %d boundaries, expected 2 or more" % (name, len(inside)))
+    # Outputs and rejects: the parts joined decode to the single-machine run's; the join is a seekable archive.
+    for kind, manifest, ref in (("records", entry["output"], "ref.%s.jsonl.zst" % variant),
+                                ("rejects", entry["rejects"], "ref.%s.rejects.jsonl.zst" % variant)):
+        whole = joined(manifest)
+        if decoded(whole) != decoded(os.path.join(split_dir, ref)):
+            problems.append("%s: the joined %s parts do not decode to the single-machine %s" % (name, kind, kind))
+        info = json.loads(subprocess.run([binary, "plan", "--json", "--input-format", "jsonl", whole],
+                                         capture_output=True, check=True).stdout)
+        if info.get("frameIndex") != "seek table":
+            problems.append("%s: the joined %s parts are not one seekable archive (%s)" % (name, kind, info.get("frameIndex")))
+    got = json.load(open(os.path.join(prefix, entry["counts"])))
+    want = json.load(open(os.path.join(split_dir, "ref.%s.counts.json" % variant)))
+    if name.startswith("file://"):
+        want["files"][0]["path"] = name  # the job names an archive as its manifest does
+    for key in set(got) | set(want):
+        if key not in ("seconds", "threads", "ruleSource") and got.get(key) != want.get(key):
+            problems.append("%s: counts[%s] %r != single-machine %r" % (name, key, got.get(key), want.get(key)))
+    rejected = decoded(os.path.join(split_dir, "ref.%s.rejects.jsonl.zst" % variant)).count(b"\n")
+    print("  ok: %s: %d splits (the 40 MB record over %d of them), %d records, %d rejected (%d reject lines, line numbers included)"
+          % (name, len(splits), len(inside) + 1, got["records"], got["rejected"], rejected))
+if problems:
+    print("test-spark: FAIL:\n  " + "\n  ".join(problems), file=sys.stderr)
+    sys.exit(1)
+PYEOF
+
+say "run 6: damage inside one split: that split exits 65, the index names it, the other splits run"
+head -c $((24 << 20)) "$S/big.jsonl" > "$S/small.jsonl"
+"$BIN" classify -q --threads 1 --rules "$TMP/rules.yaml" --frame-size 1M -o "$S/small.jsonl.zst" "$S/small.jsonl" \
+    || fail "could not make the small seekable archive"
+"$PYTHON" - "$S/small.jsonl.zst" "$S/damaged.jsonl.zst" "$BIN" <<'PYEOF' || fail "could not damage the archive"
+import json, subprocess, sys
+source, target, binary = sys.argv[1:4]
+plan = json.loads(subprocess.run([binary, "plan", "--json", "--split-size", "1M", source], capture_output=True, check=True).stdout)
+assert len(plan["splits"]) >= 6, plan
+start, end = plan["splits"][3]["start"], plan["splits"][3]["end"]
+data = bytearray(open(source, "rb").read())
+data[(start + end) // 2] ^= 0x5A
+open(target, "wb").write(data)
+PYEOF
+printf '%s\n' "$S/damaged.jsonl.zst" > "$TMP/manifest6.txt"
+submit run6 65 --manifest "$TMP/manifest6.txt" --output-prefix "$TMP/out6" --binary "$BIN" --split-size 1M --labels-only
+grep -q "DAMAGED archive $S/damaged.jsonl.zst split 3 (bytes [0-9]*:[0-9]*) (exit 65): .*corrupt zstd data" "$TMP/run6.err" \
+    || { tail -n 20 "$TMP/run6.err" >&2; fail "run 6 did not name the damaged split with the binary's message"; }
+"$PYTHON" - "$TMP/out6/index.json" <<'PYEOF' || fail "run 6: the index does not name the damaged split alone"
+import json, sys
+entry = json.load(open(sys.argv[1]))[0]
+statuses = [s["status"] for s in entry["splits"]]
+assert entry["status"] == "damaged", entry["status"]
+assert statuses[3] == "damaged" and statuses.count("damaged") == 1, statuses
+print("  ok: %d splits, split 3 damaged (exit 65), the others ok" % len(statuses))
+PYEOF
+[ ! -e "$TMP/out6/total.counts.json" ] || fail "run 6 wrote a total although a split is damaged"
+
+say "PASS: every archive's output is byte-identical to single-machine smsfilter classify; merged counts equal; split archives join to the single-machine run"
+echo "6 passed, 0 failed"

@@ -59,6 +59,8 @@ struct _ReadOptions: Sendable {
     var wantsTimestamp = false
     /// Look for labels the records already carry (`export`).
     var wantsExistingLabels = false
+    /// Read one split of the (single) input, a multi-frame zstd archive (`classify --range`).
+    var split: _ReadSplit?
 
     /// Why a record longer than `maxRecord` is rejected (streamed or whole, the same words).
     var overlongReason: String { "record longer than --max-record (\(maxRecord) bytes)" }
@@ -108,15 +110,19 @@ final class _FileState: Sendable {
     let driver: any _FormatDriver
     /// Whether the file began with a UTF-8 byte-order mark (skipped by the reader).
     let hadBOM: Bool
+    /// Whether an output in the file's own format starts with its preamble (byte-order mark, header row):
+    /// false for a split of an archive after its first (`classify --range`).
+    let writesPreamble: Bool
 
     var format: InputFormat { driver.format }
 
-    init(index: Int, path: String, displayPath: String, driver: any _FormatDriver, hadBOM: Bool) {
+    init(index: Int, path: String, displayPath: String, driver: any _FormatDriver, hadBOM: Bool, writesPreamble: Bool = true) {
         self.index = index
         self.path = path
         self.displayPath = displayPath
         self.driver = driver
         self.hadBOM = hadBOM
+        self.writesPreamble = writesPreamble
     }
 }
 

@@ -36,9 +36,10 @@ public final class Pipeline: Sendable {
     public func run(inputs: [String]) throws(PipelineError) -> RunResult {
         let started = DispatchTime.now()
         try _Inputs.check(inputs)
+        let split = try options.split.map { s throws(PipelineError) in try _Splits.check(s, inputs: inputs, options: options) }
         let (output, rejects) = try openOutputs()
         do throws(PipelineError) {
-            var result = try work(inputs, output, rejects, started: started)
+            var result = try work(inputs, output, rejects, split: split, started: started)
             result.counts.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             try commit(result.counts, output, rejects)
             return result
@@ -70,7 +71,9 @@ public final class Pipeline: Sendable {
     }
 
     /// Reads, classifies and writes every record.
-    private func work(_ inputs: [String], _ output: OutputFile?, _ rejects: OutputFile?, started: DispatchTime) throws(PipelineError) -> RunResult {
+    private func work(
+        _ inputs: [String], _ output: OutputFile?, _ rejects: OutputFile?, split: _ReadSplit?, started: DispatchTime
+    ) throws(PipelineError) -> RunResult {
         let threads = max(1, options.threads)
         let emitter = _Emitter(ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain)
         let plan = _OutputPlan(emitter: emitter, labelsOnly: options.labelsOnly, requested: options.outputFormat, path: options.outputPath)
@@ -78,10 +81,12 @@ public final class Pipeline: Sendable {
         var read = options.readOptions
         read.wantsTimestamp = !options.labelsOnly && (options.outputFormat != nil || inputs.count > 1)
         read.decodeThreads = threads
+        read.split = split
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool, collectStats: options.collectStats)
         reader.onOpen = { file throws(PipelineError) in try plan.decide(first: file) }
         let sink = _ClassifySink(
             options: options, plan: plan, output: output, rejects: rejects, ruleSet: ruleSet, inputs: inputs, progress: reader.progress)
+        sink.split = split
         try _FanOut(pool: pool).run(
             reader: reader, threads: threads,
             makeWorker: { _ClassifyWorker(ruleSet: ruleSet, plan: plan, collectStats: options.collectStats) }, sink: sink)
@@ -119,6 +124,45 @@ public final class Pipeline: Sendable {
         } catch {
             throw PipelineError(.outputFailed, error.description)
         }
+    }
+}
+
+/// Checks a split (`PipelineOptions.split`) before anything starts.
+enum _Splits {
+    /// The split as the reader takes it: one input, a zstd archive whose frames start (or end) at both
+    /// offsets.
+    ///
+    /// - Throws: ``PipelineError``: usage (not one file, not zstd, offsets that are not frame boundaries),
+    ///   input missing (the archive cannot be read).
+    static func check(_ split: ArchiveSplit, inputs: [String], options: PipelineOptions) throws(PipelineError) -> _ReadSplit {
+        guard inputs.count == 1, let path = inputs.first, path != "-" else {
+            throw PipelineError(.usage, "--range reads one archive, named as a file (not standard input)")
+        }
+        let index: ZstdFrameIndex
+        do {
+            guard let found = try ZstdFrameIndex.read(path: path) else {
+                throw PipelineError(
+                    .usage, "\(path): --range reads zstd archives of several frames; this is not zstd (classify it whole)")
+            }
+            index = found
+        } catch let error as PipelineError {
+            throw error
+        } catch {
+            throw PipelineError(.inputMissing, "\(error)")
+        }
+        guard split.start >= 0, split.start < split.end, split.end <= index.fileSize else {
+            throw PipelineError(
+                .usage, "--range \(split.start):\(split.end): expected START < END ≤ \(index.fileSize) (the size of \(path))")
+        }
+        for (name, offset) in [("START", split.start), ("END", split.end)] where !index.isBoundary(offset) {
+            let (before, after) = index.boundaries(around: offset)
+            let near = [before, after].compactMap { $0 }.map(String.init).joined(separator: " and ")
+            throw PipelineError(
+                .usage,
+                "\(path): --range \(name) \(offset) is not a frame boundary (the nearest are \(near); smsfilter plan lists the splits)")
+        }
+        let linesMatter = options.rejectsPath != nil || options.labelsOnly || options.strict
+        return _ReadSplit(start: split.start, end: split.end, index: index, firstLine: split.firstLine, linesMatter: linesMatter)
     }
 }
 

@@ -63,6 +63,8 @@ public struct PipelineOptions: Sendable {
     public var collectStats = false
     /// Called on the writer thread about four times a second with the progress so far.
     public var progress: (@Sendable (Progress) -> Void)?
+    /// Read only one split of the input, a multi-frame zstd archive (`classify --range`); nil: all of it.
+    public var split: ArchiveSplit?
 
     public init() {}
 
@@ -100,6 +102,27 @@ public struct PipelineOptions: Sendable {
         r.maxWindowBytes = maxWindowBytes
         r.filterKey = filterKey
         return r
+    }
+}
+
+/// One split of a multi-frame zstd archive, as `smsfilter plan` lists them (`classify --range START:END`).
+///
+/// The run reads the records that *start* in the frames between the compressed offsets `start` and `end`
+/// (frame boundaries): a record that crosses `end` is read on to its end, one that crosses `start` is left to
+/// the split before. Outputs, rejects and counts of all the splits of an archive, joined in order, are those
+/// of one run over the whole archive (`merge-counts` joins the counts). JSON Lines and TSV only.
+public struct ArchiveSplit: Sendable, Equatable {
+    public var start: Int64
+    public var end: Int64
+    /// The archive's line number of the split's first decoded byte (`plan --lines`); nil: the lines before
+    /// `start` are counted by decoding them, when line numbers reach an output (rejects, `--labels-only`,
+    /// `--strict`).
+    public var firstLine: Int?
+
+    public init(start: Int64, end: Int64, firstLine: Int? = nil) {
+        self.start = start
+        self.end = end
+        self.firstLine = firstLine
     }
 }
 

@@ -20,6 +20,23 @@ public struct RunCounts: Codable, Sendable, Equatable {
         public var compressed = false
         /// Why the file could not be read to its end (a damaged archive, a read error), if it could not.
         public var error: String?
+        /// Set when the run read one split of the archive (`classify --range`): these counts are the records
+        /// that start in its frames. `merge-counts` joins the entries of adjacent splits of one archive, and
+        /// drops the range once they cover it all.
+        public var range: SplitRange?
+
+        /// Compressed offsets `start..<end` of an archive of `archiveBytes` bytes.
+        public struct SplitRange: Codable, Sendable, Equatable {
+            public var start: Int64
+            public var end: Int64
+            public var archiveBytes: Int64
+
+            public init(start: Int64, end: Int64, archiveBytes: Int64) {
+                self.start = start
+                self.end = end
+                self.archiveBytes = archiveBytes
+            }
+        }
 
         public init(path: String, format: String) {
             self.path = path
@@ -161,7 +178,71 @@ extension RunCounts {
             try add(&total.dropped, part.dropped, "dropped")
             try add(&total.rejectReasons, part.rejectReasons, "rejectReasons")
         }
+        total.files = try joiningSplits(total.files)
         return total
+    }
+
+    /// The file entries with those of adjacent splits of one archive joined (a `classify --range` run each):
+    /// summed, the first error kept, and without a range once they cover the whole archive, so that the splits
+    /// of an archive merge into exactly the entry a whole-archive run writes. Entries without a range, and
+    /// splits that do not touch, stay as they are.
+    ///
+    /// - Throws: ``PipelineError`` (bad input) when two splits of an archive overlap (counted twice).
+    static func joiningSplits(_ files: [File]) throws(PipelineError) -> [File] {
+        guard files.contains(where: { $0.range != nil }) else { return files }
+        var order: [String] = []
+        var splits: [String: [File]] = [:]
+        var out: [(String?, File)] = []
+        for file in files {
+            guard file.range != nil else {
+                out.append((nil, file))
+                continue
+            }
+            if splits[file.path] == nil {
+                order.append(file.path)
+                out.append((file.path, file))  // where the archive's joined entries go
+            }
+            splits[file.path, default: []].append(file)
+        }
+        var joined: [String: [File]] = [:]
+        for path in order {
+            let parts = splits[path]!.sorted { $0.range!.start < $1.range!.start }
+            var result: [File] = []
+            for part in parts {
+                guard var last = result.last, let a = last.range, let b = part.range, a.end >= b.start, a.archiveBytes == b.archiveBytes else {
+                    result.append(part)
+                    continue
+                }
+                guard a.end == b.start else {
+                    throw PipelineError(
+                        .badInput,
+                        "\(path): the splits \(a.start):\(a.end) and \(b.start):\(b.end) overlap: their records would be counted twice")
+                }
+                last.records += part.records
+                last.labelled += part.labelled
+                last.rejected += part.rejected
+                last.bytes += part.bytes
+                last.compressedBytes += part.compressedBytes
+                last.compressed = last.compressed || part.compressed
+                last.error = last.error ?? part.error
+                if last.format.isEmpty { last.format = part.format }
+                last.range = File.SplitRange(start: a.start, end: b.end, archiveBytes: a.archiveBytes)
+                result[result.count - 1] = last
+            }
+            for k in result.indices {
+                if let r = result[k].range, r.start == 0, r.end == r.archiveBytes { result[k].range = nil }
+            }
+            joined[path] = result
+        }
+        var files: [File] = []
+        for (path, file) in out {
+            guard let path else {
+                files.append(file)
+                continue
+            }
+            files += joined[path]!
+        }
+        return files
     }
 
     /// Reads a count file written by `classify --counts`, checking every field's type and the accounting.

@@ -20,6 +20,14 @@ final class _ClassifySink: _ChunkSink {
 
     var counts = RunCounts()
     var damaged = false
+    /// The split of the archive this run reads (`classify --range`): its file entry says so, and a split that
+    /// stops before the archive's end writes no epilogue (a converted XML document's closing tag).
+    var split: _ReadSplit? {
+        didSet {
+            guard let split, !counts.files.isEmpty else { return }
+            counts.files[0].range = RunCounts.File.SplitRange(start: split.start, end: split.end, archiveBytes: split.index.fileSize)
+        }
+    }
     var stageNanos: [String: UInt64] = [:]
     var latencies: [Double] = []
     private var wrotePreamble = false
@@ -99,6 +107,7 @@ final class _ClassifySink: _ChunkSink {
     /// What the output ends with (a converted XML document's closing tag); written once every chunk is.
     func finish() throws(PipelineError) {
         guard !plan.labelsOnly, wrotePreamble, !wroteSameFormat, let (_, writer) = plan.current else { return }
+        if let split, split.end < split.index.fileSize { return }
         try write(writer.epilogue())
     }
 
@@ -110,11 +119,15 @@ final class _ClassifySink: _ChunkSink {
         wrotePreamble = true
         guard !plan.labelsOnly, let (format, writer) = plan.current else { return }
         if format == file.format {
+            guard file.writesPreamble else {
+                wroteSameFormat = true
+                return
+            }
             wroteSameFormat = true
             var bytes: [UInt8] = file.hadBOM ? [0xEF, 0xBB, 0xBF] : []
             bytes += file.driver.preamble(plan.emitter)
             try write(bytes)
-        } else {
+        } else if file.writesPreamble {
             try write(writer.preamble())
         }
     }

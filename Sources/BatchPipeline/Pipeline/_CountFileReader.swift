@@ -178,6 +178,19 @@ struct _CountFileReader {
         guard Self.isSum(file.records, file.labelled, file.rejected) else {
             throw fail(at, "records (\(file.records)) is not labelled (\(file.labelled)) + rejected (\(file.rejected))")
         }
+        switch f["range"] {
+        case .object(let r)?:
+            let field = "\(at).range"
+            let range = RunCounts.File.SplitRange(
+                start: Int64(try count(r, "start", at: field)), end: Int64(try count(r, "end", at: field)),
+                archiveBytes: Int64(try count(r, "archiveBytes", at: field)))
+            guard range.start < range.end, range.end <= range.archiveBytes else {
+                throw fail(field, "expected start < end ≤ archiveBytes, found \(range.start), \(range.end), \(range.archiveBytes)")
+            }
+            file.range = range
+        case nil, .null?: break
+        case let v?: throw fail("\(at).range", "expected an object (start, end, archiveBytes), found \(describe(v))")
+        }
         return file
     }
 

@@ -58,7 +58,8 @@ final class _FileCursor {
     let index: Int
     let path: String
     let displayPath: String
-    let source: any _ByteSource
+    /// The decoded bytes (for a split after its first, replaced once the head has chosen the driver).
+    var source: any _ByteSource
     var eof = false
     /// Why the file could not be read to its end (the source's error, or a construct left open).
     var error: String?
@@ -127,6 +128,10 @@ final class _RecordReader {
         for (index, path) in inputs.enumerated() {
             if shouldStop() { break }
             let total = path == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+            if let split = options.split {
+                try readSplit(index, path, split, shouldStop: shouldStop)
+                continue
+            }
             progress.start(file: index, total: total)
             let source: any _ByteSource
             do {
@@ -159,7 +164,7 @@ final class _RecordReader {
         deliver(chunk)
     }
 
-    private func readFile(_ cursor: _FileCursor, shouldStop: () -> Bool) throws(PipelineError) {
+    func readFile(_ cursor: _FileCursor, shouldStop: () -> Bool) throws(PipelineError) {
         while true {
             if shouldStop() { return }
             let chunk = pool.take()
@@ -225,7 +230,7 @@ final class _RecordReader {
     }
 
     /// The file's first bytes: skip a byte-order mark, choose the driver, take the header row off.
-    private func open(_ cursor: _FileCursor, _ chunk: _Chunk) throws(PipelineError) {
+    func open(_ cursor: _FileCursor, _ chunk: _Chunk) throws(PipelineError) {
         var limit = options.chunkSize
         fill(chunk, cursor, limit: limit)
         let b = chunk.input.bytes
@@ -245,6 +250,9 @@ final class _RecordReader {
             case .ready(let driver, let headerBytes):
                 cursor.state = _FileState(index: cursor.index, path: cursor.path, displayPath: cursor.displayPath, driver: driver, hadBOM: hadBOM)
                 cursor.framer = driver.makeFramer()
+                if let split = options.split, split.isPartial, !_SplitSource.reads(driver.format) {
+                    throw PipelineError(.usage, _SplitSource.refusal(cursor.displayPath, driver.format))
+                }
                 consumeFront(chunk, cursor, headerBytes)
                 try onOpen?(cursor.state!)
                 return

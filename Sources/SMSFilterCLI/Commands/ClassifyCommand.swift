@@ -44,6 +44,14 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
     var shard: Shard?
 
+    @Option(
+        name: .long,
+        help: "Classify only the records that start in these frames of one zstd archive (JSON Lines or TSV): compressed offsets START:END at frame boundaries, as smsfilter plan lists them.")
+    var range: ByteRange?
+
+    @Option(name: .long, parsing: .unconditional, help: "With --range: the archive's line number where the range starts (plan --lines), so lines before it need not be counted.")
+    var firstLine: Int?
+
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
     var rules: String?
 
@@ -147,6 +155,13 @@ struct ClassifyCommand: ParsableCommand {
         if let shard, shard.k < 1 || shard.k > shard.n {
             throw ValidationError("Please give --shard as K/N with 1 ≤ K ≤ N, for example 3/8.")
         }
+        if let firstLine {
+            guard range != nil else { throw ValidationError("Please give --first-line with --range only.") }
+            try Limits.check(firstLine, Limits.firstLine, "--first-line")
+        }
+        if range != nil && (inputs.count != 1 || inputs == ["-"] || manifest != nil || shard != nil) {
+            throw ValidationError("Please give --range with exactly one archive file (no manifest, shard or standard input).")
+        }
         if inputs.isEmpty && manifest == nil && CLI.stdinIsTerminal {
             throw ValidationError("Please name input files, or pipe records into standard input.")
         }
@@ -243,6 +258,7 @@ struct ClassifyCommand: ParsableCommand {
         options.rejectsPath = rejects
         options.maxRejectsBytes = Int64(maxRejectsBytes.bytes)
         options.existing = existing
+        options.split = range.map { ArchiveSplit(start: $0.start, end: $0.end, firstLine: firstLine) }
         if let inputName { options.stdinName = inputName }
         // The progress line would land among the records when both go to the same terminal.
         let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal

@@ -37,6 +37,11 @@ enum Limits {
                 + "\(ByteSize(Limits.frameSize.upperBound).argument), or 0 for one frame (got \(ByteSize(frameSize.bytes).argument)).")
     }
 
+    /// Decoded bytes per split (`plan --split-size`).
+    static let splitSize = 1...(1 << 40)
+    /// The archive's line number where a split starts (`classify --first-line`).
+    static let firstLine = 1...Int.max
+
     /// Body bytes `bench` loads into memory (`--matcher-bytes`).
     static let matcherBytes = (1 << 10)...(2 << 30)
     /// `bench --repeat`.

@@ -1,0 +1,121 @@
+import ArgumentParser
+import BatchPipeline
+import Foundation
+import ZstdStream
+
+/// `smsfilter plan`: where a big archive can be split for `classify --range` runs (one archive across a
+/// cluster; the Spark job runs it).
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "List the splits of a multi-frame zstd archive for classify --range runs.",
+        discussion: """
+            zstd archives can be cut only between frames. The frames are found without decoding (the seek \
+            table of a seekable archive, or the frame and block headers: pzstd, concatenated frames) and \
+            taken in order into splits of at least --split-size decoded bytes, each with its compressed \
+            byte range (for classify --range START:END), frames and decoded size. A record that crosses a \
+            split's edge is read by the split it starts in, so the splits' outputs joined in order are one \
+            whole-archive run's. Single-frame, gzip and plain archives are one split, and so are CSV and XML \
+            (where a record starts depends on every byte before it); the plan says why.
+
+            --lines decodes every split to count its lines: exact decoded sizes (pzstd frames do not say \
+            theirs), and the archive's line number where each split starts (classify --first-line), so \
+            that split runs number rejects as a whole-archive run does without decoding what precedes them.
+
+            Examples:
+              smsfilter plan big.jsonl.zst --split-size 256M
+              smsfilter plan big.jsonl.zst --lines --json -o plan.json
+
+            Exit status: 0 success, 64 usage, 65 damaged archive (--lines) or unreadable input, 66 input \
+            missing, 73 the plan could not be written.
+            """
+    )
+
+    @Argument(help: "The archive (a file).")
+    var archive: String
+
+    @Option(name: .long, parsing: .unconditional, help: "Decoded bytes per split, at least (1 to 1T).")
+    var splitSize = ByteSize(256 << 20)
+
+    @Flag(name: .long, help: "Decode every split to count its lines and decoded bytes exactly.")
+    var lines = false
+
+    @Option(name: .long, help: "Plan only these frames (compressed offsets START:END at frame boundaries).")
+    var range: ByteRange?
+
+    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
+    var inputFormat: InputFormat?
+
+    @Option(name: .long, parsing: .unconditional, help: "Decoding threads for --lines, 1 to 256 (default: all cores).")
+    var threads: Int?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the plan as JSON to this file.", valueName: "file"))
+    var output: String?
+
+    @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")
+    var force = false
+
+    @Flag(name: [.short, .long], help: "Print nothing on standard output.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Print the plan as JSON on standard output instead of the table.")
+    var json = false
+
+    func validate() throws {
+        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(size: splitSize, Limits.splitSize, "--split-size")
+    }
+
+    func run() throws {
+        var io = IOPlan(force: force)
+        io.read(archive, as: "the archive")
+        io.write(output, as: "-o")
+        try io.check()
+        var options = ArchivePlan.Options()
+        options.splitSize = Int64(splitSize.bytes)
+        options.inputFormat = inputFormat
+        options.countLines = lines
+        options.range = range.map { $0.start..<$0.end }
+        options.threads = threads ?? CLI.cores
+        let plan: ArchivePlan
+        do {
+            plan = try ArchivePlan.make(path: archive, options: options)
+        } catch {
+            throw CLI.fail(error.description, code: error.exitCode)
+        }
+        if let output {
+            do {
+                let file = try OutputFile(path: output, existing: io.existingPolicy)
+                try file.write(Array(plan.jsonData()))
+                try file.finish()
+            } catch {
+                throw CLI.fail("\(error)", code: 73)
+            }
+        }
+        if !quiet {
+            if json {
+                CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), recordsOnStandardOutput: output == "-")
+            } else {
+                CLI.stdout(plan.table())
+            }
+        }
+        if plan.damaged {
+            for (k, split) in plan.splits.enumerated() where split.error != nil {
+                CLI.stderr("smsfilter: error: split \(k) (\(split.start):\(split.end)): \(split.error!)\n")
+            }
+            throw ExitCode(65)
+        }
+    }
+}
+
+/// `START:END`: compressed byte offsets, `0 ≤ START < END`.
+struct ByteRange: ExpressibleByArgument {
+    let start: Int64
+    let end: Int64
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let start = Int64(parts[0]), let end = Int64(parts[1]), start >= 0, start < end else { return nil }
+        self.start = start
+        self.end = end
+    }
+}
