@@ -35,6 +35,8 @@ final class _CompiledModel: Sendable {
     /// the separate arrays (`Double(idf) * Double(idf)` is `idfSquared`).
     let rows: [Float]
     let rowStride: Int
+    /// `rows` again, as a pointer the scan reads without a closure (`_ModelRows`).
+    let rowData: _ModelRows
     /// Per target: the verdict the model gives (the rule index is the model's, see ``RuleSet/ruleNames``).
     let verdicts: [Verdict]
     let targets: [ModelDefinition.Target]
@@ -73,6 +75,7 @@ final class _CompiledModel: Sendable {
             packed[f * stride + m.targets.count + 1] = p.kind == .word ? 1 : 0
         }
         rows = packed
+        rowData = _ModelRows(packed)
         foldsText = normalization == .none
         verdicts = m.targets.map { t in
             let validation = capabilities.validate(action: t.action, subAction: t.subAction)
@@ -102,6 +105,64 @@ final class _CompiledModel: Sendable {
         let bytes = text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         return phrase.kind == .word ? [0x20] + bytes + [0x20] : bytes
     }
+}
+
+/// The word k-grams ending at the previous word run (for the model's scan, `_modelCandidates`): their keys
+/// and first bytes in the scratch's `chainKey`/`chainStart` (k = 1 … at most `maxWords − 1`).
+struct _WordChain {
+    let key: UnsafeMutablePointer<UInt64>
+    let start: UnsafeMutablePointer<Int>
+    let maxWords: Int
+    var length = 0
+    var previousEnd = -2
+
+    init(key: UnsafeMutablePointer<UInt64>, start: UnsafeMutablePointer<Int>, maxWords: Int) {
+        self.key = key
+        self.start = start
+        self.maxWords = maxWords
+    }
+
+    /// Looks up the word k-grams that end at the word run `[runStart, end)` of `p`, longest first, and makes
+    /// the chain end at that word.
+    @inline(__always)
+    mutating func end(_ p: UnsafePointer<UInt8>, _ runStart: Int, _ end: Int, _ table: _ModelFeatureTable, _ hits: inout _ModelHits) {
+        guard maxWords > 0 else { return }
+        let h = _foldedHash(p + runStart, end &- runStart, seed: _ModelFeatureTable.wordSeed)
+        if !(length > 0 && previousEnd == runStart &- 1 && p[runStart &- 1] == 0x20) { length = 0 }
+        var k = min(length &+ 1, maxWords)
+        while k >= 2 {
+            table.lookup(_pairKey(key[k &- 2], h), p, start[k &- 2], end, &hits)
+            k &-= 1
+        }
+        table.lookup(h, p, runStart, end, &hits)
+        let kept = min(length &+ 1, maxWords &- 1)
+        var j = kept &- 1
+        while j >= 1 {
+            key[j] = _pairKey(key[j &- 1], h)
+            start[j] = start[j &- 1]
+            j &-= 1
+        }
+        if kept > 0 {
+            key[0] = h
+            start[0] = runStart
+        }
+        length = kept
+        previousEnd = end
+    }
+}
+
+/// A model's packed rows (`_CompiledModel.rows`) in memory owned here: allocated and filled in `init`,
+/// read-only afterwards, freed in `deinit`; the model keeps this object, so the pointer lives as long as it.
+final class _ModelRows: @unchecked Sendable {
+    let pointer: UnsafePointer<Float>
+
+    init(_ rows: [Float]) {
+        let p = UnsafeMutablePointer<Float>.allocate(capacity: max(1, rows.count))
+        p.initialize(from: rows, count: rows.count)
+        pointer = UnsafePointer(p)
+    }
+
+    deinit { pointer.deallocate() }
 }
 
 /// Why the learned model did not decide a message (``ModelDefinition``, "When the model abstains").
@@ -274,61 +335,19 @@ extension Classifier {
             s.sums[k] = 0
             k += 1
         }
-        // Locals, so the per-candidate code touches no class property (no exclusivity checks, no reloads).
-        let gen = s.generation
-        let stamp = s.stamp
-        let firstStart = s.firstStart
-        let firstEnd = s.firstEnd
-        let touched = s.touched
-        let deferred = s.deferred
-        let sums = s.sums
-        let stride = model.rowStride
-        let table = model.table
-        var touchedCount = 0
-        var deferredCount = 0
-        var normSquared = 0.0
-        var script = Script.none
-        model.rows.withUnsafeBufferPointer { rows in
-            do {
-                let wide = table.wide
-                @inline(__always) func add(_ f: Int) {
-                    touched[touchedCount] = Int32(truncatingIfNeeded: f)
-                    touchedCount &+= 1
-                    let row = rows.baseAddress! + f &* stride
-                    let idf = Double(row[t])
-                    normSquared += idf * idf
-                    var j = 0
-                    while j < t {
-                        sums[j] += Double(row[j])
-                        j &+= 1
-                    }
-                }
-                // Phrase `f` is present at text bytes `[a, b)`.
-                @inline(__always) func hit(_ f: Int, _ a: Int, _ b: Int) {
-                    if stamp[f] == gen { return }
-                    stamp[f] = gen
-                    if let starts {
-                        firstStart[f] = starts[a]
-                        firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
-                    } else {
-                        firstStart[f] = Int32(truncatingIfNeeded: a)
-                        firstEnd[f] = Int32(truncatingIfNeeded: b)
-                    }
-                    if wide[f] {
-                        deferred[deferredCount] = Int32(truncatingIfNeeded: f)
-                        deferredCount &+= 1
-                    } else {
-                        add(f)
-                    }
-                }
-                script = _modelCandidates(table, text, s) { f, a, b in hit(f, a, b) }
-                var d = 0
-                while d < deferredCount {
-                    add(Int(deferred[d]))
-                    d &+= 1
-                }
-            }
+        // The hit path is a struct passed inout (no closure, no captured variable: closures capturing the
+        // counters cost a dynamic exclusivity check per phrase found, a quarter of the scan's instructions).
+        var hits = _ModelHits(gen: s.generation, stamp: s.stamp, firstStart: s.firstStart, firstEnd: s.firstEnd,
+                              touched: s.touched, deferred: s.deferred, sums: s.sums, wide: model.table.wide,
+                              rows: model.rowData.pointer, stride: model.rowStride, targets: t, starts: starts, ends: ends)
+        let script = _modelCandidates(model.table, text, s, &hits)
+        var d = 0
+        while d < hits.deferredCount {
+            hits.add(Int(hits.deferred[d]))
+            d &+= 1
         }
+        let touchedCount = hits.touchedCount
+        let normSquared = hits.normSquared
         s.touchedCount = touchedCount
         s.normSquared = normSquared
         let inverse = normSquared > 0 ? 1 / normSquared.squareRoot() : 0
@@ -409,12 +428,13 @@ extension Classifier {
         _modelScore(model, UnsafeRawBufferPointer(start: s.folded, count: sink.count), starts: s.foldedStart, ends: s.foldedEnd, slot: slot)
     }
 
-    /// Calls `hit(feature, start, end)` for every phrase occurrence in `text`, in the order the model's
+    /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
     /// automaton reported them (by end; at one end, longest first); returns the main script.
     @inline(__always)
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
-                          _ hit: (Int, Int, Int) -> Void) -> Script {
+                          _ hits: inout _ModelHits) -> Script {
         var tally = _ScriptTally(counts: s.scriptCounts)
+        let blocks = _ScriptBlocks.shared.table
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
         let flags = _ScalarFlags.shared
@@ -433,8 +453,6 @@ extension Classifier {
         let anyPart = table.anyPart
         let maxDigit = table.maxDigitPart
         let minUnspaced = table.minUnspacedPart
-        var chainLength = 0  // word k-grams (k ≥ 1) ending at the previous word run, at most maxWords − 1
-        var previousWordEnd = -2
         var kind = 0  // the run at i: 0 none (after a space), 1 word, 2 symbol
         var runStart = 0
         var runScalars = 0
@@ -442,33 +460,9 @@ extension Classifier {
         var unspaced = 0  // unspaced-script scalars ending here
         var latin: UInt32 = 0
 
-        // The word k-grams that end at the word run [runStart, end): longest first.
-        @inline(__always) func endWord(_ end: Int) {
-            guard maxWords > 0 else { return }
-            let h = _foldedHash(p + runStart, end &- runStart, seed: _ModelFeatureTable.wordSeed)
-            if !(chainLength > 0 && previousWordEnd == runStart &- 1 && p[runStart &- 1] == 0x20) { chainLength = 0 }
-            var k = min(chainLength &+ 1, maxWords)
-            while k >= 2 {
-                table.lookup(_pairKey(chainKey[k &- 2], h), p, chainStart[k &- 2], end) { hit($0, chainStart[k &- 2], end) }
-                k &-= 1
-            }
-            table.lookup(h, p, runStart, end) { hit($0, runStart, end) }
-            // The chain now ends at this word.
-            let kept = min(chainLength &+ 1, maxWords &- 1)
-            var j = kept &- 1
-            while j >= 1 {
-                chainKey[j] = _pairKey(chainKey[j &- 1], h)
-                chainStart[j] = chainStart[j &- 1]
-                j &-= 1
-            }
-            if kept > 0 {
-                chainKey[0] = h
-                chainStart[0] = runStart
-            }
-            chainLength = kept
-            previousWordEnd = end
-        }
-
+        // (The word chain is a struct with explicit arguments, not a nested function: one capturing these
+        // counters allocated a box per counter per message in unoptimised builds.)
+        var chain = _WordChain(key: chainKey, start: chainStart, maxWords: maxWords)
         var i = 0
         while i < n {
             let b = p[i]
@@ -489,8 +483,14 @@ extension Classifier {
                     len = l
                     word = flags.isWord(v)
                     if word {
-                        tally.add(Script.of(letter: v))
-                        isUnspaced = PhraseCandidates.isUnspaced(v)
+                        let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
+                        if e != _ScriptBlocks.mixed {
+                            tally.add(Script(rawValue: e & 0x3F).unsafelyUnwrapped)
+                            isUnspaced = e & _ScriptBlocks.unspaced != 0
+                        } else {
+                            tally.add(Script.of(letter: v))
+                            isUnspaced = PhraseCandidates.isUnspaced(v)
+                        }
                     }
                 }
             }
@@ -518,14 +518,14 @@ extension Classifier {
                             || (need & _ModelFeatureTable.needDigit != 0 && lastDigit >= runScalars &- length)
                             || (need & _ModelFeatureTable.needUnspaced != 0 && unspaced >= length) {
                             let a = Int(ring[(runScalars &- length) & mask])
-                            table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end) { hit($0, a, end) }
+                            table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
                         }
                     }
                 }
                 i = end
                 continue
             }
-            if kind == 1 { endWord(i) }
+            if kind == 1 { chain.end(p, runStart, i, table, &hits) }
             if b == 0x20 {
                 kind = 0
             } else if hasSymbolParts {
@@ -542,14 +542,14 @@ extension Classifier {
                     q &+= 1
                     if length > runScalars { continue }
                     let a = Int(ring[(runScalars &- length) & mask])
-                    table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.symbolSeed), p, a, end) { hit($0, a, end) }
+                    table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.symbolSeed), p, a, end, &hits)
                 }
             } else {
                 kind = 2
             }
             i &+= len
         }
-        if kind == 1 { endWord(n) }
+        if kind == 1 { chain.end(p, runStart, n, table, &hits) }
         if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
         return tally.finish()
     }

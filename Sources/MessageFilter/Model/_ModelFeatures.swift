@@ -211,10 +211,10 @@ final class _ModelFeatureTable: @unchecked Sendable {
         return out
     }
 
-    /// Calls `hit(feature)` for each phrase whose key is `key` and whose pattern is `text[a..<b)` (ASCII case
+    /// Passes to `hits` each phrase whose key is `key` and whose pattern is `text[a..<b)` (ASCII case
     /// ignored), in feature order.
     @inline(__always)
-    func lookup(_ key: UInt64, _ text: UnsafePointer<UInt8>, _ a: Int, _ b: Int, _ hit: (Int) -> Void) {
+    func lookup(_ key: UInt64, _ text: UnsafePointer<UInt8>, _ a: Int, _ b: Int, _ hits: inout _ModelHits) {
         let bit = Self.filterIndex(key)
         if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return }
         let tag = key >> 32
@@ -224,7 +224,7 @@ final class _ModelFeatureTable: @unchecked Sendable {
             if s == 0 { return }
             if s >> 32 == tag {
                 let f = Int(truncatingIfNeeded: s & 0xFFFF_FFFF) &- 1
-                if verify(f, text + a, b &- a) { hit(f) }
+                if verify(f, text + a, b &- a) { hits.hit(f, a, b) }
             }
             i = (i &+ 1) & slotMask
         }
@@ -244,6 +244,111 @@ final class _ModelFeatureTable: @unchecked Sendable {
             i &+= 1
         }
         return true
+    }
+}
+
+/// One message's phrase hits on their way into the sums: each present phrase counted once, at its first
+/// occurrence, with its span in the body; phrases of non-ASCII patterns deferred after the ASCII ones (the
+/// order the former automaton added them in). Plain pointers into the classifier's `_ModelScratch` and the
+/// model's rows, valid for one `_modelScore` call; every index is a feature < the model's feature count.
+struct _ModelHits {
+    let gen: UInt32
+    let stamp: UnsafeMutablePointer<UInt32>
+    let firstStart: UnsafeMutablePointer<Int32>
+    let firstEnd: UnsafeMutablePointer<Int32>
+    let touched: UnsafeMutablePointer<Int32>
+    let deferred: UnsafeMutablePointer<Int32>
+    let sums: UnsafeMutablePointer<Double>
+    let wide: UnsafeMutablePointer<Bool>
+    let rows: UnsafePointer<Float>
+    let stride: Int
+    let targets: Int
+    /// Each text byte's span of the body (nil: the text is the body).
+    let starts: UnsafePointer<Int32>?
+    let ends: UnsafePointer<Int32>?
+    var touchedCount = 0
+    var deferredCount = 0
+    var normSquared = 0.0
+
+    init(gen: UInt32, stamp: UnsafeMutablePointer<UInt32>, firstStart: UnsafeMutablePointer<Int32>,
+         firstEnd: UnsafeMutablePointer<Int32>, touched: UnsafeMutablePointer<Int32>, deferred: UnsafeMutablePointer<Int32>,
+         sums: UnsafeMutablePointer<Double>, wide: UnsafeMutablePointer<Bool>, rows: UnsafePointer<Float>, stride: Int,
+         targets: Int, starts: UnsafePointer<Int32>?, ends: UnsafePointer<Int32>?) {
+        self.gen = gen
+        self.stamp = stamp
+        self.firstStart = firstStart
+        self.firstEnd = firstEnd
+        self.touched = touched
+        self.deferred = deferred
+        self.sums = sums
+        self.wide = wide
+        self.rows = rows
+        self.stride = stride
+        self.targets = targets
+        self.starts = starts
+        self.ends = ends
+    }
+
+    /// Adds feature `f`'s weights and idf² to the sums.
+    @inline(__always)
+    mutating func add(_ f: Int) {
+        touched[touchedCount] = Int32(truncatingIfNeeded: f)
+        touchedCount &+= 1
+        let row = rows + f &* stride
+        let idf = Double(row[targets])
+        normSquared += idf * idf
+        var j = 0
+        while j < targets {
+            sums[j] += Double(row[j])
+            j &+= 1
+        }
+    }
+
+    /// Phrase `f` is present at text bytes `[a, b)`.
+    @inline(__always)
+    mutating func hit(_ f: Int, _ a: Int, _ b: Int) {
+        if stamp[f] == gen { return }
+        stamp[f] = gen
+        if let starts {
+            firstStart[f] = starts[a]
+            firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
+        } else {
+            firstStart[f] = Int32(truncatingIfNeeded: a)
+            firstEnd[f] = Int32(truncatingIfNeeded: b)
+        }
+        if wide[f] {
+            deferred[deferredCount] = Int32(truncatingIfNeeded: f)
+            deferredCount &+= 1
+        } else {
+            add(f)
+        }
+    }
+}
+
+/// The main-script tally and the unspaced-script test of the model's scan, per 128-scalar block of the Basic
+/// Multilingual Plane: `Script.of(letter:)` and `PhraseCandidates.isUnspaced` are range switches, a call per
+/// non-ASCII letter (60M instructions of the 700M the default model's scan took on 40,000 generated messages);
+/// most blocks hold one script, so one table load answers both. Entry: the script's raw value, `unspaced`
+/// added when every scalar of the block is of an unspaced script; `mixed` when the block is not uniform
+/// (the functions are asked). Built on first use from those functions (so its answers are theirs), 512 bytes,
+/// read-only after `init`, never freed (the shared instance lives as long as the process).
+final class _ScriptBlocks: @unchecked Sendable {
+    static let shared = _ScriptBlocks()
+    static let unspaced: UInt8 = 0x40
+    static let mixed: UInt8 = 0xFF
+    let table: UnsafePointer<UInt8>
+
+    private init() {
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+        for block in 0..<512 {
+            let first = UInt32(block) << 7
+            func entry(_ v: UInt32) -> UInt8 {
+                Script.of(letter: v).rawValue | (PhraseCandidates.isUnspaced(v) ? Self.unspaced : 0)
+            }
+            let e = entry(first)
+            t[block] = (first..<(first + 128)).allSatisfy { entry($0) == e } ? e : Self.mixed
+        }
+        table = UnsafePointer(t)
     }
 }
 
