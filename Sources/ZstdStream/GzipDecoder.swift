@@ -14,6 +14,8 @@ import Darwin
 /// ### What it accepts
 /// - One gzip member, or many concatenated ones (`cat a.gz b.gz`, what `pigz` and `bgzip` write): they decode
 ///   as one stream, as `gzip -dc` does.
+/// - Zero bytes after the last member (padding to a tape or disk block), of any length, as `gzip -dc`
+///   accepts them; a byte that is not zero after them is damage.
 /// - Empty input is an empty stream.
 ///
 /// ### Errors
@@ -128,6 +130,12 @@ public final class GzipDecoder {
                     finished = true
                     return 0
                 }
+                if input[inputPos] == 0 {
+                    // Zeros after the last member (tape blocks, a padded copy): the end, as `gzip -dc` reads it.
+                    try skipZeroPadding()
+                    finished = true
+                    return 0
+                }
                 if inputEnd - inputPos == 1 && input[inputPos] == 0x1F {
                     // The input ends inside the magic number of another member.
                     inputPos += 1
@@ -203,6 +211,23 @@ public final class GzipDecoder {
                 throw fail(
                     ZstdError(.readFailed, offset: inputBase + Int64(inputEnd), errno: code.code, path: path, format: "gzip"))
             }
+        }
+    }
+
+    /// Consumes zero bytes to the end of the input (in the input buffer's room, whatever their number); throws
+    /// `.corrupt` at the first byte that is not zero.
+    private func skipZeroPadding() throws(ZstdError) {
+        while true {
+            while inputPos < inputEnd && input[inputPos] == 0 { inputPos += 1 }
+            if inputPos < inputEnd {
+                throw fail(
+                    ZstdError(
+                        .corrupt, offset: compressedBytesConsumed, path: path,
+                        detail: "the input goes on after a complete gzip member and zero padding with bytes that are not zero",
+                        format: "gzip"))
+            }
+            if sawEOF { return }
+            try fill(atLeast: 1)
         }
     }
 

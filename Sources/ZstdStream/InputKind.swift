@@ -92,6 +92,23 @@ public enum InputKind: Sendable, Hashable, CaseIterable {
         ZstdError(.unsupportedInput, detail: refusalMessage(path: path, tool: tool))
     }
 
+    /// The refusal of an input whose *decompressed* first bytes look like this kind (binary data inside a
+    /// `.gz` or `.zst`, or a file compressed twice): the same one line, saying it is what is inside `outer`.
+    ///
+    /// `x.jsonl.gz: decompressed (gzip), this looks like binary data, not UTF-8 text (…); smsfilter reads
+    /// zstd, gzip and plain UTF-8 text.`
+    public func refusal(path: String?, tool: String, decompressedFrom outer: InputKind) -> ZstdError {
+        let name = path ?? "standard input"
+        let how = outer == .gzip ? "gzip" : "zstd"
+        var text = "\(name): decompressed (\(how)), this looks like \(phrase); \(tool) reads zstd, gzip and plain UTF-8 text"
+        if self == .zstd || self == .gzip {
+            text += " (it was compressed twice: decompress it once with \(how) -dc, then read what that writes)"
+        } else if self != .binary {
+            text += " inside them"
+        }
+        return ZstdError(.unsupportedInput, detail: text + ".")
+    }
+
     // MARK: - Internals
 
     /// The shell command that turns the input into something readable; nil for binary data.

@@ -13,9 +13,13 @@ import Darwin
 /// A crash, a full disk or an error before ``finish()`` never leaves a file at `path` that looks
 /// complete: the temporary file (`.NAME.tmp-PID-RANDOM` in the same folder, created with `O_EXCL`, so a
 /// planted file or symbolic link of that name is never opened) is removed by ``abandon()`` or when the
-/// object is deallocated unfinished. Optionally compresses with zstd (``Compression``).
+/// object is deallocated unfinished. Optionally compresses with zstd or gzip (``Compression``).
 /// `path` `-` writes to standard output, and an existing device or pipe (`/dev/null`, a FIFO) is written
-/// in place: neither is renamed over. A folder is refused at once, never found at the end.
+/// in place: neither is renamed over; a block device (a disk) is refused. A link into `/proc` to one of this
+/// process's descriptors
+/// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, or a link of one's own to one of them) is written through
+/// that descriptor, whatever file it holds, and the link is left alone; a link to another process's
+/// descriptor is refused. A folder is refused at once, never found at the end.
 ///
 /// With ``Existing/keep`` an existing regular file (or symbolic link) at `path` is refused when the
 /// file is created, and the finished file is put in place with `link(2)`, which fails rather than
@@ -32,6 +36,22 @@ public final class OutputFile {
         /// `frameSize` decoded bytes and a seek table, the same bytes whatever `workers` is; without, one
         /// frame (``ZstdEncoder``, libzstd's own worker threads).
         case zstd(level: Int32, workers: Int32, frameSize: Int? = nil)
+        /// One gzip member at `level` (1…9, ``GzipEncoder/levels``), compressed in the calling thread.
+        case gzip(level: Int32)
+    }
+
+    /// What an output's name says its bytes are (SPEC §7: outputs ending `.gz` are gzip, `.zst` zstd),
+    /// case-insensitively.
+    public enum NamedCompression: Sendable, Equatable {
+        case zstd, gzip, none
+    }
+
+    /// The compression `path`'s name asks for: `.zst` zstd, `.gz` gzip, anything else none.
+    public static func compression(namedBy path: String) -> NamedCompression {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".zst") { return .zstd }
+        if lower.hasSuffix(".gz") { return .gzip }
+        return .none
     }
 
     /// What to do with a regular file already at the destination.
@@ -52,6 +72,7 @@ public final class OutputFile {
     private let fd: Int32
     private var encoder: ZstdEncoder?
     private var seekableEncoder: ZstdSeekableEncoder?
+    private var gzipEncoder: GzipEncoder?
     private var finished = false
     private var failed: ZstdError?
     private var ownsDescriptor = false
@@ -82,6 +103,23 @@ public final class OutputFile {
                 }
                 temporaryPath = nil
                 ownsDescriptor = true
+            case .descriptor(let own?):
+                // `/dev/stdout`, `/proc/self/fd/N` or a link to one: this process's descriptor, whatever it holds
+                // (a regular file the shell redirected to, a pipe, a socket), written through a duplicate; the
+                // link is never replaced.
+                switch _Sys.duplicate(own) {
+                case .success(let value): fd = value
+                case .failure(let code):
+                    throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "descriptor \(own) is not open for writing")
+                }
+                temporaryPath = nil
+                ownsDescriptor = true
+            case .blockDevice:
+                throw ZstdError(.fileFailed, errno: EPERM, path: path, detail: "it is a block device (a disk); refusing to write over it")
+            case .descriptor(nil):
+                throw ZstdError(
+                    .fileFailed, errno: EPERM, path: path,
+                    detail: "it leads into /proc to another process's file descriptor; name the file itself")
             case .regular, .danglingLink, .missing:
                 if existing == .keep && _Sys.fileKind(path) != .missing {
                     throw ZstdError(.fileFailed, errno: EEXIST, path: path, detail: "a file is already there and is kept")
@@ -89,13 +127,18 @@ public final class OutputFile {
                 (fd, temporaryPath) = try Self.createTemporary(beside: path)
             }
         }
-        if case .zstd(let level, let workers, let frameSize) = compression {
+        if compression != .none {
             do throws(ZstdError) {
-                if let frameSize {
+                switch compression {
+                case .zstd(let level, let workers, let frameSize?):
                     seekableEncoder = try ZstdSeekableEncoder(
                         fileDescriptor: fd, level: level, workers: Int(max(0, workers)), frameSize: frameSize)
-                } else {
+                case .zstd(let level, let workers, nil):
                     encoder = try ZstdEncoder(fileDescriptor: fd, level: level, workers: workers)
+                case .gzip(let level):
+                    gzipEncoder = try GzipEncoder(fileDescriptor: fd, level: level)
+                case .none:
+                    break
                 }
             } catch {
                 if let tmp = temporaryPath {
@@ -149,6 +192,8 @@ public final class OutputFile {
                 try encoder.write(bytes)
             } else if let seekableEncoder {
                 try seekableEncoder.write(bytes)
+            } else if let gzipEncoder {
+                try gzipEncoder.write(bytes)
             } else {
                 if case .failure(let code) = _Sys.writeAll(fd, bytes) {
                     throw ZstdError(.writeFailed, errno: code.code, path: path)
@@ -186,6 +231,7 @@ public final class OutputFile {
         do throws(ZstdError) {
             try encoder?.finish()
             try seekableEncoder?.finish()
+            try gzipEncoder?.finish()
             if let tmp = temporaryPath {
                 if case .failure(let code) = _Sys.fsync(fd) {
                     throw ZstdError(.writeFailed, errno: code.code, path: path, detail: "fsync failed")
@@ -247,6 +293,41 @@ public final class OutputFile {
             _UnfinishedFiles.shared.remove(tmp)
         } else if ownsDescriptor {
             _Sys.close(fd)
+        }
+    }
+}
+
+extension OutputFile {
+    /// What is at an output path, as ``init(path:compression:existing:)`` sees it (symbolic links followed),
+    /// for callers that check their outputs before any work.
+    public enum Target: Sendable, Equatable {
+        /// Nothing: the file is created.
+        case missing
+        /// A regular file: replaced only with ``Existing/replace``.
+        case regular
+        /// A symbolic link to nothing: replaced only with ``Existing/replace``.
+        case danglingLink
+        /// A folder: refused.
+        case folder
+        /// A character device, a FIFO or a socket: written in place.
+        case special
+        /// A block device (a disk, a partition): refused, whatever `--force` says.
+        case blockDevice
+        /// A link into `/proc` to an open file descriptor (`/dev/stdout`, `/proc/self/fd/1`…): written in place
+        /// through the descriptor when it is this process's own (`own`), refused when it is another process's.
+        case descriptor(own: Bool)
+    }
+
+    /// What is at `path` (see ``Target``).
+    public static func target(of path: String) -> Target {
+        switch _Sys.fileKind(path) {
+        case .missing: return .missing
+        case .regular: return .regular
+        case .danglingLink: return .danglingLink
+        case .folder: return .folder
+        case .special: return .special
+        case .blockDevice: return .blockDevice
+        case .descriptor(let fd): return .descriptor(own: fd != nil)
         }
     }
 }

@@ -29,9 +29,13 @@ import Darwin
 /// table repeats the checksums (its descriptor's checksum flag is set).
 ///
 /// ### Memory
-/// `workers + 1` frame buffers (one being filled, one per worker) of ``frameSize`` input bytes and up to
-/// `ZSTD_compressBound(frameSize)` output bytes (only what a frame compresses to is touched), one
+/// Frame buffers (one being filled, one per worker) of ``frameSize`` input bytes and up to
+/// `ZSTD_compressBound(frameSize)` output bytes each (only what a frame compresses to is touched), one
 /// compression context per worker (or one in the calling thread), and 12 bytes per frame for the seek table.
+/// The frames held at once are at most ``maxBufferedBytes`` of input, and at least one: `workers` is cut to
+/// fit (`--frame-size 1G` compresses one frame at a time, in the calling thread: about 2 GiB of address
+/// space, 1 GiB and the compressed frame resident). A buffer that cannot be allocated is an error
+/// (`.encoderFailed`, saying to use a smaller frame size), never a crash.
 ///
 /// Does not own the descriptor. Not thread-safe: one writer at a time (the workers are internal).
 public final class ZstdSeekableEncoder {
@@ -41,6 +45,15 @@ public final class ZstdSeekableEncoder {
     /// The frame sizes accepted: 64 KiB (smaller frames cost ratio and per-frame overhead) to 1 GiB (the seek
     /// table stores sizes in 32 bits).
     public static let frameSizes = (64 << 10)...(1 << 30)
+    /// The most input bytes held in frame buffers at once (the frame being filled and those being compressed),
+    /// whatever the worker count: 256 MiB, or one frame when a frame is larger.
+    public static let maxBufferedBytes = 256 << 20
+
+    /// The workers an encoder of `frameSize` uses when asked for `workers`: as many as fit, with the frame being
+    /// filled, in ``maxBufferedBytes``.
+    public static func workers(_ workers: Int, frameSize: Int) -> Int {
+        max(0, min(workers, maxBufferedBytes / max(1, frameSize) - 1))
+    }
 
     /// Decoded bytes per frame (the last frame holds the rest).
     public let frameSize: Int
@@ -77,6 +90,7 @@ public final class ZstdSeekableEncoder {
         precondition(workers >= 0, "workers must be 0 or more")
         self.fd = fileDescriptor
         self.frameSize = frameSize
+        let workers = Self.workers(workers, frameSize: frameSize)
         if workers == 0 {
             inlineContext = try _CContext(level: level, workers: 0, checksum: true)
             pool = nil
@@ -87,7 +101,7 @@ public final class ZstdSeekableEncoder {
             pool = _WorkerPool(contexts: contexts)
         }
         let slots = workers + 1
-        for _ in 0..<slots { allSlots.append(_FrameSlot(inputCapacity: frameSize)) }
+        for _ in 0..<slots { allSlots.append(_FrameSlot()) }
         free = allSlots.reversed()
     }
 
@@ -106,6 +120,11 @@ public final class ZstdSeekableEncoder {
         while offset < bytes.count {
             let slot = try slotToFill()
             let n = min(bytes.count - offset, frameSize - slot.count)
+            guard slot.reserve(slot.count + n, upTo: frameSize) else {
+                let error = Self.allocationFailure(frameSize, bytes: slot.count + n)
+                failed = error
+                throw error
+            }
             (slot.input.baseAddress! + slot.count).copyMemory(from: bytes.baseAddress! + offset, byteCount: n)
             slot.count += n
             offset += n
@@ -171,9 +190,21 @@ public final class ZstdSeekableEncoder {
         return slot
     }
 
+    /// Why a frame buffer of `bytes` could not be had.
+    static func allocationFailure(_ frameSize: Int, bytes: Int) -> ZstdError {
+        ZstdError(
+            .encoderFailed,
+            detail: "cannot allocate \(bytes >> 20) MiB for a frame of \(frameSize >> 20) MiB (not enough memory); use a smaller frame size")
+    }
+
     /// Compresses a full (or the last) frame: in this thread, or on a worker.
     private func submit(_ slot: _FrameSlot) throws(ZstdError) {
-        slot.ensureOutput(capacity: _Zstd.compressBound(frameSize))
+        let bound = _Zstd.compressBound(slot.count)
+        guard slot.ensureOutput(capacity: bound) else {
+            let error = Self.allocationFailure(frameSize, bytes: bound)
+            failed = error
+            throw error
+        }
         if let context = inlineContext {
             slot.result = slot.compress(with: context)
             slot.done = true
@@ -241,24 +272,38 @@ public final class ZstdSeekableEncoder {
 ///
 /// `@unchecked Sendable`: owned by the encoder's thread, except from `submit` until `done` is set under the
 /// pool's lock, when the worker compressing it owns `input`, `count` (read only) and `output`.
+///
+/// The buffers come from `malloc`, so that one that cannot be had is an error, not a trap (Swift's
+/// `allocate` stops the process), and grow with what a frame holds: a small output with a large frame
+/// size costs what it writes, not the frame size.
 final class _FrameSlot: @unchecked Sendable {
-    let input: UnsafeMutableRawBufferPointer
+    private(set) var input = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var count = 0
     private(set) var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     // Guarded by the pool's monitor when there is a pool.
     var result: Result<Int, ZstdError>?
     var done = false
 
-    init(inputCapacity: Int) {
-        input = .allocate(byteCount: inputCapacity, alignment: 16)
+    /// Makes room for `needed` input bytes (doubling, at least 1 MiB, at most `limit`); false when it cannot be
+    /// allocated (the bytes held so far are kept).
+    func reserve(_ needed: Int, upTo limit: Int) -> Bool {
+        guard input.count < needed else { return true }
+        let capacity = min(limit, max(needed, 1 << 20, input.count * 2))
+        guard let memory = _reallocHook(input.baseAddress, capacity) else { return false }
+        input = UnsafeMutableRawBufferPointer(start: memory, count: capacity)
+        return true
     }
 
-    /// Allocates the output buffer once (its pages become resident only as frames fill them).
-    func ensureOutput(capacity: Int) {
+    /// Allocates the output buffer once (its pages become resident only as frames fill them); false when it
+    /// cannot be allocated.
+    func ensureOutput(capacity: Int) -> Bool {
         if output.count < capacity {
-            output.deallocate()
-            output = .allocate(byteCount: capacity, alignment: 16)
+            free(output.baseAddress)
+            output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+            guard let memory = _reallocHook(nil, capacity) else { return false }
+            output = UnsafeMutableRawBufferPointer(start: memory, count: capacity)
         }
+        return true
     }
 
     func compress(with context: _CContext) -> Result<Int, ZstdError> {
@@ -266,7 +311,7 @@ final class _FrameSlot: @unchecked Sendable {
     }
 
     func deallocate() {
-        input.deallocate()
-        output.deallocate()
+        free(input.baseAddress)
+        free(output.baseAddress)
     }
 }

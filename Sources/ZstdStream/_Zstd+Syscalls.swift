@@ -115,16 +115,24 @@ enum _Sys {
     /// What is at a path, following symbolic links (a link to nothing is `.danglingLink`).
     enum FileKind: Equatable {
         case missing, regular, folder, danglingLink
-        /// A device, a FIFO or a socket: written in place.
+        /// A character device, a FIFO or a socket: written in place.
         case special
+        /// A block device (a disk or a partition): never written.
+        case blockDevice
+        /// A file descriptor reached through a link into `/proc` (`/dev/stdout`, `/dev/fd/N`,
+        /// `/proc/self/fd/N`, or a link to one): this process's descriptor `N`, or nil for another process's.
+        /// Written in place through the descriptor, whatever file it holds, never renamed over.
+        case descriptor(Int32?)
     }
 
     static func fileKind(_ path: String) -> FileKind {
+        if let fd = descriptorLink(path) { return .descriptor(fd) }
         var info = stat()
         if path.withCString({ stat($0, &info) }) == 0 {
             switch info.st_mode & S_IFMT {
             case S_IFREG: return .regular
             case S_IFDIR: return .folder
+            case S_IFBLK: return .blockDevice
             default: return .special
             }
         }
@@ -132,6 +140,102 @@ enum _Sys {
         if path.withCString({ lstat($0, &linkInfo) }) == 0 { return .danglingLink }
         return .missing
     }
+}
+
+extension _Sys {
+    /// Whether `path` reaches its file through a link that lives in `/proc` (a "magic link" to an open file
+    /// descriptor), and whose descriptor: `.some(N)` for this process's descriptor N, `.some(nil)` for another
+    /// process's (or any other link in `/proc`), nil when no link on the way lives in `/proc`.
+    ///
+    /// Follows the chain of symbolic links one at a time (at most 40, as the kernel does), looking at the real
+    /// folder of each link: `/dev/stdout` → `/proc/self/fd/1`, whose folder is `/proc/PID/fd` on procfs. Such a
+    /// link names an open file however it was spelled (`/dev/fd/1`, a link of one's own, a link to the
+    /// folder `/proc/self/fd`), and renaming a file over it would replace the link, not write the file.
+    static func descriptorLink(_ path: String) -> Int32?? {
+        #if os(Linux)
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard current.withCString({ lstat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
+            let (folder, name) = _PathText.split(current)
+            guard let realFolder = realPath(folder) else { return nil }
+            if isProcfs(realFolder) { return .some(ownDescriptor(folder: realFolder, name: name)) }
+            guard let target = readLink(current) else { return nil }
+            current = target.hasPrefix("/") ? target : (realFolder == "/" ? "/" : realFolder + "/") + target
+        }
+        return nil
+        #else
+        // Elsewhere (macOS) /dev/fd/N and /dev/stdout are devices, written in place as such.
+        return nil
+        #endif
+    }
+
+    /// N when `folder` is `/proc/PID/fd` or `/proc/PID/task/TID/fd` of this process and `name` is a number.
+    private static func ownDescriptor(folder: String, name: String) -> Int32? {
+        let parts = folder.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.first == "proc", parts.last == "fd", parts.count == 3 || (parts.count == 5 && parts[2] == "task"),
+              let pid = Int32(parts[1]), pid == getpid(), let fd = Int32(name), fd >= 0
+        else { return nil }
+        return fd
+    }
+
+    /// Whether `folder` is on the proc file system: the same device as `/proc/self/fd` (a bind mount of
+    /// `/proc` elsewhere included).
+    private static func isProcfs(_ folder: String) -> Bool {
+        var info = stat()
+        var proc = stat()
+        guard folder.withCString({ stat($0, &info) }) == 0, stat("/proc/self/fd", &proc) == 0 else {
+            return folder == "/proc" || folder.hasPrefix("/proc/")
+        }
+        return info.st_dev == proc.st_dev
+    }
+
+    /// `realpath(3)` of `path`, nil when it cannot be resolved.
+    static func realPath(_ path: String) -> String? {
+        guard let real = path.withCString({ realpath($0, nil) }) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// The text of the symbolic link at `path` (`readlink(2)`), nil when it is not one.
+    private static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = path.withCString { readlink($0, &buffer, buffer.count - 1) }
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A duplicate of descriptor `fd` (close-on-exec), retried on `EINTR`.
+    static func duplicate(_ fd: Int32) -> Result<Int32, _Errno> {
+        while true {
+            let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            if copy >= 0 { return .success(copy) }
+            let e = errno
+            if e == EINTR { continue }
+            return .failure(_Errno(e))
+        }
+    }
+}
+
+/// Paths as text, without Foundation (whose `deletingLastPathComponent` traps on a one-character name).
+public enum _PathText {
+    /// The folder that holds `path` and its last component: `a/b` → (`a`, `b`), `b` → (`.`, `b`), `/b` → (`/`,
+    /// `b`). Slashes at the end are not a component (`a/b/` → (`a`, `b`)); repeated slashes count as one.
+    public static func split(_ path: String) -> (folder: String, name: String) {
+        var p = Substring(path)
+        while p.count > 1 && p.hasSuffix("/") { p = p.dropLast() }
+        guard let slash = p.lastIndex(of: "/") else { return (".", String(p)) }
+        let name = String(p[p.index(after: slash)...])
+        var head = p[..<slash]
+        while head.hasSuffix("/") { head = head.dropLast() }
+        return (head.isEmpty ? "/" : String(head), name.isEmpty ? "/" : name)
+    }
+
+    /// The folder that holds `path` (see ``split(_:)``).
+    public static func folder(of path: String) -> String { split(path).folder }
+
+    /// The last component of `path` (see ``split(_:)``).
+    public static func name(of path: String) -> String { split(path).name }
 }
 
 // The C functions under other names, since `_Sys`'s own `open`, `close`, … shadow them inside the enum.
@@ -167,6 +271,19 @@ public enum _ZstdFaultInjection {
 
     /// Makes every later `write` fail with `code` (nil switches it off).
     public static func failWrites(withErrno code: Int32?) { failWritesWithErrno = code }
+
+    nonisolated(unsafe) static var failAllocationsOverBytes: Int? = nil
+
+    /// Makes every later frame-buffer allocation larger than `bytes` fail, as `malloc` does when memory runs
+    /// out (nil switches it off).
+    public static func failAllocations(over bytes: Int?) { failAllocationsOverBytes = bytes }
+}
+
+/// `realloc(3)`, failing as ``_ZstdFaultInjection/failAllocations(over:)`` says.
+@inline(__always)
+func _reallocHook(_ pointer: UnsafeMutableRawPointer?, _ bytes: Int) -> UnsafeMutableRawPointer? {
+    if let limit = _ZstdFaultInjection.failAllocationsOverBytes, bytes > limit { return nil }
+    return realloc(pointer, bytes)
 }
 
 @inline(__always)
@@ -193,6 +310,11 @@ private func _writeHook(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
     return write(fd, buffer.baseAddress, buffer.count)
 }
 #else
+@inline(__always)
+func _reallocHook(_ pointer: UnsafeMutableRawPointer?, _ bytes: Int) -> UnsafeMutableRawPointer? {
+    realloc(pointer, bytes)
+}
+
 @inline(__always)
 private func _readHook(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
     read(fd, buffer.baseAddress, buffer.count)

@@ -125,7 +125,7 @@ final class CheckExplainTests: CLITestCase {
         XCTAssertEqual(damaged.status, 65)
         XCTAssertTrue(damaged.err.contains("damaged compiled rule set"), damaged.err)
         XCTAssertEqual(try run(["compile", yaml + ".missing", "-o", smsf]).status, 66)
-        XCTAssertEqual(try run(["compile", yaml, "-o", "/nonexistent-dir/x.smsf"]).status, 64)  // a missing folder is a usage error
+        XCTAssertEqual(try run(["compile", yaml, "-o", path("nonexistent-dir/x.smsf")]).status, 73)  // a missing folder: cannot be created
     }
 
     /// The body conditions through check, compile, explain (text and JSON) and classify.

@@ -110,7 +110,7 @@ final class ClassifyTests: CLITestCase {
         XCTAssertEqual(try Fixtures.run(bin, ["classify", "--no-such-option"]).status, 64)
         try Data("{\"body\": \"x\"}\n".utf8).write(to: URL(fileURLWithPath: path("in.jsonl")))
         let unwritable = try Fixtures.run(bin, ["classify", path("in.jsonl"), "-o", path("no/such/dir/out.jsonl")])
-        XCTAssertEqual(unwritable.status, 64)  // a missing folder is a usage error, found before any work
+        XCTAssertEqual(unwritable.status, 73)  // a missing folder: the output cannot be created (found before any work)
         XCTAssertTrue(String(decoding: unwritable.stderr, as: UTF8.self).contains("out.jsonl"))
         try Data("{\"body\": \"x\"}\n{\"body\"\n".utf8).write(to: URL(fileURLWithPath: path("bad.jsonl")))
         let strict = try Fixtures.run(bin, ["classify", "--strict", path("bad.jsonl"), "-o", path("strict.jsonl")])

@@ -235,7 +235,7 @@ final class ExportExtensionTests: CLITestCase {
         XCTAssertEqual(try run(["export-extension", example, "-o", out.path, "--message-filter-class", "X", "--call-directory-class", "X"]).status, 64)
         // The output exists as a file.
         let file = try write("file", "")
-        XCTAssertEqual(try run(["export-extension", example, "-o", file]).status, 64)  // not a folder: a usage error
+        XCTAssertEqual(try run(["export-extension", example, "-o", file]).status, 73)  // not a folder: cannot be created
         XCTAssertTrue(try run(["--help"]).out.contains("export-extension"))
         let help = try run(["export-extension", "--help"])
         XCTAssertEqual(help.status, 0)

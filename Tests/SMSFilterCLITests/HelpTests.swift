@@ -161,7 +161,8 @@ and writes each record back in its own format (or --output-format's) with a
 attributes (XML); labels a record already has are replaced. Malformed records
 are counted and written to --rejects with their file, line, reason and bytes;
 the run goes on. Counts go to --counts as JSON and to standard error as a table
-(--json: as JSON).
+(--json: as JSON on standard output, or on standard error when the records go
+there).
 
 Every output is checked before any work: none may be an input or another
 output, and an existing file is replaced only with -f. Records are not written
@@ -192,12 +193,16 @@ OPTIONS:
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
                           default: the embedded rules and model
                           (embedded:rules: the rules alone).
-  -o, --output <file>     Where labelled records go (- is standard output; .zst
-                          compresses).
+  -o, --output <file>     Where labelled records go (- is standard output; a
+                          .zst name is zstd, .gz gzip).
   --no-output             Write no labelled records, only counts (and rejects).
   --counts <file>         Write the counts as JSON to this file.
   --rejects <file>        Write rejected records (file, line, reason, record)
-                          as JSON Lines to this file.
+                          as JSON Lines to this file (.zst, .gz compress).
+  --max-rejects-bytes <max-rejects-bytes>
+                          Bytes of --rejects written whole, 1K to 1T; past it a
+                          reject keeps its first 256 bytes, length and SHA-256,
+                          past twice it only its count. (default: 1G)
   --format <format>       What to write per record: records (whole records plus
                           labels) or labels (id and labels only). (values:
                           records, labels; default: records)
@@ -233,8 +238,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record processed, 1K to 1G; a longer one is
                           rejected with its length. (default: 64M)
-  --level <level>         zstd level of the output, -7 to 19 (default 1 for a
-                          .zst name).
+  --level <level>         Compression level of the output: zstd -7 to 19, gzip
+                          (.gz) 1 to 9 (default 1 for a .zst or .gz name).
   --compression-threads <compression-threads>
                           zstd compression threads for the output, 0 to 256
                           (default: --threads above 1).
@@ -250,8 +255,9 @@ OPTIONS:
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
   -q, --quiet             Print no progress line and no table.
-  --json                  Print the counts as JSON on standard error instead of
-                          the table.
+  --json                  Print the counts as JSON instead of the table, on
+                          standard output (standard error when records go
+                          there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -332,8 +338,8 @@ OPTIONS:
   -f, --force             Replace an existing output file (devices and FIFOs
                           need no --force).
   -q, --quiet             Print nothing on success.
-  --json                  Print the summary as JSON on standard error instead
-                          of a sentence.
+  --json                  Print the summary as JSON on standard output
+                          (standard error with -o -) instead of a sentence.
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -355,9 +361,10 @@ cross-split leaks with them) in memory of about 16-40 bytes per distinct body,
 and dropped with --dedup. fastText labels have whitespace replaced by _
 (Transactions/Public_Services).
 
-The per-split, per-label table goes to standard error (--json: as JSON) and, as
-JSON, to --stats-file. The output folder is created when missing (its parent
-must exist); files already in it are replaced only with -f.
+The per-split, per-label table goes to standard error (--json: as JSON on
+standard output) and, as JSON, to --stats-file. The output folder is created
+when missing (its parent must exist); files already in it are replaced only
+with -f.
 
 Examples:
   smsfilter classify archive.jsonl.zst -o labelled.jsonl.zst
@@ -428,7 +435,7 @@ OPTIONS:
   -f, --force             Replace existing files in the output folder and
                           --stats-file.
   -q, --quiet             Print no progress line and no table.
-  --json                  Print the table as JSON on standard error instead.
+  --json                  Print the table as JSON on standard output instead.
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -449,8 +456,9 @@ and F1 per class, a confusion matrix (truth label × prediction), per-rule hits,
 precision and share of true positives, conflicts (rules of different folders
 firing on one record) and rules that never fire.
 
-The figures go to standard error as tables (--json: as one JSON object), to
---json-file as JSON and to --report as a self-contained HTML page.
+The figures go to standard error as tables (--json: as one JSON object on
+standard output), to --json-file as JSON and to --report as a self-contained
+HTML page.
 
 Examples:
   smsfilter evaluate uci_sms_spam.jsonl.zst \
@@ -505,7 +513,7 @@ OPTIONS:
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
   -q, --quiet             Print no progress line and no table.
-  --json                  Print the figures as JSON on standard error instead
+  --json                  Print the figures as JSON on standard output instead
                           of the tables.
   --version               Show the version.
   -h, --help              Show help information.
@@ -532,9 +540,10 @@ USAGE: smsfilter generate --count <count> [--seed <seed>] [--output <file>] [--l
 OPTIONS:
   --count <count>         Number of records.
   --seed <seed>           Seed of the pseudo-random generator. (default: 1)
-  -o, --output <file>     Output file (.zst compresses with zstd); - is
+  -o, --output <file>     Output file (a .zst name is zstd, .gz gzip); - is
                           standard output.
-  --level <level>         zstd level when compressing, -7 to 19. (default: 3)
+  --level <level>         Compression level: zstd -7 to 19, gzip (.gz) 1 to 9.
+                          (default: 3)
   --threads <threads>     zstd compression threads, 1 to 256 (default: all
                           cores).
   --frame-size <frame-size>
@@ -544,8 +553,9 @@ OPTIONS:
   -f, --force             Replace an existing output file (devices, FIFOs and -
                           need no --force).
   -q, --quiet             Print no progress line or summary.
-  --json                  Print the summary as JSON on standard error instead
-                          of a sentence.
+  --json                  Print the summary as JSON instead of a sentence, on
+                          standard output (standard error when records go
+                          there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -666,7 +676,7 @@ OPTIONS:
   -f, --force             Replace existing files of the same names in the
                           folder.
   -q, --quiet             Print nothing on success.
-  --json                  Print the summary as JSON on standard error instead
+  --json                  Print the summary as JSON on standard output instead
                           of the list.
   --version               Show the version.
   -h, --help              Show help information.
@@ -799,8 +809,8 @@ OPTIONS:
                           Longest record read; a longer one is skipped and
                           counted. (default: 64M)
   -q, --quiet             Print no summary.
-  --json                  Print the summary as JSON on standard output instead
-                          of the table.
+  --json                  Print the summary as JSON on standard output
+                          (standard error with -o -) instead of the table.
   --version               Show the version.
   -h, --help              Show help information.
 

@@ -48,7 +48,7 @@ final class HostileUseTests: CLITestCase {
     func anInputNameIsNeverSwallowedAsAnOutput() throws {
         let evaluate = try run(["evaluate", "--json", input, "--map", "spam=junk,ham=other", "--truth-field", "sender"])
         XCTAssertEqual(evaluate.status, 0, evaluate.err)
-        XCTAssertTrue(evaluate.err.contains("\"records\""), "--json is a flag: the figures go where the table goes")
+        XCTAssertTrue(evaluate.out.contains("\"records\""), "--json is a flag: the figures go to standard output")
         assertInputUnchanged()
         let export = try run(["export", "--stats", input, "--out-dir", path("sets")])
         XCTAssertEqual(export.status, 64, export.err)
@@ -137,7 +137,7 @@ final class HostileUseTests: CLITestCase {
     func aCountsFileThatCannotBeWrittenLeavesNoFinishedOutput() throws {
         let out = path("out.jsonl")
         let folderCounts = try run(["classify", input, "-o", out, "--rejects", path("rejects.jsonl"), "--counts", folder.path])
-        XCTAssertEqual(folderCounts.status, 64, folderCounts.err)
+        XCTAssertEqual(folderCounts.status, 73, folderCounts.err)
         XCTAssertTrue(folderCounts.err.contains("--counts") && folderCounts.err.contains("folder"), folderCounts.err)
         XCTAssertFalse(exists(out))
         XCTAssertFalse(exists(path("rejects.jsonl")))

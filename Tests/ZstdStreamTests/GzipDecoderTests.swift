@@ -210,13 +210,45 @@ final class GzipDecoderTests: XCTestCase {
     func testBytesAfterTheLastMemberAreAnErrorAfterEverythingBeforeThem() throws {
         let data = sampleBytes(70_000, seed: 31)
         let compressed = try gzip(["-c"], data)
-        for tail in [[UInt8(0x1F)], [0x1F, 0x8C], Array("garbage".utf8), [0, 0, 0, 0]] {
+        for tail in [[UInt8(0x1F)], [0x1F, 0x8C], Array("garbage".utf8), [0, 0, 0, 7]] {
             let (out, error) = try decode(compressed + tail, chunk: 1000)
             XCTAssertTrue(out == data)
             // One byte that may start a member: the input ended inside it. Anything else: not a member.
             XCTAssertEqual(error?.code, tail == [0x1F] ? .truncated : .corrupt, "\(tail)")
-            XCTAssertEqual(error?.offset, Int64(compressed.count + (tail == [0x1F] ? 1 : 0)), "\(tail)")
+            XCTAssertEqual(error?.offset, Int64(compressed.count + (tail == [0x1F] ? 1 : 0) + (tail == [0, 0, 0, 7] ? 3 : 0)), "\(tail)")
         }
+    }
+
+    /// Zero bytes after the last member (a tape or disk block's padding) were exit 65; `gzip -dc` (the
+    /// oracle) decodes the members and ignores them, at any length, whatever the read sizes.
+    func testZeroPaddingAfterTheLastMemberIsTheEndAsGzipReadsIt() throws {
+        let data = sampleBytes(70_000, seed: 37)
+        let members = try gzip(["-c"], Array(data.prefix(30_000))) + (try gzip(["-c"], Array(data.dropFirst(30_000))))
+        for zeros in [1, 2, 511, 512, 131_071, 131_072, 300_000] {
+            let padded = members + [UInt8](repeating: 0, count: zeros)
+            let oracle = try Fixtures.run("gzip", ["-dc"], stdin: Data(padded))
+            XCTAssertEqual(oracle.status, 0, "gzip -dc accepts \(zeros) zeros")
+            XCTAssertTrue(Array(oracle.stdout) == data)
+            for chunk in [1000, 64 << 10] {
+                let (out, error) = try decode(padded, chunk: chunk)
+                XCTAssertNil(error, "\(zeros) zeros, \(chunk)-byte reads")
+                XCTAssertTrue(out == data, "\(zeros) zeros")
+            }
+        }
+        // From a pipe too: the first bytes handed over as the recogniser read them.
+        let padded = members + [UInt8](repeating: 0, count: 5000)
+        let pipe = Pipe()
+        let writer = Thread { try? pipe.fileHandleForWriting.write(contentsOf: Data(padded)); try? pipe.fileHandleForWriting.close() }
+        writer.start()
+        let decoder = try GzipDecoder(fileDescriptor: pipe.fileHandleForReading.fileDescriptor)
+        let (out, error) = try drain(decoder, chunk: 4096)
+        XCTAssertNil(error)
+        XCTAssertTrue(out == data)
+        // After the zeros, anything else is damage, with every byte before it handed out.
+        let (before, damage) = try decode(members + [0, 0, 0x1F, 0x8B] + (try gzip(["-c"], [1, 2, 3])), chunk: 1000)
+        XCTAssertTrue(before == data)
+        XCTAssertEqual(damage?.code, .corrupt)
+        XCTAssertEqual(damage?.offset, Int64(members.count + 2))
     }
 
     func testAfterAnErrorTheDecoderStaysFailed() throws {

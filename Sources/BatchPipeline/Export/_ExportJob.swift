@@ -26,6 +26,8 @@ final class _ExportTally {
     var lines: [_ExportLine] = []
     var labels: [String] = []
     var noLabel = 0
+    /// Records whose fields the training file's format cannot hold (a NUL byte in CSV: ``_FormatLimits``).
+    var unwritable = 0
     var withoutId = 0
     var sources: [String: Int] = [:]
     var usedRules = false
@@ -34,6 +36,7 @@ final class _ExportTally {
         lines.removeAll(keepingCapacity: true)
         labels.removeAll(keepingCapacity: true)
         noLabel = 0
+        unwritable = 0
         withoutId = 0
         sources.removeAll(keepingCapacity: true)
         usedRules = false
@@ -94,9 +97,23 @@ final class _ExportWorker: _ChunkWorker {
                 tally.noLabel += 1
                 continue
             }
+            if options.format == .csv, holdsNUL(chunk, parsed, k) {
+                tally.unwritable += 1
+                continue
+            }
             tally.sources[ruled[k] ? "rules" : source == "field" ? "field" : "filter", default: 0] += 1
             line(chunk, parsed, k, label: label, tally)
         }
+    }
+
+    /// Whether record `k`'s id, body or sender holds a NUL byte, which a CSV file cannot hold (``_FormatLimits``).
+    private func holdsNUL(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> Bool {
+        let s = parsed.spans[k]
+        if _FormatLimits.delimited(chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount), tsv: false) != nil { return true }
+        if s.senderCount > 0, _FormatLimits.delimited(chunk.bytes(s.senderStart, s.senderStart + s.senderCount), tsv: false) != nil {
+            return true
+        }
+        return chunk.idText(parsed.records[k])?.contains(0) ?? false
     }
 
     /// The label of labels a record carried, as `labelKind` asks (nil when it cannot say).
@@ -227,8 +244,9 @@ final class _ExportSink: _ChunkSink {
     func consume(_ chunk: _Chunk) throws(PipelineError) {
         bytes += Int64(chunk.decodedBytes)
         if let tally = chunk.attachment as? _ExportTally, chunk.piece == nil {
-            stats.records += tally.lines.count + tally.noLabel
+            stats.records += tally.lines.count + tally.noLabel + tally.unwritable
             if tally.noLabel > 0 { stats.skipped["no label", default: 0] += tally.noLabel }
+            if tally.unwritable > 0 { stats.skipped["a NUL byte, which CSV cannot hold", default: 0] += tally.unwritable }
             stats.withoutId += tally.withoutId
             for (source, n) in tally.sources { stats.labelSources[source, default: 0] += n }
             usedRules = usedRules || tally.usedRules

@@ -28,11 +28,11 @@ public enum InputFormat: String, Sendable, CaseIterable {
 }
 
 extension InputFormat {
-    /// The format a file name says (`.jsonl`, `.ndjson`, `.csv`, `.tsv`, `.xml`, each maybe with `.zst`),
+    /// The format a file name says (`.jsonl`, `.ndjson`, `.csv`, `.tsv`, `.xml`, each maybe with `.zst` or `.gz`),
     /// or nil when it says none.
     public static func named(by path: String) -> InputFormat? {
         var lower = path.lowercased()
-        if lower.hasSuffix(".zst") { lower.removeLast(4) }
+        if lower.hasSuffix(".zst") { lower.removeLast(4) } else if lower.hasSuffix(".gz") { lower.removeLast(3) }
         for (suffix, format) in [(".tsv", InputFormat.tsv), (".csv", .csv), (".xml", .xml), (".jsonl", .jsonl), (".ndjson", .jsonl)]
         where lower.hasSuffix(suffix) {
             return format

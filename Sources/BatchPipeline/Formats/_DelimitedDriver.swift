@@ -65,6 +65,9 @@ final class _DelimitedDriver: _FormatDriver {
     func parse(_ chunk: _Chunk, into parsed: inout _Parsed) {
         let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
         let end = chunk.recordBytes
+        // A NUL byte is what neither CSV nor TSV can hold (``_FormatLimits``): rows with one are rejected. One
+        // search per chunk; rows are searched only when it finds one.
+        let hasNUL = _find(0, in: input, from: 0, to: end) != nil
         var start = 0
         var line = 0
         while start < end {
@@ -78,6 +81,12 @@ final class _DelimitedDriver: _FormatDriver {
             }
             chunk.counts.records += 1
             if chunk.rejectOverlong(start, row.next, line: recordLine, options) { continue }
+            if hasNUL, _find(0, in: input, from: start, to: row.contentEnd) != nil {
+                chunk.reject(
+                    start: start, end: row.contentEnd, line: recordLine,
+                    reason: "a NUL byte, which \(quoting ? "CSV" : "TSV") cannot hold", category: "NUL byte")
+                continue
+            }
             if let problem = row.problem {
                 chunk.reject(start: start, end: row.contentEnd, line: recordLine, reason: problem, category: problem.hasPrefix("unterminated") ? "unterminated quoted field" : "malformed row")
                 continue
@@ -220,7 +229,7 @@ extension _DelimitedDriver {
         columns.width = names.count
         columns.body = column(options.fields.body)
         guard columns.body >= 0 else {
-            let known = header.map { " (columns: \($0.joined(separator: ", ")))" } ?? ""
+            let known = header.map { " (columns: \(_namesFound($0)))" } ?? ""
             return .failed("\(name): no column \"\(options.fields.body)\" for the body\(known); name it with --body-field")
         }
         // Every field option the user gave (and a command's required fields) must name a column: a header
@@ -228,7 +237,7 @@ extension _DelimitedDriver {
         for r in options.requiredFields().dropFirst() {
             let c = column(r.name)
             guard c < 0 || c >= names.count else { continue }
-            let known = header.map { "columns: \($0.joined(separator: ", "))" } ?? "the first row has \(names.count) columns"
+            let known = header.map { "columns: \(_namesFound($0))" } ?? "the first row has \(names.count) columns"
             return .failed("\(name): no column \"\(r.name)\" for \(r.option) (\(known))")
         }
         columns.id = column(options.fields.id)

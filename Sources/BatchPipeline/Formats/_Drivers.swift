@@ -54,7 +54,7 @@ extension _ReadOptions {
 
     /// The message for a required field that no record among the first `records` has.
     static func missingMessage(_ field: FieldNames.Required, records: Int, found: [String], what: String = "record", kind: String = "field") -> String {
-        let list = found.isEmpty ? "none" : found.joined(separator: ", ")
+        let list = found.isEmpty ? "none" : _namesFound(found)
         let fix = field.option == "--body-field" ? "name the body's \(kind) with --body-field" : "check \(field.option)"
         return "no \(what) among the first \(records) has a \"\(field.name)\" \(kind) (\(kind)s found: \(list)); \(fix)"
     }

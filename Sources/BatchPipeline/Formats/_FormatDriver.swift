@@ -274,3 +274,12 @@ final class _KeyTable: @unchecked Sendable {
     var all: UnsafeBufferPointer<UnsafeRawBufferPointer> { UnsafeBufferPointer(rebasing: buffers[0..<keys.count]) }
     func name(_ i: Int) -> String { String(decoding: keys[i], as: UTF8.self) }
 }
+
+/// The field or column names found in a file, for a message: at most 20, each cut at 40 characters, and how
+/// many more there are, so that a header row of megabytes (or binary data read as one) never floods the
+/// terminal.
+func _namesFound(_ names: [String]) -> String {
+    var shown = names.prefix(20).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }
+    if names.count > 20 { shown.append("… and \(names.count - 20) more") }
+    return shown.joined(separator: ", ")
+}

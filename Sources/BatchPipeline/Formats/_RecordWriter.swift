@@ -4,8 +4,17 @@
 // the fields the reader knows: id, sender, body and timestamp, under the target format's usual names
 // (`id`, `sender`, `body`, `ts`; Android XML: `address`, `body`, `date`), and gets its labels as
 // `classify` adds them in that format. Values are escaped as the format needs: JSON strings; CSV quoted per
-// RFC 4180; TSV, which has no quoting, with tabs and line breaks turned into spaces; XML attributes with
-// `&amp;`-style entities and character references for control characters.
+// RFC 4180; XML attributes with `&amp;`-style entities and character references for tab, line feed and
+// carriage return (which an XML parser would otherwise turn into spaces).
+//
+// What a format cannot hold is refused, never changed (`_FormatLimits`): a record with such a character in
+// any of its fields is rejected with the reason, as the reader rejects one that comes in with it.
+//
+//   JSON Lines   any text (control characters as \uXXXX)
+//   CSV          no NUL (a file with NUL bytes is taken for binary data)
+//   TSV          no NUL, tab, line feed or carriage return (TSV has no quoting)
+//   XML 1.0      no C0 control but tab, line feed and carriage return, no U+FFFE or U+FFFF, raw or as
+//                character references (`&#0;`, `&#11;` are not well-formed XML 1.0)
 
 import MessageFilter
 
@@ -22,7 +31,73 @@ protocol _RecordWriter: AnyObject, Sendable {
     /// What the output starts with (a header row, an XML prolog) and ends with.
     func preamble() -> [UInt8]
     func epilogue() -> [UInt8]
+    /// Why `record` cannot be written in this format (a character the format cannot hold), nil when it can.
+    func refusal(_ record: _ConvertedRecord) -> String?
     func write(_ record: _ConvertedRecord, _ verdict: Verdict, _ out: _ByteBuffer)
+}
+
+extension _ConvertedRecord {
+    /// The first field (as the writer writes it) that `problem` finds something in, and what.
+    func firstProblem(idAsWritten: Bool = true, _ problem: (UnsafeRawBufferPointer) -> String?) -> String? {
+        var fields: [(String, UnsafeRawBufferPointer)] = []
+        if let id { fields.append(("id", idIsJSON && idAsWritten ? _DelimitedWriter.unquoted(id) : id)) }
+        if let sender { fields.append(("sender", sender)) }
+        fields.append(("body", body))
+        if let timestamp { fields.append(("timestamp", timestamp)) }
+        for (name, value) in fields {
+            if let what = problem(value) { return "the \(name) holds \(what)" }
+        }
+        return nil
+    }
+}
+
+/// What each format can hold, checked the same way when a record is read and when one is written.
+enum _FormatLimits {
+    /// CSV and TSV: a NUL byte (every reader, ours included, takes a file with NUL bytes for binary data); TSV
+    /// also a tab, line feed or carriage return (it has no quoting). Nil when `value` fits.
+    static func delimited(_ value: UnsafeRawBufferPointer, tsv: Bool) -> String? {
+        for b in value {
+            switch b {
+            case 0: return "a NUL byte, which \(tsv ? "TSV" : "CSV") cannot hold"
+            case 0x09 where tsv: return "a tab, which TSV cannot hold (it has no quoting)"
+            case 0x0A where tsv, 0x0D where tsv: return "a line break, which TSV cannot hold (it has no quoting)"
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// XML 1.0's characters: tab, line feed, carriage return and U+0020 up, but not U+FFFE or U+FFFF.
+    @inline(__always)
+    static func isXMLCharacter(_ scalar: UInt32) -> Bool {
+        scalar >= 0x20 ? scalar != 0xFFFE && scalar != 0xFFFF : scalar == 0x09 || scalar == 0x0A || scalar == 0x0D
+    }
+
+    /// Why UTF-8 `value` cannot be written in XML 1.0 (``xmlUnfit(_:)``), nil when it fits.
+    static func xml(_ value: UnsafeRawBufferPointer) -> String? { xmlUnfit(value).map(xmlRefusal) }
+
+    /// The first character of UTF-8 `value` that XML 1.0 cannot hold, raw or as a reference; nil when it fits.
+    static func xmlUnfit(_ value: UnsafeRawBufferPointer) -> UInt32? {
+        var i = 0
+        while i < value.count {
+            let b = value[i]
+            if b < 0x20 {
+                if !isXMLCharacter(UInt32(b)) { return UInt32(b) }
+            } else if b == 0xEF, i + 2 < value.count, value[i + 1] == 0xBF, value[i + 2] >= 0xBE {
+                return 0xFFFE + UInt32(value[i + 2] - 0xBE)
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// `U+000B`.
+    static func codePoint(_ scalar: UInt32) -> String {
+        let hex = String(scalar, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    static func xmlRefusal(_ scalar: UInt32) -> String { "the character \(codePoint(scalar)), which XML 1.0 cannot hold" }
 }
 
 final class _JSONLWriter: _RecordWriter {
@@ -31,6 +106,7 @@ final class _JSONLWriter: _RecordWriter {
 
     func preamble() -> [UInt8] { [] }
     func epilogue() -> [UInt8] { [] }
+    func refusal(_ record: _ConvertedRecord) -> String? { nil }
 
     func write(_ r: _ConvertedRecord, _ v: Verdict, _ out: _ByteBuffer) {
         out.append("{")
@@ -75,6 +151,10 @@ final class _DelimitedWriter: _RecordWriter {
 
     func epilogue() -> [UInt8] { [] }
 
+    func refusal(_ record: _ConvertedRecord) -> String? {
+        record.firstProblem { _FormatLimits.delimited($0, tsv: !csv) }
+    }
+
     func write(_ r: _ConvertedRecord, _ v: Verdict, _ out: _ByteBuffer) {
         cell(r.id.map { r.idIsJSON ? Self.unquoted($0) : $0 }, out)
         out.append(separator)
@@ -89,11 +169,8 @@ final class _DelimitedWriter: _RecordWriter {
 
     private func cell(_ value: UnsafeRawBufferPointer?, _ out: _ByteBuffer) {
         guard let value else { return }
-        if csv {
-            out.appendDelimitedField(value, quoting: true)
-            return
-        }
-        for b in value { out.append(b == 0x09 || b == 0x0A || b == 0x0D ? 0x20 : b) }
+        // A tab or line break in a TSV field was refused (``refusal(_:)``): nothing is changed here.
+        out.appendDelimitedField(value, quoting: csv)
     }
 
     /// A JSON string id's content (its quotes off); other JSON values as they are.
@@ -109,6 +186,8 @@ final class _XMLWriter: _RecordWriter {
 
     func preamble() -> [UInt8] { Array("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n<smses>\n".utf8) }
     func epilogue() -> [UInt8] { Array("</smses>\n".utf8) }
+
+    func refusal(_ record: _ConvertedRecord) -> String? { record.firstProblem(_FormatLimits.xml) }
 
     func write(_ r: _ConvertedRecord, _ v: Verdict, _ out: _ByteBuffer) {
         out.append("  <sms")
@@ -130,7 +209,9 @@ final class _XMLWriter: _RecordWriter {
             case UInt8(ascii: "<"): out.append("&lt;")
             case UInt8(ascii: ">"): out.append("&gt;")
             case UInt8(ascii: "\""): out.append("&quot;")
-            case 0..<0x20:
+            case 0x09, 0x0A, 0x0D:
+                // Written as references, or an XML parser would turn them into spaces (attribute-value
+                // normalisation); other controls were refused (``refusal(_:)``).
                 out.append("&#")
                 out.appendDecimal(Int(b))
                 out.append(UInt8(ascii: ";"))

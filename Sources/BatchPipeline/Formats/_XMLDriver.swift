@@ -216,6 +216,19 @@ final class _XMLDriver: _FormatDriver {
             return Problem(end: end, reason: "unterminated attribute value")
         }
         i = valueEnd + 1
+        // Every attribute, read or passed through: a character XML 1.0 cannot hold makes the element one that
+        // is not well-formed, in the output as in the input (``_FormatLimits``).
+        if let unfit = _FormatLimits.xmlUnfit(UnsafeRawBufferPointer(rebasing: input[valueStart..<valueEnd])) {
+            return Problem(
+                end: _XMLText.skipToTagEnd(input, i, end),
+                reason: "a character XML 1.0 cannot hold: \(_FormatLimits.codePoint(unfit)) in an attribute",
+                category: "character XML cannot hold")
+        }
+        // XML 1.0 does not allow a raw `<` in an attribute value (it is written `&lt;`): passed through, the
+        // element would make the output not well-formed.
+        if _find(UInt8(ascii: "<"), in: input, from: valueStart, to: valueEnd) != nil {
+            return Problem(end: _XMLText.skipToTagEnd(input, i, end), reason: "a raw '<' in an attribute value (XML writes it &lt;)")
+        }
         let name = UnsafeRawBufferPointer(rebasing: input[nameStart..<nameEnd])
         guard let which = lookUp(name) else { return nil }
         if which >= labelBase {

@@ -76,8 +76,12 @@ enum _XMLText {
         guard name.count >= 2, name[0] == UInt8(ascii: "#") else {
             return .failure(Refusal(reason: "unknown entity &\(String(decoding: name, as: UTF8.self)); (entities are not expanded)"))
         }
-        guard let value = number(name), value != 0, value <= 0x10FFFF else {
+        guard let value = number(name), value <= 0x10FFFF else {
             return .failure(Refusal(reason: "invalid character reference &\(String(decoding: name, as: UTF8.self));"))
+        }
+        // Surrogates are Char in no XML, but Android writes emoji as pairs of them: `decode` joins a pair.
+        guard _FormatLimits.isXMLCharacter(value) || (0xD800...0xDFFF).contains(value) else {
+            return .failure(Refusal(reason: "a character XML 1.0 cannot hold: &\(String(decoding: name, as: UTF8.self)); is \(_FormatLimits.codePoint(value))"))
         }
         return .success((Value(scalar: value), semi + 1))
     }

@@ -53,23 +53,14 @@ public final class Pipeline: Sendable {
         let output: OutputFile?
         do {
             output = try options.outputPath.map { path throws(ZstdError) in
-                let level = options.outputLevel ?? (path.hasSuffix(".zst") ? 1 : nil)
-                return try OutputFile(
-                    path: path,
-                    compression: level.map {
-                        .zstd(level: $0, workers: Int32(options.compressionWorkers), frameSize: options.outputFrameSize)
-                    } ?? .none,
-                    existing: options.existing)
+                try OutputFile(path: path, compression: options.outputCompression(path), existing: options.existing)
             }
         } catch {
             throw PipelineError(.outputFailed, error.description)
         }
         do {
             let rejects = try options.rejectsPath.map { path throws(ZstdError) in
-                try OutputFile(
-                    path: path,
-                    compression: path.hasSuffix(".zst") ? .zstd(level: 3, workers: 0, frameSize: options.outputFrameSize) : .none,
-                    existing: options.existing)
+                try OutputFile(path: path, compression: options.rejectsCompression(path), existing: options.existing)
             }
             return (output, rejects)
         } catch {
@@ -101,8 +92,11 @@ public final class Pipeline: Sendable {
                 .internalError,
                 "internal error: accounting invariant broken: \(c.records) records read, \(c.labelled) labelled, \(c.rejected) rejected")
         }
+        // Records refused by the output format were read: they do not make a run in which nothing was read.
+        let unread = sink.counts.rejectReasons.filter { !$0.key.hasPrefix("not writable as ") }
         if !sink.damaged, let failure = PipelineError.nothingRead(
-            records: sink.counts.records, rejected: sink.counts.rejectReasons, formats: sink.counts.files.map(\.format)) {
+            records: sink.counts.records - (sink.counts.rejected - unread.values.reduce(0, +)), rejected: unread,
+            formats: sink.counts.files.map(\.format)) {
             throw failure
         }
         var result = RunResult(counts: sink.counts, damaged: sink.damaged)

@@ -13,7 +13,8 @@ public struct PipelineOptions: Sendable {
     public var outputFormat: InputFormat?
     /// Where labelled records go: a path, `-` for standard output, nil for nowhere (counts only).
     public var outputPath: String?
-    /// zstd level for the output; nil: compress when the output path ends in `.zst` (level 1), else plain.
+    /// Compression level of the output: zstd (−7 to 19), or gzip (1 to 9) for a name ending in `.gz`; nil:
+    /// level 1 when the name ends in `.zst` or `.gz`, else plain. A level with any other name is zstd.
     public var outputLevel: Int32?
     /// zstd compression threads for the output (0: the writer thread compresses).
     public var compressionWorkers = 0
@@ -44,6 +45,10 @@ public struct PipelineOptions: Sendable {
     public var strict = false
     /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).
     public var rejectsPath: String?
+    /// The rejects file's budget: rejects are written whole while it holds less than this many bytes, then as
+    /// short lines (the first 256 bytes, the length and the SHA-256 of each, ``RunCounts/rejectsShortened``)
+    /// while it holds less than twice this, then only counted (``RunCounts/rejectsOmitted``).
+    public var maxRejectsBytes: Int64 = 1 << 30
     /// What the output and rejects files do with a regular file already at their path (``OutputFile/Existing``).
     public var existing = OutputFile.Existing.replace
     /// Called once every record is written and the counts are final (accounting invariant checked), before
@@ -60,6 +65,28 @@ public struct PipelineOptions: Sendable {
     public var progress: (@Sendable (Progress) -> Void)?
 
     public init() {}
+
+    /// How the labelled output at `path` is compressed (SPEC §7: a name ending in `.gz` is gzip, `.zst`
+    /// zstd; ``outputLevel`` with any other name asks for zstd).
+    public func outputCompression(_ path: String) -> OutputFile.Compression {
+        switch OutputFile.compression(namedBy: path) {
+        case .gzip:
+            return .gzip(level: outputLevel ?? 1)
+        case .zstd:
+            return .zstd(level: outputLevel ?? 1, workers: Int32(compressionWorkers), frameSize: outputFrameSize)
+        case .none:
+            return outputLevel.map { .zstd(level: $0, workers: Int32(compressionWorkers), frameSize: outputFrameSize) } ?? .none
+        }
+    }
+
+    /// How the rejects at `path` are compressed: by the name only (zstd level 3, gzip level 6).
+    public func rejectsCompression(_ path: String) -> OutputFile.Compression {
+        switch OutputFile.compression(namedBy: path) {
+        case .gzip: return .gzip(level: 6)
+        case .zstd: return .zstd(level: 3, workers: 0, frameSize: outputFrameSize)
+        case .none: return .none
+        }
+    }
 
     /// What the record reader needs from these options.
     var readOptions: _ReadOptions {

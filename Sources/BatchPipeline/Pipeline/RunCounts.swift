@@ -45,6 +45,11 @@ public struct RunCounts: Codable, Sendable, Equatable {
     public var dropped: [String: Int] = ["invalidPair": 0, "notDeclared": 0]
     /// Reject reason → count.
     public var rejectReasons: [String: Int] = [:]
+    /// Rejects written short (first bytes, length, SHA-256) because the rejects file held `--max-rejects-bytes`.
+    public var rejectsShortened = 0
+    /// Rejects not written at all because the rejects file held twice `--max-rejects-bytes` (still counted in
+    /// `rejected` and `rejectReasons`).
+    public var rejectsOmitted = 0
     public var files: [File] = []
     /// Decoded bytes read, all files.
     public var bytes: Int64 = 0
@@ -92,6 +97,9 @@ public struct RunCounts: Codable, Sendable, Equatable {
         lines.append(String(format: "%.1f MB in %.2f s", mb, seconds) + (rate.isEmpty ? "" : " (\(rate))")
             + ", \(threads) thread\(threads == 1 ? "" : "s")")
         if mms > 0 { lines.append("mms elements passed through unlabelled: \(mms)") }
+        if rejectsShortened > 0 || rejectsOmitted > 0 {
+            lines.append("rejects past --max-rejects-bytes: \(rejectsShortened) written short (first bytes, length, SHA-256), \(rejectsOmitted) only counted")
+        }
         if dropped.values.contains(where: { $0 > 0 }) {
             lines.append("sub-actions dropped: invalidPair \(dropped["invalidPair"] ?? 0), notDeclared \(dropped["notDeclared"] ?? 0)")
         }
@@ -140,6 +148,8 @@ extension RunCounts {
             try add(&total.rejected, part.rejected, "rejected")
             try add(&total.blankLines, part.blankLines, "blankLines")
             try add(&total.mms, part.mms, "mms")
+            try add(&total.rejectsShortened, part.rejectsShortened, "rejectsShortened")
+            try add(&total.rejectsOmitted, part.rejectsOmitted, "rejectsOmitted")
             try add(&total.noRule, part.noRule, "noRule")
             try add(&total.bytes, part.bytes, "bytes")
             try add(&total.compressedBytes, part.compressedBytes, "compressedBytes")

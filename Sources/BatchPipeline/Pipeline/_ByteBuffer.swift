@@ -4,6 +4,8 @@
 // path allocates nothing per message: appends copy with memcpy into capacity reserved up front, and the
 // buffer only grows (doubling) when a chunk produces more bytes than any chunk before it.
 
+import ZstdStream
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -56,14 +58,22 @@ final class _ByteBuffer: @unchecked Sendable {
     // `realloc` moves its pages (`mremap` on Linux) instead of copying them, so growing a buffer that holds
     // a long record never has two copies of it alive, and shrinking gives the pages back at once.
     private static func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
-        guard let p = malloc(bytes) else { fatalError("out of memory allocating \(bytes) bytes") }
+        guard let p = malloc(bytes) else { outOfMemory(bytes) }
         return p
     }
 
     private func resize(to newCapacity: Int) {
-        guard let p = realloc(storage, newCapacity) else { fatalError("out of memory allocating \(newCapacity) bytes") }
+        guard let p = realloc(storage, newCapacity) else { Self.outOfMemory(newCapacity) }
         storage = p
         capacity = newCapacity
+    }
+
+    /// The pipeline's buffers are bounded by the memory formula (docs/RELIABILITY.md §3), not made to fail
+    /// on every append: when even that much cannot be had, the run stops, but first removes its temporary
+    /// files (as Ctrl-C does), so nothing unfinished is left beside the outputs.
+    private static func outOfMemory(_ bytes: Int) -> Never {
+        OutputFile.removeUnfinishedFiles()
+        fatalError("out of memory allocating \(bytes) bytes (see --chunk-size, --max-record and --threads)")
     }
 
     private func grow(_ needed: Int) {

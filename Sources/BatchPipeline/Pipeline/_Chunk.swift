@@ -23,6 +23,9 @@ struct _Reject {
     var raw: [UInt8]
     /// The record's length in bytes.
     var length: Int
+    /// Where the record starts in its chunk: the order of the chunk's rejects (a record refused when it is
+    /// written, after the parser's rejects were made, is put back in its place).
+    var offset = 0
 }
 
 /// One piece of a record longer than `--max-record`, streamed through in chunks (`_Chunk.piece`): its bytes
@@ -147,7 +150,9 @@ final class _Chunk: @unchecked Sendable {
         counts.rejected += 1
         let bytes = UnsafeRawBufferPointer(start: input.storage, count: max(recordBytes, end))
         rejects.append(
-            _Reject(relativeLine: line, reason: reason, category: category, raw: Array(bytes[start..<end]), length: end - start))
+            _Reject(
+                relativeLine: line, reason: reason, category: category, raw: Array(bytes[start..<end]), length: end - start,
+                offset: start))
     }
 
     /// Appends a decoded string to the chunk's scratch area (after its records); returns its span.

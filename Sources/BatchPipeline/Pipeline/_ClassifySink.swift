@@ -24,6 +24,32 @@ final class _ClassifySink: _ChunkSink {
     var latencies: [Double] = []
     private var wrotePreamble = false
     private var streamed = _StreamedReject()
+    /// Bytes handed to the rejects file, against ``PipelineOptions/maxRejectsBytes``.
+    private var rejectBytes: Int64 = 0
+    /// How the over-long record being streamed is kept (decided at its first piece), and for a short one, its
+    /// first bytes and running SHA-256.
+    private var streamedKeep = _Keep.whole
+    private var streamedPrefix: [UInt8] = []
+    private var streamedHash = _SHA256()
+
+    /// How a reject is kept in the rejects file (``PipelineOptions/maxRejectsBytes``).
+    enum _Keep { case whole, short, omitted }
+
+    /// Whole while the file holds less than the budget, short while it holds less than twice it, then counted only.
+    private var keep: _Keep {
+        rejectBytes < options.maxRejectsBytes ? .whole : rejectBytes / 2 < options.maxRejectsBytes ? .short : .omitted
+    }
+
+    private func writeRejects(_ bytes: UnsafeRawBufferPointer) throws(PipelineError) {
+        guard let rejects else { return }
+        do { try rejects.write(bytes) } catch { throw PipelineError(.outputFailed, "\(error)") }
+        rejectBytes += Int64(bytes.count)
+    }
+
+    private func writeRejects(_ bytes: [UInt8]) throws(PipelineError) {
+        let result: Result<Void, PipelineError> = bytes.withUnsafeBytes { raw in Result { () throws(PipelineError) in try writeRejects(raw) } }
+        try result.get()
+    }
     private var lastProgress = DispatchTime.now()
     private let started = DispatchTime.now()
 
@@ -115,29 +141,64 @@ final class _ClassifySink: _ChunkSink {
             if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(piece.line): \(piece.reason) (--strict)") }
             counts.rejectReasons[_RejectLines.category(piece.reason), default: 0] += 1
         }
-        guard let rejects else { return }
-        // The first piece holds `--max-record` bytes: its text is made and written a slice at a time, so the
-        // writer never holds more than a slice's base64 beside it.
-        var start = 0
-        repeat {
-            let end = min(bytes.count, start + _StreamedReject.slice)
-            var part = piece
-            part.isFirst = piece.isFirst && start == 0
-            part.isLast = piece.isLast && end == bytes.count
-            do { try rejects.write(streamed.text(part, UnsafeRawBufferPointer(rebasing: bytes[start..<end]), file: file.displayPath)) } catch {
-                throw PipelineError(.outputFailed, error.description)
+        guard rejects != nil else { return }
+        if piece.isFirst {
+            streamedKeep = keep
+            streamedPrefix = []
+            streamedHash = _SHA256()
+            if streamedKeep == .omitted { counts.rejectsOmitted += 1 }
+        }
+        switch streamedKeep {
+        case .omitted:
+            return
+        case .short:
+            // Its length is known only at the last piece: the first bytes and the hash are kept until then.
+            streamedPrefix += bytes.prefix(_RejectLines.shortPrefix - streamedPrefix.count)
+            streamedHash.update(bytes)
+            if piece.isLast {
+                counts.rejectsShortened += 1
+                try writeRejects(_RejectLines.short(
+                    file.displayPath, piece.line, piece.reason, length: piece.length, prefix: streamedPrefix, sha256: streamedHash.finish()))
             }
-            start = end
-        } while start < bytes.count
+        case .whole:
+            // The first piece holds `--max-record` bytes: its text is made and written a slice at a time, so the
+            // writer never holds more than a slice's base64 beside it.
+            var start = 0
+            repeat {
+                let end = min(bytes.count, start + _StreamedReject.slice)
+                var part = piece
+                part.isFirst = piece.isFirst && start == 0
+                part.isLast = piece.isLast && end == bytes.count
+                try writeRejects(streamed.text(part, UnsafeRawBufferPointer(rebasing: bytes[start..<end]), file: file.displayPath))
+                start = end
+            } while start < bytes.count
+        }
     }
 
     private func writeReject(_ reject: _Reject, _ chunk: _Chunk, _ file: _FileState) throws(PipelineError) {
         let line = chunk.firstLine + reject.relativeLine
         if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(line): \(reject.reason) (--strict)") }
         counts.rejectReasons[_RejectLines.category(reject.reason), default: 0] += 1
-        guard let rejects else { return }
-        try _RejectLines.write(file.displayPath, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in
-            do { try rejects.write(part) } catch { throw PipelineError(.outputFailed, "\(error)") }
+        guard rejects != nil else { return }
+        switch keep {
+        case .whole:
+            try _RejectLines.write(file.displayPath, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in
+                try writeRejects(part)
+            }
+        case .short where reject.raw.count <= _RejectLines.shortPrefix && reject.category != _ReadOptions.overlongCategory:
+            // No longer than a short line's prefix: kept whole, it costs no more.
+            try _RejectLines.write(file.displayPath, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in
+                try writeRejects(part)
+            }
+        case .short:
+            var hash = _SHA256()
+            reject.raw.withUnsafeBytes { hash.update($0) }
+            counts.rejectsShortened += 1
+            try writeRejects(_RejectLines.short(
+                file.displayPath, line, reject.reason, length: reject.length, prefix: Array(reject.raw.prefix(_RejectLines.shortPrefix)),
+                sha256: hash.finish()))
+        case .omitted:
+            counts.rejectsOmitted += 1
         }
     }
 

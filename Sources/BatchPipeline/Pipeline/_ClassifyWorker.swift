@@ -79,6 +79,7 @@ final class _ClassifyWorker: _ChunkWorker {
             classifier = Classifier(ruleSet: ruleSet)
         }
         let t2 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
+        rejectUnwritable(chunk, file, &scratch.parsed)
         count(chunk, scratch.parsed)
         emit(chunk, file, scratch.parsed)
         if collectStats {
@@ -104,6 +105,39 @@ final class _ClassifyWorker: _ChunkWorker {
         }
     }
 
+    /// Records converted to another format that it cannot hold (a NUL for CSV, a tab for TSV, a control
+    /// character for XML: ``_FormatLimits``) are rejected with the reason, in their place among the chunk's
+    /// rejects, as the reader rejects such a record in that format: never changed, never dropped.
+    private func rejectUnwritable(_ chunk: _Chunk, _ file: _FileState, _ parsed: inout _Parsed) {
+        guard !plan.labelsOnly, let (format, writer) = plan.current, format != file.format else { return }
+        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        let before = chunk.rejects.count
+        for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
+            guard let why = writer.refusal(convertedRecord(k, file, parsed, input)) else { continue }
+            let r = parsed.records[k]
+            chunk.reject(
+                start: r.rawStart, end: r.contentEnd > r.rawStart ? r.contentEnd : r.rawEnd, line: r.relativeLine,
+                reason: "not writable as \(format.rawValue): \(why)", category: "not writable as \(format.rawValue)")
+            parsed.records[k].insertAt = -1
+        }
+        if chunk.rejects.count > before { chunk.rejects.sort { $0.offset < $1.offset } }
+    }
+
+    /// Record `k`'s fields as a converting writer takes them.
+    private func convertedRecord(_ k: Int, _ file: _FileState, _ parsed: _Parsed, _ input: UnsafeRawBufferPointer) -> _ConvertedRecord {
+        let r = parsed.records[k]
+        let s = parsed.spans[k]
+        func bytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: input[start..<end]) }
+        var c = _ConvertedRecord(body: bytes(s.bodyStart, s.bodyStart + s.bodyCount))
+        if r.idEnd >= r.idStart {
+            c.id = bytes(r.idStart, r.idEnd)
+            c.idIsJSON = r.idIsJSON
+        }
+        if s.senderCount >= 0 { c.sender = bytes(s.senderStart, s.senderStart + s.senderCount) }
+        if let ts = file.driver.layout.timestamp, case let f = parsed.field(k, ts), f.isPresent { c.timestamp = bytes(f.start, f.end) }
+        return c
+    }
+
     private func emit(_ chunk: _Chunk, _ file: _FileState, _ parsed: _Parsed) {
         let out = chunk.output
         let emitter = plan.emitter
@@ -119,19 +153,8 @@ final class _ClassifyWorker: _ChunkWorker {
             file.driver.emitLabelled(chunk, parsed, emitter, into: out)
             return
         }
-        let ts = file.driver.layout.timestamp
         for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
-            let r = parsed.records[k]
-            let s = parsed.spans[k]
-            func bytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: input[start..<end]) }
-            var c = _ConvertedRecord(body: bytes(s.bodyStart, s.bodyStart + s.bodyCount))
-            if r.idEnd >= r.idStart {
-                c.id = bytes(r.idStart, r.idEnd)
-                c.idIsJSON = r.idIsJSON
-            }
-            if s.senderCount >= 0 { c.sender = bytes(s.senderStart, s.senderStart + s.senderCount) }
-            if let ts, case let f = parsed.field(k, ts), f.isPresent { c.timestamp = bytes(f.start, f.end) }
-            writer.write(c, parsed.verdicts[k], out)
+            writer.write(convertedRecord(k, file, parsed, input), parsed.verdicts[k], out)
         }
     }
 }

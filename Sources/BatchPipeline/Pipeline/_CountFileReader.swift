@@ -68,6 +68,8 @@ struct _CountFileReader {
         c.rejected = try count(o, "rejected")
         c.blankLines = try count(o, "blankLines", required: false)
         c.mms = try count(o, "mms", required: false)
+        c.rejectsShortened = try count(o, "rejectsShortened", required: false)
+        c.rejectsOmitted = try count(o, "rejectsOmitted", required: false)
         c.noRule = try count(o, "noRule", required: false)
         c.folders = try counts(o, "folders")
         c.rules = try counts(o, "rules")
@@ -105,7 +107,8 @@ struct _CountFileReader {
     /// The other relations every count file written by `classify` (or `merge-counts`) holds: folders are
     /// folder paths; each labelled record was decided by one rule or by none (`rules` + `noRule` =
     /// `labelled`); each rejected record has one reason (`rejectReasons` add up to `rejected`); a record
-    /// drops at most one sub-action, for one of two reasons; the files' decoded bytes add up to `bytes`.
+    /// drops at most one sub-action, for one of two reasons; the files' decoded bytes add up to `bytes`; the
+    /// rejects written short or only counted are among the rejected.
     private func checkParts(_ c: RunCounts, _ o: [String: _JSONValue]) throws(PipelineError) {
         let paths = Set(Folder.allCases.map(\.path))
         if let unknown = c.folders.keys.sorted().first(where: { !paths.contains($0) }) {
@@ -129,6 +132,10 @@ struct _CountFileReader {
         }
         guard let fileBytes = Self.sum(c.files.map { Int($0.bytes) }), fileBytes == Int(c.bytes) else {
             throw fail("files", "their bytes do not add up to bytes (\(c.bytes))")
+        }
+        // Rejects kept short or only counted (--max-rejects-bytes) are rejects.
+        guard let kept = Self.sum([c.rejectsShortened, c.rejectsOmitted]), kept <= c.rejected else {
+            throw fail("rejectsShortened", "with rejectsOmitted, more than rejected (\(c.rejected))")
         }
     }
 

@@ -63,6 +63,42 @@ enum _RejectLines {
         } }.get()
     }
 
+    /// The most bytes of a record a short reject keeps (past `--max-rejects-bytes`).
+    static let shortPrefix = 256
+
+    /// A reject past `--max-rejects-bytes`: `{"file", "line", "reason", "length", "prefix" (or
+    /// "prefixBase64"), "sha256", "shortened": true}`. The prefix is the record's first ``shortPrefix`` bytes
+    /// (cut back to a whole character when they are text), the SHA-256 is of all its bytes.
+    static func short(_ file: String, _ line: Int, _ reason: String, length: Int, prefix: [UInt8], sha256: String) -> [UInt8] {
+        let out = _ByteBuffer(capacity: prefix.count * 6 + 512)
+        head(file, line, reason, out)
+        out.append(", \"length\": ")
+        out.appendDecimal(length)
+        var text = prefix
+        // A character cut by the prefix's end is left out (at most 3 bytes of a 4-byte sequence).
+        for drop in 0...min(3, text.count) {
+            let candidate = Array(text.dropLast(drop))
+            if candidate.withUnsafeBytes(_isValidUTF8) {
+                text = candidate
+                break
+            }
+            if drop == min(3, text.count) { text = [] }
+        }
+        if !text.isEmpty || prefix.isEmpty {
+            out.append(", \"prefix\": \"")
+            text.withUnsafeBytes { out.appendJSONEscaped($0) }
+            out.append("\"")
+        } else {
+            out.append(", \"prefixBase64\": \"")
+            out.append(Array(Data(prefix).base64EncodedString().utf8))
+            out.append("\"")
+        }
+        out.append(", \"sha256\": \"")
+        out.append(Array(sha256.utf8))
+        out.append("\", \"shortened\": true}\n")
+        return Array(out.bytes)
+    }
+
     static func head(_ file: String, _ line: Int, _ reason: String, _ out: _ByteBuffer) {
         out.append("{\"file\": ")
         out.appendJSONString(file)

@@ -59,15 +59,17 @@ enum _ByteSources {
         do throws(ZstdError) {
             switch probe.kind {
             case .gzip:
-                return try GzipDecoder(
+                let decoder = try GzipDecoder(
                     fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
                     options: GzipDecoder.Options(closeWhenDone: probe.ownsDescriptor))
+                return try _DecodedPrefix(decoder, outer: .gzip, path: isStdin ? nil : path)
             case .zstd:
-                return try ZstdParallelDecoder(
+                let decoder = try ZstdParallelDecoder(
                     fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
                     options: ZstdParallelDecoder.Options(
                         maxWindowBytes: maxWindowBytes, closeWhenDone: probe.ownsDescriptor,
                         threads: min(max(1, threads), maxDecodeThreads), streamingWhenSingleThreaded: false))
+                return try _DecodedPrefix(decoder, outer: .zstd, path: isStdin ? nil : path)
             case .text:
                 return try ZstdDecoder(
                     fileDescriptor: probe.fileDescriptor, path: name, initialBytes: probe.firstBytes,
@@ -80,4 +82,55 @@ enum _ByteSources {
             throw error
         }
     }
+}
+
+/// A compressed input's decoder, with its first decoded bytes recognised as a plain file's first bytes are
+/// (``InputKind``): binary data inside a `.gz` or `.zst`, or a file compressed twice, is refused with the
+/// same one line, instead of being read as records ("no column body (columns: <binary dump>)").
+///
+/// The first ``InputKind/sniffLength`` decoded bytes are read when it is made, and handed out first. An error
+/// while reading them (a damaged or truncated archive) is thrown after them, as the decoder would have: the
+/// damage is reported where it is, with every byte before it.
+final class _DecodedPrefix: _ByteSource {
+    /// The decoder.
+    let inner: any _ByteSource
+    private var prefix: [UInt8]
+    private var handedOut = 0
+    private var pendingError: ZstdError?
+
+    /// - Throws: `ZstdError` `.unsupportedInput` when the decoded bytes are not text.
+    init(_ inner: any _ByteSource, outer: InputKind, path: String?) throws(ZstdError) {
+        self.inner = inner
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: InputKind.sniffLength, alignment: 1)
+        defer { bytes.deallocate() }
+        var count = 0
+        do throws(ZstdError) {
+            while count < bytes.count {
+                let n = try inner.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[count...]))
+                if n == 0 { break }
+                count += n
+            }
+        } catch {
+            pendingError = error
+        }
+        prefix = Array(bytes[..<count])
+        if pendingError == nil {
+            let kind = InputKind.sniff(firstBytes: prefix)
+            if kind != .text { throw kind.refusal(path: path, tool: "smsfilter", decompressedFrom: outer) }
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
+        if handedOut < prefix.count {
+            let n = min(buffer.count, prefix.count - handedOut)
+            prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + handedOut, byteCount: n) }
+            handedOut += n
+            return n
+        }
+        if let pendingError { throw pendingError }
+        return try inner.read(into: buffer)
+    }
+
+    var compressedBytesConsumed: Int64 { inner.compressedBytesConsumed }
+    var isCompressed: Bool? { inner.isCompressed }
 }

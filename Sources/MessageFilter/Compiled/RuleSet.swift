@@ -245,6 +245,21 @@ public final class RuleSet: Sendable {
         return try parse(yaml: yaml, file: path)
     }
 
+    /// The files a rule file names and loading reads (its `blockList:` and `identificationList:`, resolved
+    /// from the rule file's folder as loading resolves them), so that a command can protect them from being
+    /// written over before it does any work. Empty for a compiled `.smsf` (its lists are inside it), the
+    /// embedded rules, and a file that cannot be read or parsed (loading it says why). Only a regular file
+    /// is read (a pipe read here would be empty when the rules are loaded).
+    public static func filesNamed(byRuleFile path: String) -> [(key: String, path: String)] {
+        guard path != embeddedRulesOnlyPath,
+              (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeRegular,
+              let data = try? BoundedFile.read(path, limit: maxRuleFileBytes),
+              !(data.count >= 8 && Array(data.prefix(8)) == _SMSFFormat.magic),
+              let yaml = String(data: data, encoding: .utf8)
+        else { return [] }
+        return _RuleFileParser(file: path, baseFolder: _folder(of: path)).listFiles(yaml: yaml)
+    }
+
     /// The largest YAML rule file read: 64 MiB (a compiled `.smsf` is mapped instead, whatever its size).
     public static let maxRuleFileBytes = 64 << 20
 

@@ -65,8 +65,7 @@ enum _DefinitionCodec {
         var names = Set<String>()
         for _ in 0..<n {
             let name = try r.string()
-            guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
-                names.insert(name).inserted
+            guard RuleDefinition.isValidName(name), names.insert(name).inserted
             else { throw fail("rule name") }
             guard let action = Action(rawValue: Int(try r.u8())) else { throw fail("action") }
             var rule = RuleDefinition(name: name, action: action)
@@ -132,6 +131,7 @@ enum _DefinitionCodec {
             labelIndices.append(try r.i32())
         }
         d.labels = try r.strings()
+        guard d.labels.allSatisfy(RuleDefinition.isValidName) else { throw fail("label") }
         guard labelIndices.allSatisfy({ $0 >= 0 && Int($0) < d.labels.count }) else { throw fail("label index") }
         d.identificationLabels = labelIndices
         try _ModelCodec.decode(&r, into: &d, checkShapes: checkShapes)

@@ -53,7 +53,7 @@ enum _ModelCodec {
         guard has == 1 else { return }
         var m = ModelDefinition()
         m.name = try r.string()
-        guard !m.name.isEmpty, !d.rules.contains(where: { $0.name == m.name }) else { throw fail("model name") }
+        guard RuleDefinition.isValidName(m.name), !d.rules.contains(where: { $0.name == m.name }) else { throw fail("model name") }
         m.line = Int(try r.u32())
         let priority = try r.i64()
         // Not abs(): abs(Int64.min) traps (a re-signed file can hold it).

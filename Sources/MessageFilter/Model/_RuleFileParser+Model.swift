@@ -31,7 +31,9 @@ extension _RuleFileParser {
             let f = "model.\(key)"
             switch key {
             case "name":
-                if let s = v.scalar?.string, !s.isEmpty { m.name = s } else { issue(v, f, "expected a non-empty name"); ok = false }
+                if let s = v.scalar?.string, RuleDefinition.isValidName(s) { m.name = s } else {
+                    issue(v, f, "expected a non-empty name without control characters (tab, newline, NUL, …)"); ok = false
+                }
             case "priority":
                 if let p = v.int, (-1_000_000...1_000_000).contains(p) { m.priority = p } else {  // not abs(): abs(Int.min) traps
                     issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false

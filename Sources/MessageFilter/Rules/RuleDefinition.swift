@@ -37,6 +37,13 @@ public struct SenderCondition: Sendable, Hashable {
 
 /// One rule of a rule file, after parsing and filling in defaults (SPEC §3).
 public struct RuleDefinition: Sendable, Hashable {
+    /// Whether `name` can name a rule or a model: not empty, and without control characters (tab, newline,
+    /// NUL, ESC, C1…), which would split a TSV row or a line of output, or move a terminal's cursor. Checked
+    /// the same way in YAML, in a compiled `.smsf` and for `learn --model-name`.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     /// The rule's unique name.
     public var name: String
     /// The action the rule asks for.

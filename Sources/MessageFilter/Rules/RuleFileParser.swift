@@ -149,7 +149,7 @@ struct _RuleFileParser {
             let f = "\(at).\(key)"
             switch key {
             case "name":
-                if let s = v.scalar?.string, !s.isEmpty, !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                if let s = v.scalar?.string, RuleDefinition.isValidName(s) {
                     name = s
                 } else { issue(v, f, "expected a non-empty name without control characters (tab, newline, NUL, …)"); ok = false }
             case "action":
@@ -273,6 +273,21 @@ struct _RuleFileParser {
 }
 
 extension _RuleFileParser {
+    /// The number-list files a rule file's text names (`blockList:`, `identificationList:`), resolved as
+    /// ``parse(yaml:)`` resolves them; empty when the text is not a rule file's mapping.
+    func listFiles(yaml: String) -> [(key: String, path: String)] {
+        guard let root = try? Yams.compose(yaml: yaml), _YAMLBudget.expandedSize(of: root) != nil,
+              let top = root.mapping
+        else { return [] }
+        var files: [(key: String, path: String)] = []
+        for (k, v) in top {
+            if let key = k.string, key == "blockList" || key == "identificationList", let path = v.string {
+                files.append((key, resolve(path)))
+            }
+        }
+        return files
+    }
+
     /// A phrase that the file's normalisation turns into nothing (only zero-width, bidi or other invisible
     /// characters, which `standard` removes from every message) can never match: an error, not a rule that
     /// silently never fires (or an `unless` that never vetoes).

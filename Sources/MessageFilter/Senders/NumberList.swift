@@ -167,7 +167,15 @@ public enum NumberListReader {
                 throw NumberListError(kind: .invalidEntry, file: file, line: line,
                                       detail: "expected a number, a tab and a label")
             }
-            label = String(decoding: rest, as: UTF8.self)
+            // The label is shown by iOS for the caller and written into every output that names it: text
+            // without control characters, as a rule's name is.
+            // (Decoding replaces invalid UTF-8 with U+FFFD: a text that does not give the bytes back was not UTF-8.)
+            let text = String(decoding: rest, as: UTF8.self)
+            guard text.utf8.elementsEqual(rest), RuleDefinition.isValidName(text) else {
+                throw NumberListError(kind: .invalidEntry, file: file, line: line,
+                                      detail: "the label must be UTF-8 text without control characters (ESC, NUL, …)")
+            }
+            label = text
         } else if !rest.isEmpty, rest.first != 0x23 {
             throw NumberListError(kind: .invalidEntry, file: file, line: line,
                                   detail: "expected only a number on the line")

@@ -244,7 +244,7 @@ struct BenchCommand: ParsableCommand {
         progress.clear()
         if json {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            CLI.stdoutRaw(String(decoding: data, as: UTF8.self) + "\n")
+            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", recordsOnStandardOutput: false)
         } else {
             CLI.stdout(text(report) + "\n")
         }

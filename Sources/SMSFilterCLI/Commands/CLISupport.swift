@@ -32,9 +32,30 @@ enum CLI {
         FileHandle.standardOutput.write(Data(TerminalText.escaped(text).utf8))
     }
 
-    /// Writes machine-readable text (JSON) to standard output unchanged.
-    static func stdoutRaw(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+
+    /// Prints a `--json` summary where SPEC §7 says, one rule for every command: to standard output, unless
+    /// the command's records (or its other main output: a compiled rule set, a learned rule file) go there
+    /// (`recordsOnStandardOutput`), then to standard error. The JSON is written as it is, with the characters a
+    /// terminal would obey that JSON leaves raw inside strings (DEL, C1 controls, bidirectional overrides)
+    /// written as `\uXXXX` escapes: the same JSON to a parser, harmless on a terminal.
+    static func printSummaryJSON(_ json: String, recordsOnStandardOutput: Bool) {
+        let text = Data(jsonEscapingTerminalControls(json).utf8)
+        if recordsOnStandardOutput { FileHandle.standardError.write(text) } else { FileHandle.standardOutput.write(text) }
+    }
+
+    /// `json` with DEL, C1 controls and bidirectional overrides written as `\uXXXX` (they can only be inside
+    /// strings; C0 controls are escaped by every JSON encoder already, and the newlines between values stay).
+    static func jsonEscapingTerminalControls(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && TerminalText.needsEscape($0) }) else { return json }
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if scalar.value >= 0x7F && TerminalText.needsEscape(scalar) {
+                out.append(contentsOf: String(format: "\\u%04X", scalar.value).unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     /// Refuses to write records to a terminal unless `-o -` asked for it (zstd's convention): forgetting
@@ -42,7 +63,7 @@ enum CLI {
     static func refuseRecordsToTerminal(output: String?, what: String = "records") throws {
         guard output == nil, stdoutIsTerminal else { return }
         throw fail(
-            "refusing to write \(what) to a terminal: give -o FILE (.zst compresses), pipe the output, "
+            "refusing to write \(what) to a terminal: give -o FILE (.zst or .gz compresses), pipe the output, "
                 + "or give -o - to print them here anyway", code: 64)
     }
 

@@ -16,7 +16,8 @@ struct ClassifyCommand: ParsableCommand {
             columns (CSV/TSV) or filter_* attributes (XML); labels a record already has are replaced. \
             Malformed records are counted and written to --rejects with their file, line, reason and \
             bytes; the run goes on. Counts go to --counts as JSON and to standard \
-            error as a table (--json: as JSON).
+            error as a table (--json: as JSON on standard output, or on standard error when the records go \
+            there).
 
             Every output is checked before any work: none may be an input or another output, and an \
             existing file is replaced only with -f. Records are not written to a terminal unless -o - \
@@ -46,7 +47,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
     var rules: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; .zst compresses).", valueName: "file"))
+    @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; a .zst name is zstd, .gz gzip).", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("out"), help: .hidden)
@@ -58,8 +59,13 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the counts as JSON to this file.", valueName: "file"))
     var counts: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write rejected records (file, line, reason, record) as JSON Lines to this file.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write rejected records (file, line, reason, record) as JSON Lines to this file (.zst, .gz compress).", valueName: "file"))
     var rejects: String?
+
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Bytes of --rejects written whole, 1K to 1T; past it a reject keeps its first 256 bytes, length and SHA-256, past twice it only its count.")
+    var maxRejectsBytes = ByteSize(1 << 30)
 
     @Option(name: .long, help: "What to write per record: records (whole records plus labels) or labels (id and labels only).")
     var format: OutputFormat = .records
@@ -93,7 +99,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
     var maxRecord = ByteSize(64 << 20)
 
-    @Option(name: .long, parsing: .unconditional, help: "zstd level of the output, -7 to 19 (default 1 for a .zst name).")
+    @Option(name: .long, parsing: .unconditional, help: "Compression level of the output: zstd -7 to 19, gzip (.gz) 1 to 9 (default 1 for a .zst or .gz name).")
     var level: Int32?
 
     @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
@@ -116,7 +122,7 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no progress line and no table.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the counts as JSON on standard error instead of the table.")
+    @Flag(name: .long, help: "Print the counts as JSON instead of the table, on standard output (standard error when records go there).")
     var json = false
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case records, labels }
@@ -130,7 +136,9 @@ struct ClassifyCommand: ParsableCommand {
         try Limits.check(threads, Limits.threads, "--threads")
         try Limits.check(size: chunkSize, Limits.chunkSize, "--chunk-size")
         try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
+        try Limits.check(size: maxRejectsBytes, Limits.maxRejectsBytes, "--max-rejects-bytes")
         try Limits.check(level, Limits.level, "--level")
+        try Limits.checkGzipLevel(level, output: noOutput ? nil : outputPath)
         try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
         try Limits.check(frameSize: frameSize)
         if let chunkSize { try Limits.checkChunkPool(threads: threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
@@ -185,7 +193,9 @@ struct ClassifyCommand: ParsableCommand {
         progress.clear()
         if !quiet {
             if json {
-                CLI.stderr(String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self))
+                CLI.printSummaryJSON(
+                    String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
+                    recordsOnStandardOutput: !noOutput && (outputPath ?? "-") == "-")
             } else {
                 CLI.stderr(result.counts.table())
             }
@@ -205,8 +215,10 @@ struct ClassifyCommand: ParsableCommand {
         plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
         plan.readRules(rules)
         plan.read(manifest, as: "the manifest (--manifest)")
-        plan.write(noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
-        plan.write(rejects, as: "--rejects")
+        plan.write(
+            noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output",
+            compressedByName: true)
+        plan.write(rejects, as: "--rejects", compressedByName: true)
         plan.write(counts, as: "--counts")
         return plan
     }
@@ -229,6 +241,7 @@ struct ClassifyCommand: ParsableCommand {
         options.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
+        options.maxRejectsBytes = Int64(maxRejectsBytes.bytes)
         options.existing = existing
         if let inputName { options.stdinName = inputName }
         // The progress line would land among the records when both go to the same terminal.

@@ -28,12 +28,12 @@ struct CompileCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard error instead of a sentence.")
+    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error with -o -) instead of a sentence.")
     var json = false
 
     func run() throws {
         var plan = IOPlan(force: force)
-        plan.read(input, as: "the rule file")
+        plan.readRules(input, as: "the rule file")
         plan.write(output, as: "-o")
         try plan.check()
         try RuleCLI.run {
@@ -44,10 +44,10 @@ struct CompileCommand: ParsableCommand {
             guard !quiet else { return }
             let ms = Int(Date().timeIntervalSince(start) * 1000)
             if json {
-                CLI.stderr(RuleCLI.json([
+                CLI.printSummaryJSON(RuleCLI.json([
                     "rules": set.ruleNames.count, "model": set.definition.model?.name ?? NSNull(), "phrases": set.phraseCount, "output": output, "bytes": bytes.count,
                     "checksum": set.checksum, "milliseconds": ms,
-                ]))
+                ]), recordsOnStandardOutput: output == "-")
             } else {
                 CLI.stderr(
                     "compiled \(set.ruleNames.count) rules\(set.definition.model.map { " and model \"\($0.name)\"" } ?? ""), \(set.phraseCount) phrases → \(output) "

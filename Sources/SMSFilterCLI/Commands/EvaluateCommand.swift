@@ -19,8 +19,8 @@ struct EvaluateCommand: ParsableCommand {
             matrix (truth label × prediction), per-rule hits, precision and share of true positives, \
             conflicts (rules of different folders firing on one record) and rules that never fire.
 
-            The figures go to standard error as tables (--json: as one JSON object), to --json-file as \
-            JSON and to --report as a self-contained HTML page.
+            The figures go to standard error as tables (--json: as one JSON object on standard output), to \
+            --json-file as JSON and to --report as a self-contained HTML page.
 
             Examples:
               smsfilter evaluate uci_sms_spam.jsonl.zst \\
@@ -78,7 +78,7 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no progress line and no table.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the figures as JSON on standard error instead of the tables.")
+    @Flag(name: .long, help: "Print the figures as JSON on standard output instead of the tables.")
     var json = false
 
     func validate() throws {
@@ -159,7 +159,8 @@ struct EvaluateCommand: ParsableCommand {
         }
         if !quiet {
             if json {
-                FileHandle.standardError.write(Data(data))
+                // With --json-file -, the figures are already on standard output: the summary goes beside them.
+                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: jsonFile == "-")
             } else {
                 CLI.stderr(result.table())
             }

@@ -36,7 +36,7 @@ struct ExplainCommand: ParsableCommand {
             if quiet {
                 CLI.stdout(e.verdict.folder.path + "\n")
             } else if json {
-                CLI.stdoutRaw(Self.jsonText(e, set))
+                CLI.printSummaryJSON(Self.jsonText(e, set), recordsOnStandardOutput: false)
             } else {
                 CLI.stdout(Self.text(e, set))
             }

@@ -19,8 +19,8 @@ struct ExportCommand: ParsableCommand {
             (and cross-split leaks with them) in memory of about 16-40 bytes per distinct body, and dropped \
             with --dedup. fastText labels have whitespace replaced by _ (Transactions/Public_Services).
 
-            The per-split, per-label table goes to standard error (--json: as JSON) and, as JSON, to \
-            --stats-file. The output folder is created when missing (its parent must exist); files \
+            The per-split, per-label table goes to standard error (--json: as JSON on standard output) and, \
+            as JSON, to --stats-file. The output folder is created when missing (its parent must exist); files \
             already in it are replaced only with -f.
 
             Examples:
@@ -104,7 +104,7 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no progress line and no table.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the table as JSON on standard error instead.")
+    @Flag(name: .long, help: "Print the table as JSON on standard output instead.")
     var json = false
 
     /// `-o` (or its old spelling `--out-dir`).
@@ -112,8 +112,11 @@ struct ExportCommand: ParsableCommand {
 
     func validate() throws {
         if let maxPerLabel, maxPerLabel < 1 { throw ValidationError("Please give a --max-per-label of 1 or more.") }
-        if labelPrefix.isEmpty || labelPrefix.contains(where: { $0.isWhitespace }) {
-            throw ValidationError("Please give a --label-prefix without spaces, such as __label__.")
+        // Written at the start of every fastText line: a space would end the label, a control character
+        // (ESC, NUL…) would reach every reader of the file.
+        if labelPrefix.isEmpty || labelPrefix.contains(where: { $0.isWhitespace })
+            || labelPrefix.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ValidationError("Please give a --label-prefix without spaces or control characters, such as __label__.")
         }
         if rules != nil && labelField != nil { throw ValidationError("Please give either --rules or --label-field, not both.") }
         if dedup && noDuplicateCheck { throw ValidationError("Please drop --no-duplicate-check: --dedup needs it.") }
@@ -186,7 +189,11 @@ struct ExportCommand: ParsableCommand {
             }
         }
         if !quiet {
-            if json { FileHandle.standardError.write(Data(data)) } else { CLI.stderr(result.table()) }
+            if json {
+                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: false)
+            } else {
+                CLI.stderr(result.table())
+            }
         }
     }
 }

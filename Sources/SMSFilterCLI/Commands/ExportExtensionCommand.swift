@@ -47,7 +47,7 @@ struct ExportExtensionCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard error instead of the list.")
+    @Flag(name: .long, help: "Print the summary as JSON on standard output instead of the list.")
     var json = false
 
     func validate() throws {
@@ -94,7 +94,7 @@ struct ExportExtensionCommand: ParsableCommand {
 
     func run() throws {
         var plan = IOPlan(force: force)
-        plan.read(rules, as: "the rule file")
+        plan.readRules(rules, as: "the rule file")
         plan.writeFolder(output, as: "-o", files: fileNames)
         try plan.check()
         try RuleCLI.run {
@@ -140,13 +140,13 @@ struct ExportExtensionCommand: ParsableCommand {
             if quiet { return }
             let warnings = report.findings.count - errors.count
             if json {
-                CLI.stderr(RuleCLI.json([
+                CLI.printSummaryJSON(RuleCLI.json([
                     "rules": set.ruleNames.count, "checksum": set.checksum, "output": output,
                     "files": files.map { ["name": $0.name, "bytes": $0.bytes.count] },
                     "capabilities": set.definition.iosCapabilities.map(\.name),
                     "blockList": set.definition.blockList.count,
                     "identificationList": set.definition.identificationNumbers.count, "warnings": warnings,
-                ]))
+                ]), recordsOnStandardOutput: false)
                 return
             }
             let caps = set.definition.iosCapabilities.map(\.name).joined(separator: ", ")

@@ -27,13 +27,13 @@ struct GenerateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Seed of the pseudo-random generator.")
     var seed = Seed(1)
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Output file (.zst compresses with zstd); - is standard output.", valueName: "file"))
+    @Option(name: [.short, .long], help: ArgumentHelp("Output file (a .zst name is zstd, .gz gzip); - is standard output.", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("out"), help: .hidden)
     var outAlias: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "zstd level when compressing, -7 to 19.")
+    @Option(name: .long, parsing: .unconditional, help: "Compression level: zstd -7 to 19, gzip (.gz) 1 to 9.")
     var level: Int32 = 3
 
     @Option(name: .long, parsing: .unconditional, help: "zstd compression threads, 1 to 256 (default: all cores).")
@@ -50,7 +50,7 @@ struct GenerateCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no progress line or summary.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard error instead of a sentence.")
+    @Flag(name: .long, help: "Print the summary as JSON instead of a sentence, on standard output (standard error when records go there).")
     var json = false
 
     var outputPath: String? { output ?? outAlias }
@@ -60,6 +60,7 @@ struct GenerateCommand: ParsableCommand {
         try seed.check("--seed")
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         try Limits.check(level, Limits.level, "--level")
+        try Limits.checkGzipLevel(level, output: outputPath)
         try Limits.check(threads, Limits.threads, "--threads")
         try Limits.check(frameSize: frameSize)
     }
@@ -67,12 +68,15 @@ struct GenerateCommand: ParsableCommand {
     func run() throws {
         let out = outputPath ?? "-"
         var plan = IOPlan(force: force)
-        plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
+        plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output", compressedByName: true)
         try plan.check()
         try CLI.refuseRecordsToTerminal(output: outputPath)
-        let compression: OutputFile.Compression =
-            out.hasSuffix(".zst")
-            ? .zstd(level: level, workers: Int32(threads ?? CLI.cores), frameSize: frameSize.frameSize) : .none
+        let compression: OutputFile.Compression
+        switch OutputFile.compression(namedBy: out) {
+        case .zstd: compression = .zstd(level: level, workers: Int32(threads ?? CLI.cores), frameSize: frameSize.frameSize)
+        case .gzip: compression = .gzip(level: level)
+        case .none: compression = .none
+        }
         let started = Date()
         do {
             let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)
@@ -88,9 +92,9 @@ struct GenerateCommand: ParsableCommand {
             if !quiet {
                 let seconds = Date().timeIntervalSince(started)
                 if json {
-                    CLI.stderr(RuleCLI.json([
-                        "records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!,
-                    ]))
+                    CLI.printSummaryJSON(
+                        RuleCLI.json(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!]),
+                        recordsOnStandardOutput: out == "-")
                 } else {
                     CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
                         Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))

@@ -137,7 +137,7 @@ struct LearnCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output instead of the table.")
+    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error with -o -) instead of the table.")
     var json = false
 
     static func precision(_ text: String) throws -> Double? {
@@ -167,6 +167,9 @@ struct LearnCommand: ParsableCommand {
         if output == nil && cv == nil { throw ValidationError("Please give -o/--output for the model (or --cv K to cross-validate only).") }
         try seed.check("--seed")
         if let cv, cv < 2 || cv > 100 { throw ValidationError("Please give --cv between 2 and 100.") }
+        if !RuleDefinition.isValidName(modelName) {
+            throw ValidationError("Please give a --model-name that is not empty and has no control characters (tab, newline, NUL, …).")
+        }
         if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
         if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
         if !(1...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 1 to 5.") }
@@ -194,7 +197,7 @@ struct LearnCommand: ParsableCommand {
     func run() throws {
         var plan = IOPlan(force: force)
         plan.read(inputs, as: "the input")
-        plan.read(rules, as: "the rule file (--rules)")
+        plan.readRules(rules)
         plan.read(mapFile, as: "the mapping file (--map-file)")
         plan.write(output, as: "-o")
         plan.write(foldsFile, as: "--folds-file")
@@ -286,10 +289,10 @@ struct LearnCommand: ParsableCommand {
             }
         }
         if json {
-            print(RuleCLI.json(Self.jsonObject(report, output: output)), terminator: "")
+            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), recordsOnStandardOutput: output == "-")
         } else if !quiet {
             let table = Self.table(report, output: output)
-            if output == nil { print(table, terminator: "") } else { CLI.stderr(table) }
+            if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }
         }
     }
 

@@ -13,18 +13,23 @@ import Darwin
 ///
 /// An input that does not exist is exit status 66, said before anything about the outputs.
 ///
-/// Every command lists its inputs (archives, rule files, manifests, mapping and count files) and its outputs
-/// (`-o`, `--rejects`, `--counts`, `--json-file`, `--stats-file`, `--report`, `--phrases-file`, and the
-/// files a command writes into an output folder), then calls ``check()`` first thing in `run()`. It refuses,
-/// with exit status 64 and the options named:
-/// - an output that is an input or another output: the same device and inode (hard links, symbolic links,
-///   `/dev/stdout` and `-` alike) or the same resolved path; `--force` never allows this;
-/// - an output that is a folder, whose folder does not exist, or that is not a folder where a folder is wanted;
-/// - an existing regular file (or symbolic link) without `-f/--force`. Devices, FIFOs and `-` need none.
+/// Every command lists its inputs (archives, rule files and the number lists they name, manifests, mapping
+/// and count files) and its outputs (`-o`, `--rejects`, `--counts`, `--json-file`, `--stats-file`,
+/// `--report`, `--phrases-file`, and the files a command writes into an output folder), then calls
+/// ``check()`` first thing in `run()`. One rule for every output option:
+/// - exit status 64 (usage: the command as given is refused, and saying it otherwise fixes it), with the
+///   options named: an output that is an input or another output (the same device and inode: hard links,
+///   symbolic links, `/dev/stdout` and `-` alike; or the same resolved path; `--force` never allows this);
+///   an existing regular file (or symbolic link) without `-f/--force` (character devices, FIFOs, `-` and links
+///   to this process's own descriptors need none); an empty name; a link into `/proc` to another process's
+///   descriptor; a block device; a file of an output folder that is a device, a pipe or a link to one;
+///   a name ending in `.gz` or `.zst` for an output that is written uncompressed (all but records and rejects);
+/// - exit status 73 (sysexits' EX_CANTCREAT: the output cannot be created where it is named): its folder
+///   does not exist, is not a folder or cannot be written; the name is a folder (or ends with `/`) where a
+///   file is wanted, or is not a folder where a folder is wanted.
 ///
-/// A folder that cannot be written is exit status 73. `/dev/null` may be named by several outputs. The
-/// outputs are then opened with ``existingPolicy``, so a file that appears between this check and the
-/// end of the run is still never replaced without `--force`.
+/// `/dev/null` may be named by several outputs. The outputs are then opened with ``existingPolicy``, so a
+/// file that appears between this check and the end of the run is still never replaced without `--force`.
 struct IOPlan {
     struct Entry {
         /// How messages name it: `-o`, `--rejects` for outputs; `the input`, `the rule file (--rules)` for inputs.
@@ -32,6 +37,12 @@ struct IOPlan {
         var path: String
         /// An input this run reads (missing: exit 66), not one only protected (another shard's archive).
         var isRead = true
+        /// A file written into an output folder under a name of the command's (`export`, `export-extension`):
+        /// it may only be a regular file or missing, never a link someone left there to a device or a pipe.
+        var inFolder = false
+        /// An output compressed as its name says (`.gz` gzip, `.zst` zstd: records and rejects); every other
+        /// output is plain, and a `.gz` or `.zst` name for it is refused rather than a lie.
+        var compressedByName = false
     }
 
     private(set) var inputs: [Entry] = []
@@ -49,9 +60,15 @@ struct IOPlan {
         if let path { inputs.append(Entry(option: option, path: path)) }
     }
 
-    /// `--rules`: a rule file read, unless it names the embedded rules (`embedded:rules`).
-    mutating func readRules(_ path: String?) {
-        if path != RuleSet.embeddedRulesOnlyPath { read(path, as: "the rule file (--rules)") }
+    /// `--rules`: a rule file read, unless it names the embedded rules (`embedded:rules`), and the number
+    /// lists it names (`blockList:`, `identificationList:`), which loading it reads too.
+    mutating func readRules(_ path: String?, as option: String = "the rule file (--rules)") {
+        guard let path, path != RuleSet.embeddedRulesOnlyPath else { return }
+        read(path, as: option)
+        for list in RuleSet.filesNamed(byRuleFile: path) {
+            // Not required here: a list that is missing is the rule file's error, said when it is loaded.
+            inputs.append(Entry(option: "the \(list.key) of \(path),", path: list.path, isRead: false))
+        }
     }
 
     mutating func read(_ paths: [String], as option: String) {
@@ -64,15 +81,17 @@ struct IOPlan {
         for path in paths { inputs.append(Entry(option: option, path: path, isRead: false)) }
     }
 
-    mutating func write(_ path: String?, as option: String) {
-        if let path { outputs.append(Entry(option: option, path: path)) }
+    /// An output; `compressedByName`: it is compressed as its name says (records, rejects), else it is
+    /// written plain and a name ending in `.gz` or `.zst` is refused (exit 64).
+    mutating func write(_ path: String?, as option: String, compressedByName: Bool = false) {
+        if let path { outputs.append(Entry(option: option, path: path, compressedByName: compressedByName)) }
     }
 
     /// An output folder (created when missing, its parent must exist) and the names written into it.
     mutating func writeFolder(_ path: String, as option: String, files: [String]) {
         folders.append(Entry(option: option, path: path))
         for name in files {
-            outputs.append(Entry(option: option, path: Self.child(name, of: path)))
+            outputs.append(Entry(option: option, path: Self.child(name, of: path), inFolder: true, compressedByName: true))
         }
     }
 
@@ -118,15 +137,28 @@ struct IOPlan {
     }
 
     private func outputProblem(_ e: Entry) -> (String, Int32)? {
+        if e.path.isEmpty { return ("\(e.option): an empty name; name a file", 64) }
+        if !e.compressedByName, OutputFile.compression(namedBy: e.path) != .none {
+            let suffix = e.path.lowercased().hasSuffix(".gz") ? ".gz" : ".zst"
+            return ("\(describe(e)): the name ends with \(suffix), but \(e.option) is written uncompressed; "
+                + "name it without \(suffix) (only records and rejects are compressed by their name)", 64)
+        }
         switch Self.kind(e.path) {
         case .folder:
-            return ("\(describe(e)): is a folder; name a file", 64)
+            return ("\(describe(e)): is a folder; name a file", 73)
         case .regular, .danglingLink:
             if force { return nil }
             return ("\(describe(e)): a file is already there; add -f/--force to replace it", 64)
+        case .special where e.inFolder:
+            return ("\(describe(e)): is a device, a pipe or a link to one, not a file; the command names the files of its folder itself: remove it", 64)
         case .special:
             return nil
+        case .blockDevice:
+            return ("\(describe(e)): is a block device (a disk); refusing to write over it", 64)
+        case .foreignDescriptor:
+            return ("\(describe(e)): leads into /proc to another process's file descriptor; name the file itself", 64)
         case .missing:
+            if e.path.hasSuffix("/") { return ("\(describe(e)): names a folder (it ends with /); name a file", 73) }
             // A file of an output folder that does not exist yet: the folder is checked and created instead.
             let parent = Self.parent(of: e.path)
             if folders.contains(where: { Self.parent(of: Self.child("x", of: $0.path)) == parent && Self.kind($0.path) == .missing }) {
@@ -137,17 +169,18 @@ struct IOPlan {
     }
 
     private func folderProblem(_ e: Entry) -> (String, Int32)? {
+        if e.path.isEmpty { return ("\(e.option): an empty name; name a folder", 64) }
         switch Self.kind(e.path) {
         case .folder:
             return access(e.path, W_OK | X_OK) == 0 ? nil : ("\(describe(e)): cannot write in this folder (\(String(cString: strerror(errno))))", 73)
         case .missing:
             return parentProblem(e)
         default:
-            return ("\(describe(e)): is not a folder; name a folder (it is created when missing)", 64)
+            return ("\(describe(e)): is not a folder; name a folder (it is created when missing)", 73)
         }
     }
 
-    /// The folder that will hold `e` must exist and be writable.
+    /// The folder that will hold `e` must exist and be writable (exit 73 otherwise).
     private func parentProblem(_ e: Entry) -> (String, Int32)? {
         let parent = Self.parent(of: e.path)
         switch Self.kind(parent) {
@@ -157,27 +190,27 @@ struct IOPlan {
             }
             return nil
         case .missing, .danglingLink:
-            return ("\(describe(e)): the folder \(parent) does not exist", 64)
+            return ("\(describe(e)): the folder \(parent) does not exist", 73)
         default:
-            return ("\(describe(e)): \(parent) is not a folder", 64)
+            return ("\(describe(e)): \(parent) is not a folder", 73)
         }
     }
 
     // MARK: Identities
 
-    enum Kind { case missing, regular, folder, special, danglingLink }
+    enum Kind { case missing, regular, folder, special, blockDevice, danglingLink, foreignDescriptor }
 
+    /// What is at `path`, as ``OutputFile`` will see it when it opens it.
     static func kind(_ path: String) -> Kind {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            switch info.st_mode & S_IFMT {
-            case S_IFREG: return .regular
-            case S_IFDIR: return .folder
-            default: return .special
-            }
+        switch OutputFile.target(of: path) {
+        case .missing: return .missing
+        case .regular: return .regular
+        case .folder: return .folder
+        case .special, .descriptor(own: true): return .special
+        case .blockDevice: return .blockDevice
+        case .descriptor(own: false): return .foreignDescriptor
+        case .danglingLink: return .danglingLink
         }
-        var linkInfo = stat()
-        return lstat(path, &linkInfo) == 0 ? .danglingLink : .missing
     }
 
     /// `folder/name`, spelled so that ``parent(of:)`` gives `folder` back.
@@ -185,10 +218,9 @@ struct IOPlan {
         folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
-    static func parent(of path: String) -> String {
-        let parent = (path as NSString).deletingLastPathComponent
-        return parent.isEmpty ? "." : parent
-    }
+    /// The folder that holds `path` (`.` for a bare name; never Foundation's `deletingLastPathComponent`,
+    /// which traps on a one-character name).
+    static func parent(of path: String) -> String { _PathText.folder(of: path) }
 
     /// What a path (or `-`, standard input or output) refers to.
     struct Identity {
@@ -210,7 +242,7 @@ struct IOPlan {
             id.resolved = String(cString: real)
             free(real)
         } else if let real = realpath(parent(of: path), nil) {
-            id.resolved = String(cString: real) + "/" + (path as NSString).lastPathComponent
+            id.resolved = String(cString: real) + "/" + _PathText.name(of: path)
             free(real)
         }
         return id

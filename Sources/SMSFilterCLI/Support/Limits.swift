@@ -15,8 +15,18 @@ enum Limits {
     static let chunkPoolBytes = 2 << 30
     /// The longest record processed whole (`--max-record`): held in memory once, so at most 1 GiB.
     static let maxRecord = (1 << 10)...(1 << 30)
+    /// The rejects file's budget (`--max-rejects-bytes`): rejects whole up to it, short up to twice it.
+    static let maxRejectsBytes = (1 << 10)...(1 << 40)
     /// zstd levels. Levels 20–22 (zstd's `--ultra`) take 300–700 MB per compression thread, so they are refused.
     static let level: ClosedRange<Int32> = -7...19
+    /// `--level` for an output whose name ends in `.gz`: zlib's levels.
+    static func checkGzipLevel(_ level: Int32?, output: String?) throws {
+        guard let level, let output, OutputFile.compression(namedBy: output) == .gzip,
+              !GzipEncoder.levels.contains(level) else { return }
+        throw ValidationError(
+            "Please give --level from \(GzipEncoder.levels.lowerBound) to \(GzipEncoder.levels.upperBound) for a gzip output (\(output) ends with .gz; got \(level)).")
+    }
+
     /// Decoded bytes per frame of a seekable zstd output (`--frame-size`); 0 is one frame.
     static let frameSize = ZstdSeekableEncoder.frameSizes
 
