@@ -77,8 +77,6 @@ for label, key in [("`--labels-only`, default, 2 threads: wall / CPU", "labels-d
                    ("… `--rules embedded:rules`", "labels-rules"),
                    ("whole job to .jsonl.zst, default, 2 threads: wall / CPU", "whole-default")]:
     print(f"| {label} | " + " | ".join(f"{med(s + '-' + key, 0):.2f} s / {med(s + '-' + key, 1):.2f} s" for s in ("before", "after")) + " | |")
-for s in ("before", "after"):
-    pass
 cells = lambda f: " | ".join(f(s) for s in ("before", "after"))
 print(f"| labels-only default ÷ `zstd -dc`, CPU | " + cells(lambda s: f"{med(s + '-labels-default', 1) / med('zstd-dc', 1):.1f}×") + " | ≤ 8× |")
 print(f"| whole job ÷ codec floor, wall | " + cells(lambda s: f"{med(s + '-whole-default', 0) / med('floor', 0):.2f}×") + " | ≤ 2× |")
