@@ -4,7 +4,7 @@ SWIFT ?= swift
 BIN := .build/release/smsfilter
 SAMPLE ?= samples/sample.jsonl.zst
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model quality test-guard-env
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env
 
 all: build
 
@@ -91,6 +91,10 @@ peers-matcher: ## The matcher alone beside pyahocorasick, ahocorasick_rs, hypers
 
 default-model: build ## Retrain the embedded default model (samples/default-model.yaml and its embedded copy; same bytes each time), then rebuild.
 	bash Scripts/make-default-model.sh
+	$(SWIFT) build -c release --product smsfilter
+
+embed-default-model: build ## Compile the committed samples/default-model.yaml and embed it again (no learning), then rebuild.
+	bash Scripts/make-default-model.sh --embed-only
 	$(SWIFT) build -c release --product smsfilter
 
 quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the table there.

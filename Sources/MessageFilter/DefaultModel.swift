@@ -2,7 +2,8 @@ import AhoCorasick
 
 /// The built-in model: `samples/default-model.yaml`, learned by `make default-model` from UCI SMS Spam
 /// (CC BY 4.0), Thai SMS (MIT) and generated records, and embedded by `Scripts/make-default-model.sh` as a
-/// compiled `.smsf` (the model and its automaton). ``RuleSet/embeddedDefault`` is the default rules with
+/// compiled `.smsf` (the model's rule table; its phrases are looked up in a hash table built at load,
+/// `_ModelFeatures.swift`). ``RuleSet/embeddedDefault`` is the default rules with
 /// this model at priority 95: only the government sender rules (priority 100) decide before it; below it,
 /// rules of the action it chose supply the folder (docs/RULES.md §10; quality and provenance:
 /// docs/QUALITY.md).
@@ -11,9 +12,7 @@ public enum DefaultModel {
     public static var definition: ModelDefinition { compiled.definition.model! }
 
     /// The embedded `.smsf`, loaded and checked like a file (magic, version, length, both checksums, every
-    /// section, the rule table and the automaton image) on first use. Its automaton is used in place, so
-    /// starting with the default model maps the automaton instead of building it from every phrase. Phrase
-    /// shapes are not re-checked here (they cost ~30M instructions at every start): the image is the
+    /// section and the rule table) on first use. Phrase shapes are not re-checked here (they cost ~30M instructions at every start): the image is the
     /// compile of `samples/default-model.yaml`, whose parser checks them, and `DefaultRulesTests` checks
     /// both that the image is that compile and every embedded phrase's shape.
     static let compiled: _SMSFFormat.Parts = {
@@ -26,8 +25,7 @@ public enum DefaultModel {
         } catch {
             fatalError("the embedded default model does not load (\(error)): run `make default-model`")
         }
-        guard let model = parts.definition.model, parts.definition.rules.isEmpty, parts.definition.normalization == .standard,
-              parts.modelMatcher != nil || model.phrases.isEmpty
+        guard parts.definition.model != nil, parts.definition.rules.isEmpty, parts.definition.normalization == .standard
         else { fatalError("the embedded default model is not a model-only rule set: run `make default-model`") }
         return parts
     }()

@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 @testable import MessageFilter
 
-/// The model's own automaton over the model text (`_ModelText.swift`) must find exactly what a naive search
+/// The model's phrase look-up (`_ModelFeatures.swift`) must find exactly what a naive search
 /// with a whole-word test finds in the normalised text, with first spans pointing into the original body;
 /// the batch path must score exactly as the one-message path; phrases of the wrong shape are refused.
 final class ModelTextTests: XCTestCase {
@@ -17,13 +17,15 @@ final class ModelTextTests: XCTestCase {
         (.part, "."), (.part, "'"), (.part, "ฟรี"), (.part, "เครดิ"), (.part, "ดิต"), (.part, "验证码"), (.part, "€"),
     ]
 
-    static func model(_ normalization: TextNormalization, rules: String = "rules: []") throws -> RuleSet {
+    static func model(_ normalization: TextNormalization, rules: String = "rules: []",
+                      phrases: [(ModelDefinition.MatchKind, String)] = phrases) throws -> RuleSet {
         var lines = ["version: 1", rules, "normalize: \(normalization.name)", "model:", "  targets: [junk, none]",
                      "  bias: [0.1, -0.1]", "  phrases:"]
         for (i, (kind, text)) in phrases.enumerated() {
             // Distinct weights so any miscount changes the scores.
             let w = Double(i % 7) * 0.37 - 1.1 + Double(i) * 0.01
-            lines.append("    - [\(kind.name), \"\(text)\", \(1 + Double(i) * 0.05), \(w), \(-w / 2)]")
+            let quoted = text.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : $0.value < 0x20 ? String(format: "\\x%02X", $0.value) : String($0) }.joined()
+            lines.append("    - [\(kind.name), \"\(quoted)\", \(1 + Double(i) * 0.05), \(w), \(-w / 2)]")
         }
         return try RuleSet.parse(yaml: lines.joined(separator: "\n") + "\n", file: "m.yaml")
     }
@@ -51,7 +53,8 @@ final class ModelTextTests: XCTestCase {
 
     /// The oracle: every occurrence of each phrase's normalised form in the normalised text (ASCII case
     /// ignored), a word phrase only where no word character touches it; the first one's span in the body.
-    static func oracle(_ body: String, _ normalization: TextNormalization) -> [Int: Range<Int>] {
+    static func oracle(_ body: String, _ normalization: TextNormalization,
+                       phrases: [(ModelDefinition.MatchKind, String)] = phrases) -> [Int: Range<Int>] {
         let (text, spans) = normalization.applyWithSpans(body)
         let flags = _ScalarFlags.shared
         func folded(_ s: String) -> [UInt8] {
@@ -123,6 +126,54 @@ final class ModelTextTests: XCTestCase {
                 for k in try XCTUnwrap(e.model).contributions {
                     let f = Self.phrases.firstIndex { $0.1 == k.phrase }!
                     XCTAssertEqual(k.start..<k.end, want[f], "\(mode) \(body.debugDescription) \(k.phrase)")
+                }
+            }
+        }
+    }
+
+    /// Seeded random models of every phrase shape the look-up handles differently (words and k-grams up to
+    /// four words, digit pieces, unspaced-script n-grams of several lengths, letters-only pieces, symbol runs,
+    /// phrases that normalise alike), on seeded random messages, against the naive search.
+    func testRandomModelsFindWhatTheNaiveSearchFinds() throws {
+        let seed: UInt64 = 2311
+        print("ModelTextTests random models seed \(seed)")
+        var rng = Fixtures.SeededGenerator(seed: seed)
+        let words = ["to", "free", "entry", "call", "now", "win", "txt", "café", "доставка", "x", "ab", "stop", "a1", "80"]
+        let parts = ["0906", "t80", "09", "1", "80x", "ฟรี", "เครดิ", "ดิต", "ฟ", "验证码", "证码", "验", "ee", "ntr", "ต", "ด1"]
+        let symbols = ["£", "!", "!!", ".", "'", "€", "...", "?!", "/", "-"]
+        let bodies = Self.messages(seed: seed, count: 400)
+            + ["", "free entry to win", "FREE ENTRY TO WIN now", "ฟรีเครดิต1ด1", "t80x 0906 80", "!!!...", "free entry  to"]
+        for round in 0..<12 {
+            var chosen = Set<String>()
+            var phrases: [(ModelDefinition.MatchKind, String)] = []
+            for _ in 0..<Int.random(in: 3...14, using: &rng) {
+                let pick = Int.random(in: 0..<4, using: &rng)
+                let entry: (ModelDefinition.MatchKind, String)
+                switch pick {
+                case 0: entry = (.word, words.randomElement(using: &rng)!)
+                case 1:
+                    let n = Int.random(in: 2...4, using: &rng)
+                    entry = (.word, (0..<n).map { _ in words.randomElement(using: &rng)! }.joined(separator: " "))
+                case 2: entry = (.part, parts.randomElement(using: &rng)!)
+                default: entry = (.part, symbols.randomElement(using: &rng)!)
+                }
+                if chosen.insert("\(entry.0.rawValue)\(entry.1)").inserted { phrases.append(entry) }
+            }
+            // Phrases that normalise alike are distinct phrases with one pattern.
+            if round % 3 == 0 { phrases.append((.word, "FREE")); phrases.append((.word, "ｆｒｅｅ")) }
+            for mode in TextNormalization.allCases {
+                let c = Classifier(ruleSet: try Self.model(mode, phrases: phrases))
+                var features: [Int32] = []
+                for body in bodies {
+                    let want = Self.oracle(body, mode, phrases: phrases)
+                    let bytes = Array(body.utf8)
+                    _ = bytes.withUnsafeBytes { c.modelFeatures(body: $0, into: &features) }
+                    XCTAssertEqual(Set(features.map(Int.init)), Set(want.keys), "\(mode) \(phrases) \(body.debugDescription)")
+                    let e = c.explain(sender: nil, body: body)
+                    for k in try XCTUnwrap(e.model).contributions {
+                        let f = phrases.firstIndex { $0.1 == k.phrase && $0.0 == k.kind }!
+                        XCTAssertEqual(k.start..<k.end, want[f], "\(mode) \(body.debugDescription) \(k.phrase)")
+                    }
                 }
             }
         }

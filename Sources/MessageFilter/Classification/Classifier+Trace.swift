@@ -72,9 +72,7 @@ extension Classifier {
         var features: [(feature: Int32, start: Int32, end: Int32)] = []
         for k in 0..<s.touchedCount {
             let f = Int(s.touched[k])
-            // Model-text offsets → the original body's bytes.
-            let (start, end) = s.text.sourceSpan(Int(s.firstStart[f]), Int(s.firstEnd[f]), of: s.last)
-            features.append((Int32(f), start, end))
+            features.append((Int32(f), s.firstStart[f], s.firstEnd[f]))
         }
         var abstention = _modelAbstention(model)
         // A rule the model did not learn to weigh, or a registered sender, is the more basic reason than the margin

@@ -81,8 +81,7 @@ public final class RuleSet: Sendable {
     }
 
     /// Compiles `definition`; with `prebuilt`, uses those automata (loaded from a `.smsf`) instead of building.
-    /// `prebuiltModel` is the model's automaton loaded with them (nil with `prebuilt`: no model automaton).
-    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?, prebuiltModel: _PhraseMatcher? = nil,
+    init(definition: RuleSetDefinition, source: String, prebuilt: [_PhraseMatcher?]?,
          definitionBytes: [UInt8]? = nil) throws {
         self.definition = definition
         self.source = source
@@ -175,18 +174,13 @@ public final class RuleSet: Sendable {
         useStart = starts
         uses = flat
 
-        // The rules' automata hold the phrases rules use; the model's phrases have their own automaton.
+        // The rules' automata hold the phrases rules use; the model's phrases are looked up in its own table.
         var l2g: [[Int32]] = [[], []]
         for (id, mode) in modes.enumerated() where !usesPerPhrase[id].isEmpty { l2g[Int(mode.rawValue)].append(Int32(id)) }
         localToGlobal = l2g
-        do {
-            model = try definition.model.map {
-                try _CompiledModel($0, phraseIDs: modelPhraseIDs, ruleIndex: Int32(definition.rules.count),
-                                   capabilities: definition.capabilities, normalization: normalization,
-                                   matcher: prebuiltModel, build: prebuilt == nil)
-            }
-        } catch {
-            throw RuleSetBuildError(source: source, detail: "model automaton: \(error)")
+        model = definition.model.map {
+            _CompiledModel($0, phraseIDs: modelPhraseIDs, ruleIndex: Int32(definition.rules.count),
+                           capabilities: definition.capabilities, normalization: normalization)
         }
         if let prebuilt {
             matchers = prebuilt
@@ -277,13 +271,12 @@ public final class RuleSet: Sendable {
     public static let embeddedDefault: RuleSet = {
         let (definition, issues) = resolve(yaml: DefaultRules.yaml, file: embeddedSourceName)
         guard issues.isEmpty else { fatalError("the embedded default rules do not parse: \(issues)") }
-        // The model's automaton comes from the embedded `.smsf` (mapped, not rebuilt): the same patterns, since
-        // the model text depends only on the normalisation, which both share.
+        // The model comes from the embedded `.smsf`; its phrases are normalised as the rules' text is, since
+        // both share the normalisation.
         let model = DefaultModel.compiled
         precondition(model.definition.normalization == definition.normalization, "the default rules and model normalise differently")
         do {
-            return try RuleSet(definition: definition.withModel(model.definition.model), source: embeddedSourceName, prebuilt: nil,
-                               prebuiltModel: model.modelMatcher)
+            return try RuleSet(definition: definition.withModel(model.definition.model), source: embeddedSourceName, prebuilt: nil)
         } catch {
             fatalError("the embedded default rules do not compile: \(error)")
         }

@@ -5,7 +5,9 @@ import Foundation
 /// container: the narrow and wide automata; version 3 added the body conditions to the rule table,
 /// `_ConditionCodec`, and ended the rule table with the normalisation mode and the learned model,
 /// `_ModelCodec`; version 4 added the model's own automaton, section 4; version 5 the model's margins and
-/// script counts; version 6 its overrule margins). All integers little-endian.
+/// script counts; version 6 its overrule margins; since issue 23 the model has no automaton, section 4 is
+/// written empty and ignored when read, so files that still carry one load unchanged). All integers
+/// little-endian.
 ///
 /// ```
 /// offset  size  field
@@ -19,7 +21,7 @@ import Foundation
 ///     64  24×n  section table: kind u32, reserved u32, offset u64, length u64
 ///   ...         sections, each at a 16-byte-aligned offset:
 ///               1 rule table (the canonical rule encoding), 2 ASCII-folding matcher, 3 Unicode-folding matcher,
-///               4 the learned model's matcher (over the model text; empty without a model)
+///               4 empty (the learned model's automaton before issue 23; ignored)
 /// ```
 /// Loading checks the magic, version, length, both checksums, every section's bounds and alignment, then
 /// decodes the rule table with bounds-checked reads and checks each automaton's pattern count against it.
@@ -34,7 +36,7 @@ enum _SMSFFormat {
             (1, set.definitionBytes),
             (2, set.matchers[0]?.serialize() ?? []),
             (3, set.matchers[1]?.serialize() ?? []),
-            (4, set.model?.matcher?.serialize() ?? []),
+            (4, []),
         ]
         var w = _ByteWriter()
         w.buffer = magic
@@ -82,8 +84,7 @@ enum _SMSFFormat {
     /// `checkShapes`: false only for the embedded default model (`DefaultModel`; see `_ModelCodec.decode`).
     static func load(mapped: MappedBytes, path: String) throws -> RuleSet {
         let p = try parts(mapped: mapped, path: path)
-        return try RuleSet(definition: p.definition, source: path, prebuilt: p.matchers, prebuiltModel: p.modelMatcher,
-                           definitionBytes: p.definitionBytes)
+        return try RuleSet(definition: p.definition, source: path, prebuilt: p.matchers, definitionBytes: p.definitionBytes)
     }
 
     /// A checked `.smsf`'s contents, before they become a ``RuleSet``.
@@ -91,7 +92,6 @@ enum _SMSFFormat {
         var definition: RuleSetDefinition
         var definitionBytes: [UInt8]
         var matchers: [_PhraseMatcher?]
-        var modelMatcher: _PhraseMatcher?
     }
 
     /// Checks and decodes a mapped `.smsf` (everything `load` checks).
@@ -152,19 +152,8 @@ enum _SMSFFormat {
                 }
                 matchers[Int(mode.rawValue)] = m
             }
-            var modelMatcher: _PhraseMatcher?
-            let modelRange = sections[4]!
-            if let model = definition.model, !model.phrases.isEmpty {
-                do { modelMatcher = try _PhraseMatcher(serialized: mapped, range: modelRange, folding: .ascii) } catch {
-                    throw damaged("model automaton: \(error)")
-                }
-                guard modelMatcher!.patternCount == model.phrases.count else {
-                    throw damaged("model automaton has \(modelMatcher!.patternCount) patterns, the model \(model.phrases.count) phrases")
-                }
-            } else if !modelRange.isEmpty {
-                throw damaged("a model automaton without a model")
-            }
-            return Parts(definition: definition, definitionBytes: Array(defBytes), matchers: matchers, modelMatcher: modelMatcher)
+            // Section 4 (a model automaton, written before issue 23) is covered by the checksum and not read.
+            return Parts(definition: definition, definitionBytes: Array(defBytes), matchers: matchers)
         }
     }
 }

@@ -1,10 +1,10 @@
-/// A ``ModelDefinition`` ready for scoring: its own automaton over the model text (`_ModelText.swift`), the
+/// A ``ModelDefinition`` ready for scoring: its phrases in a hash table (`_ModelFeatures.swift`), the
 /// weights in one flat array (feature-major), each phrase's id in the rule set's phrase table (for verdicts)
 /// and the verdict of each target, validated against the capabilities.
 ///
-/// The model's phrases are not in the rules' automata: the rules scan the (normalised) text as before, the
-/// model scans the model text, where whole-word phrases are anchored on spaces and never reported inside a
-/// word. Pattern index = feature index.
+/// The model's phrases are not in the rules' automata, and have no automaton of their own (issue 23): the
+/// text the rules scanned (normalised) is cut into word and symbol runs once, and each run's candidate n-grams
+/// are looked up in the table; a word phrase is only ever a whole word run. Feature index = phrase index.
 final class _CompiledModel: Sendable {
     let name: String
     let priority: Int
@@ -40,19 +40,18 @@ final class _CompiledModel: Sendable {
     /// the separate arrays (`Double(idf) * Double(idf)` is `idfSquared`).
     let rows: [Float]
     let rowStride: Int
+    /// `rows` again, as a pointer the scan reads without a closure (`_ModelRows`).
+    let rowData: _ModelRows
     /// Per target: the verdict the model gives (the rule index is the model's, see ``RuleSet/ruleNames``).
     let verdicts: [Verdict]
     let targets: [ModelDefinition.Target]
-    /// The automaton of the model text (nil only in a rule set built without automata).
-    let matcher: _PhraseMatcher?
-    /// Whether the model text folds non-ASCII case itself (normalisation `none`).
+    /// The phrases as the scan looks them up.
+    let table: _ModelFeatureTable
+    /// Whether the text must have its non-ASCII case folded before the look-up (normalisation `none`).
     let foldsText: Bool
 
-    /// - Parameters:
-    ///   - matcher: the automaton loaded from a `.smsf`; nil: build it when `build` is true.
-    /// - Throws: `AhoCorasickBuildError` (an automaton too large).
     init(_ m: ModelDefinition, phraseIDs ids: [Int32], ruleIndex: Int32, capabilities: Capabilities,
-         normalization: TextNormalization, matcher prebuilt: _PhraseMatcher?, build: Bool) throws {
+         normalization: TextNormalization) {
         name = m.name
         priority = m.priority
         hasThreshold = m.threshold != nil
@@ -88,6 +87,7 @@ final class _CompiledModel: Sendable {
             packed[f * stride + m.targets.count + 1] = p.kind == .word ? 1 : 0
         }
         rows = packed
+        rowData = _ModelRows(packed)
         foldsText = normalization == .none
         verdicts = m.targets.map { t in
             let validation = capabilities.validate(action: t.action, subAction: t.subAction)
@@ -100,15 +100,81 @@ final class _CompiledModel: Sendable {
             v.rule = ruleIndex
             return v
         }
-        if let prebuilt {
-            matcher = prebuilt
-        } else if build, !m.phrases.isEmpty {
-            let patterns = m.phrases.map { _ModelText.pattern($0, normalization: normalization) }
-            matcher = try _PhraseMatcher(patterns: patterns, wholeWord: Array(repeating: false, count: patterns.count), folding: .ascii)
-        } else {
-            matcher = nil
-        }
+        table = _ModelFeatureTable(patterns: m.phrases.map { Self.pattern($0, normalization: normalization) },
+                                   kinds: m.phrases.map(\.kind))
     }
+
+    /// The phrase as the text holds it: normalised like the text (and case-folded under `none`), ASCII letters
+    /// in lower case, a word phrase between two spaces (the form the model's automaton matched in the model
+    /// text before issue 23; `_ModelFeatureTable` takes the spaces off).
+    static func pattern(_ phrase: ModelDefinition.Phrase, normalization: TextNormalization) -> [UInt8] {
+        var text = normalization == .none ? phrase.text : normalization.apply(phrase.text)
+        if text.isEmpty { text = phrase.text }
+        if normalization == .none {
+            let flags = _ScalarFlags.shared
+            text = String(String.UnicodeScalarView(text.unicodeScalars.map { Unicode.Scalar(flags.fold($0.value))! }))
+        }
+        let bytes = text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return phrase.kind == .word ? [0x20] + bytes + [0x20] : bytes
+    }
+}
+
+/// The word k-grams ending at the previous word run (for the model's scan, `_modelCandidates`): their keys
+/// and first bytes in the scratch's `chainKey`/`chainStart` (k = 1 … at most `maxWords − 1`).
+struct _WordChain {
+    let key: UnsafeMutablePointer<UInt64>
+    let start: UnsafeMutablePointer<Int>
+    let maxWords: Int
+    var length = 0
+    var previousEnd = -2
+
+    init(key: UnsafeMutablePointer<UInt64>, start: UnsafeMutablePointer<Int>, maxWords: Int) {
+        self.key = key
+        self.start = start
+        self.maxWords = maxWords
+    }
+
+    /// Looks up the word k-grams that end at the word run `[runStart, end)` of `p`, longest first, and makes
+    /// the chain end at that word.
+    @inline(__always)
+    mutating func end(_ p: UnsafePointer<UInt8>, _ runStart: Int, _ end: Int, _ table: _ModelFeatureTable, _ hits: inout _ModelHits) {
+        guard maxWords > 0 else { return }
+        let h = _foldedHash(p + runStart, end &- runStart, seed: _ModelFeatureTable.wordSeed)
+        if !(length > 0 && previousEnd == runStart &- 1 && p[runStart &- 1] == 0x20) { length = 0 }
+        var k = min(length &+ 1, maxWords)
+        while k >= 2 {
+            table.lookup(_pairKey(key[k &- 2], h), p, start[k &- 2], end, &hits)
+            k &-= 1
+        }
+        table.lookup(h, p, runStart, end, &hits)
+        let kept = min(length &+ 1, maxWords &- 1)
+        var j = kept &- 1
+        while j >= 1 {
+            key[j] = _pairKey(key[j &- 1], h)
+            start[j] = start[j &- 1]
+            j &-= 1
+        }
+        if kept > 0 {
+            key[0] = h
+            start[0] = runStart
+        }
+        length = kept
+        previousEnd = end
+    }
+}
+
+/// A model's packed rows (`_CompiledModel.rows`) in memory owned here: allocated and filled in `init`,
+/// read-only afterwards, freed in `deinit`; the model keeps this object, so the pointer lives as long as it.
+final class _ModelRows: @unchecked Sendable {
+    let pointer: UnsafePointer<Float>
+
+    init(_ rows: [Float]) {
+        let p = UnsafeMutablePointer<Float>.allocate(capacity: max(1, rows.count))
+        p.initialize(from: rows, count: rows.count)
+        pointer = UnsafePointer(p)
+    }
+
+    deinit { pointer.deallocate() }
 }
 
 /// Why the learned model did not decide a message (``ModelDefinition``, "When the model abstains").
@@ -116,19 +182,23 @@ enum _ModelAbstention: UInt8 {
     case decides, noEvidence, script, margin, overrule, threshold, vouchedSender, unlearnedRule, registeredSender
 }
 
-/// Per-classifier scratch for scoring (allocated once): the model text, per-feature stamps (`stamp` marks
-/// the features already counted for the current message, so repeated matches count once) and first spans,
-/// the last message's scores, and per message of a batch the result `_evaluate` needs.
+/// Per-classifier scratch for scoring (allocated once): per-feature stamps (`stamp` marks the features already
+/// counted for the current message, so repeated matches count once) and first spans, the last message's scores,
+/// and per message of a batch the result `_evaluate` needs. Raw pointers owned here (allocated in `init`, grown
+/// only by `reserveFolded`, freed in `deinit`); every index below is a feature < `features`, a target <
+/// `targets`, a slot < `Classifier.batchSize`, a ring position masked by `ringMask` or a chain position <
+/// `maxWords`.
 final class _ModelScratch {
     var generation: UInt32 = 0
     let stamp: UnsafeMutablePointer<UInt32>
-    /// Per present feature: its first match in the model text (output positions, the word phrases' spaces
-    /// left out); `text.sourceSpan` maps them to the body.
+    /// Per present feature: its first match in the original body.
     let firstStart: UnsafeMutablePointer<Int32>
     let firstEnd: UnsafeMutablePointer<Int32>
-    /// The features present in the current message, in order of first match.
+    /// The features present in the current message, in order of first match (ASCII patterns first).
     let touched: UnsafeMutablePointer<Int32>
     var touchedCount = 0
+    /// Present features of non-ASCII patterns, added to the sums after the ASCII ones (`_ModelFeatures.swift`).
+    let deferred: UnsafeMutablePointer<Int32>
     /// Per target: the sum of the present features' weights, then the final score.
     let sums: UnsafeMutablePointer<Double>
     let scores: UnsafeMutablePointer<Double>
@@ -136,11 +206,20 @@ final class _ModelScratch {
     var normSquared = 0.0
     let features: Int
     let targets: Int
-    let text = _ModelText()
-    /// The batch path's per-message sums (`_ModelBatch.swift`).
-    let batch: _ModelBatchScratch
-    /// The model text of the message scored last (`firstStart`/`firstEnd` are output positions in it).
-    var last = _ModelSpan(range: 0..<0, mapped: false, insertions: 0..<0)
+    /// Byte offsets of the last scalars of the current run (part candidates start there).
+    let ring: UnsafeMutablePointer<Int32>
+    let ringMask: Int
+    /// The keys and first bytes of the word k-grams ending at the previous word run (k = 1 …).
+    let chainKey: UnsafeMutablePointer<UInt64>
+    let chainStart: UnsafeMutablePointer<Int>
+    let chainCapacity: Int
+    /// Letters per script of the message being scored (``_ScriptTally``).
+    let scriptCounts: UnsafeMutablePointer<UInt32>
+    /// Under `none`: the text with non-ASCII case folded, with each byte's span of the body.
+    @exclusivity(unchecked) var folded: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) var foldedStart: UnsafeMutablePointer<Int32>
+    @exclusivity(unchecked) var foldedEnd: UnsafeMutablePointer<Int32>
+    @exclusivity(unchecked) var foldedCapacity = 0
 
     /// Per message of a batch (`Classifier.batchSize` slots): the winning target, its score, and the
     /// deciding phrase (feature, -1 when none) with its span in the original body.
@@ -165,7 +244,6 @@ final class _ModelScratch {
     init(_ model: _CompiledModel) {
         features = max(1, model.featureCount)
         targets = model.targetCount
-        batch = _ModelBatchScratch(targets: model.targetCount, features: model.featureCount)
         stamp = .allocate(capacity: features)
         stamp.initialize(repeating: 0, count: features)
         firstStart = .allocate(capacity: features)
@@ -174,10 +252,27 @@ final class _ModelScratch {
         firstEnd.initialize(repeating: 0, count: features)
         touched = .allocate(capacity: features)
         touched.initialize(repeating: 0, count: features)
+        deferred = .allocate(capacity: features)
+        deferred.initialize(repeating: 0, count: features)
         sums = .allocate(capacity: targets)
         sums.initialize(repeating: 0, count: targets)
         scores = .allocate(capacity: targets)
         scores.initialize(repeating: 0, count: targets)
+        var ringSize = 8
+        while ringSize < model.table.maxPartScalars + 1 { ringSize *= 2 }
+        ring = .allocate(capacity: ringSize)
+        ring.initialize(repeating: 0, count: ringSize)
+        ringMask = ringSize - 1
+        chainCapacity = max(1, model.table.maxWords)
+        chainKey = .allocate(capacity: chainCapacity)
+        chainKey.initialize(repeating: 0, count: chainCapacity)
+        chainStart = .allocate(capacity: chainCapacity)
+        chainStart.initialize(repeating: 0, count: chainCapacity)
+        scriptCounts = .allocate(capacity: Script.allCases.count)
+        scriptCounts.initialize(repeating: 0, count: Script.allCases.count)
+        folded = .allocate(capacity: 1)
+        foldedStart = .allocate(capacity: 1)
+        foldedEnd = .allocate(capacity: 1)
         let slots = Classifier.batchSize
         slotWinner = .allocate(capacity: slots)
         slotWinner.initialize(repeating: 0, count: slots)
@@ -197,13 +292,34 @@ final class _ModelScratch {
         slotScript.initialize(repeating: .none, count: slots)
     }
 
+    /// Room for a folded text of `n` bytes of body (a fold may turn 2 bytes into 3: 2 per byte).
+    func reserveFolded(_ n: Int) {
+        let needed = 2 * n + 4
+        guard needed > foldedCapacity else { return }
+        folded.deallocate()
+        foldedStart.deallocate()
+        foldedEnd.deallocate()
+        folded = .allocate(capacity: needed)
+        foldedStart = .allocate(capacity: needed)
+        foldedEnd = .allocate(capacity: needed)
+        foldedCapacity = needed
+    }
+
     deinit {
         stamp.deallocate()
         firstStart.deallocate()
         firstEnd.deallocate()
         touched.deallocate()
+        deferred.deallocate()
         sums.deallocate()
         scores.deallocate()
+        ring.deallocate()
+        chainKey.deallocate()
+        chainStart.deallocate()
+        scriptCounts.deallocate()
+        folded.deallocate()
+        foldedStart.deallocate()
+        foldedEnd.deallocate()
         slotWinner.deallocate()
         slotScore.deallocate()
         slotFeature.deallocate()
@@ -216,58 +332,37 @@ final class _ModelScratch {
 }
 
 extension Classifier {
-    /// Scores the message whose model text is `range` of the scratch's model text into the scratch (scores,
-    /// present features, first spans) and into batch slot `slot`.
-    /// - Complexity: O(model text length + matches × targets); allocates nothing.
-    func _modelScore(_ model: _CompiledModel, _ span: _ModelSpan, slot: Int) {
-        let range = span.range
+    /// Finds the model's phrases in `text` (the body, or its normalised text when `starts`/`ends` give each
+    /// byte's span of the body) and scores the message into the scratch (scores, present features, first
+    /// spans) and into batch slot `slot`.
+    /// - Complexity: O(text length × the model's part lengths + present phrases × targets); allocates nothing.
+    func _modelScore(_ model: _CompiledModel, _ text: UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?,
+                     ends: UnsafePointer<Int32>?, slot: Int) {
         let s = modelScratch!
         s.generation &+= 1
         if s.generation == 0 {
             s.stamp.update(repeating: 0, count: s.features)
             s.generation = 1
         }
-        let gen = s.generation
         let t = model.targetCount
         var k = 0
         while k < t {
             s.sums[k] = 0
             k += 1
         }
-        // Locals, so the per-match code touches no class property (no exclusivity checks, no reloads).
-        var touchedCount = 0
-        var normSquared = 0.0
-        let text = s.text
-        s.last = span
-        let base = range.lowerBound
-        if let matcher = model.matcher, !range.isEmpty {
-            let stamp = s.stamp
-            let firstStart = s.firstStart
-            let firstEnd = s.firstEnd
-            let touched = s.touched
-            let sums = s.sums
-            let stride = model.rowStride
-            model.rows.withUnsafeBufferPointer { rows in
-                matcher.forEachMatch(in: UnsafeRawBufferPointer(rebasing: text.output[range])) { f, a, b in
-                    // Matches come in order of end; a pattern has one length, so its first match is its earliest.
-                    if stamp[f] == gen { return }
-                    stamp[f] = gen
-                    let row = rows.baseAddress! + f &* stride
-                    let cut = Int(row[t &+ 1])
-                    firstStart[f] = Int32(truncatingIfNeeded: base &+ a &+ cut)
-                    firstEnd[f] = Int32(truncatingIfNeeded: base &+ b &- cut)
-                    touched[touchedCount] = Int32(truncatingIfNeeded: f)
-                    touchedCount += 1
-                    let idf = Double(row[t])
-                    normSquared += idf * idf
-                    var j = 0
-                    while j < t {
-                        sums[j] += Double(row[j])
-                        j += 1
-                    }
-                }
-            }
+        // The hit path is a struct passed inout (no closure, no captured variable: closures capturing the
+        // counters cost a dynamic exclusivity check per phrase found, a quarter of the scan's instructions).
+        var hits = _ModelHits(gen: s.generation, stamp: s.stamp, firstStart: s.firstStart, firstEnd: s.firstEnd,
+                              touched: s.touched, deferred: s.deferred, sums: s.sums, wide: model.table.wide,
+                              rows: model.rowData.pointer, stride: model.rowStride, targets: t, starts: starts, ends: ends)
+        let script = _modelCandidates(model.table, text, s, &hits)
+        var d = 0
+        while d < hits.deferredCount {
+            hits.add(Int(hits.deferred[d]))
+            d &+= 1
         }
+        let touchedCount = hits.touchedCount
+        let normSquared = hits.normSquared
         s.touchedCount = touchedCount
         s.normSquared = normSquared
         let inverse = normSquared > 0 ? 1 / normSquared.squareRoot() : 0
@@ -303,33 +398,175 @@ extension Classifier {
         s.slotFeature[slot] = Int32(top)
         s.slotEvidence[slot] = normSquared > 0
         s.slotMargin[slot] = s.scores[best] - second
-        s.slotScript[slot] = span.script
+        s.slotScript[slot] = script
         if top >= 0 {
-            (s.slotStart[slot], s.slotEnd[slot]) = text.sourceSpan(Int(s.firstStart[top]), Int(s.firstEnd[top]), of: span)
+            s.slotStart[slot] = s.firstStart[top]
+            s.slotEnd[slot] = s.firstEnd[top]
         }
     }
 
-    /// Builds the model text of one message and scores it into slot `slot`. `normalized`: the classifier's
-    /// normaliser holds this body's normalised text (the body was rewritten).
+    /// Scores one message into slot `slot`: `body` itself, or (`normalized`) the text the classifier's
+    /// normaliser holds for it.
     func _modelScan(_ model: _CompiledModel, body: UnsafeRawBufferPointer, normalized: Bool, slot: Int) {
-        let s = modelScratch!
-        s.text.reset()
-        let span: _ModelSpan
         if normalized {
             let n = normalizer.text
-            span = s.text.append(n.output, sourceStart: n.sourceStart.baseAddress, sourceEnd: n.sourceEnd.baseAddress, fold: false)
+            _modelScore(model, n.output, starts: n.sourceStart.baseAddress, ends: n.sourceEnd.baseAddress, slot: slot)
         } else {
-            span = _modelTextOfBody(model, body)
+            _modelScoreBody(model, body, slot: slot)
         }
-        _modelScore(model, span, slot: slot)
     }
 
-    /// The model text of a body that normalisation leaves alone (ASCII under `standard`; any body under `none`).
+    /// Scores a body that normalisation leaves alone (any body under `none`, whose non-ASCII case is folded
+    /// here first).
     @inline(__always)
-    func _modelTextOfBody(_ model: _CompiledModel, _ body: UnsafeRawBufferPointer) -> _ModelSpan {
-        let text = modelScratch!.text
-        if let plain = text.appendPlain(body) { return plain }
-        return text.append(body, sourceStart: nil, sourceEnd: nil, fold: model.foldsText)
+    func _modelScoreBody(_ model: _CompiledModel, _ body: UnsafeRawBufferPointer, slot: Int) {
+        guard model.foldsText, _hasHighByte(body) else {
+            _modelScore(model, body, starts: nil, ends: nil, slot: slot)
+            return
+        }
+        let s = modelScratch!
+        s.reserveFolded(body.count)
+        var sink = _ByteSink(bytes: s.folded, starts: s.foldedStart, ends: s.foldedEnd, count: 0, flags: _ScalarFlags.shared)
+        var i = 0
+        while i < body.count {
+            let b = body[i]
+            if b < 0x80 {
+                sink.put(UInt32(b), Int32(truncatingIfNeeded: i), Int32(truncatingIfNeeded: i &+ 1))
+                i &+= 1
+                continue
+            }
+            let (v, len) = _decodeUTF8(body, i)
+            let l = max(1, len)
+            sink.put(len == 0 ? _TextNormalizer.rawBit | UInt32(b) : v, Int32(truncatingIfNeeded: i), Int32(truncatingIfNeeded: i &+ l))
+            i &+= l
+        }
+        _modelScore(model, UnsafeRawBufferPointer(start: s.folded, count: sink.count), starts: s.foldedStart, ends: s.foldedEnd, slot: slot)
+    }
+
+    /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
+    /// automaton reported them (by end; at one end, longest first); returns the main script.
+    @inline(__always)
+    func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
+                          _ hits: inout _ModelHits) -> Script {
+        var tally = _ScriptTally(counts: s.scriptCounts)
+        let blocks = _ScriptBlocks.shared.table
+        let n = text.count
+        guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
+        let flags = _ScalarFlags.shared
+        let ring = s.ring
+        let mask = s.ringMask
+        let chainKey = s.chainKey
+        let chainStart = s.chainStart
+        let maxWords = table.maxWords
+        let partLength = table.partLength
+        let partNeed = table.partNeed
+        let partCount = table.partCount
+        let symbolLength = table.symbolLength
+        let symbolCount = table.symbolCount
+        let hasWordParts = partCount > 0
+        let hasSymbolParts = symbolCount > 0
+        let anyPart = table.anyPart
+        let maxDigit = table.maxDigitPart
+        let minUnspaced = table.minUnspacedPart
+        var kind = 0  // the run at i: 0 none (after a space), 1 word, 2 symbol
+        var runStart = 0
+        var runScalars = 0
+        var lastDigit = Int.min / 2  // scalar index (in the run) of its last ASCII digit
+        var unspaced = 0  // unspaced-script scalars ending here
+        var latin: UInt32 = 0
+
+        // (The word chain is a struct with explicit arguments, not a nested function: one capturing these
+        // counters allocated a box per counter per message in unoptimised builds.)
+        var chain = _WordChain(key: chainKey, start: chainStart, maxWords: maxWords)
+        var i = 0
+        while i < n {
+            let b = p[i]
+            var len = 1
+            var word: Bool
+            var digit = false
+            var isUnspaced = false
+            if b < 0x80 {
+                let letter = (b | 0x20) &- 0x61 < 26
+                digit = b &- 0x30 < 10
+                word = letter || digit
+                if letter { latin &+= 1 }
+            } else {
+                let (v, l) = _decodeUTF8(text, i)
+                if l == 0 {
+                    word = false
+                } else {
+                    len = l
+                    word = flags.isWord(v)
+                    if word {
+                        let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
+                        if e != _ScriptBlocks.mixed {
+                            tally.add(Script(rawValue: e & 0x3F).unsafelyUnwrapped)
+                            isUnspaced = e & _ScriptBlocks.unspaced != 0
+                        } else {
+                            tally.add(Script.of(letter: v))
+                            isUnspaced = PhraseCandidates.isUnspaced(v)
+                        }
+                    }
+                }
+            }
+            if word {
+                if kind != 1 {
+                    kind = 1
+                    runStart = i
+                    runScalars = 0
+                    lastDigit = Int.min / 2
+                    unspaced = 0
+                }
+                ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
+                if digit { lastDigit = runScalars }
+                runScalars &+= 1
+                unspaced = isUnspaced ? unspaced &+ 1 : 0
+                let end = i &+ len
+                if hasWordParts && (anyPart || runScalars &- lastDigit <= maxDigit || unspaced >= minUnspaced) {
+                    var q = 0
+                    while q < partCount {
+                        let length = partLength[q]
+                        let need = partNeed[q]
+                        q &+= 1
+                        if length > runScalars { continue }
+                        if need & _ModelFeatureTable.needNothing != 0
+                            || (need & _ModelFeatureTable.needDigit != 0 && lastDigit >= runScalars &- length)
+                            || (need & _ModelFeatureTable.needUnspaced != 0 && unspaced >= length) {
+                            let a = Int(ring[(runScalars &- length) & mask])
+                            table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
+                        }
+                    }
+                }
+                i = end
+                continue
+            }
+            if kind == 1 { chain.end(p, runStart, i, table, &hits) }
+            if b == 0x20 {
+                kind = 0
+            } else if hasSymbolParts {
+                if kind != 2 {
+                    kind = 2
+                    runScalars = 0
+                }
+                ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
+                runScalars &+= 1
+                let end = i &+ len
+                var q = 0
+                while q < symbolCount {
+                    let length = symbolLength[q]
+                    q &+= 1
+                    if length > runScalars { continue }
+                    let a = Int(ring[(runScalars &- length) & mask])
+                    table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.symbolSeed), p, a, end, &hits)
+                }
+            } else {
+                kind = 2
+            }
+            i &+= len
+        }
+        if kind == 1 { chain.end(p, runStart, n, table, &hits) }
+        if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
+        return tally.finish()
     }
 
     /// Why the model abstains on the message in the current slot (`.decides`: it does not), before the sender

@@ -1,0 +1,413 @@
+// MARK: Internal API
+//
+// How the learned model finds its phrases in a message without an automaton (issue 23): the message's
+// (normalised) text is cut into runs once, each run's candidate n-grams are hashed, and each hash is looked up
+// in a table of the model's phrases (fastText's way, but exact: a hit is verified against the phrase's bytes).
+// No match is reported by an automaton, no model text is written, and the table (a 16 KiB filter that answers
+// most misses, then an open-addressing table of 8-byte slots) fits in L2 beside the rules' automata.
+//
+// The phrases found are exactly those the model's automaton over the "model text" found before (every word run
+// between spaces; docs/DESIGN.md, "Where a learned model speaks"), in the same order, so scores, deciding
+// phrases and spans are bit for bit the same and the default model did not need to be learned again. Why
+// the candidates below are exactly the automaton's matches (`ModelDefinition.shapeProblem` gives the shapes):
+//
+//   text  = runs of word characters (`_ScalarFlags.isWord`: letters, numbers, marks), runs of other
+//           characters that are not the ASCII space ("symbols"; an invalid byte is one), and ASCII spaces.
+//   word phrase `w1 w2 … wk` (words of word characters, single spaces): it matched ` w1 w2 … wk ` in the model
+//           text, where every word run stands between spaces; so wi are k consecutive word runs with exactly
+//           one ASCII space between each two. Candidates: at the end of each word run, the k-grams of the
+//           chain of runs before it joined by single spaces, k = the model's most words … 1 (longest first).
+//   part phrase of word characters: a substring of a word run (spaces never stand inside a run). Candidates:
+//           at each character of a word run, the substrings ending there of each length (in scalars) some part
+//           phrase has, longest first, restricted by what every phrase of that length holds: only substrings
+//           of unspaced-script characters for phrases made of them (Thai, Chinese… n-grams), only substrings
+//           holding an ASCII digit for phrases holding one (digit pieces), any substring for other phrases.
+//   part phrase of symbols: a substring of a symbol run, found the same way.
+//
+// The automaton reported the matches of its narrow automaton (phrases whose pattern is ASCII) for the whole
+// text before those of its wide one; a present phrase of a non-ASCII pattern is therefore added to the sums
+// after every ASCII one (`deferred`), which keeps the floating-point sums in the same order.
+//
+// Hashes: wyhash-style multiply-fold over 8-byte loads (two overlapping loads up to 16 bytes), ASCII letters
+// folded to lower case inside the loaded words (SWAR), so a byte string and its ASCII-folded form hash alike.
+// A word k-gram's key combines the keys of its words; parts and words use different seeds. A slot holds 32
+// bits of the key and the feature; a hit is verified byte for byte (ASCII case ignored) against the phrase's
+// pattern, so a crafted collision costs one comparison and never adds a phrase that is not there.
+
+/// The model's phrases as a hash table (immutable after `init`, shared by every classifier of a rule set).
+final class _ModelFeatureTable: @unchecked Sendable {
+    /// Slot: key's high 32 bits << 32 | feature + 1 (0: empty). Power-of-two count, at most half full.
+    let slots: UnsafeMutablePointer<UInt64>
+    let slotMask: Int
+    /// 2^17-bit filter over the keys (one bit per phrase): most lookups of absent candidates end here.
+    let filter: UnsafeMutablePointer<UInt64>
+    static let filterBits = 17
+    /// Per feature: its pattern (normalised, ASCII folded; word phrases without the spaces around them) in
+    /// `patternBytes[patternStart[f]..<patternStart[f + 1]]`.
+    let patternBytes: UnsafeMutablePointer<UInt8>
+    let patternStart: UnsafeMutablePointer<Int32>
+    /// Per feature: whether its automaton pattern had a byte ≥ 0x80 (it was in the wide automaton).
+    let wide: UnsafeMutablePointer<Bool>
+    let featureCount: Int
+    /// Part lengths (in scalars) for word runs, longest first (`partCount` of them), with what each length's
+    /// phrases need: `needUnspaced` all unspaced-script characters, `needDigit` an ASCII digit, `needNothing`
+    /// nothing (any substring). (Pointers, not arrays: the scan loops over them per character.)
+    let partLength: UnsafeMutablePointer<Int>
+    let partNeed: UnsafeMutablePointer<UInt8>
+    let partCount: Int
+    /// Part lengths for symbol runs, longest first.
+    let symbolLength: UnsafeMutablePointer<Int>
+    let symbolCount: Int
+    /// The most words of a word phrase (0: no word phrase), and the longest part in scalars.
+    let maxWords: Int
+    let maxPartScalars: Int
+    /// Whether some part phrase of word characters needs no digit and no unspaced script (every substring of
+    /// every word run is then a candidate), the longest digit-piece length and the shortest unspaced length.
+    let anyPart: Bool
+    let maxDigitPart: Int
+    let minUnspacedPart: Int
+    let hasUnspacedPart: Bool
+
+    static let needUnspaced: UInt8 = 1
+    static let needDigit: UInt8 = 2
+    static let needNothing: UInt8 = 4
+
+    static let wordSeed: UInt64 = 0x2D35_8DCC_AA6C_78A5
+    static let partSeed: UInt64 = 0x8BB8_4B93_962E_ACC9
+    static let symbolSeed: UInt64 = 0x4B33_A62E_D433_D4A3
+
+    /// - Parameters:
+    ///   - patterns: per feature, the bytes its automaton matched: the phrase normalised as the text is (and
+    ///     case-folded under `none`), ASCII letters in lower case, a word phrase between two spaces.
+    ///   - kinds: per feature, word or part.
+    init(patterns: [[UInt8]], kinds: [ModelDefinition.MatchKind]) {
+        let flags = _ScalarFlags.shared
+        featureCount = patterns.count
+        var bytes: [UInt8] = []
+        var starts: [Int32] = [0]
+        var wide: [Bool] = []
+        var keys: [UInt64?] = []
+        var wordLengths: [Int: UInt8] = [:]
+        var symbolLengths = Set<Int>()
+        var maxWords = 0
+        var maxPart = 0
+        for (f, pattern) in patterns.enumerated() {
+            wide.append(pattern.contains { $0 >= 0x80 })
+            var p = pattern
+            if kinds[f] == .word, p.count >= 2, p.first == 0x20, p.last == 0x20 { p = Array(p[1..<(p.count - 1)]) }
+            bytes += p
+            starts.append(Int32(bytes.count))
+            let scalars = Self.scalars(p)
+            guard !scalars.isEmpty else {
+                keys.append(nil)
+                continue
+            }
+            if kinds[f] == .word {
+                // Words of word characters separated by single spaces, as the model text holds them.
+                let words = p.split(separator: 0x20, omittingEmptySubsequences: false)
+                let ok = words.allSatisfy { w in !w.isEmpty && Self.scalars(Array(w)).allSatisfy { flags.isWord($0) } }
+                guard ok else {
+                    keys.append(nil)
+                    continue
+                }
+                var key: UInt64 = 0
+                for (i, w) in words.enumerated() {
+                    let h = Array(w).withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: Self.wordSeed) }
+                    key = i == 0 ? h : _pairKey(key, h)
+                }
+                maxWords = max(maxWords, words.count)
+                keys.append(key)
+            } else {
+                let word = scalars.map { flags.isWord($0) }
+                if word.allSatisfy({ $0 }) {
+                    let need: UInt8 = scalars.allSatisfy(PhraseCandidates.isUnspaced) ? Self.needUnspaced
+                        : scalars.contains { $0 >= 0x30 && $0 <= 0x39 } ? Self.needDigit : Self.needNothing
+                    wordLengths[scalars.count, default: 0] |= need
+                    keys.append(p.withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: Self.partSeed) })
+                } else if !word.contains(true), !scalars.contains(0x20) {
+                    symbolLengths.insert(scalars.count)
+                    keys.append(p.withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: Self.symbolSeed) })
+                } else {
+                    keys.append(nil)  // mixes word characters with others, or holds a space: never in a run
+                    continue
+                }
+                maxPart = max(maxPart, scalars.count)
+            }
+        }
+        func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
+            let p = UnsafeMutablePointer<T>.allocate(capacity: max(1, a.count))
+            p.initialize(from: a, count: a.count)
+            return p
+        }
+        patternBytes = copy(bytes)
+        patternStart = copy(starts)
+        self.wide = copy(wide)
+        self.maxWords = maxWords
+        maxPartScalars = maxPart
+        let lengths = wordLengths.sorted { $0.key > $1.key }
+        partLength = copy(lengths.map(\.key))
+        partNeed = copy(lengths.map(\.value))
+        partCount = lengths.count
+        let symbols = symbolLengths.sorted(by: >)
+        symbolLength = copy(symbols)
+        symbolCount = symbols.count
+        anyPart = wordLengths.values.contains { $0 & Self.needNothing != 0 }
+        maxDigitPart = wordLengths.filter { $0.value & Self.needDigit != 0 }.map(\.key).max() ?? 0
+        minUnspacedPart = wordLengths.filter { $0.value & Self.needUnspaced != 0 }.map(\.key).min() ?? Int.max
+        hasUnspacedPart = minUnspacedPart != Int.max
+
+        var count = 64
+        while count < 2 * patterns.count { count *= 2 }
+        slotMask = count - 1
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: 0, count: count)
+        let filterWords = (1 << Self.filterBits) / 64
+        filter = .allocate(capacity: filterWords)
+        filter.initialize(repeating: 0, count: filterWords)
+        for (f, key) in keys.enumerated() {
+            guard let key else { continue }
+            let bit = Self.filterIndex(key)
+            filter[bit >> 6] |= 1 << UInt64(bit & 63)
+            // Linear probing; equal keys (phrases that normalise alike) follow one another in feature order.
+            var i = Int(truncatingIfNeeded: key) & slotMask
+            while slots[i] != 0 { i = (i + 1) & slotMask }
+            slots[i] = (key >> 32) << 32 | UInt64(f + 1)
+        }
+    }
+
+    deinit {
+        slots.deallocate()
+        filter.deallocate()
+        patternBytes.deallocate()
+        patternStart.deallocate()
+        wide.deallocate()
+        partLength.deallocate()
+        partNeed.deallocate()
+        symbolLength.deallocate()
+    }
+
+    /// The bytes the hash tables use: slots and filter.
+    var tableBytes: Int { (slotMask + 1) * 8 + (1 << Self.filterBits) / 8 }
+
+    @inline(__always)
+    static func filterIndex(_ key: UInt64) -> Int { Int(truncatingIfNeeded: key >> 40) & ((1 << filterBits) - 1) }
+
+    /// The scalars of UTF-8 `bytes` (an invalid byte as itself with the raw bit, never a phrase scalar).
+    static func scalars(_ bytes: [UInt8]) -> [UInt32] {
+        var out: [UInt32] = []
+        bytes.withUnsafeBytes { b in
+            var i = 0
+            while i < b.count {
+                if b[i] < 0x80 {
+                    out.append(UInt32(b[i]))
+                    i += 1
+                    continue
+                }
+                let (v, l) = _decodeUTF8(b, i)
+                out.append(l == 0 ? _TextNormalizer.rawBit | UInt32(b[i]) : v)
+                i += max(1, l)
+            }
+        }
+        return out
+    }
+
+    /// Passes to `hits` each phrase whose key is `key` and whose pattern is `text[a..<b)` (ASCII case
+    /// ignored), in feature order.
+    @inline(__always)
+    func lookup(_ key: UInt64, _ text: UnsafePointer<UInt8>, _ a: Int, _ b: Int, _ hits: inout _ModelHits) {
+        let bit = Self.filterIndex(key)
+        if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return }
+        let tag = key >> 32
+        var i = Int(truncatingIfNeeded: key) & slotMask
+        while true {
+            let s = slots[i]
+            if s == 0 { return }
+            if s >> 32 == tag {
+                let f = Int(truncatingIfNeeded: s & 0xFFFF_FFFF) &- 1
+                if verify(f, text + a, b &- a) { hits.hit(f, a, b) }
+            }
+            i = (i &+ 1) & slotMask
+        }
+    }
+
+    /// Whether `n` bytes at `p` are feature `f`'s pattern, ASCII case ignored.
+    @inline(__always)
+    func verify(_ f: Int, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let s = Int(patternStart[f])
+        guard Int(patternStart[f &+ 1]) &- s == n else { return false }
+        let pat = patternBytes + s
+        var i = 0
+        while i < n {
+            var c = p[i]
+            if c &- 0x41 < 26 { c |= 0x20 }
+            if c != pat[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
+}
+
+/// One message's phrase hits on their way into the sums: each present phrase counted once, at its first
+/// occurrence, with its span in the body; phrases of non-ASCII patterns deferred after the ASCII ones (the
+/// order the former automaton added them in). Plain pointers into the classifier's `_ModelScratch` and the
+/// model's rows, valid for one `_modelScore` call; every index is a feature < the model's feature count.
+struct _ModelHits {
+    let gen: UInt32
+    let stamp: UnsafeMutablePointer<UInt32>
+    let firstStart: UnsafeMutablePointer<Int32>
+    let firstEnd: UnsafeMutablePointer<Int32>
+    let touched: UnsafeMutablePointer<Int32>
+    let deferred: UnsafeMutablePointer<Int32>
+    let sums: UnsafeMutablePointer<Double>
+    let wide: UnsafeMutablePointer<Bool>
+    let rows: UnsafePointer<Float>
+    let stride: Int
+    let targets: Int
+    /// Each text byte's span of the body (nil: the text is the body).
+    let starts: UnsafePointer<Int32>?
+    let ends: UnsafePointer<Int32>?
+    var touchedCount = 0
+    var deferredCount = 0
+    var normSquared = 0.0
+
+    init(gen: UInt32, stamp: UnsafeMutablePointer<UInt32>, firstStart: UnsafeMutablePointer<Int32>,
+         firstEnd: UnsafeMutablePointer<Int32>, touched: UnsafeMutablePointer<Int32>, deferred: UnsafeMutablePointer<Int32>,
+         sums: UnsafeMutablePointer<Double>, wide: UnsafeMutablePointer<Bool>, rows: UnsafePointer<Float>, stride: Int,
+         targets: Int, starts: UnsafePointer<Int32>?, ends: UnsafePointer<Int32>?) {
+        self.gen = gen
+        self.stamp = stamp
+        self.firstStart = firstStart
+        self.firstEnd = firstEnd
+        self.touched = touched
+        self.deferred = deferred
+        self.sums = sums
+        self.wide = wide
+        self.rows = rows
+        self.stride = stride
+        self.targets = targets
+        self.starts = starts
+        self.ends = ends
+    }
+
+    /// Adds feature `f`'s weights and idf² to the sums.
+    @inline(__always)
+    mutating func add(_ f: Int) {
+        touched[touchedCount] = Int32(truncatingIfNeeded: f)
+        touchedCount &+= 1
+        let row = rows + f &* stride
+        let idf = Double(row[targets])
+        normSquared += idf * idf
+        var j = 0
+        while j < targets {
+            sums[j] += Double(row[j])
+            j &+= 1
+        }
+    }
+
+    /// Phrase `f` is present at text bytes `[a, b)`.
+    @inline(__always)
+    mutating func hit(_ f: Int, _ a: Int, _ b: Int) {
+        if stamp[f] == gen { return }
+        stamp[f] = gen
+        if let starts {
+            firstStart[f] = starts[a]
+            firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
+        } else {
+            firstStart[f] = Int32(truncatingIfNeeded: a)
+            firstEnd[f] = Int32(truncatingIfNeeded: b)
+        }
+        if wide[f] {
+            deferred[deferredCount] = Int32(truncatingIfNeeded: f)
+            deferredCount &+= 1
+        } else {
+            add(f)
+        }
+    }
+}
+
+/// The main-script tally and the unspaced-script test of the model's scan, per 128-scalar block of the Basic
+/// Multilingual Plane: `Script.of(letter:)` and `PhraseCandidates.isUnspaced` are range switches, a call per
+/// non-ASCII letter (60M instructions of the 700M the default model's scan took on 40,000 generated messages);
+/// most blocks hold one script, so one table load answers both. Entry: the script's raw value, `unspaced`
+/// added when every scalar of the block is of an unspaced script; `mixed` when the block is not uniform
+/// (the functions are asked). Built on first use from those functions (so its answers are theirs), 512 bytes,
+/// read-only after `init`, never freed (the shared instance lives as long as the process).
+final class _ScriptBlocks: @unchecked Sendable {
+    static let shared = _ScriptBlocks()
+    static let unspaced: UInt8 = 0x40
+    static let mixed: UInt8 = 0xFF
+    let table: UnsafePointer<UInt8>
+
+    private init() {
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+        for block in 0..<512 {
+            let first = UInt32(block) << 7
+            func entry(_ v: UInt32) -> UInt8 {
+                Script.of(letter: v).rawValue | (PhraseCandidates.isUnspaced(v) ? Self.unspaced : 0)
+            }
+            let e = entry(first)
+            t[block] = (first..<(first + 128)).allSatisfy { entry($0) == e } ? e : Self.mixed
+        }
+        table = UnsafePointer(t)
+    }
+}
+
+// MARK: Hashing
+
+@inline(__always)
+func _mum(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    let r = a.multipliedFullWidth(by: b)
+    return r.high ^ r.low
+}
+
+/// `x` with every byte in `A`…`Z` ORed with 0x20 (lower case); other bytes unchanged.
+@inline(__always)
+func _foldASCII8(_ x: UInt64) -> UInt64 {
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let t = x & ~highs
+    let atLeastA = (t &+ ones &* 0x3F) & highs  // t ≥ 0x41
+    let aboveZ = (t &+ ones &* 0x25) & highs  // t > 0x5A
+    let upper = atLeastA & ~aboveZ & ~x
+    return x | (upper >> 2)
+}
+
+/// The key of the `n` bytes at `p`, ASCII letters folded. Reads only `[p, p + n)`.
+@inline(__always)
+func _foldedHash(_ p: UnsafePointer<UInt8>, _ n: Int, seed: UInt64) -> UInt64 {
+    let raw = UnsafeRawPointer(p)
+    let s1: UInt64 = 0xA076_1D64_78BD_642F
+    let s2: UInt64 = 0xE703_7ED1_A0B4_28DB
+    var a: UInt64
+    var b: UInt64
+    var h = seed ^ UInt64(truncatingIfNeeded: n)
+    if n <= 16 {
+        if n >= 8 {
+            a = raw.loadUnaligned(as: UInt64.self)
+            b = raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+        } else if n >= 4 {
+            a = UInt64(raw.loadUnaligned(as: UInt32.self))
+            b = UInt64(raw.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+        } else if n > 0 {
+            a = UInt64(p[0]) << 16 | UInt64(p[n >> 1]) << 8 | UInt64(p[n &- 1])
+            b = 0
+        } else {
+            a = 0
+            b = 0
+        }
+    } else {
+        var i = 0
+        while i &+ 16 < n {
+            h = _mum(_foldASCII8(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ s1,
+                     _foldASCII8(raw.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)) ^ h)
+            i &+= 16
+        }
+        a = raw.loadUnaligned(fromByteOffset: n &- 16, as: UInt64.self)
+        b = raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+    }
+    return _mum(_foldASCII8(a) ^ s1 ^ h, _foldASCII8(b) ^ s2)
+}
+
+/// The key of a word k-gram from the key of its first k − 1 words and the key of its last word.
+@inline(__always)
+func _pairKey(_ a: UInt64, _ b: UInt64) -> UInt64 { _mum(a ^ 0x5890_6D1A_96A4_6F29, b ^ 0xC2B2_AE3D_27D4_EB4F) }
