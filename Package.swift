@@ -15,6 +15,9 @@
 //   SMSFilterCLI   the `smsfilter` executable
 //   TestSupport    oracles and fixture builders shared by the tests
 //
+// Warnings: CI builds every target, tests included, with `-warnings-as-errors` (.ci/run sets the Makefile's
+// SWIFT_BUILD_FLAGS); `strict` stays empty so that a warning does not stop a build by hand.
+//
 // Compile-time flags:
 //   AHOCORASICK_INTERNAL_CHECKS   run `_checkInvariants()` on every built trie and DFA (slow; for debugging):
 //                                 `swift build -Xswiftc -DAHOCORASICK_INTERNAL_CHECKS`
