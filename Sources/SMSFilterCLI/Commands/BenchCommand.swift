@@ -77,7 +77,7 @@ struct BenchCommand: ParsableCommand {
                 try file.write(text)
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error)", code: 73)
+                throw CLI.fail("\(error)", code: .cannotCreate)
             }
             return
         }
@@ -85,7 +85,7 @@ struct BenchCommand: ParsableCommand {
         let showProgress = !quiet && CLI.stderrIsTerminal
         func stage(_ text: String) { if showProgress { progress.show("bench: \(text)…") } }
         defer { progress.clear() }
-        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: 66) }
+        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: .inputMissing) }
         let threadCount = threads ?? CLI.cores
         let messages: LoadedMessages
         do {
@@ -93,7 +93,7 @@ struct BenchCommand: ParsableCommand {
         } catch {
             throw CLI.fail(error.description, code: error.exitCode)
         }
-        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no record with a body", code: 65) }
+        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no record with a body", code: .badInput) }
 
         // Matcher: one classifier per thread over its share of the messages.
         func classifyAll(threads: Int) -> Double {
@@ -184,7 +184,7 @@ struct BenchCommand: ParsableCommand {
                 if let seconds = Self.timeZstdCLI(input) { zstdRuns.append(seconds) }
             }
         } catch {
-            throw CLI.fail("\(error)", code: 65)
+            throw CLI.fail("\(error)", code: .badInput)
         }
         let decodeSeconds = median(decodeRuns.map(\.seconds))
         let zstdSeconds = median(zstdRuns)

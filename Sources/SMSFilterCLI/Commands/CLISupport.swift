@@ -9,17 +9,6 @@ import Glibc
 import Darwin
 #endif
 
-extension PipelineError {
-    /// The exit status of a failed job (SPEC §7): the one place library errors become statuses.
-    var exitCode: Int32 {
-        if isInputMissing { return 66 }
-        if isOutputFailure { return 73 }
-        if isBadInput { return 65 }
-        if isUsage { return 64 }
-        return 70
-    }
-}
-
 enum CLI {
     /// Writes `text` to standard error, control characters escaped (``TerminalText/escaped(_:)``).
     static func stderr(_ text: String) {
@@ -64,11 +53,11 @@ enum CLI {
         guard output == nil, stdoutIsTerminal else { return }
         throw fail(
             "refusing to write \(what) to a terminal: give -o FILE (.zst or .gz compresses), pipe the output, "
-                + "or give -o - to print them here anyway", code: 64)
+                + "or give -o - to print them here anyway", code: .usage)
     }
 
-    /// Prints `smsfilter: error: …` and exits with `code`.
-    static func fail(_ message: String, code: Int32) -> ExitCode {
+    /// Prints `smsfilter: error: …` and returns the exit code of `code` to throw.
+    static func fail(_ message: String, code: ExitStatus) -> ExitCode {
         stderr("smsfilter: error: \(message)\n")
         return ExitCode(code)
     }
@@ -87,9 +76,9 @@ enum CLI {
         do {
             return try RuleSet.load(path: path)
         } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw fail("\(path): no such rule file", code: 66)
+            throw fail("\(path): no such rule file", code: .inputMissing)
         } catch {
-            throw fail("\(error)", code: 65)
+            throw fail("\(error)", code: .badInput)
         }
     }
 

@@ -104,12 +104,12 @@ struct EvaluateCommand: ParsableCommand {
             if let map {
                 mapping = try TruthMapping.parse(map)
             } else {
-                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: 66) }
+                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: .inputMissing) }
                 mapping = try TruthMapping.load(path: mapFile!)
             }
         } catch let error as PipelineError {
             CLI.stderr("smsfilter: error: \(error.message)\n")
-            throw ExitCode(64)
+            throw ExitCode(.usage)
         }
         let ruleSet = try CLI.loadRules(rules)
         var options = EvaluationOptions(mapping: mapping)
@@ -137,7 +137,7 @@ struct EvaluateCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the figures: \(error)", code: 70)
+            throw CLI.fail("cannot encode the figures: \(error)", code: .internalError)
         }
         if let jsonFile {
             do {
@@ -145,7 +145,7 @@ struct EvaluateCommand: ParsableCommand {
                 try file.write(data)
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error) (the JSON figures)", code: 73)
+                throw CLI.fail("\(error) (the JSON figures)", code: .cannotCreate)
             }
         }
         if let report {
@@ -154,7 +154,7 @@ struct EvaluateCommand: ParsableCommand {
                 try file.write(result.html())
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error) (the HTML report)", code: 73)
+                throw CLI.fail("\(error) (the HTML report)", code: .cannotCreate)
             }
         }
         if !quiet {

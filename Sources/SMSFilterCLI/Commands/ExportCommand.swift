@@ -177,7 +177,7 @@ struct ExportCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the stats: \(error)", code: 70)
+            throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
         }
         if let statsFile {
             do {
@@ -185,7 +185,7 @@ struct ExportCommand: ParsableCommand {
                 try file.write(data)
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error) (the stats)", code: 73)
+                throw CLI.fail("\(error) (the stats)", code: .cannotCreate)
             }
         }
         if !quiet {
