@@ -67,7 +67,7 @@ struct MergeCountsCommand: ParsableCommand {
             do {
                 counts = try RunCounts.read(path: file)
             } catch {
-                throw CLI.fail("\(error)", code: .badInput)
+                throw CLI.fail("\(error)", code: error.exitCode)
             }
             // A copy of a count file holds the same run (its elapsed seconds and files included): two runs
             // never write the same counts to the last digit of `seconds`.
@@ -80,6 +80,10 @@ struct MergeCountsCommand: ParsableCommand {
         let data: Data
         do {
             total = try RunCounts.merged(parts)
+        } catch {
+            throw CLI.fail("\(error)", code: error.exitCode)
+        }
+        do {
             data = try total.jsonData()
         } catch {
             throw CLI.fail("\(error)", code: .badInput)
