@@ -7,6 +7,7 @@
 //   CZlib          system library over zlib (pkg-config `zlib`; apt `zlib1g-dev`, brew `zlib`)
 //   ZstdStream     streaming decoders/encoders: zstd both ways, gzip decoding, recognising other inputs;
 //                  general purpose
+//   CSIMDDispatch  the runtime CPU dispatch of the C SIMD kernels (a header: CPUID, NEON, scalar)
 //   CAhoCorasickSIMD  the SIMD kernels of AhoCorasick's prefilter (C, runtime CPU dispatch)
 //   AhoCorasick    keyword automaton, general purpose
 //   CJSONSIMD      the SIMD kernel of BatchPipeline's JSON Lines scanner (C, runtime CPU dispatch)
@@ -51,7 +52,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "ZstdStream", dependencies: ["CZstd", "CZlib"], swiftSettings: strict),
-        .target(name: "CAhoCorasickSIMD"),
+        .target(name: "CSIMDDispatch"),
+        .target(name: "CAhoCorasickSIMD", dependencies: ["CSIMDDispatch"]),
         .target(name: "AhoCorasick", dependencies: ["CAhoCorasickSIMD"], swiftSettings: strict),
         .target(
             name: "MessageFilter",
@@ -59,7 +61,7 @@ let package = Package(
             exclude: ["Text/NOTICE.md"],
             swiftSettings: strict
         ),
-        .target(name: "CJSONSIMD"),
+        .target(name: "CJSONSIMD", dependencies: ["CSIMDDispatch"]),
         .target(name: "BatchPipeline", dependencies: ["ZstdStream", "MessageFilter", "CJSONSIMD"], swiftSettings: strict),
         .executableTarget(
             name: "SMSFilterCLI",
