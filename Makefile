@@ -42,11 +42,12 @@ demo: build ## Classify the bundled sample with the embedded default rules and p
 	$(BIN) classify $(SAMPLE) -o /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json --force
 	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
 
-test: deps ## Build everything and run the whole test suite (and the portability, test-path and exit-status checks).
+test: deps ## Build everything and run the whole test suite (and the portability, test-path, exit-status and layering checks).
 	bash Scripts/check-portability.sh
 	bash Scripts/check-simd.sh
 	bash Scripts/check-test-paths.sh
 	bash Scripts/check-exit-codes.sh
+	bash Scripts/check-layers.sh
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 
