@@ -61,16 +61,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "How many conflict examples to keep, 0 to 100000.")
     var conflictExamples = 20
 
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
-
-    @OptionGroup var fields: FieldOptions
-
-    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
-    var noHeader = false
-
-    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
-    var threads: Int?
+    @OptionGroup var input: InputOptions
 
     @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
     var force = false
@@ -86,7 +77,7 @@ struct EvaluateCommand: ParsableCommand {
             throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=other) or --map-file, one of them.")
         }
         try Limits.check(conflictExamples, Limits.conflictExamples, "--conflict-examples")
-        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(input.threads, Limits.threads, "--threads")
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
@@ -113,13 +104,9 @@ struct EvaluateCommand: ParsableCommand {
         }
         let ruleSet = try CLI.loadRules(rules)
         var options = EvaluationOptions(mapping: mapping)
-        options.inputFormat = inputFormat
-        options.hasHeader = !noHeader
-        options.fields = fields.names
+        input.apply(to: &options)
         // Without the truth label nothing can be scored: it must be found, given or not.
         options.fields.required.append(.init(option: "--truth-field", name: truthField))
-        options.threads = threads ?? CLI.cores
-        options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
         options.truthField = truthField
         options.granularity = by
         options.conflictExamples = conflictExamples
