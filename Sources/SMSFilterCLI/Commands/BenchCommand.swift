@@ -72,13 +72,7 @@ struct BenchCommand: ParsableCommand {
         let ruleSet = try CLI.loadRules(rules)
         if let phrasesFile {
             let text = (0..<ruleSet.phraseCount).map { ruleSet.phrase(at: $0) }.filter { !$0.contains("\n") }.joined(separator: "\n") + "\n"
-            do {
-                let file = try OutputFile(path: phrasesFile, existing: plan.existingPolicy)
-                try file.write(text)
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error)", code: .cannotCreate)
-            }
+            try CLI.writeOutput(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
             return
         }
         let progress = ProgressLine()

@@ -126,23 +126,9 @@ struct EvaluateCommand: ParsableCommand {
         } catch {
             throw CLI.fail("cannot encode the figures: \(error)", code: .internalError)
         }
-        if let jsonFile {
-            do {
-                let file = try OutputFile(path: jsonFile, existing: plan.existingPolicy)
-                try file.write(data)
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error) (the JSON figures)", code: .cannotCreate)
-            }
-        }
+        if let jsonFile { try CLI.writeOutput(data, to: jsonFile, existing: plan.existingPolicy, what: "the JSON figures") }
         if let report {
-            do {
-                let file = try OutputFile(path: report, existing: plan.existingPolicy)
-                try file.write(result.html())
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error) (the HTML report)", code: .cannotCreate)
-            }
+            try CLI.writeOutput(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
         }
         if !quiet {
             if json {

@@ -166,15 +166,7 @@ struct ExportCommand: ParsableCommand {
         } catch {
             throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
         }
-        if let statsFile {
-            do {
-                let file = try OutputFile(path: statsFile, existing: plan.existingPolicy)
-                try file.write(data)
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error) (the stats)", code: .cannotCreate)
-            }
-        }
+        if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
         if !quiet {
             if json {
                 CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: false)

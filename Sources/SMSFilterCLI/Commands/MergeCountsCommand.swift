@@ -88,13 +88,7 @@ struct MergeCountsCommand: ParsableCommand {
         } catch {
             throw CLI.fail("\(error)", code: .badInput)
         }
-        do {
-            let file = try OutputFile(path: out, existing: plan.existingPolicy)
-            try file.write(Array(data))
-            try file.finish()
-        } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
-        }
+        try CLI.writeOutput(Array(data), to: out, existing: plan.existingPolicy)
         if !quiet && out != "-" {
             CLI.stderr(
                 "merged \(files.count) count file\(files.count == 1 ? "" : "s"): \(groupedDigits(total.records)) records "

@@ -7,8 +7,8 @@ struct FrameSize: ExpressibleByArgument {
     let bytes: Int
     init?(argument: String) {
         // A negative size parses, so that `validate()` says what is allowed (Limits.check(frameSize:)).
-        guard let value = ByteSize.parse(argument) else { return nil }
-        bytes = value
+        guard let size = ByteSize(argument: argument) else { return nil }
+        bytes = size.bytes
     }
     init(_ bytes: Int) { self.bytes = bytes }
     /// The frame size for ``OutputFile/Compression/zstd(level:workers:frameSize:)``: nil for one frame.

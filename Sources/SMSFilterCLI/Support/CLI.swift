@@ -2,6 +2,7 @@ import BatchPipeline
 import ArgumentParser
 import Foundation
 import MessageFilter
+import ZstdStream
 
 #if canImport(Glibc)
 import Glibc
@@ -60,6 +61,19 @@ enum CLI {
     static func fail(_ message: String, code: ExitStatus) -> ExitCode {
         stderr("smsfilter: error: \(message)\n")
         return ExitCode(code)
+    }
+
+    /// Writes a small output whole (a JSON table, a report, a count file) through ``OutputFile``: under a
+    /// temporary name renamed into place, or in place for a device or standard output (`-`). When it cannot
+    /// be written, prints `smsfilter: error: <error> (<what>)` and throws exit status 73.
+    static func writeOutput(_ bytes: [UInt8], to path: String, existing: OutputFile.Existing, what: String? = nil) throws {
+        do {
+            let file = try OutputFile(path: path, existing: existing)
+            try file.write(bytes)
+            try file.finish()
+        } catch {
+            throw fail("\(error)" + (what.map { " (\($0))" } ?? ""), code: .cannotCreate)
+        }
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
