@@ -20,7 +20,7 @@ graph=0
 
 # module  mode      folders, lowest first
 layers=(
-  "BatchPipeline  enforced  Primitives Formats Reading Pipeline Split Generate Export Learn"
+  "BatchPipeline  enforced  Primitives Formats Reading Pipeline Split Generate Export Evaluate Learn"
   "MessageFilter  reported  Taxonomy Text Conditions|Senders Rules Model Compiled Classification"
   "SMSFilterCLI   enforced  Support ExtensionTemplates Commands"
 )
