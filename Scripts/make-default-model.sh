@@ -22,6 +22,8 @@ PRECISION=0.98          # --precision-target: held-out junk/promotion decisions 
 MIN_SCRIPT=300          # --min-script-messages: real messages of a script before the model speaks on it, and of
                         # an action in a script before it overrules a rule of that action there (the English
                         # part holds 206 transactions, all one-time codes, and 14 promotions: too few)
+MIN_OVERRULES=20        # --min-overrules: held-out overrules of a default rule's action by a target needed to
+                        # calibrate the margin at which the model overrules such a rule (fewer: it never does)
 
 for tool in zstd sed od base64 sha256sum; do
   command -v "$tool" >/dev/null || { echo "make-default-model: $tool is needed" >&2; exit 1; }
@@ -42,9 +44,20 @@ zstd -dcq "$CORPORA/thai_sms.jsonl.zst" | sed 's/"label": "spam", "lang": "th"}$
 renamed=$(grep -c '"label": "thai spam"' "$WORK/thai_sms.jsonl")
 [ "$renamed" = 532 ] || { echo "make-default-model: renamed $renamed Thai spam labels, expected 532" >&2; exit 1; }
 
-"$BIN" learn --quiet --force --map-file samples/default-model-map.json --model-name default-model --priority "$PRIORITY" \
-  --precision-target "$PRECISION" --min-script-messages "$MIN_SCRIPT" --cv 5 -o "$WORK/learned.yaml" \
-  "$WORK/uci_sms_spam.jsonl.zst" "$WORK/thai_sms.jsonl"
+# Learned beside the default rules (--rules): the model's overrule margins are calibrated on the held-out
+# messages where it would overrule one of them (docs/RULES.md §10), and the cross-validated figures are those of
+# rules + model. Only the model is kept: the embedded rules are joined to it at run time.
+"$BIN" learn --quiet --force --rules samples/default-rules.yaml --map-file samples/default-model-map.json \
+  --model-name default-model --priority "$PRIORITY" --precision-target "$PRECISION" --min-script-messages "$MIN_SCRIPT" \
+  --min-overrules "$MIN_OVERRULES" --cv 5 -o "$WORK/learned-with-rules.yaml" "$WORK/uci_sms_spam.jsonl.zst" "$WORK/thai_sms.jsonl"
+[ "$(grep -c '^model:' "$WORK/learned-with-rules.yaml")" = 1 ] && [ "$(grep -c '^normalize:' "$WORK/learned-with-rules.yaml")" = 1 ] \
+  || { echo "make-default-model: learn's output has not one model: and one normalize: line" >&2; exit 1; }
+{
+  echo "# Learned by \`smsfilter learn\`; see docs/RULES.md, \"Learned models\"."
+  echo "version: 1"
+  echo "rules: []"
+  sed -n '/^normalize:/,$p' "$WORK/learned-with-rules.yaml"
+} > "$WORK/learned.yaml"
 
 {
   echo "# smsfilter's default model: embedded in the binary next to the default rules, which it joins at"
@@ -55,8 +68,10 @@ renamed=$(grep -c '"label": "thai spam"' "$WORK/thai_sms.jsonl")
   echo "#                           A. Yamakami, DocEng 2011), SHA-256 $UCI_SHA256"
   echo "#   thai_sms.jsonl          Thai SMS (ssivakorn/Thai-SMS-spam-filter), MIT, © 2023 Suphannee Sivakorn;"
   echo "#                           thai_sms.jsonl.zst SHA-256 $THAI_SHA256, label \"spam\" renamed \"thai spam\""
-  echo "# Labels → actions: samples/default-model-map.json. The provenance below gives each input's 64-bit"
-  echo "# checksum and record count, the options and the 5-fold cross-validated figures of this recipe."
+  echo "# Labels → actions: samples/default-model-map.json. Learned beside samples/default-rules.yaml (learn --rules:"
+  echo "# its overrule margins are calibrated against those rules; only the model is kept here). The provenance"
+  echo "# below gives each input's 64-bit checksum and record count, the options and the 5-fold cross-validated"
+  echo "# figures of this recipe (rules + model)."
   cat "$WORK/learned.yaml"
 } > samples/default-model.yaml
 

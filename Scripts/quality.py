@@ -46,8 +46,9 @@ def classified(binary, rules, path):
 def recipe():
     """The default model's options, read from Scripts/make-default-model.sh (said once, there)."""
     text = open(os.path.join(ROOT, "Scripts/make-default-model.sh")).read()
-    values = dict(re.findall(r"^(PRIORITY|PRECISION|MIN_SCRIPT)=(\S+)", text, re.M))
-    return ["--priority", values["PRIORITY"], "--precision-target", values["PRECISION"], "--min-script-messages", values["MIN_SCRIPT"]]
+    values = dict(re.findall(r"^(PRIORITY|PRECISION|MIN_SCRIPT|MIN_OVERRULES)=(\S+)", text, re.M))
+    return ["--priority", values["PRIORITY"], "--precision-target", values["PRECISION"], "--min-script-messages", values["MIN_SCRIPT"],
+            "--min-overrules", values["MIN_OVERRULES"]]
 
 
 def cross_validated(binary, corpora, training, rules):

@@ -34,11 +34,13 @@ final class CompiledRuleSetTests: XCTestCase {
 
     /// The `.smsf` header, pinned: compiled rule sets ship to phones and must stay readable, and the rule
     /// set checksum is what `merge-counts` compares across machines and releases. Magic, version, section
-    /// table and the rule-table checksum are literals (format version 5; version 4 added a fourth section, the learned
-    /// model's automaton, empty without a model); the automata sections are pinned by AhoCorasick's
-    /// `PinnedImageTests`. The checksums are the values this format produced when it was pinned (2026-11-23, v4; the
-    /// set without a model keeps its v3 checksum, 8fbb728e5f8938d0: v4 changed no byte of a model-less rule
-    /// table): a change to them is a change of every compiled file's identity and must be deliberate.
+    /// table and the rule-table checksum are literals (format version 6; version 4 added a fourth section, the learned
+    /// model's automaton, empty without a model; version 6 the model's overrule table, one flag byte when it has
+    /// none); the automata sections are pinned by AhoCorasick's `PinnedImageTests`. The checksums are the values this
+    /// format produced when it was pinned (2026-11-23, v4; the set without a model keeps its v3 checksum,
+    /// 8fbb728e5f8938d0: v4 to v6 changed no byte of a model-less rule table; the set with a model was re-pinned
+    /// for v6 on 2026-11-26, deliberately: its model's record ends with the overrule flag): a change to them is a
+    /// change of every compiled file's identity and must be deliberate.
     func testHeaderIsPinned() throws {
         let set = try RuleSet.parse(yaml: """
             version: 1
@@ -61,15 +63,15 @@ final class CompiledRuleSetTests: XCTestCase {
               phrases:
                 - [word, "free", 2.0, 3.0, -3.0]
             """, file: "pinned.yaml")
-        for (set, checksum, modelSection) in [(set, "8fbb728e5f8938d0", false), (withModel, "2a6da9ffa1bcbef6", true)] {
+        for (set, checksum, modelSection) in [(set, "8fbb728e5f8938d0", false), (withModel, "d46e603e579aa74a", true)] {
             let bytes = set.serialize()
             func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
             func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
             XCTAssertEqual(Array(bytes[0..<8]), [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A], "magic SMSF\\0\\r\\n^Z")
-            XCTAssertEqual(u32(8), 5, "format version")
+            XCTAssertEqual(u32(8), 6, "format version")
             XCTAssertEqual(u32(12), 4, "sections")
             XCTAssertEqual(u64(16), UInt64(bytes.count), "length")
-            XCTAssertEqual(set.checksum, checksum, "the rule set's checksum (rule table v5)")
+            XCTAssertEqual(set.checksum, checksum, "the rule set's checksum (rule table v6)")
             let hex = String(u64(32), radix: 16)
             XCTAssertEqual(String(repeating: "0", count: 16 - hex.count) + hex, set.checksum, "bytes 32..<40 hold the rule-table checksum")
             XCTAssertEqual(Array(bytes[40..<64]), [UInt8](repeating: 0, count: 24), "reserved")

@@ -32,6 +32,7 @@ final class ModelPrecedenceTests: XCTestCase {
           targets: [none, junk, transaction]
           bias: [0.1, -0.2, -0.2]
           margins: [0, 0.5, 0]
+        OVERRULES
           minScriptMessages: 100
           scripts: {latin: [150, 150, 150], thai: [5, 0, 0]}
           phrases:
@@ -43,19 +44,22 @@ final class ModelPrecedenceTests: XCTestCase {
         """
 
     /// The rule file with its lists, written to a temporary folder and loaded.
-    static func ruleSet(threshold: String) throws -> RuleSet {
+    static func ruleSet(threshold: String, overrules: String = "") throws -> RuleSet {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("precedence-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try "447700900001\n".write(to: dir.appendingPathComponent("block.txt"), atomically: true, encoding: .utf8)
         try "447700900002\tMum\n".write(to: dir.appendingPathComponent("ids.tsv"), atomically: true, encoding: .utf8)
         let path = dir.appendingPathComponent("precedence.yaml").path
-        try yaml.replacingOccurrences(of: "THRESHOLD", with: threshold).write(toFile: path, atomically: true, encoding: .utf8)
+        let text = yaml.replacingOccurrences(of: "THRESHOLD", with: threshold)
+            .replacingOccurrences(of: "OVERRULES\n", with: overrules.isEmpty ? "" : "  overrules: \(overrules)\n")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
         return try RuleSet.load(path: path)
     }
 
-    func explain(_ body: String, sender: String? = nil, threshold: String = "null", file: StaticString = #filePath, line: UInt = #line) throws -> Explanation {
-        let c = Classifier(ruleSet: try Self.ruleSet(threshold: threshold))
+    func explain(_ body: String, sender: String? = nil, threshold: String = "null", overrules: String = "",
+                 file: StaticString = #filePath, line: UInt = #line) throws -> Explanation {
+        let c = Classifier(ruleSet: try Self.ruleSet(threshold: threshold, overrules: overrules))
         let e = c.explain(sender: sender, body: body)
         XCTAssertEqual(e.verdict, c.classify(sender: sender, body: body), "explain and classify disagree", file: file, line: line)
         // The batch call decides the same.
@@ -140,6 +144,64 @@ final class ModelPrecedenceTests: XCTestCase {
         XCTAssertEqual(strong.verdict.folder.path, "Unknown Senders")
         XCTAssertEqual(strong.rules.first { $0.name == "prize" }?.outcome, .lostToModel(name: "learned"))
         XCTAssertEqual(try explain("win now").verdict.folder.path, "Junk")  // junk by 2.7
+    }
+
+    /// Row 6b: the best firing rule below the model has another action than the winner: with an `overrules:`
+    /// table (`learn --rules`), the winner needs the margin calibrated for overruling a rule of that action
+    /// (instead of its `margins` entry) on messages of that main script; `never`, or a target or script left out,
+    /// never overrules such a rule. Without a table the model overrules whenever it decides (row 6's "hello, a
+    /// prize").
+    func testRow6bOverruleMarginBelowTheCalibratedOne() throws {
+        // "hello" → none by 1.3 over junk; the junk rule `prize` fired below the model.
+        let weak = try explain("hello, a prize", overrules: "{latin: {junk: {none: 1.5}}}")
+        var m = try XCTUnwrap(weak.model)
+        XCTAssertEqual(m.targets[m.winner], "none")
+        XCTAssertEqual(m.margin, 1.3, accuracy: 1e-6)
+        XCTAssertEqual(m.abstention, "overrule")
+        XCTAssertEqual(m.overrules, "prize")
+        XCTAssertEqual(m.overrulesAction, .junk)
+        XCTAssertTrue(m.overruleCalibrated)
+        XCTAssertEqual(m.marginNeeded, 1.5, accuracy: 1e-6)
+        XCTAssertEqual(weak.ruleName, "prize")
+        XCTAssertEqual(weak.verdict.folder.path, "Junk")
+        XCTAssertTrue(weak.steps.contains { $0.contains("abstained: it would overrule rule \"prize\" (junk) with none: margin 1.3, needs 1.5 (its calibrated overrule margin)") },
+                      "\(weak.steps)")
+        let strong = try explain("hello, a prize", overrules: "{latin: {junk: {none: 1.0}}}")
+        m = try XCTUnwrap(strong.model)
+        XCTAssertEqual(strong.ruleName, "learned")
+        XCTAssertEqual(strong.verdict.folder.path, "Unknown Senders")
+        XCTAssertEqual(m.marginNeeded, 1.0, accuracy: 1e-6)
+        XCTAssertTrue(strong.steps.contains { $0.contains("overrules rule \"prize\" (junk) with none: margin 1.3, needs 1.0 (its calibrated overrule margin)") },
+                      "\(strong.steps)")
+        XCTAssertEqual(strong.rules.first { $0.name == "prize" }?.outcome, .lostToModel(name: "learned"))
+        // never, and a target left out of the row: the rule decides, and explain says never.
+        // A script left out of the table is never overruled on either.
+        for table in ["{latin: {junk: {none: never, transaction: 0}}}", "{latin: {junk: {transaction: 0}}}", "{latin: {none: {junk: 0}}}",
+                      "{thai: {junk: {none: 0}}}", "{}"] {
+            let e = try explain("hello, a prize", overrules: table)
+            XCTAssertEqual(e.verdict.folder.path, "Junk", table)
+            XCTAssertEqual(e.model?.abstention, "overrule", table)
+            XCTAssertEqual(e.model?.marginNeeded, .infinity, table)
+            XCTAssertTrue(e.steps.contains { $0.contains("needs never (its calibrated overrule margin)") }, "\(e.steps)")
+        }
+        // The overrule margin replaces the winner's margin: "free" says junk by 0.2 (its margin: 0.5) over the
+        // allow rule `chat`, a row none (none and allow) overrule.
+        XCTAssertEqual(try explain("free hey").verdict.folder.path, "Inbox")  // no table: margin 0.5 not reached
+        let free = try explain("free hey", overrules: "{latin: {none: {junk: 0.1}}}")
+        XCTAssertEqual(free.ruleName, "learned")
+        XCTAssertEqual(free.verdict.folder.path, "Junk")
+        XCTAssertEqual(try explain("free hey", overrules: "{latin: {none: {junk: 0.3}}}").verdict.folder.path, "Inbox")
+        // A rule with the winner's action is not overruled: its margins apply, and the rule gives the folder.
+        let agree = try explain("win, a prize", overrules: "{latin: {junk: {none: never}, none: {junk: never}}}")
+        XCTAssertEqual(agree.ruleName, "learned")
+        XCTAssertNil(agree.model?.overrules)
+        XCTAssertEqual(agree.verdict.folder.path, "Junk")
+        // No rule below fired: the margins apply, whatever the table.
+        XCTAssertEqual(try explain("hello", overrules: "{latin: {junk: {none: never}}}").ruleName, "learned")
+        // Without a table, explain says the overrule margin was not calibrated.
+        let plain = try explain("hello, a prize")
+        XCTAssertEqual(plain.model?.overruleCalibrated, false)
+        XCTAssertTrue(plain.steps.contains { $0.contains("overrules rule \"prize\" (junk) with none: margin 1.3, needs 0.0 (no overrule margin calibrated") }, "\(plain.steps)")
     }
 
     /// Row 7: the winning score is below the threshold.

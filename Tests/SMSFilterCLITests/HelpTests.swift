@@ -780,7 +780,14 @@ OPTIONS:
   --min-script-messages <min-script-messages>
                           Real messages of a script the model needs to speak on
                           it, and of an action in a script to overrule a rule
-                          of that action (0: always). (default: 100)
+                          of that action or to overrule a rule with it (0:
+                          always). (default: 100)
+  --min-overrules <min-overrules>
+                          With --rules: held-out overrules of a rule action by
+                          a target, in a main script, needed to calibrate the
+                          margin at which the model overrules such a rule there
+                          (and needed at or above it); with fewer it never
+                          does. (default: 20)
   --generated-input <file>
                           An input whose records are generated, not real
                           (repeatable; ids gen:N are generated anyway).

@@ -227,6 +227,8 @@ final class LearnTests: CLITestCase {
         let plain = try XCTUnwrap(tcv["withoutMargins"] as? [String: Any])
         print("QUALITY learn thai macro F1: \(plain["macroF1"] ?? "?") (with margins \(tcv["macroF1"] ?? "?"))")
         XCTAssertGreaterThanOrEqual(plain["macroF1"] as? Double ?? 0, 0.89)  // measured 0.8947 (2026-11-26)
-        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.835)  // measured 0.8419
+        // Measured 0.8348 (2026-11-26) since each fold model's margins are calibrated on the other folds' held-out
+        // messages only (0.8419 when they were calibrated on every fold's, its own included).
+        XCTAssertGreaterThanOrEqual(tcv["macroF1"] as? Double ?? 0, 0.83)
     }
 }

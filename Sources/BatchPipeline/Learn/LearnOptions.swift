@@ -41,6 +41,13 @@ public struct LearnOptions: Sendable {
     public var calibrationFolds = 5
     /// Held-out decisions of a target below which its margin is not calibrated (left at 0, and said so).
     public var minimumCalibrationDecisions = 20
+    /// With ``base`` rules: the held-out overrules of a (rule action, target) pair needed to calibrate its
+    /// overrule margin, and needed at or above the margin chosen; with fewer, the model never overrules a rule of
+    /// that action with that target (docs/RULES.md §10).
+    public var minimumOverrules = 20
+    /// The base rule file's name and checksum, for the provenance (nil: not recorded).
+    public var baseName: String?
+    public var baseChecksum: String?
     /// The model abstains on messages whose main script it learned from fewer real messages than this, and
     /// yields to a firing rule whose action it learned from fewer real messages than this in the message's
     /// script (0: never).
@@ -146,6 +153,29 @@ public struct LearnReport: Sendable {
     }
     public var calibration: [Calibration] = []
     public var calibrationFolds = 0
+    /// Per (rule action, target) pair whose actions differ: what the overrule calibration found (empty without
+    /// base rules).
+    public struct OverruleCalibration: Sendable {
+        /// The main script of the messages.
+        public var script: Script
+        /// The overruled rule's action (`none` stands for none and allow) and the overruling target.
+        public var rule: Action
+        public var target: String
+        /// The margin chosen (+inf: never).
+        public var margin: Float = .infinity
+        /// Held-out overrules (the fold model's winner had another action than the best firing base rule below
+        /// it, and nothing else stopped it), those right (the message's true action is the winner's), and those
+        /// at or above the margin, with the right ones among them.
+        public var cases = 0
+        public var right = 0
+        public var kept = 0
+        public var keptRight = 0
+        /// Whether there were enough cases to calibrate.
+        public var calibrated = false
+    }
+    public var overrules: [OverruleCalibration] = []
+    /// The minimum of held-out overrules the calibration used (``LearnOptions/minimumOverrules``).
+    public var minimumOverrules = 0
     /// Solver passes of the final model's classifiers.
     public var iterations: [Int] = []
     public var seconds = 0.0

@@ -91,26 +91,23 @@ extension Learner {
 
     // MARK: Calibration
 
-    /// The margins: per target, the smallest margin over the runner-up at which the fold models' decisions of
-    /// it on their held-out messages reach `precision`. A decision is right when the message's true target
-    /// lands where the decided one does for the user: junk and promotion are both filtered, none and allow
-    /// both unfiltered, a transaction is a transaction (with `--by folder`, by the folders' actions). Below
-    /// its margin the model abstains and the rules decide. Scores are computed as the classifier computes them
-    /// (bias + Σ weights / √Σ idf², over the phrases each fold model kept), and a message the fold model would
-    /// abstain on anyway (no phrase present, a script it learned too little of) is not a decision.
-    func calibrate(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int,
-                   targets: [ModelDefinition.Target], precision: Double, report: inout LearnReport) -> [Float] {
+    /// One held-out decision of a fold model: the example, the winning target, its score and its margin over the
+    /// runner-up.
+    struct _HeldOut {
+        var example: Int
+        var fold: Int
+        var winner: Int
+        var score: Double
+        var margin: Double
+    }
+
+    /// The fold models' scores of their held-out messages, computed as the classifier computes them (bias + Σ
+    /// weights / √Σ idf², over the phrases each fold model kept). A message the fold model would abstain on anyway
+    /// (no phrase present, a script it learned too little of) is left out: it is not a decision.
+    func heldOutScores(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int,
+                       targets: [ModelDefinition.Target]) -> [_HeldOut] {
         let t = targets.count
-        func group(_ a: Action) -> Int {
-            switch a {
-            case .junk, .promotion: 0
-            case .none, .allow: 1
-            case .transaction: 2
-            }
-        }
-        let groups = targets.map { group($0.action) }
-        // Per target: (margin, right) of each held-out decision.
-        var decisions = Array(repeating: [(Double, Bool)](), count: t)
+        var out: [_HeldOut] = []
         var weights = [Float](repeating: 0, count: unionCount * t)
         var idf = [Float](repeating: 0, count: unionCount)
         var scores = [Double](repeating: 0, count: t)
@@ -138,12 +135,36 @@ extension Learner {
                 }
                 var second = -Double.infinity
                 for j in 0..<t where j != best { second = max(second, scores[j]) }
-                decisions[best].append((scores[best] - second, groups[best] == groups[Int(examples.targets[r])]))
+                out.append(_HeldOut(example: r, fold: fold, winner: best, score: scores[best], margin: scores[best] - second))
             }
             for u in kept[fold] {
                 idf[u] = 0
                 for j in 0..<t { weights[u * t + j] = 0 }
             }
+        }
+        return out
+    }
+
+    /// The margins: per target, the smallest margin over the runner-up at which the fold models' decisions of
+    /// it on their held-out messages reach `precision`. A decision is right when the message's true target
+    /// lands where the decided one does for the user: junk and promotion are both filtered, none and allow
+    /// both unfiltered, a transaction is a transaction (with `--by folder`, by the folders' actions). Below
+    /// its margin the model abstains and the rules decide.
+    func calibrate(_ examples: _Examples, _ heldOut: [_HeldOut], targets: [ModelDefinition.Target], precision: Double,
+                   report: inout LearnReport) -> [Float] {
+        let t = targets.count
+        func group(_ a: Action) -> Int {
+            switch a {
+            case .junk, .promotion: 0
+            case .none, .allow: 1
+            case .transaction: 2
+            }
+        }
+        let groups = targets.map { group($0.action) }
+        // Per target: (margin, right) of each held-out decision.
+        var decisions = Array(repeating: [(Double, Bool)](), count: t)
+        for h in heldOut {
+            decisions[h.winner].append((h.margin, groups[h.winner] == groups[Int(examples.targets[h.example])]))
         }
         var margins = [Float](repeating: 0, count: t)
         report.calibration = []
@@ -156,32 +177,97 @@ extension Learner {
                 c.calibrated = false
                 c.kept = c.decisions
                 c.keptRight = c.right
+            } else if let (i, m) = Self.smallestMargin(d, precision: precision, minimumKept: 1) {
+                c.margin = m
+                c.kept = d.count - i
+                c.keptRight = d[i...].filter(\.1).count
             } else {
-                // The smallest margin m at which the decisions at or above m reach the precision: m is 0 (every
-                // decision) or the margin of a decision, taken at the first of the decisions that share it.
-                var rightFrom = [Int](repeating: 0, count: d.count + 1)
-                for i in stride(from: d.count - 1, through: 0, by: -1) { rightFrom[i] = rightFrom[i + 1] + (d[i].1 ? 1 : 0) }
-                var chosen = -1
-                for i in 0..<d.count where i == 0 || d[i].0 != d[i - 1].0 {
-                    if Double(rightFrom[i]) >= precision * Double(d.count - i) {
-                        chosen = i
-                        break
-                    }
-                }
-                if chosen < 0 {
-                    c.margin = .infinity
-                } else {
-                    c.margin = chosen == 0 ? 0 : Float(d[chosen].0)
-                    // Stored as a Float: never above the margin it stands for.
-                    if Double(c.margin) > d[chosen].0 { c.margin = c.margin.nextDown }
-                    c.kept = d.count - chosen
-                    c.keptRight = rightFrom[chosen]
-                }
+                c.margin = .infinity
             }
             margins[j] = c.margin
             report.calibration.append(c)
         }
         return margins
+    }
+
+    /// The overrule margins (docs/RULES.md §10): for each held-out decision of a fold model where the best firing
+    /// base rule below the model has another action than the winner's and nothing else stops the model (no rule
+    /// at or above its priority or number list decided, it does not yield to a rule of an action it learned too
+    /// little of in the message's script, the sender does not keep it from the verdict, the threshold is met),
+    /// the model would overrule the rule; the overrule is right when the message's true action is the winner's
+    /// (none and allow count as one). Per main script of the message and (rule action, target) pair, the smallest
+    /// margin at which at least ``LearnOptions/minimumOverrules`` held-out overrules at or above it reach
+    /// `precision`; with fewer cases, or none precise enough, never. Scripts without a held-out overrule are left
+    /// out of the table (never).
+    func calibrateOverrules(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition], targets: [ModelDefinition.Target],
+                            precision: Double, report: inout LearnReport) -> [Script: [Action: [Float]]] {
+        let t = targets.count
+        let rows = ModelDefinition.overruleRows
+        func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
+        var cases: [Script: [[[(Double, Bool)]]]] = [:]
+        for h in heldOut {
+            let c = examples.contexts[h.example]
+            let model = models[h.fold]
+            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
+            let winner = targets[h.winner].action
+            let script = examples.script(h.example)
+            let fired = _Examples.firedActions(c)
+            if Action.allCases.contains(where: { fired & (1 << UInt8($0.rawValue)) != 0 && model.yields(to: $0, on: script, with: h.winner) }) { continue }
+            if winner == .junk && c & _Examples.traiSender != 0 { continue }
+            if winner != .transaction && c & _Examples.vouched != 0 { continue }
+            if let threshold = model.threshold, h.score < Double(threshold) { continue }
+            let truth = targets[Int(examples.targets[h.example])].action
+            cases[script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][rows.firstIndex(of: same(rule))!][h.winner]
+                .append((h.margin, same(truth) == same(winner)))
+        }
+        var table: [Script: [Action: [Float]]] = [:]
+        report.overrules = []
+        let minimum = max(1, options.minimumOverrules)
+        report.minimumOverrules = minimum
+        for script in Script.allCases {
+            guard let byRow = cases[script] else { continue }
+            for (i, row) in rows.enumerated() {
+                var margins = [Float](repeating: .infinity, count: t)
+                for j in 0..<t where same(targets[j].action) != row {
+                    var c = LearnReport.OverruleCalibration(script: script, rule: row, target: targets[j].name)
+                    // Sorted by margin, and by rightness among equal margins, so that the order never depends on the
+                    // order of the folds.
+                    let d = byRow[i][j].sorted { $0.0 != $1.0 ? $0.0 < $1.0 : (!$0.1 && $1.1) }
+                    c.cases = d.count
+                    c.right = d.filter(\.1).count
+                    if d.count >= minimum {
+                        c.calibrated = true
+                        if let (k, m) = Self.smallestMargin(d, precision: precision, minimumKept: minimum) {
+                            c.margin = m
+                            c.kept = d.count - k
+                            c.keptRight = d[k...].filter(\.1).count
+                        }
+                    }
+                    margins[j] = c.margin
+                    report.overrules.append(c)
+                }
+                table[script, default: [:]][row] = margins
+            }
+        }
+        return table
+    }
+
+    /// The smallest margin m at which the decisions at or above m (`d`, sorted by margin) are at least
+    /// `minimumKept` and reach `precision`: m is 0 (every decision) or the margin of a decision, taken at the first
+    /// of the decisions that share it. Returns the index of the first decision kept and m (as a Float, never above
+    /// the margin it stands for), or nil when no margin gets there.
+    static func smallestMargin(_ d: [(Double, Bool)], precision: Double, minimumKept: Int) -> (Int, Float)? {
+        var rightFrom = [Int](repeating: 0, count: d.count + 1)
+        for i in stride(from: d.count - 1, through: 0, by: -1) { rightFrom[i] = rightFrom[i + 1] + (d[i].1 ? 1 : 0) }
+        for i in 0..<d.count where i == 0 || d[i].0 != d[i - 1].0 {
+            if d.count - i < minimumKept { return nil }
+            if Double(rightFrom[i]) >= precision * Double(d.count - i) {
+                var m: Float = i == 0 ? 0 : Float(d[i].0)
+                if Double(m) > d[i].0 { m = m.nextDown }
+                return (i, m)
+            }
+        }
+        return nil
     }
 
     // MARK: Cross-validation
@@ -292,7 +378,7 @@ extension Learner {
     }
 
     /// A 64-bit checksum of the file's bytes (integrity, not security), in hex.
-    static func checksum(path: String) -> String {
+    public static func checksum(path: String) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "unreadable" }
         defer { try? handle.close() }
         var h: UInt64 = 0x5350_4D53_4649_4C54
@@ -331,12 +417,24 @@ extension Learner {
         y += "charNGrams: \"\(c.charNGrams.lowerBound)-\(c.charNGrams.upperBound)\", "
         y += c.digitNGrams.upperBound < 1 ? "digitNGrams: none, " : "digitNGrams: \"\(c.digitNGrams.lowerBound)-\(c.digitNGrams.upperBound)\", "
         y += "cost: \(options.cost), tolerance: \(options.tolerance), seed: \(options.seed), "
-        y += "precisionTarget: \(options.precisionTarget.map { "\($0)" } ?? "null"), minScriptMessages: \(options.minScriptMessages)}\n"
+        y += "precisionTarget: \(options.precisionTarget.map { "\($0)" } ?? "null"), minScriptMessages: \(options.minScriptMessages)"
+        if model.overrules != nil { y += ", minOverrules: \(options.minimumOverrules)" }
+        y += "}\n"
+        if options.base != nil {
+            y += "rules: {name: \(ModelDefinition.quotedYAML(options.baseName ?? "?")), checksum: \"\(options.baseChecksum ?? "?")\", priority: \(model.priority)}\n"
+        }
         if !report.calibration.isEmpty {
             y += "calibration:\n  folds: \(report.calibrationFolds)\n"
             for c in report.calibration {
                 y += "  \(ModelDefinition.quotedYAML(c.target)): {margin: \(c.margin.isInfinite ? "never" : "\(c.margin)"), "
                 y += "decisions: \(c.decisions), right: \(c.right), kept: \(c.kept), keptRight: \(c.keptRight)\(c.calibrated ? "" : ", calibrated: false")}\n"
+            }
+        }
+        if !report.overrules.isEmpty {
+            y += "overruleCalibration:  # per main script, the pairs with held-out overrules (the others: never)\n"
+            for c in report.overrules where c.cases > 0 {
+                y += "  \(c.script.name) \(c.rule.name) by \(ModelDefinition.quotedYAML(c.target)): {margin: \(c.margin.isInfinite ? "never" : "\(c.margin)"), "
+                y += "cases: \(c.cases), right: \(c.right), kept: \(c.kept), keptRight: \(c.keptRight)\(c.calibrated ? "" : ", calibrated: false")}\n"
             }
         }
         y += "candidates: {counted: \(report.candidates), prunes: \(report.prunes), floor: \(report.candidateFloor)}\n"
@@ -375,6 +473,8 @@ struct _Examples {
     /// Per example: its main script's raw value, with 0x80 set when it is generated.
     var scriptBytes: [UInt8] = []
     var hashes: [UInt64] = []
+    /// Per example: what the base rules below the model's priority make of it (``pack(_:)``; 0 without base rules).
+    var contexts: [UInt16] = []
     var starts: [Int] = [0]
     var features: [Int32] = []
     var level = 0
@@ -394,7 +494,25 @@ struct _Examples {
         return counts
     }
 
-    mutating func add(target: Int, fold: Int, features f: [Int32], body: UnsafeRawBufferPointer, script: Script, generated: Bool) {
+    /// ``RulesBelow`` in 16 bits: the best firing rule's action + 1 (0: none fired) in bits 0–2, then the flags
+    /// below, and the fired actions' bits from bit 8.
+    static let decidedAbove: UInt16 = 8
+    static let vouched: UInt16 = 16
+    static let traiSender: UInt16 = 32
+
+    static func pack(_ b: RulesBelow) -> UInt16 {
+        var x = UInt16(b.action.map { $0.rawValue + 1 } ?? 0)
+        if b.decidedAbove { x |= decidedAbove }
+        if b.vouched { x |= vouched }
+        if b.traiSender { x |= traiSender }
+        return x | UInt16(b.firedActions) << 8
+    }
+
+    static func action(_ c: UInt16) -> Action? { c & 7 == 0 ? nil : Action(rawValue: Int(c & 7) - 1) }
+    static func firedActions(_ c: UInt16) -> UInt8 { UInt8(c >> 8) }
+
+    mutating func add(target: Int, fold: Int, features f: [Int32], body: UnsafeRawBufferPointer, script: Script, generated: Bool,
+                      context: UInt16 = 0) {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15
         for b in body { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         h ^= h >> 31
@@ -406,6 +524,7 @@ struct _Examples {
         folds.append(UInt8(fold))
         scriptBytes.append(script.rawValue | (generated ? 0x80 : 0))
         hashes.append(h)
+        contexts.append(context)
         features.append(contentsOf: f)
         starts.append(features.count)
         while count > limit { raiseLevel() }
@@ -415,17 +534,17 @@ struct _Examples {
 
     private mutating func raiseLevel() {
         level += 1
-        var t: [UInt8] = [], fo: [UInt8] = [], sc: [UInt8] = [], hs: [UInt64] = [], st: [Int] = [0], fe: [Int32] = []
+        var t: [UInt8] = [], fo: [UInt8] = [], sc: [UInt8] = [], hs: [UInt64] = [], cx: [UInt16] = [], st: [Int] = [0], fe: [Int32] = []
         for r in 0..<count {
             guard Self.kept(hashes[r], level) else {
                 sampledOut += 1
                 continue
             }
-            t.append(targets[r]); fo.append(folds[r]); sc.append(scriptBytes[r]); hs.append(hashes[r])
+            t.append(targets[r]); fo.append(folds[r]); sc.append(scriptBytes[r]); hs.append(hashes[r]); cx.append(contexts[r])
             fe.append(contentsOf: features[starts[r]..<starts[r + 1]])
             st.append(fe.count)
         }
-        targets = t; folds = fo; scriptBytes = sc; hashes = hs; starts = st; features = fe
+        targets = t; folds = fo; scriptBytes = sc; hashes = hs; contexts = cx; starts = st; features = fe
     }
 }
 

@@ -187,6 +187,19 @@ public final class Learner {
         }
         var examples = _Examples(limit: options.maxExamples)
         var features: [Int32] = []
+        // With base rules and calibration: what the rules below the model's priority make of each message (the
+        // situation the model's overrules are calibrated in).
+        var baseClassifier: Classifier?
+        let baseTrace = DecisionTrace(detail: .rules)
+        if let base = options.base, options.precisionTarget != nil, k > 0 {
+            var d = base
+            d.normalization = options.normalization
+            d.model = nil
+            do { baseClassifier = Classifier(ruleSet: try RuleSet(definition: d, source: "learn --rules")) } catch {
+                throw PipelineError(.badInput, "cannot build the base rules: \(error)")
+            }
+        }
+        let priority = options.priority
         do {
             try _LearnInput.read(
                 inputs: inputs, format: options.inputFormat, hasHeader: options.hasHeader, fields: options.fields,
@@ -201,7 +214,11 @@ public final class Learner {
                     } else {
                         report.scripts[script, default: Array(repeating: 0, count: targets.count)][target] += 1
                     }
-                    examples.add(target: target, fold: fold, features: features, body: r.body, script: script, generated: generated)
+                    let context = baseClassifier.map {
+                        _Examples.pack($0.rulesBelow(priority: priority, sender: r.sender, body: r.body, trace: baseTrace))
+                    } ?? 0
+                    examples.add(target: target, fold: fold, features: features, body: r.body, script: script, generated: generated,
+                                 context: context)
                 }, skip: { _, _, _ in })
         } catch {
             throw error
@@ -227,14 +244,33 @@ public final class Learner {
         var foldModels = options.trainModel ? Array(models.dropFirst()) : models
         let foldKept = options.trainModel ? Array(kept.dropFirst()) : kept
 
-        // Margins: chosen on the folds' held-out messages, the same for the final model and the fold models.
+        // Margins and overrules: chosen on the folds' held-out messages. The final model's on every fold's; under
+        // --cv, each fold model's on the other folds' only, so that the figures of pass 3 never score a message
+        // whose own held-out decision chose the margins that classify it.
         if let target = options.precisionTarget, k > 0 {
-            let margins = calibrate(examples, models: foldModels, kept: foldKept, unionCount: union.count, targets: targets,
-                                    precision: target, report: &report)
+            let heldOut = heldOutScores(examples, models: foldModels, kept: foldKept, unionCount: union.count, targets: targets)
+            func calibrated(_ decisions: [_HeldOut], _ report: inout LearnReport) -> ([Float], [Script: [Action: [Float]]]?) {
+                let margins = calibrate(examples, decisions, targets: targets, precision: target, report: &report)
+                let stored = margins.allSatisfy { $0 == 0 } ? [] : margins  // as a rule file would load them
+                // Overrules: calibrated on the held-out messages where the model would overrule a base rule.
+                let overrules = baseClassifier == nil ? nil
+                    : calibrateOverrules(examples, decisions, models: foldModels, targets: targets, precision: target, report: &report)
+                return (stored, overrules)
+            }
+            let (margins, overrules) = calibrated(heldOut, &report)
             report.calibrationFolds = k
-            let stored = margins.allSatisfy { $0 == 0 } ? [] : margins  // as a rule file would load them
-            for i in foldModels.indices { foldModels[i].margins = stored }
-            if options.trainModel { models[0].margins = stored }
+            if options.trainModel {
+                models[0].margins = margins
+                models[0].overrules = overrules
+            }
+            for i in foldModels.indices {
+                if options.folds > 0 {
+                    var scratch = LearnReport()
+                    (foldModels[i].margins, foldModels[i].overrules) = calibrated(heldOut.filter { $0.fold != i }, &scratch)
+                } else {
+                    (foldModels[i].margins, foldModels[i].overrules) = (margins, overrules)
+                }
+            }
         }
 
         // Pass 3: cross-validation through the classifier (the fold's model, with the base rules).

@@ -54,9 +54,8 @@ extension Classifier {
     /// message's script (read from the rules the trace recorded for this message).
     func _yieldsToARule(_ model: _CompiledModel, _ trace: DecisionTrace) -> Bool {
         let m = trace.messages[trace.messages.count - 1]
-        let base = Int(modelScratch!.slotScript[modelScratch!.current].rawValue) * 5
         return trace.rules[m.ruleStart..<(m.ruleStart + m.ruleCount)].contains {
-            $0.firing >= 0 && rules[Int($0.index)].priority < model.priority && model.yields[base + rules[Int($0.index)].action.rawValue]
+            $0.firing >= 0 && rules[Int($0.index)].priority < model.priority && _yields(model, to: rules[Int($0.index)].action)
         }
     }
 
@@ -78,12 +77,24 @@ extension Classifier {
             features.append((Int32(f), start, end))
         }
         var abstention = _modelAbstention(model)
-        if abstention == .decides, vouched, model.targets[winner].action != .transaction { abstention = .vouchedSender }
-        if abstention == .decides, yielded {
+        // A rule the model did not learn to weigh, or a registered sender, is the more basic reason than the margin
+        // an overrule needs.
+        if abstention == .decides || abstention == .overrule, vouched, model.targets[winner].action != .transaction { abstention = .vouchedSender }
+        if abstention == .decides || abstention == .overrule, yielded {
             let dlt = model.targets[winner].action == .junk && trace.messages[trace.messages.count - 1].sender?.isTRAIHeader == true
             abstention = dlt && !_yieldsToARule(model, trace) ? .registeredSender : .unlearnedRule
         }
+        // The rule the winner overrules (or would): the best firing rule below the model, when its action differs
+        // from the winner's and the model has evidence; the margin it needs (-1: the model's overrules are not calibrated, its margins apply).
+        var overruled: Int32 = -1
+        var overruleMargin = 0.0
+        if s.below >= 0, abstention != .noEvidence,
+           ModelDefinition.overruleRow(rules[Int(s.below)].action) != ModelDefinition.overruleRow(model.targets[winner].action) {
+            overruled = s.below
+            overruleMargin = model.overrule.isEmpty ? -1 : _overruleMargin(model)
+        }
         trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
-                                  margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention))
+                                  margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention,
+                                  overruled: overruled, overruleMargin: overruleMargin))
     }
 }

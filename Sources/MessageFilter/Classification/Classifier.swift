@@ -327,8 +327,6 @@ public final class Classifier {
         var refinePos = Int32.max
         var vouched = false  // a registered transactional sender's rule fired
         var yielded = false  // a rule below the model fired whose action the model did not learn in this script
-        // The model's yield flags for this message's script (`_CompiledModel.yields`), -1: no model.
-        let yieldBase = model == nil ? -1 : Int(modelScratch!.slotScript[modelScratch!.current].rawValue) * 5
         var k = 0
         let senderOnly = set.senderOnlyRules
         while k < touchedCount + senderOnly.count {
@@ -347,7 +345,7 @@ public final class Classifier {
             if let trace { _record(r, pos, generation: gen, trace) }
             guard pos >= 0 else { continue }
             if rules[r].vouches { vouched = true }
-            if yieldBase >= 0, rules[r].priority < model!.priority, model!.yields[yieldBase + rules[r].action.rawValue] { yielded = true }
+            if let model, rules[r].priority < model.priority, _yields(model, to: rules[r].action) { yielded = true }
             let priority = rules[r].priority
             if priority > bestPriority || (priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
                 best = r
@@ -368,6 +366,8 @@ public final class Classifier {
            (info ?? SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)).isTRAIHeader {
             yielded = true
         }
+        // The rule the model would overrule: the best firing rule below it (what the rules alone would decide).
+        if model != nil { modelScratch!.below = best >= 0 && bestPriority < model!.priority ? Int32(best) : -1 }
         if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
             let out = _refined(v, by: refine)
             if full { _recordModel(model, decided: true, vouched: vouched, yielded: yielded, trace!) }

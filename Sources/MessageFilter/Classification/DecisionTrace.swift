@@ -63,6 +63,11 @@ public final class DecisionTrace {
         var margin: Double
         var script: Script
         var abstention: _ModelAbstention
+        /// The firing rule below the model whose action the winner would overrule (-1: none), and the margin
+        /// the winner needs to (its calibrated overrule margin; +inf: never; -1: the model's overrules are not
+        /// calibrated, so its `margins` entry applies).
+        var overruled: Int32 = -1
+        var overruleMargin: Double = 0
     }
 
     public let detail: Detail

@@ -146,7 +146,7 @@ extension Classifier {
             guard let model = set.model else { return nil }
             return trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)].sorted { $0.index < $1.index }.first {
                 $0.firing >= 0 && rules[Int($0.index)].priority < model.priority
-                    && model.yields[Int(m.script.rawValue) * 5 + rules[Int($0.index)].action.rawValue]
+                    && model.yields[(Int(m.script.rawValue) * 5 + rules[Int($0.index)].action.rawValue) * model.targetCount + m.winner]
             }.map { set.ruleNames[Int($0.index)] }
         }
         let modelScores = entry.model.map {

@@ -1,16 +1,16 @@
 import AhoCorasick
 import Foundation
 
-/// The compiled rule set file (`.smsf`), version 4 (each automaton section holds a `_PhraseMatcher`
+/// The compiled rule set file (`.smsf`), version 6 (each automaton section holds a `_PhraseMatcher`
 /// container: the narrow and wide automata; version 3 added the body conditions to the rule table,
 /// `_ConditionCodec`, and ended the rule table with the normalisation mode and the learned model,
 /// `_ModelCodec`; version 4 added the model's own automaton, section 4; version 5 the model's margins and
-/// script counts). All integers little-endian.
+/// script counts; version 6 its overrule margins). All integers little-endian.
 ///
 /// ```
 /// offset  size  field
 ///      0     8  magic "SMSF\0\r\n\u{1A}"
-///      8     4  format version (5)
+///      8     4  format version (6)
 ///     12     4  section count (4)
 ///     16     8  total file length
 ///     24     8  checksum of bytes [64, length)
@@ -25,7 +25,7 @@ import Foundation
 /// decodes the rule table with bounds-checked reads and checks each automaton's pattern count against it.
 enum _SMSFFormat {
     static let magic: [UInt8] = [0x53, 0x4D, 0x53, 0x46, 0x00, 0x0D, 0x0A, 0x1A]
-    static let version: UInt32 = 5
+    static let version: UInt32 = 6
     static let headerSize = 64
     static let sectionEntry = 24
 

@@ -36,13 +36,23 @@ extension Explanation {
         /// model never decides that target).
         public var margin: Double
         public var marginNeeded: Double
+        /// The firing rule below the model that the winner overrules (or would: its action differs from the
+        /// winner's; the best firing rule below the model), and that rule's action; nil when there is none.
+        /// ``marginNeeded`` is then the margin calibrated for overruling a rule of that action with the winner
+        /// (``overruleCalibrated``), or the winner's own margin for a model without an `overrules:` table.
+        public var overrules: String?
+        public var overrulesAction: Action?
+        /// Whether ``marginNeeded`` is a calibrated overrule margin (the model's `overrules:` table); false when the
+        /// model has none (it was learned without `--rules`) and its ``ModelDefinition/margins`` entry applies.
+        public var overruleCalibrated = false
         /// The message's main script, the real training messages the model saw of it (nil: not recorded) and
         /// the minimum it needs.
         public var script: Script
         public var realMessages: Int?
         public var minScriptMessages: Int
         /// Why the model did not decide: nil when it decided or would have (a rule above its priority or a
-        /// number list decided first); else `noEvidence`, `script`, `margin`, `threshold`, `vouchedSender`.
+        /// number list decided first); else `noEvidence`, `script`, `margin`, `overrule`, `threshold`, `vouchedSender`,
+        /// `unlearnedRule`, `registeredSender`.
         public var abstention: String?
         /// When the model decided and a hand rule below its priority supplied the folder (the model's action
         /// with that rule's sub-action, or `allow` for `none`): the rule's name.
@@ -88,8 +98,17 @@ extension Classifier {
         var refinedBy: String?
         let scoreText = zip(names, scores).map { "\($0) \(Self.format($1))" }.joined(separator: ", ")
         let definition = ruleSet.definition.model!
-        let needed = model.margins[winner]
-        let marginText = "margin \(Self.format(m.margin)) over the runner-up" + (needed > 0 ? ", needs \(needed.isInfinite ? "never reached" : Self.format(needed))" : "")
+        let overruled = m.overruled >= 0 ? ruleSet.ruleNames[Int(m.overruled)] : nil
+        let overruledAction = m.overruled >= 0 ? rules[Int(m.overruled)].action : nil
+        let calibrated = overruled != nil && m.overruleMargin >= 0
+        let needed = calibrated ? m.overruleMargin : model.margins[winner]
+        let neededText = needed.isInfinite ? "never" : Self.format(needed)
+        let overruleText = overruled.map {
+            "rule \"\($0)\" (\(overruledAction!.name)) with \(names[winner]): margin \(Self.format(m.margin)), needs \(neededText)"
+                + (calibrated ? " (its calibrated overrule margin)" : " (no overrule margin calibrated: learned without --rules; its margin for \(names[winner]) applies)")
+        }
+        let marginText = overruleText.map { "overrules \($0)" }
+            ?? "margin \(Self.format(m.margin)) over the runner-up" + (needed > 0 ? ", needs \(needed.isInfinite ? "never reached" : Self.format(needed))" : "")
         let real = definition.realMessages(m.script)
         let abstention: String? = decided || m.abstention == .decides ? nil : "\(m.abstention)"
         if list != nil {
@@ -116,13 +135,21 @@ extension Classifier {
                 why = "learned from \(real ?? 0) real \(m.script) message\(real == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to speak on a script; it would say \(names[winner]))"
             case .margin:
                 why = "\(names[winner]) leads by a margin of \(Self.format(m.margin)), below the \(needed.isInfinite ? "margin it never reaches for that target" : "calibrated margin \(Self.format(needed))") (scores: \(scoreText))"
+            case .overrule:
+                why = "it would overrule \(overruleText ?? "a rule") (\(needed.isInfinite ? "never: too few held-out overrules of such a rule by \(names[winner]) to calibrate, or never precise enough" : "the margin at which held-out overrules of such a rule by \(names[winner]) were precise enough")) (scores: \(scoreText))"
             case .threshold:
                 why = "best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold))"
             case .unlearnedRule:
                 let name = yieldedTo ?? "?"
                 let action = ruleSet.definition.rules.first { $0.name == name }?.action ?? .none
                 let n = definition.realMessages(m.script, action: action) ?? 0
-                why = "rule \"\(name)\" says \(action.name), and the model learned from \(n) real \(m.script) \(action.name) message\(n == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule such a rule; it would say \(names[winner]))"
+                let w = definition.realMessages(m.script, action: model.targets[winner].action) ?? 0
+                if n < definition.minScriptMessages || w >= definition.minScriptMessages {
+                    why = "rule \"\(name)\" says \(action.name), and the model learned from \(n) real \(m.script) \(action.name) message\(n == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule such a rule; it would say \(names[winner]))"
+                } else {
+                    let a = model.targets[winner].action.name
+                    why = "rule \"\(name)\" says \(action.name), and the model would say \(names[winner]), but it learned from \(w) real \(m.script) \(a) message\(w == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule a rule with \(a))"
+                }
             case .registeredSender:
                 why = "it says junk, but the sender is a TRAI DLT header, a registered sender: the model alone does not call its messages junk"
             case .vouchedSender:
@@ -133,6 +160,7 @@ extension Classifier {
         return Explanation.ModelScores(
             name: model.name, priority: model.priority, threshold: model.hasThreshold ? model.threshold : nil, targets: names,
             scores: scores, bias: model.bias, norm: norm, winner: winner, decided: decided, margin: m.margin, marginNeeded: needed,
+            overrules: overruled, overrulesAction: overruledAction, overruleCalibrated: calibrated,
             script: m.script, realMessages: real, minScriptMessages: definition.minScriptMessages, abstention: abstention,
             refinedBy: refinedBy, contributions: contributions,
             phraseCount: count, steps: steps)

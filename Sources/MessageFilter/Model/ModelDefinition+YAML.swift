@@ -12,6 +12,23 @@ extension ModelDefinition {
             out += "  # per target: the margin over the runner-up the score needs for the model to decide (never: it does not)\n"
             out += "  margins: [\(margins.map { $0.isInfinite ? "never" : "\($0)" }.joined(separator: ", "))]\n"
         }
+        if let overrules {
+            out += "  # per main script: a rule below the model fired with the action on the left (none: none or allow) and\n"
+            out += "  # the winner has another action: the margin over the runner-up it needs to overrule that rule (never: it\n"
+            out += "  # does not, nor on a script left out; learn --rules)\n"
+            out += overrules.isEmpty ? "  overrules: {}\n" : "  overrules:\n"
+            let table = Self.canonicalOverrules(overrules, targets: targets)
+            for script in Script.allCases where table[script] != nil {
+                out += "    \(script.name):\n"
+                for row in Self.overruleRows {
+                    let entries = targets.indices.filter { Self.overruleRow(targets[$0].action) != row }.map { t -> String in
+                        let m = table[script]![row]![t]
+                        return "\(Self.quoted(targets[t].name)): \(m.isInfinite ? "never" : "\(m)")"
+                    }
+                    out += "      \(row.name): {\(entries.joined(separator: ", "))}\n"
+                }
+            }
+        }
         if let scripts {
             out += "  # real training messages per main script, per target; the model abstains on a script below minScriptMessages\n"
             out += "  minScriptMessages: \(minScriptMessages)\n"

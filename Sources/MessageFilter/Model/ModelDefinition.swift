@@ -13,11 +13,17 @@
 /// - no model phrase is present (no evidence: its biases alone say nothing about the message);
 /// - the message's main script (``Script``) is one the model learned from fewer than
 ///   ``minScriptMessages`` real messages (``scripts``): "learned from 0 real Han messages";
-/// - the winner's margin is below its calibrated ``margins`` entry (`smsfilter learn` picks the smallest
-///   margin at which cross-validated junk and promotion decisions reach a precision target);
+/// - no rule below it fired with another action than the winner's, and the winner's margin is below its
+///   calibrated ``margins`` entry (`smsfilter learn` picks the smallest margin at which cross-validated junk and
+///   promotion decisions reach a precision target);
 /// - the winning score is below ``threshold``;
-/// - a rule below it fired whose action the model learned from fewer than ``minScriptMessages`` real
-///   messages in the message's script (``yields(to:on:)``);
+/// - a rule below it fired with another action than the winner's, and the model learned fewer than
+///   ``minScriptMessages`` real messages of the rule's action or of the winner's in the message's script
+///   (``yields(to:on:with:)``);
+/// - the best firing rule below it has another action than the winner, and the winner's margin is below the
+///   ``overrules`` margin calibrated for overruling a rule of that action with that target (`smsfilter learn
+///   --rules` picks the smallest margin at which held-out overrules of that pair reach the precision target;
+///   never with too few of them);
 /// - the model says junk and the sender is a TRAI DLT header (a registered, accountable sender);
 /// - a registered transactional sender vouches for the message (a rule with only sender conditions and
 ///   action `transaction` fired: TRAI `-T`/`-S`/`-G` headers, bank and carrier entities) and the model's
@@ -117,6 +123,16 @@ public struct ModelDefinition: Sendable, Hashable {
     /// The model abstains on a message whose main script it learned from fewer real messages than this
     /// (0: never; needs ``scripts``).
     public var minScriptMessages = 0
+    /// What a target needs to overrule a hand rule (`smsfilter learn --rules BASE` calibrates it), per main
+    /// script of the message: when the best firing rule below the model has action A and the model's winner has
+    /// another action, on a message of main script S the winner decides only if it leads the runner-up by
+    /// `overrules[S][A][winner]` (instead of its ``margins`` entry); `.infinity`: it never overrules such a rule
+    /// there, nor on a script the table leaves out. Rows: ``overruleRows`` (`.none` stands for rules of action
+    /// none and allow); entries of targets with the row's own action are not read (`.infinity`). Per script
+    /// because a hand rule's errors are a market's: the default rules' junk rules fire on Thai bank notices the
+    /// model rightly calls none, and on English spam it wrongly calls none. nil: not calibrated (a model learned
+    /// without `--rules`): the model overrules a rule below it whenever it decides.
+    public var overrules: [Script: [Action: [Float]]]?
     /// The phrases.
     public var phrases: [Phrase] = []
     /// Where the model came from (inputs and their checksums, record counts, options, cross-validation
@@ -143,12 +159,54 @@ public struct ModelDefinition: Sendable, Hashable {
         return targets.indices.filter { same(targets[$0].action) == same(action) && $0 < row.count }.map { row[$0] }.reduce(0, +)
     }
 
-    /// Whether the model yields to a rule of action `action` on messages of main script `script`: it learned
-    /// fewer than ``minScriptMessages`` real messages of that action in that script (a model that never saw
-    /// an English transaction does not overrule a rule that says transaction, whatever it would say).
-    public func yields(to action: Action, on script: Script) -> Bool {
-        guard minScriptMessages > 0, let n = realMessages(script, action: action) else { return false }
-        return n < minScriptMessages
+    /// Whether the model, with winner `target`, yields to a firing rule of action `action` below it on messages of
+    /// main script `script`, whatever its margin: to overrule the rule it would have to tell the rule's action from
+    /// its own there, and it learned fewer than ``minScriptMessages`` real messages of one of the two actions in that
+    /// script (none and allow count as one). A model that saw English chat and spam but too few English bank
+    /// alerts does not overrule `finance` (not even with junk: on another market's alerts, digits look like UK
+    /// spam); one that saw too few English promotions does not overrule an `offers` rule, nor say promotion over
+    /// a rule of another action. A winner with the rule's action overrules nothing.
+    public func yields(to action: Action, on script: Script, with target: Int) -> Bool {
+        guard minScriptMessages > 0, scripts != nil, isOverrule(of: action, by: target) else { return false }
+        func learned(_ a: Action) -> Int { realMessages(script, action: a) ?? 0 }
+        return learned(action) < minScriptMessages || learned(targets[target].action) < minScriptMessages
+    }
+
+    /// The rows of ``overrules``: the action of the rule overruled (`.none` stands for none and allow).
+    public static let overruleRows: [Action] = [.none, .junk, .promotion, .transaction]
+
+    /// The row of ``overrules`` for a rule of action `action` (allow and none share one: both leave the message
+    /// unfiltered).
+    public static func overruleRow(_ action: Action) -> Action { action == .allow ? .none : action }
+
+    /// Whether target `target` overrules a rule of action `action` when it wins: its action differs (allow and
+    /// none count as one).
+    public func isOverrule(of action: Action, by target: Int) -> Bool {
+        Self.overruleRow(targets[target].action) != Self.overruleRow(action)
+    }
+
+    /// The margin target `target` needs to overrule a firing rule of action `action` below the model on a message
+    /// of main script `script`: nil when it would not overrule it (the same action) or the model has no
+    /// calibrated overrules; `.infinity` when it never does.
+    public func overruleMargin(rule action: Action, target: Int, script: Script) -> Float? {
+        guard let table = overrules, isOverrule(of: action, by: target) else { return nil }
+        guard let rows = table[script], let row = rows[Self.overruleRow(action)], target < row.count else { return .infinity }
+        return row[target]
+    }
+
+    /// `overrules` in canonical form: per script given, a row per ``overruleRows`` entry, one margin per target,
+    /// `.infinity` where the target has the row's action or no margin was given.
+    static func canonicalOverrules(_ o: [Script: [Action: [Float]]], targets: [Target]) -> [Script: [Action: [Float]]] {
+        o.mapValues { rows in
+            var out: [Action: [Float]] = [:]
+            for row in overruleRows {
+                out[row] = targets.indices.map { t in
+                    guard overruleRow(targets[t].action) != row, let given = rows[row], t < given.count else { return .infinity }
+                    return given[t]
+                }
+            }
+            return out
+        }
     }
 
     /// Whether the model abstains on messages of main script `script` (it learned from too few real ones).

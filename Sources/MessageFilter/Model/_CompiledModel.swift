@@ -14,9 +14,14 @@ final class _CompiledModel: Sendable {
     let margins: [Double]
     /// Per ``Script`` (raw value): whether the model abstains on messages of that main script.
     let abstainsOnScript: [Bool]
-    /// `yields[script raw value * 5 + action raw value]`: the model yields to a firing rule of that action on
-    /// messages of that script (it learned too few real messages of the action there).
+    /// `yields[(script raw value * 5 + action raw value) * targetCount + target]`: with that winner, the model
+    /// yields to a firing rule of that action on messages of that script (``ModelDefinition/yields(to:on:with:)``).
     let yields: [Bool]
+    /// `overrule[(script raw value * 5 + action raw value) * targetCount + target]`: the margin the target needs
+    /// over the runner-up to overrule a firing rule of that action below the model on a message of that main
+    /// script (+inf: never; -1: not an overrule, the target has the rule's action). Empty: the model's overrules
+    /// are not calibrated (it overrules whenever it decides).
+    let overrule: [Double]
     let targetCount: Int
     let featureCount: Int
     /// Feature → global phrase id (``Verdict/phrase``).
@@ -54,7 +59,14 @@ final class _CompiledModel: Sendable {
         threshold = Double(m.threshold ?? 0)
         margins = m.margins.isEmpty ? Array(repeating: 0, count: m.targets.count) : m.margins.map(Double.init)
         abstainsOnScript = Script.allCases.map { m.abstains(on: $0) }
-        yields = Script.allCases.flatMap { s in Action.allCases.sorted { $0.rawValue < $1.rawValue }.map { m.yields(to: $0, on: s) } }
+        yields = Script.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { s in
+            Action.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { a in m.targets.indices.map { m.yields(to: a, on: s, with: $0) } }
+        }
+        overrule = m.overrules == nil ? [] : Script.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { s in
+            Action.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { a in
+                m.targets.indices.map { t in m.overruleMargin(rule: a, target: t, script: s).map(Double.init) ?? -1 }
+            }
+        }
         targetCount = m.targets.count
         featureCount = m.phrases.count
         targets = m.targets
@@ -101,7 +113,7 @@ final class _CompiledModel: Sendable {
 
 /// Why the learned model did not decide a message (``ModelDefinition``, "When the model abstains").
 enum _ModelAbstention: UInt8 {
-    case decides, noEvidence, script, margin, threshold, vouchedSender, unlearnedRule, registeredSender
+    case decides, noEvidence, script, margin, overrule, threshold, vouchedSender, unlearnedRule, registeredSender
 }
 
 /// Per-classifier scratch for scoring (allocated once): the model text, per-feature stamps (`stamp` marks
@@ -146,6 +158,9 @@ final class _ModelScratch {
     var current = 0
     /// The rule whose folder the last model verdict took (`_refined`), -1 when none.
     var refinedBy: Int32 = -1
+    /// The best firing rule below the model's priority for the message being decided (what the rules alone
+    /// would decide; the rule the model's winner would overrule when its action differs), -1 when none.
+    var below: Int32 = -1
 
     init(_ model: _CompiledModel) {
         features = max(1, model.featureCount)
@@ -325,9 +340,34 @@ extension Classifier {
         let slot = s.current
         if !s.slotEvidence[slot] { return .noEvidence }
         if model.abstainsOnScript[Int(s.slotScript[slot].rawValue)] { return .script }
-        if s.slotMargin[slot] < model.margins[Int(s.slotWinner[slot])] { return .margin }
+        let overrule = _overruleMargin(model)
+        if overrule >= 0 {
+            if s.slotMargin[slot] < overrule { return .overrule }
+        } else if s.slotMargin[slot] < model.margins[Int(s.slotWinner[slot])] {
+            return .margin
+        }
         if model.hasThreshold && s.slotScore[slot] < model.threshold { return .threshold }
         return .decides
+    }
+
+    /// Whether, with its winner for the message in the current slot, the model yields to a firing rule of action
+    /// `action` (``ModelDefinition/yields(to:on:with:)``).
+    @inline(__always)
+    func _yields(_ model: _CompiledModel, to action: Action) -> Bool {
+        let s = modelScratch!
+        let slot = s.current
+        return model.yields[(Int(s.slotScript[slot].rawValue) &* 5 &+ action.rawValue) &* model.targetCount &+ Int(s.slotWinner[slot])]
+    }
+
+    /// The margin the winner needs to overrule the best firing rule below the model (`below`) for the message
+    /// in the current slot; -1 when it would not overrule one (no rule below fired, the rule has the winner's
+    /// action, or the model's overrules are not calibrated: its `margins` apply).
+    @inline(__always)
+    func _overruleMargin(_ model: _CompiledModel) -> Double {
+        let s = modelScratch!
+        guard s.below >= 0, !model.overrule.isEmpty else { return -1 }
+        let slot = s.current
+        return model.overrule[(Int(s.slotScript[slot].rawValue) &* 5 &+ rules[Int(s.below)].action.rawValue) &* model.targetCount &+ Int(s.slotWinner[slot])]
     }
 
     /// The model's verdict for the message in the current slot, or nil when it abstains (see

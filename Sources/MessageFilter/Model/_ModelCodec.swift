@@ -11,6 +11,8 @@
 ///   string provenance
 ///   T × f32 margin (+inf: never) · i64 min script messages · u8 has scripts
 ///   u8 S · S × (u8 script, T × i64 real per target) · u8 G · G × (u8 script, i64 generated)   (version 5)
+///   u8 has overrules · u8 S · S × (u8 script, 4 × T × f32 overrule margin (rows none, junk, promotion,
+///   transaction; +inf: never)), scripts ascending                                                        (version 6)
 /// ```
 enum _ModelCodec {
     static func encode(_ d: RuleSetDefinition, into w: inout _ByteWriter) {
@@ -40,6 +42,7 @@ enum _ModelCodec {
         }
         w.string(m.provenance)
         _encodeScope(m, into: &w)
+        _encodeOverrules(m, into: &w)
     }
 
     /// - Parameter checkShapes: check each phrase's shape (``ModelDefinition/shapeProblem(_:kind:normalization:)``);
@@ -101,6 +104,7 @@ enum _ModelCodec {
         }
         m.provenance = try r.string()
         try _decodeScope(&r, into: &m)
+        try _decodeOverrules(&r, into: &m)
         d.model = m
     }
 
@@ -158,6 +162,60 @@ enum _ModelCodec {
             generated[s] = Int(n)
         }
         m.generatedScripts = generated
+    }
+}
+
+extension _ModelCodec {
+    /// What the model needs to overrule a hand rule (version 6).
+    static func _encodeOverrules(_ m: ModelDefinition, into w: inout _ByteWriter) {
+        guard let overrules = m.overrules else {
+            w.u8(0)
+            return
+        }
+        w.u8(1)
+        let table = ModelDefinition.canonicalOverrules(overrules, targets: m.targets)
+        let scripts = Script.allCases.filter { table[$0] != nil }
+        w.u8(UInt8(scripts.count))
+        for script in scripts {
+            w.u8(script.rawValue)
+            for row in ModelDefinition.overruleRows {
+                for x in table[script]![row]! { w.u32(x.bitPattern) }
+            }
+        }
+    }
+
+    static func _decodeOverrules(_ r: inout _ByteReader, into m: inout ModelDefinition) throws {
+        func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
+        let has = try r.u8()
+        guard has <= 1 else { throw fail("model overrules flag") }
+        guard has == 1 else {
+            m.overrules = nil
+            return
+        }
+        let count = Int(try r.u8())
+        guard count <= Script.allCases.count else { throw fail("model overrule script count") }
+        var table: [Script: [Action: [Float]]] = [:]
+        var previous = -1
+        for _ in 0..<count {
+            let raw = try r.u8()
+            // Scripts ascending, each once.
+            guard let script = Script(rawValue: raw), Int(raw) > previous else { throw fail("model overrule script") }
+            previous = Int(raw)
+            var rows: [Action: [Float]] = [:]
+            for row in ModelDefinition.overruleRows {
+                var margins: [Float] = []
+                for t in 0..<m.targets.count {
+                    let x = Float(bitPattern: try r.u32())
+                    guard x >= 0, !x.isNaN else { throw fail("model overrule margin") }
+                    // Canonical: a target with the row's own action never overrules it.
+                    guard ModelDefinition.overruleRow(m.targets[t].action) != row || x == .infinity else { throw fail("model overrule margin") }
+                    margins.append(x)
+                }
+                rows[row] = margins
+            }
+            table[script] = rows
+        }
+        m.overrules = table
     }
 }
 

@@ -3,7 +3,7 @@ import Yams
 /// `normalize:` and `model:` of a rule file.
 extension _RuleFileParser {
     static let modelKeys = ["name", "priority", "threshold", "targets", "bias", "margins", "minScriptMessages", "scripts",
-                            "generatedScripts", "phrases", "provenance"]
+                            "generatedScripts", "overrules", "phrases", "provenance"]
 
     mutating func parseNormalization(_ v: Node) -> TextNormalization {
         let s = v.string ?? ""
@@ -26,6 +26,7 @@ extension _RuleFileParser {
         var biasNode: Node?
         var marginsNode: Node?
         var scriptsNode: Node?
+        var overrulesNode: Node?
         for (k, v) in map {
             let key = k.string ?? ""
             let f = "model.\(key)"
@@ -69,6 +70,8 @@ extension _RuleFileParser {
                 }
             case "scripts":
                 scriptsNode = v
+            case "overrules":
+                overrulesNode = v
             case "generatedScripts":
                 guard let counts = parseScriptCounts(v, f) else { ok = false; continue }
                 m.generatedScripts = counts
@@ -117,6 +120,10 @@ extension _RuleFileParser {
             }
             m.scripts = counts
         }
+        if let overrulesNode {
+            guard let o = parseOverrules(overrulesNode, targets: m.targets) else { return nil }
+            m.overrules = o
+        }
         var seen = Set<String>()
         m.phrases.reserveCapacity(phraseNodes.count)
         for (i, p) in phraseNodes.enumerated() {
@@ -145,6 +152,64 @@ extension _RuleFileParser {
             m.phrases.append(.init(text: text, kind: kind, idf: idf, weights: weights))
         }
         return ok ? m : nil
+    }
+
+    /// `overrules:`: per main script, per rule action (none, junk, promotion, transaction), a mapping of target →
+    /// margin (a number ≥ 0 or never) for the targets of another action; a target or a script left out never
+    /// overrules that rule.
+    mutating func parseOverrules(_ node: Node, targets: [ModelDefinition.Target]) -> [Script: [Action: [Float]]]? {
+        guard let map = node.mapping else {
+            issue(node, "model.overrules", "expected a mapping of script → rule action → {target: margin}, e.g. {latin: {junk: {none: 0.9}}}"); return nil
+        }
+        var out: [Script: [Action: [Float]]] = [:]
+        for (k, v) in map {
+            let name = k.string ?? ""
+            guard let script = Script(name: name) else {
+                issue(k, "model.overrules.\(name)", _Suggest.unknown("script", name, valid: Script.allCases.map(\.name))); return nil
+            }
+            guard out[script] == nil else { issue(k, "model.overrules.\(name)", "given twice"); return nil }
+            guard let rows = parseOverruleRows(v, field: "model.overrules.\(name)", targets: targets) else { return nil }
+            out[script] = rows
+        }
+        return ModelDefinition.canonicalOverrules(out, targets: targets)
+    }
+
+    /// One script's rows of `overrules:`.
+    mutating func parseOverruleRows(_ node: Node, field: String, targets: [ModelDefinition.Target]) -> [Action: [Float]]? {
+        guard let map = node.mapping else {
+            issue(node, field, "expected a mapping of rule action → {target: margin}, e.g. {junk: {none: 0.9}}"); return nil
+        }
+        var out: [Action: [Float]] = [:]
+        for (k, v) in map {
+            let name = k.string ?? ""
+            guard let row = Action(name: name), row != .allow else {
+                issue(k, "\(field).\(name)", _Suggest.unknown("rule action", name, valid: ModelDefinition.overruleRows.map(\.name)) + " (none stands for none and allow rules)")
+                return nil
+            }
+            guard out[row] == nil else { issue(k, "\(field).\(name)", "given twice"); return nil }
+            guard let entries = v.mapping else {
+                issue(v, "\(field).\(name)", "expected a mapping of target → margin (a number ≥ 0, or never)"); return nil
+            }
+            var margins = [Float](repeating: .infinity, count: targets.count)
+            var given = Set<Int>()
+            for (tk, tv) in entries {
+                let targetName = tk.string ?? ""
+                guard let target = ModelDefinition.Target(name: targetName), let t = targets.firstIndex(of: target) else {
+                    issue(tk, "\(field).\(name)", _Suggest.unknown("target", targetName, valid: targets.map(\.name))); return nil
+                }
+                guard ModelDefinition.overruleRow(target.action) != row else {
+                    issue(tk, "\(field).\(name).\(targetName)", "a target with the rule's own action does not overrule it; leave it out"); return nil
+                }
+                guard given.insert(t).inserted else { issue(tk, "\(field).\(name).\(targetName)", "given twice"); return nil }
+                if tv.string == "never" { continue }
+                guard let x = Self.float(tv), x >= 0 else {
+                    issue(tv, "\(field).\(name).\(targetName)", "expected a margin: a number ≥ 0, or never"); return nil
+                }
+                margins[t] = x
+            }
+            out[row] = margins
+        }
+        return out
     }
 
     /// `{latin: 5574, thai: 3340}`: messages per script.

@@ -12,7 +12,13 @@ extension ExplainCommand {
         if let r = m.refinedBy { out += " (folder \(e.verdict.folder.path) from rule \"\(r)\")" }
         out += "\n"
         out += "  \(m.targets[m.winner]) leads by \(Classifier.format(m.margin))"
-        if m.marginNeeded > 0 { out += m.marginNeeded.isInfinite ? " (never decided: no margin reached the precision target)" : " (needs \(Classifier.format(m.marginNeeded)))" }
+        if let rule = m.overrules, let action = m.overrulesAction {
+            out += m.decided ? "; overrules" : "; would overrule"
+            out += " rule \"\(rule)\" (\(action.name)) with \(m.targets[m.winner]): margin \(Classifier.format(m.margin)), needs \(m.marginNeeded.isInfinite ? "never" : Classifier.format(m.marginNeeded))"
+            out += m.overruleCalibrated ? " (calibrated overrule margin)" : " (no overrule margin calibrated; its own margin)"
+        } else if m.marginNeeded > 0 {
+            out += m.marginNeeded.isInfinite ? " (never decided: no margin reached the precision target)" : " (needs \(Classifier.format(m.marginNeeded)))"
+        }
         out += "; main script \(m.script.name)"
         if let n = m.realMessages { out += ", learned from \(n) real message\(n == 1 ? "" : "s") of it (needs \(m.minScriptMessages))" }
         out += "\n"
@@ -37,6 +43,7 @@ extension ExplainCommand {
             "margin": m.margin, "marginNeeded": m.marginNeeded.isInfinite ? "never" : m.marginNeeded as Any, "script": m.script.name,
             "realMessages": m.realMessages.map { $0 as Any } ?? NSNull(), "minScriptMessages": m.minScriptMessages,
             "abstention": m.abstention.map { $0 as Any } ?? NSNull(),
+            "overrules": m.overrules.map { ["rule": $0, "action": m.overrulesAction!.name, "calibrated": m.overruleCalibrated] as Any } ?? NSNull(),
             "phrases": m.contributions.map { c -> [String: Any] in
                 ["phrase": c.phrase, "kind": c.kind.name, "evidence": c.evidence, "span": [c.start, c.end], "text": c.text, "weights": c.weights,
                  "contribution": c.contribution]

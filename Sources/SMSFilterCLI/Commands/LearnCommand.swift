@@ -95,8 +95,11 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: no margins).")
     var precisionTarget = "0.98"
 
-    @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action (0: always).")
+    @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action or to overrule a rule with it (0: always).")
     var minScriptMessages = 100
+
+    @Option(name: .long, help: "With --rules: held-out overrules of a rule action by a target, in a main script, needed to calibrate the margin at which the model overrules such a rule there (and needed at or above it); with fewer it never does.")
+    var minOverrules = 20
 
     @Option(name: .long, help: ArgumentHelp("An input whose records are generated, not real (repeatable; ids gen:N are generated anyway).", valueName: "file"))
     var generatedInput: [String] = []
@@ -185,6 +188,7 @@ struct LearnCommand: ParsableCommand {
         if let threshold, !threshold.isFinite { throw ValidationError("Please give a finite --threshold.") }
         _ = try Self.precision(precisionTarget)
         if !(0...1_000_000_000).contains(minScriptMessages) { throw ValidationError("Please give --min-script-messages from 0 to 1000000000.") }
+        if !(1...1_000_000_000).contains(minOverrules) { throw ValidationError("Please give --min-overrules from 1 to 1000000000.") }
         for g in generatedInput where !inputs.contains(g) {
             throw ValidationError("--generated-input \(g) is not one of the inputs; name it among the inputs too.")
         }
@@ -253,6 +257,11 @@ struct LearnCommand: ParsableCommand {
         options.maxExamples = maxExamples
         options.maxRecord = maxRecord.bytes
         options.base = base
+        options.minimumOverrules = minOverrules
+        if let rules {
+            options.baseName = URL(fileURLWithPath: rules).lastPathComponent
+            options.baseChecksum = Learner.checksum(path: rules)
+        }
         options.modelName = modelName
         options.priority = priority
         options.threshold = threshold
@@ -359,6 +368,21 @@ struct LearnCommand: ParsableCommand {
             }
             s += "\n"
         }
+        if !r.overrules.isEmpty {
+            s += "overrules (held out, per main script; margin a target needs to overrule a rule of another action):\n"
+            for c in r.overrules where c.cases > 0 || !c.margin.isInfinite {
+                s += "  \(c.script.name): \(c.rule.name) rule by \(c.target): "
+                if !c.calibrated {
+                    s += "never (\(c.cases) case\(c.cases == 1 ? "" : "s"), fewer than \(r.minimumOverrules))\n"
+                } else if c.margin.isInfinite {
+                    s += "never (\(c.cases) cases, precision \(Self.share(c.right, c.cases)); no margin keeps \(r.minimumOverrules) at the target)\n"
+                } else {
+                    s += "\(Classifier.format(Double(c.margin))) (keeps \(c.kept) of \(c.cases) cases, precision \(Self.share(c.keptRight, c.kept)); all: \(Self.share(c.right, c.cases)))\n"
+                }
+            }
+            let silent = r.overrules.filter { $0.cases == 0 && $0.margin.isInfinite }.count
+            if silent > 0 { s += "  (\(silent) other pair\(silent == 1 ? "" : "s") of these scripts: no held-out case, never; other scripts: never)\n" }
+        }
         if let m = r.model {
             let totals = r.scripts.mapValues { $0.reduce(0, +) }
             s += "scripts (real messages): " + (totals.isEmpty ? "none" : ModelDefinition.scriptSummary(totals))
@@ -394,6 +418,13 @@ struct LearnCommand: ParsableCommand {
             o["calibration"] = r.calibration.map {
                 ["target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any, "decisions": $0.decisions,
                  "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
+            }
+        }
+        if !r.overrules.isEmpty || r.minimumOverrules > 0 {
+            o["minimumOverrules"] = r.minimumOverrules
+            o["overrules"] = r.overrules.map {
+                ["script": $0.script.name, "rule": $0.rule.name, "target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any,
+                 "cases": $0.cases, "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
             }
         }
         if r.folds > 0 {
