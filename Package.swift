@@ -7,6 +7,7 @@
 //   CZlib          system library over zlib (pkg-config `zlib`; apt `zlib1g-dev`, brew `zlib`)
 //   ZstdStream     streaming decoders/encoders: zstd both ways, gzip decoding, recognising other inputs;
 //                  general purpose
+//   CSIMDDispatch  the runtime CPU dispatch of the C SIMD kernels (a header: CPUID, NEON, scalar)
 //   CAhoCorasickSIMD  the SIMD kernels of AhoCorasick's prefilter (C, runtime CPU dispatch)
 //   AhoCorasick    keyword automaton, general purpose
 //   CJSONSIMD      the SIMD kernel of BatchPipeline's JSON Lines scanner (C, runtime CPU dispatch)
@@ -14,6 +15,9 @@
 //   BatchPipeline  record formats, chunked reading, Dispatch fan-out, ordered writing, counts
 //   SMSFilterCLI   the `smsfilter` executable
 //   TestSupport    oracles and fixture builders shared by the tests
+//
+// Warnings: CI builds every target, tests included, with `-warnings-as-errors` (.ci/run sets the Makefile's
+// SWIFT_BUILD_FLAGS); `strict` stays empty so that a warning does not stop a build by hand.
 //
 // Compile-time flags:
 //   AHOCORASICK_INTERNAL_CHECKS   run `_checkInvariants()` on every built trie and DFA (slow; for debugging):
@@ -48,7 +52,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "ZstdStream", dependencies: ["CZstd", "CZlib"], swiftSettings: strict),
-        .target(name: "CAhoCorasickSIMD"),
+        .target(name: "CSIMDDispatch"),
+        .target(name: "CAhoCorasickSIMD", dependencies: ["CSIMDDispatch"]),
         .target(name: "AhoCorasick", dependencies: ["CAhoCorasickSIMD"], swiftSettings: strict),
         .target(
             name: "MessageFilter",
@@ -56,7 +61,7 @@ let package = Package(
             exclude: ["Text/NOTICE.md"],
             swiftSettings: strict
         ),
-        .target(name: "CJSONSIMD"),
+        .target(name: "CJSONSIMD", dependencies: ["CSIMDDispatch"]),
         .target(name: "BatchPipeline", dependencies: ["ZstdStream", "MessageFilter", "CJSONSIMD"], swiftSettings: strict),
         .executableTarget(
             name: "SMSFilterCLI",

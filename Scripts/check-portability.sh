@@ -51,7 +51,7 @@ done
 if [ ${#paths[@]} -eq 0 ]; then
     paths=("$root/Sources/AhoCorasick" "$root/Sources/MessageFilter")
     [ -n "$package" ] || package="$root/Package.swift"
-    [ -n "$targets" ] || targets="AhoCorasick MessageFilter CAhoCorasickSIMD"
+    [ -n "$targets" ] || targets="AhoCorasick MessageFilter CAhoCorasickSIMD CSIMDDispatch"
 fi
 
 files=()

@@ -21,7 +21,7 @@ module CAhoCorasickSIMD {
 }
 MAP
 clang -fsanitize=fuzzer-no-link,address -O2 -g -c Sources/CAhoCorasickSIMD/teddy.c \
-    -I Sources/CAhoCorasickSIMD/include -o "$out/teddy.o"
+    -I Sources/CAhoCorasickSIMD/include -I Sources/CSIMDDispatch/include -o "$out/teddy.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
     -D AHOCORASICK_INTERNAL_CHECKS -module-name AhoCorasickFuzz -I "$out/include" \
     Sources/AhoCorasick/*.swift Fuzz/FuzzLoadScan.swift "$out/teddy.o" -o "$out/fuzz-aho"

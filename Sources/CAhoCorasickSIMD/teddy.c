@@ -5,19 +5,12 @@
 // entries (the patterns' first 8 bytes at most), so the offset returned is where a pattern prefix
 // really occurs: never past a match start, and in text without matches usually the end.
 //
-// Dispatch: x86-64 checks CPUID (and XGETBV for AVX2's register state) once; each kernel is compiled
-// with a target attribute, so the rest of the package keeps the baseline x86-64 ISA. ARM64 always has
-// NEON. Other CPUs use the scalar loop.
+// Dispatch: simd_dispatch.h (CSIMDDispatch), shared with the other C kernels: CPUID once on x86-64
+// (each kernel compiled with a target attribute, the rest of the package keeps the baseline ISA), NEON
+// always on ARM64, the scalar loop elsewhere.
 #include "aho_simd.h"
 
-#if defined(__x86_64__) || defined(_M_X64)
-#define AHO_X86 1
-#include <cpuid.h>
-#include <immintrin.h>
-#elif defined(__aarch64__) || defined(_M_ARM64)
-#define AHO_NEON 1
-#include <arm_neon.h>
-#endif
+#include "simd_dispatch.h"
 
 static inline uint32_t u32_at(const uint8_t *s, size_t offset) {
     uint32_t v;
@@ -103,7 +96,7 @@ static inline size_t verify_block(const uint8_t *p, size_t n, size_t i0, uint32_
     }                                                                                      \
     return n;
 
-#if AHO_X86
+#if SIMD_X86
 __attribute__((target("ssse3")))
 static size_t teddy_ssse3(const uint8_t *p, size_t n, const uint8_t *section) {
     int m = (int)u32_at(section, 0);
@@ -192,25 +185,9 @@ static size_t teddy_avx2(const uint8_t *p, size_t n, const uint8_t *section) {
     AHO_TAIL(32, AVX2_BLOCK)
 #undef AVX2_BLOCK
 }
-
-static int cpu_kernel(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    int ssse3 = (c >> 9) & 1;
-    int osxsave = (c >> 27) & 1;
-    int avx = (c >> 28) & 1;
-    int avx2 = 0;
-    if (osxsave && avx) {
-        unsigned lo, hi;
-        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-        (void)hi;
-        if ((lo & 6) == 6 && __get_cpuid_count(7, 0, &a, &b, &c, &d)) avx2 = (b >> 5) & 1;
-    }
-    return avx2 ? 2 : ssse3 ? 1 : 0;
-}
 #endif
 
-#if AHO_NEON
+#if SIMD_NEON
 static size_t teddy_neon(const uint8_t *p, size_t n, const uint8_t *section) {
     int m = (int)u32_at(section, 0);
     const uint8_t *masks = section + 16;
@@ -253,53 +230,21 @@ static size_t teddy_neon(const uint8_t *p, size_t n, const uint8_t *section) {
 }
 #endif
 
-// 0 scalar, 1 SSSE3, 2 AVX2, 3 NEON; -1 not yet decided. Relaxed atomics: every thread that finds -1
-// computes the same value.
+// This library's kernel (simd_dispatch.h): -1 until first used.
 static int chosen = -1;
 
-static int detect(void) {
-#if AHO_X86
-    return cpu_kernel();
-#elif AHO_NEON
-    return 3;
-#else
-    return 0;
-#endif
-}
+int aho_teddy_kernel(void) { return simd_kernel(&chosen); }
 
-int aho_teddy_kernel(void) {
-    int k = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
-    if (k < 0) {
-        k = detect();
-        __atomic_store_n(&chosen, k, __ATOMIC_RELAXED);
-    }
-    return k;
-}
-
-int aho_teddy_force_kernel(int kernel) {
-    int best = detect();
-    int k = aho_teddy_kernel();
-    if (kernel < 0) {
-        k = best;
-    } else if (kernel == 0) {
-        k = 0;
-    } else if (kernel == 3 && best == 3) {
-        k = 3;
-    } else if (kernel <= 2 && best <= 2 && kernel <= best) {
-        k = kernel;
-    }
-    __atomic_store_n(&chosen, k, __ATOMIC_RELAXED);
-    return k;
-}
+int aho_teddy_force_kernel(int kernel) { return simd_force_kernel(&chosen, kernel); }
 
 size_t aho_teddy_first(const uint8_t *p, size_t n, const uint8_t *section) {
     switch (aho_teddy_kernel()) {
-#if AHO_X86
-    case 2: return teddy_avx2(p, n, section);
-    case 1: return teddy_ssse3(p, n, section);
+#if SIMD_X86
+    case SIMD_KERNEL_AVX2: return teddy_avx2(p, n, section);
+    case SIMD_KERNEL_SSSE3: return teddy_ssse3(p, n, section);
 #endif
-#if AHO_NEON
-    case 3: return teddy_neon(p, n, section);
+#if SIMD_NEON
+    case SIMD_KERNEL_NEON: return teddy_neon(p, n, section);
 #endif
     default: return aho_teddy_first_scalar(p, n, section);
     }

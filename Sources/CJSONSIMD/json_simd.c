@@ -14,19 +14,12 @@
 // have their continuations. A block of ASCII only skips the look-ups. The last partial block goes through a
 // zero-padded copy (zeros are ASCII), and a sequence cut short by the end is an error.
 //
-// Dispatch: x86-64 checks CPUID (SSSE3, and AVX2 with XGETBV for the AVX register state) once; each
-// kernel is compiled with a target attribute, so the rest of the package keeps the baseline ISA. ARM64
-// always has NEON. Other CPUs use the scalar loops.
+// Dispatch: simd_dispatch.h (CSIMDDispatch), shared with the other C kernels: CPUID once on x86-64
+// (each kernel compiled with a target attribute, the rest of the package keeps the baseline ISA), NEON
+// always on ARM64, the scalar loops elsewhere.
 #include "json_simd.h"
 
-#if defined(__x86_64__) || defined(_M_X64)
-#define JSON_X86 1
-#include <cpuid.h>
-#include <immintrin.h>
-#elif defined(__aarch64__) || defined(_M_ARM64)
-#define JSON_NEON 1
-#include <arm_neon.h>
-#endif
+#include "simd_dispatch.h"
 
 static inline int structural(uint8_t c) { return c == '"' || c == '\\' || c < 0x20; }
 
@@ -125,7 +118,7 @@ static const uint8_t incomplete_max[32] = {
     255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1,
 };
 
-#if JSON_X86
+#if SIMD_X86
 /// The answer once a block at `i` has a structural byte at bit `k` of `mask`; `high` holds the top bits of
 /// the bytes before the block, `h` those of the block.
 static inline uint64_t found(size_t i, uint32_t k, uint64_t high, uint64_t h) {
@@ -263,25 +256,9 @@ static int utf8_avx2(const uint8_t *p, size_t n) {
     error = _mm256_or_si256(error, incomplete);
     return _mm256_testz_si256(error, error) ? 1 : 0;
 }
-
-static int cpu_kernel(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    int ssse3 = (c >> 9) & 1;
-    int osxsave = (c >> 27) & 1;
-    int avx = (c >> 28) & 1;
-    int avx2 = 0;
-    if (osxsave && avx) {
-        unsigned lo, hi;
-        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-        (void)hi;
-        if ((lo & 6) == 6 && __get_cpuid_count(7, 0, &a, &b, &c, &d)) avx2 = (b >> 5) & 1;
-    }
-    return avx2 && ssse3 ? 2 : ssse3 ? 1 : 0;
-}
 #endif
 
-#if JSON_NEON
+#if SIMD_NEON
 /// One bit per byte of a 0x00/0xFF mask, in 4-bit groups: byte k is bits 4k..4k+3 (the `shrn` narrowing).
 static inline uint64_t neon_mask(uint8x16_t m) {
     return vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(m), 4)), 0);
@@ -351,53 +328,21 @@ static int utf8_neon(const uint8_t *p, size_t n) {
 }
 #endif
 
-// 0 scalar, 1 SSSE3, 2 AVX2, 3 NEON; -1 not yet decided. Relaxed atomics: every thread that finds -1
-// computes the same value.
+// This library's kernel (simd_dispatch.h): -1 until first used.
 static int chosen = -1;
 
-static int detect(void) {
-#if JSON_X86
-    return cpu_kernel();
-#elif JSON_NEON
-    return 3;
-#else
-    return 0;
-#endif
-}
+int json_simd_kernel(void) { return simd_kernel(&chosen); }
 
-int json_simd_kernel(void) {
-    int k = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
-    if (k < 0) {
-        k = detect();
-        __atomic_store_n(&chosen, k, __ATOMIC_RELAXED);
-    }
-    return k;
-}
-
-int json_simd_force_kernel(int kernel) {
-    int best = detect();
-    int k = json_simd_kernel();
-    if (kernel < 0) {
-        k = best;
-    } else if (kernel == 0) {
-        k = 0;
-    } else if (kernel == 3 && best == 3) {
-        k = 3;
-    } else if (kernel <= 2 && best <= 2 && kernel <= best) {
-        k = kernel;
-    }
-    __atomic_store_n(&chosen, k, __ATOMIC_RELAXED);
-    return k;
-}
+int json_simd_force_kernel(int kernel) { return simd_force_kernel(&chosen, kernel); }
 
 uint64_t json_scan_string(const uint8_t *p, size_t n) {
     switch (json_simd_kernel()) {
-#if JSON_X86
-    case 2: return scan_avx2(p, n);
-    case 1: return scan_ssse3(p, n);
+#if SIMD_X86
+    case SIMD_KERNEL_AVX2: return scan_avx2(p, n);
+    case SIMD_KERNEL_SSSE3: return scan_ssse3(p, n);
 #endif
-#if JSON_NEON
-    case 3: return scan_neon(p, n);
+#if SIMD_NEON
+    case SIMD_KERNEL_NEON: return scan_neon(p, n);
 #endif
     default: return json_scan_string_scalar(p, n);
     }
@@ -405,12 +350,12 @@ uint64_t json_scan_string(const uint8_t *p, size_t n) {
 
 int json_utf8_valid(const uint8_t *p, size_t n) {
     switch (json_simd_kernel()) {
-#if JSON_X86
-    case 2: return utf8_avx2(p, n);
-    case 1: return utf8_ssse3(p, n);
+#if SIMD_X86
+    case SIMD_KERNEL_AVX2: return utf8_avx2(p, n);
+    case SIMD_KERNEL_SSSE3: return utf8_ssse3(p, n);
 #endif
-#if JSON_NEON
-    case 3: return utf8_neon(p, n);
+#if SIMD_NEON
+    case SIMD_KERNEL_NEON: return utf8_neon(p, n);
 #endif
     default: return json_utf8_valid_scalar(p, n);
     }

@@ -82,6 +82,6 @@ func _exitProcess(_ status: Int32) -> Never {
 func onSignal(_ sig: Int32) -> @Sendable () -> Void {
     {
         OutputFile.removeUnfinishedFiles()
-        _exitProcess(128 + sig)
+        _exitProcess(ExitStatus.signalled(sig))
     }
 }

@@ -50,12 +50,9 @@ public final class GzipDecoder {
     private let fd: Int32
     private let options: Options
     private let inflater: _Inflater
-    // The input buffer: bytes [inputPos, inputEnd) are read but not yet consumed.
-    private let input: UnsafeMutableRawBufferPointer
-    private var inputPos = 0
-    private var inputEnd = 0
-    /// Compressed bytes read from `fd` before the start of `input`.
-    private var inputBase: Int64 = 0
+    /// The input buffer (bytes `[file.pos, file.end)` read but not yet consumed) and the compressed bytes
+    /// read from `fd` before its start (`file.base`).
+    private var file: _InputFile
     private var sawEOF = false
     private var finished = false
     /// Whether the next byte starts a member (true at the start and after each member's trailer).
@@ -73,25 +70,16 @@ public final class GzipDecoder {
     public init(
         fileDescriptor: Int32, path: String? = nil, initialBytes: [UInt8] = [], options: Options = Options()
     ) throws(ZstdError) {
-        precondition(initialBytes.count <= 64 << 10, "GzipDecoder: at most 64 KiB of initial bytes")
         self.fd = fileDescriptor
         self.path = path
         self.options = options
         self.inflater = try _Inflater()
-        self.input = .allocate(byteCount: Self.inputSize, alignment: 16)
-        if !initialBytes.isEmpty {
-            initialBytes.withUnsafeBytes { input.copyMemory(from: $0) }
-            inputEnd = initialBytes.count
-        }
+        self.file = _InputFile(capacity: Self.inputSize, initialBytes: initialBytes, decoder: "GzipDecoder")
     }
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String) throws(ZstdError) {
-        let fd: Int32
-        switch _Sys.open(path, O_RDONLY) {
-        case .success(let value): fd = value
-        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
-        }
+        let fd = try _InputFile.open(path)
         do throws(ZstdError) {
             try self.init(fileDescriptor: fd, path: path, options: Options(closeWhenDone: true))
         } catch {
@@ -101,12 +89,12 @@ public final class GzipDecoder {
     }
 
     deinit {
-        input.deallocate()
+        file.deallocate()
         if options.closeWhenDone { _Sys.close(fd) }
     }
 
     /// Compressed bytes consumed from the input so far.
-    public var compressedBytesConsumed: Int64 { inputBase + Int64(inputPos) }
+    public var compressedBytesConsumed: Int64 { file.consumed }
 
     /// Always `true`: the input is gzip (the same question as ``ZstdDecoder/isCompressed``).
     public var isCompressed: Bool? { true }
@@ -126,26 +114,26 @@ public final class GzipDecoder {
             if betweenMembers {
                 // At the end of the input between members: the stream is complete.
                 try fill(atLeast: 2)
-                if inputPos == inputEnd {
+                if file.pos == file.end {
                     finished = true
                     return 0
                 }
-                if input[inputPos] == 0 {
+                if file.input[file.pos] == 0 {
                     // Zeros after the last member (tape blocks, a padded copy): the end, as `gzip -dc` reads it.
                     try skipZeroPadding()
                     finished = true
                     return 0
                 }
-                if inputEnd - inputPos == 1 && input[inputPos] == 0x1F {
+                if file.end - file.pos == 1 && file.input[file.pos] == 0x1F {
                     // The input ends inside the magic number of another member.
-                    inputPos += 1
+                    file.pos += 1
                     throw fail(
                         ZstdError(
                             .truncated, offset: compressedBytesConsumed, path: path,
                             detail: "the last member is incomplete", format: "gzip"))
                 }
-                guard inputEnd - inputPos >= 2, input[inputPos] == 0x1F, input[inputPos + 1] == 0x8B else {
-                    let what = inputEnd - inputPos < 2 ? "one byte" : "bytes that do not start another member"
+                guard file.end - file.pos >= 2, file.input[file.pos] == 0x1F, file.input[file.pos + 1] == 0x8B else {
+                    let what = file.end - file.pos < 2 ? "one byte" : "bytes that do not start another member"
                     throw fail(
                         ZstdError(
                             .corrupt, offset: compressedBytesConsumed, path: path,
@@ -153,15 +141,15 @@ public final class GzipDecoder {
                 }
                 betweenMembers = false
             }
-            if inputPos == inputEnd { try fill(atLeast: 1) }
-            if inputPos == inputEnd {
+            if file.pos == file.end { try fill(atLeast: 1) }
+            if file.pos == file.end {
                 throw fail(
                     ZstdError(
                         .truncated, offset: compressedBytesConsumed, path: path,
                         detail: "the last member is incomplete", format: "gzip"))
             }
-            let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[inputPos..<inputEnd]), into: buffer)
-            inputPos += step.consumed
+            let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: file.input[file.pos..<file.end]), into: buffer)
+            file.pos += step.consumed
             if step.failed {
                 let error = ZstdError(
                     .corrupt, offset: compressedBytesConsumed, path: path,
@@ -193,23 +181,14 @@ public final class GzipDecoder {
 
     /// Reads until at least `count` unconsumed bytes are in the input buffer or the input ends.
     private func fill(atLeast count: Int) throws(ZstdError) {
-        while inputEnd - inputPos < count && !sawEOF {
-            if inputPos > 0 {
-                let left = inputEnd - inputPos
-                if left > 0, let base = input.baseAddress {
-                    // Overlapping move of the unconsumed tail to the front.
-                    memmove(base, base + inputPos, left)
-                }
-                inputBase += Int64(inputPos)
-                inputEnd = left
-                inputPos = 0
-            }
-            switch _Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: input[inputEnd...])) {
+        while file.end - file.pos < count && !sawEOF {
+            file.compact()
+            switch _Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: file.input[file.end...])) {
             case .success(0): sawEOF = true
-            case .success(let n): inputEnd += n
+            case .success(let n): file.end += n
             case .failure(let code):
                 throw fail(
-                    ZstdError(.readFailed, offset: inputBase + Int64(inputEnd), errno: code.code, path: path, format: "gzip"))
+                    ZstdError(.readFailed, offset: file.base + Int64(file.end), errno: code.code, path: path, format: "gzip"))
             }
         }
     }
@@ -218,8 +197,8 @@ public final class GzipDecoder {
     /// `.corrupt` at the first byte that is not zero.
     private func skipZeroPadding() throws(ZstdError) {
         while true {
-            while inputPos < inputEnd && input[inputPos] == 0 { inputPos += 1 }
-            if inputPos < inputEnd {
+            while file.pos < file.end && file.input[file.pos] == 0 { file.pos += 1 }
+            if file.pos < file.end {
                 throw fail(
                     ZstdError(
                         .corrupt, offset: compressedBytesConsumed, path: path,

@@ -56,12 +56,9 @@ public final class ZstdDecoder {
     private let options: Options
     private let context: _DContext
     private var mode: Mode = .sniffing
-    // The input buffer: bytes [inputPos, inputEnd) are read but not yet consumed.
-    private let input: UnsafeMutableRawBufferPointer
-    private var inputPos = 0
-    private var inputEnd = 0
-    /// Compressed bytes read from `fd` before the start of `input`.
-    private var inputBase: Int64 = 0
+    /// The input buffer (bytes `[file.pos, file.end)` read but not yet consumed) and the compressed bytes
+    /// read from `fd` before its start (`file.base`).
+    private var file: _InputFile
     private var sawEOF = false
     private var finished = false
     /// libzstd's last hint: 0 when the last frame is complete.
@@ -85,7 +82,6 @@ public final class ZstdDecoder {
     public init(
         fileDescriptor: Int32, path: String? = nil, initialBytes: [UInt8] = [], options: Options = Options()
     ) throws(ZstdError) {
-        precondition(initialBytes.count <= 64 << 10, "ZstdDecoder: at most 64 KiB of initial bytes")
         self.fd = fileDescriptor
         self.options = options
         self.path = path
@@ -93,20 +89,12 @@ public final class ZstdDecoder {
         let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
         self.windowLogMax = logMax
         self.context = try _DContext(windowLogMax: logMax)
-        self.input = .allocate(byteCount: max(_Zstd.recommendedInputSize, initialBytes.count), alignment: 16)
-        if !initialBytes.isEmpty {
-            initialBytes.withUnsafeBytes { input.copyMemory(from: $0) }
-            inputEnd = initialBytes.count
-        }
+        self.file = _InputFile(capacity: _Zstd.recommendedInputSize, initialBytes: initialBytes, decoder: "ZstdDecoder")
     }
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String, options: Options = Options()) throws(ZstdError) {
-        let fd: Int32
-        switch _Sys.open(path, O_RDONLY) {
-        case .success(let value): fd = value
-        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
-        }
+        let fd = try _InputFile.open(path)
         var options = options
         options.closeWhenDone = true
         do throws(ZstdError) {
@@ -118,12 +106,12 @@ public final class ZstdDecoder {
     }
 
     deinit {
-        input.deallocate()
+        file.deallocate()
         if options.closeWhenDone && !closed { _Sys.close(fd) }
     }
 
     /// Compressed (raw) bytes consumed from the input so far.
-    public var compressedBytesConsumed: Int64 { inputBase + Int64(inputPos) }
+    public var compressedBytesConsumed: Int64 { file.consumed }
 
     /// Whether the input was zstd (`true`), plain (`false`), or not looked at yet (`nil`).
     public var isCompressed: Bool? {
@@ -167,22 +155,13 @@ public final class ZstdDecoder {
 
     /// Refills the input buffer (after moving unconsumed bytes to its front). Sets `sawEOF` at the end.
     private func refill() throws(ZstdError) {
-        if inputPos > 0 {
-            let left = inputEnd - inputPos
-            if left > 0, let base = input.baseAddress {
-                // Overlapping move of the unconsumed tail to the front.
-                memmove(base, base + inputPos, left)
-            }
-            inputBase += Int64(inputPos)
-            inputEnd = left
-            inputPos = 0
-        }
-        guard inputEnd < input.count else { return }
-        switch _Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: input[inputEnd...])) {
+        file.compact()
+        guard file.end < file.input.count else { return }
+        switch _Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: file.input[file.end...])) {
         case .success(0): sawEOF = true
-        case .success(let n): inputEnd += n
+        case .success(let n): file.end += n
         case .failure(let code):
-            throw fail(ZstdError(.readFailed, offset: inputBase + Int64(inputEnd), errno: code.code, path: path))
+            throw fail(ZstdError(.readFailed, offset: file.base + Int64(file.end), errno: code.code, path: path))
         }
     }
 
@@ -195,12 +174,12 @@ public final class ZstdDecoder {
 
     /// Reads until 4 bytes or EOF are there, then picks zstd or pass-through.
     private func sniff() throws(ZstdError) {
-        while inputEnd - inputPos < 4 && !sawEOF { try refill() }
-        if inputEnd - inputPos < 4 {
+        while file.end - file.pos < 4 && !sawEOF { try refill() }
+        if file.end - file.pos < 4 {
             mode = .passthrough
             return
         }
-        let magic = UInt32(littleEndian: input.loadUnaligned(fromByteOffset: inputPos, as: UInt32.self))
+        let magic = UInt32(littleEndian: file.input.loadUnaligned(fromByteOffset: file.pos, as: UInt32.self))
         if magic == _Zstd.frameMagic || magic & _Zstd.skippableMagicMask == _Zstd.skippableMagicStart {
             mode = .zstd
         } else {
@@ -209,47 +188,47 @@ public final class ZstdDecoder {
     }
 
     private func readPlain(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
-        if inputPos == inputEnd {
+        if file.pos == file.end {
             if sawEOF {
                 finished = true
                 return 0
             }
             // Large reads go straight into the caller's buffer, without a copy.
-            if buffer.count >= input.count {
-                inputBase += Int64(inputEnd)
-                inputPos = 0
-                inputEnd = 0
+            if buffer.count >= file.input.count {
+                file.base += Int64(file.end)
+                file.pos = 0
+                file.end = 0
                 switch _Sys.read(fd, buffer) {
                 case .success(0):
                     sawEOF = true
                     finished = true
                     return 0
                 case .success(let n):
-                    inputBase += Int64(n)
+                    file.base += Int64(n)
                     return n
                 case .failure(let code):
-                    throw fail(ZstdError(.readFailed, offset: inputBase, errno: code.code, path: path))
+                    throw fail(ZstdError(.readFailed, offset: file.base, errno: code.code, path: path))
                 }
             }
             try refill()
-            if inputPos == inputEnd {
+            if file.pos == file.end {
                 finished = true
                 return 0
             }
         }
-        let n = min(buffer.count, inputEnd - inputPos)
-        buffer.baseAddress!.copyMemory(from: input.baseAddress! + inputPos, byteCount: n)
-        inputPos += n
+        let n = min(buffer.count, file.end - file.pos)
+        buffer.baseAddress!.copyMemory(from: file.input.baseAddress! + file.pos, byteCount: n)
+        file.pos += n
         return n
     }
 
     private func readZstd(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
         var output = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
         while true {
-            if inputPos == inputEnd && !sawEOF { try refill() }
-            var inBuf = ZSTD_inBuffer(src: UnsafeRawPointer(input.baseAddress! + inputPos), size: inputEnd - inputPos, pos: 0)
+            if file.pos == file.end && !sawEOF { try refill() }
+            var inBuf = ZSTD_inBuffer(src: UnsafeRawPointer(file.input.baseAddress! + file.pos), size: file.end - file.pos, pos: 0)
             let result = context.decompress(&output, &inBuf)
-            inputPos += inBuf.pos
+            file.pos += inBuf.pos
             switch result {
             case .failure(let e):
                 let error: ZstdError
@@ -260,7 +239,7 @@ public final class ZstdDecoder {
                 } else {
                     let place = _DamageLocator.locate(
                         fd: fd, base: startOffset, frameStart: frameStart, consumed: compressedBytesConsumed,
-                        handed: inputBase + Int64(inputEnd), checksum: e.code == _Zstd.checksumWrongCode,
+                        handed: file.base + Int64(file.end), checksum: e.code == _Zstd.checksumWrongCode,
                         windowLogMax: windowLogMax)
                     error = ZstdError(
                         .corrupt, damagedRange: place.range, libzstdName: e.name, path: path, detail: place.detail)
@@ -278,7 +257,7 @@ public final class ZstdDecoder {
                 }
             }
             if output.pos > 0 { return output.pos }
-            if inputPos == inputEnd && sawEOF {
+            if file.pos == file.end && sawEOF {
                 if lastHint != 0 {
                     throw fail(
                         ZstdError(

@@ -158,11 +158,7 @@ public final class ZstdParallelDecoder {
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String, options: Options = Options()) throws(ZstdError) {
-        let fd: Int32
-        switch _Sys.open(path, O_RDONLY) {
-        case .success(let value): fd = value
-        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
-        }
+        let fd = try _InputFile.open(path)
         var options = options
         options.closeWhenDone = true
         do throws(ZstdError) {

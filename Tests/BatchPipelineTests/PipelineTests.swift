@@ -509,6 +509,41 @@ final class PipelineTests: XCTestCase {
         XCTAssertTrue(XMLParser(data: Data(wellFormed.utf8)).parse())
     }
 
+    /// The one XML escaper (issue 25): record fields and verdict attributes alike escape `&`, `<`, `>` and
+    /// `"` (the verdict's copy used not to escape `>`) and write tab, line feed and carriage return as
+    /// references, so that an XML parser reads back exactly the body and the rule name written.
+    func testXMLOutputEscapesBodiesAndRuleNamesAlikeAndReadsBack() throws {
+        let name = "a>b<c&d\"e'f"
+        let rules = try RuleSet.parse(yaml: """
+            version: 1
+            rules:
+              - {name: '\(name.replacingOccurrences(of: "'", with: "''"))', action: junk, keywords: ["prize"]}
+            """, file: "xml-names.yaml")
+        let body = "win a prize <now> & \"more\"\tthen\nnext\rend"
+        let line = try JSONSerialization.data(withJSONObject: ["id": "1", "body": body])
+        let path = try file("names.jsonl", Array(line) + [0x0A])
+        let outcome = try run([path], ruleSet: rules) { $0.outputFormat = .xml }
+        XCTAssertEqual(outcome.counts.labelled, 1)
+        let text = String(decoding: outcome.output, as: UTF8.self)
+        XCTAssertTrue(text.contains("filter_rule=\"a&gt;b&lt;c&amp;d&quot;e'f\""), text)
+        XCTAssertTrue(text.contains("body=\"win a prize &lt;now&gt; &amp; &quot;more&quot;&#9;then&#10;next&#13;end\""), text)
+
+        final class Attributes: NSObject, XMLParserDelegate {
+            var sms: [[String: String]] = []
+            func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
+                        qualifiedName: String?, attributes: [String: String] = [:]) {
+                if element == "sms" { sms.append(attributes) }
+            }
+        }
+        let parser = XMLParser(data: Data(outcome.output))
+        let attributes = Attributes()
+        parser.delegate = attributes
+        XCTAssertTrue(parser.parse(), "the XML output is well-formed")
+        XCTAssertEqual(attributes.sms.count, 1)
+        XCTAssertEqual(attributes.sms.first?["filter_rule"], name)
+        XCTAssertEqual(attributes.sms.first?["body"], body)
+    }
+
     func testLabelsOnlyUsesIdsOrLineNumbers() throws {
         let path = try file("l.jsonl", Array("{\"id\": \"a\", \"body\": \"x\"}\n\n{\"body\": \"y\"}\n".utf8))
         let outcome = try run([path]) { $0.labelsOnly = true }

@@ -75,7 +75,7 @@ public struct ExportOptions: Sendable {
     /// What the outputs do with a regular file already at their path (``OutputFile/Existing``).
     public var existing = OutputFile.Existing.replace
     /// Longest record read; a longer one is skipped and counted.
-    public var maxRecord = 64 << 20
+    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Worker threads (the same chunk fan-out as `classify`).
     public var threads = 2
     /// Bytes of records per work unit.

@@ -210,7 +210,7 @@ final class _CSVFramer: _Framer {
 
     func atEnd(_ buffer: UnsafeRawBufferPointer) -> _FramerDecision {
         _ = advance(buffer)
-        return cutOpenQuote(buffer) ?? .whole(damage: nil)
+        return cutOpenQuote(buffer) ?? .records(end: buffer.count, damage: nil)
     }
 
     /// In a quoted field that never closed: reject the row up to the first newline after the opening quote.

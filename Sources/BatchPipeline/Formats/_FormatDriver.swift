@@ -47,7 +47,7 @@ struct _ReadOptions: Sendable {
     var fields = FieldNames()
     /// CSV/TSV: whether the first row names the columns.
     var hasHeader = true
-    var maxRecord = 64 << 20
+    var maxRecord = RecordLimits.defaultMaxRecord
     var chunkSize = 1 << 20
     var stdinName = "<stdin>"
     var maxWindowBytes = 128 << 20

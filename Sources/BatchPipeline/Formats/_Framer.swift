@@ -12,11 +12,14 @@
 // a newline; CSV at a newline outside a quoted field, a quote being special only at the start of a field;
 // XML between constructs (and inside comments, CDATA and processing instructions, which pass through).
 
-/// What to do with the bytes at the start of the buffer when no boundary can be found in them.
+/// What to do with the bytes of the reader's buffer: what a framer answers when no boundary can be found in
+/// them (over-long, or at the end of the input), and what the reader then does with the chunk (one enum for
+/// both).
 enum _FramerDecision {
-    /// The bytes are whole records (at the end of the input), with damage to report when the input ended
-    /// inside a construct (an XML comment or tag never closed): a message and its offset in the buffer.
-    case whole(damage: (message: String, at: Int)?)
+    /// `[0, end)` are whole records, handed over; the bytes after them are carried to the next chunk. At the
+    /// end of the input `end` is every byte, with `damage` to report when the input ended inside a construct
+    /// (an XML comment or tag never closed): a message and its offset in the buffer.
+    case records(end: Int, damage: (message: String, at: Int)?)
     /// `[0, recordsEnd)` are whole records, `[recordsEnd, rejectEnd)` is a record to reject with `reason`,
     /// and the bytes after it are read again as records (a CSV quote that never closes).
     case cut(recordsEnd: Int, rejectEnd: Int, reason: String, category: String)
@@ -62,7 +65,7 @@ final class _LineFramer: _Framer {
 
     func overlong(_ buffer: UnsafeRawBufferPointer) -> _FramerDecision { .stream(passThrough: false, mms: false) }
 
-    func atEnd(_ buffer: UnsafeRawBufferPointer) -> _FramerDecision { .whole(damage: nil) }
+    func atEnd(_ buffer: UnsafeRawBufferPointer) -> _FramerDecision { .records(end: buffer.count, damage: nil) }
 
     func skip(_ block: UnsafeRawBufferPointer) -> Int? { _find(0x0A, in: block, from: 0, to: block.count).map { $0 + 1 } }
 

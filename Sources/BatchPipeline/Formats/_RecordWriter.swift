@@ -203,21 +203,8 @@ final class _XMLWriter: _RecordWriter {
         out.append(UInt8(ascii: " "))
         out.append(name)
         out.append("=\"")
-        for b in value {
-            switch b {
-            case UInt8(ascii: "&"): out.append("&amp;")
-            case UInt8(ascii: "<"): out.append("&lt;")
-            case UInt8(ascii: ">"): out.append("&gt;")
-            case UInt8(ascii: "\""): out.append("&quot;")
-            case 0x09, 0x0A, 0x0D:
-                // Written as references, or an XML parser would turn them into spaces (attribute-value
-                // normalisation); other controls were refused (``refusal(_:)``).
-                out.append("&#")
-                out.appendDecimal(Int(b))
-                out.append(UInt8(ascii: ";"))
-            default: out.append(b)
-            }
-        }
+        // Other controls than tab, line feed and carriage return were refused (``refusal(_:)``).
+        out.appendXMLAttributeValue(value)
         out.append(UInt8(ascii: "\""))
     }
 }

@@ -245,13 +245,13 @@ final class _XMLFramer: _Framer {
     func atEnd(_ buffer: UnsafeRawBufferPointer) -> _FramerDecision {
         _ = advance(buffer)
         if kind != .text {
-            return .whole(damage: ("unclosed \(kind.name)", start))
+            return .records(end: buffer.count, damage: ("unclosed \(kind.name)", start))
         }
         if scanned < buffer.count {
             // A `<` whose construct could not be told: the input ends in markup.
-            return .whole(damage: ("unclosed markup (<)", scanned))
+            return .records(end: buffer.count, damage: ("unclosed markup (<)", scanned))
         }
-        return .whole(damage: nil)
+        return .records(end: buffer.count, damage: nil)
     }
 
     /// Streaming past an over-long tag or declaration: it ends at its closing `>`.

@@ -48,21 +48,3 @@ public struct CorpusGenerator {
         return total
     }
 }
-
-/// SplitMix64: small, fast, good enough for synthetic text.
-struct _SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    @inline(__always)
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    @inline(__always)
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    @inline(__always)
-    mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
-}

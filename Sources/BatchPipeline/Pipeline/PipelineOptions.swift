@@ -40,7 +40,7 @@ public struct PipelineOptions: Sendable {
         return min(1 << 20, max(256 << 10, fitting))
     }
     /// The longest record processed whole; a longer one is rejected with its length.
-    public var maxRecord = 64 << 20
+    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Stop at the first malformed record (exit 65) instead of rejecting it and going on.
     public var strict = false
     /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).

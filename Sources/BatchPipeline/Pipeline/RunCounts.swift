@@ -260,38 +260,3 @@ extension RunCounts {
         return try _CountFileReader(file: path).read(data)
     }
 }
-
-/// Deterministic sharding of a manifest of archives.
-public enum Manifest {
-    /// The archives listed in a manifest: one path or URI per line; blank lines and `#` comments skipped.
-    /// - Throws: ``PipelineError`` (input missing) when it cannot be read.
-    public static func read(path: String) throws(PipelineError) -> [String] {
-        let data: Data
-        do { data = try BoundedFile.read(path, limit: 1 << 30) } catch { throw PipelineError(.inputMissing, "\(path): \(error.detail)") }
-        let text = String(decoding: data, as: UTF8.self)
-        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
-
-    /// Whether `entry` belongs to shard `k` of `n` (1-based): by a 64-bit FNV-1a hash of the entry, so an
-    /// archive keeps its shard when the manifest grows or is reordered.
-    public static func belongs(_ entry: String, shard k: Int, of n: Int) -> Bool {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in entry.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        return Int(hash % UInt64(n)) == k - 1
-    }
-}
-
-/// `n` with a comma every three digits (`1234567` → `1,234,567`), for tables and progress lines.
-public func groupedDigits(_ n: Int) -> String {
-    let digits = String(n.magnitude)
-    var out = n < 0 ? "-" : ""
-    for (i, c) in digits.enumerated() {
-        if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-        out.append(c)
-    }
-    return out
-}

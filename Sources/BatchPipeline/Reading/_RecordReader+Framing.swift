@@ -4,20 +4,10 @@
 
 import Dispatch
 
-/// What the reader does with the chunk it filled.
-enum _ReaderStep {
-    /// Hand `[0, boundary)` over as records; carry the rest.
-    case records(Int)
-    /// Hand `[0, recordsEnd)` over, reject `[recordsEnd, rejectEnd)`, read the rest again.
-    case cut(recordsEnd: Int, rejectEnd: Int, reason: String, category: String)
-    /// The record at the start is over-long: stream it in pieces.
-    case stream(passThrough: Bool, mms: Bool)
-}
-
 extension _RecordReader {
     /// Fills the chunk until the framer finds a boundary (growing it for a long record up to
     /// `--max-record`, a chunk at a time, with the pool's over-long budget), or the input ends.
-    func frame(_ cursor: _FileCursor, _ chunk: _Chunk) -> _ReaderStep {
+    func frame(_ cursor: _FileCursor, _ chunk: _Chunk) -> _FramerDecision {
         let framer = cursor.framer!
         var limit = max(options.chunkSize, chunk.input.count + 1)
         while true {
@@ -26,13 +16,11 @@ extension _RecordReader {
             defer { if collectStats { addFrameNanos(DispatchTime.now().uptimeNanoseconds - t0) } }
             let bytes = chunk.input.bytes
             if cursor.eof { return end(cursor, framer, bytes) }
-            if let boundary = framer.advance(bytes) { return .records(boundary) }
+            if let boundary = framer.advance(bytes) { return .records(end: boundary, damage: nil) }
             if bytes.count >= options.maxRecord {
                 switch framer.overlong(bytes) {
-                case .cut(let recordsEnd, let rejectEnd, let reason, let category):
-                    return .cut(recordsEnd: recordsEnd, rejectEnd: rejectEnd, reason: reason, category: category)
-                case .stream(let passThrough, let mms): return .stream(passThrough: passThrough, mms: mms)
-                case .whole: return .records(bytes.count)
+                case .records: return .records(end: bytes.count, damage: nil)
+                case let decision: return decision
                 }
             }
             // One chunk more at a time (the framer scans only the new bytes): the chunk stops within a
@@ -42,25 +30,23 @@ extension _RecordReader {
     }
 
     /// The input ended (or failed): what the bytes in the buffer are.
-    private func end(_ cursor: _FileCursor, _ framer: _Framer, _ bytes: UnsafeRawBufferPointer) -> _ReaderStep {
+    private func end(_ cursor: _FileCursor, _ framer: _Framer, _ bytes: UnsafeRawBufferPointer) -> _FramerDecision {
         if cursor.readFailed {
             // Damage: whole records before it are handed over; a partial one after them is rejected whole.
             let boundary = framer.advance(bytes) ?? 0
             if boundary < bytes.count {
                 return .cut(recordsEnd: boundary, rejectEnd: bytes.count, reason: "record cut off by damaged input", category: "record cut off by damaged input")
             }
-            return .records(bytes.count)
+            return .records(end: bytes.count, damage: nil)
         }
         switch framer.atEnd(bytes) {
-        case .whole(let damage):
+        case .records(_, let damage):
             if let damage, cursor.error == nil {
                 cursor.error = "\(cursor.displayPath): \(damage.message) at byte offset \(cursor.offset + Int64(damage.at))"
             }
-            return .records(bytes.count)
-        case .cut(let recordsEnd, let rejectEnd, let reason, let category):
-            return .cut(recordsEnd: recordsEnd, rejectEnd: rejectEnd, reason: reason, category: category)
-        case .stream(let passThrough, let mms):
-            return .stream(passThrough: passThrough, mms: mms)
+            return .records(end: bytes.count, damage: nil)
+        case let decision:
+            return decision
         }
     }
 
@@ -116,7 +102,7 @@ extension _RecordReader {
     /// the bytes after it are carried over.
     func stream(_ first: _Chunk, _ cursor: _FileCursor, passThrough: Bool, mms: Bool) {
         let framer = cursor.framer!
-        let reason = "record longer than --max-record (\(options.maxRecord) bytes)"
+        let reason = options.overlongReason
         let line = cursor.line
         var length = 0
         var chunk = first

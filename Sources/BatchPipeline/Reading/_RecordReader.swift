@@ -180,7 +180,7 @@ final class _RecordReader {
             }
             let step = frame(cursor, chunk)
             switch step {
-            case .records(let boundary): handOverRecords(chunk, cursor, upTo: boundary)
+            case .records(let boundary, _): handOverRecords(chunk, cursor, upTo: boundary)
             case .cut(let recordsEnd, let rejectEnd, let reason, let category):
                 handOverCut(chunk, cursor, recordsEnd: recordsEnd, rejectEnd: rejectEnd, reason: reason, category: category)
             case .stream(let passThrough, let mms):

@@ -11,7 +11,7 @@ extension _Chunk {
     func forEachRejected(_ body: (String, Int) -> Void) {
         for r in rejects { body(r.category, firstLine + r.relativeLine) }
         if let r = tailReject { body(r.category, firstLine + r.relativeLine) }
-        if let p = piece, p.isLast, !p.passThrough { body("record longer than --max-record", p.line) }
+        if let p = piece, p.isLast, !p.passThrough { body(_ReadOptions.overlongCategory, p.line) }
     }
 
     /// The decoded id of record `r` (a JSON string's content, any other value's text), or nil.

@@ -57,16 +57,43 @@ public struct SenderInfo: Sendable, Equatable {
     ///   - defaultCountryCode: the country calling code given to national numbers without one.
     /// - Complexity: O(n) in the sender's length, no allocation.
     public static func classify(_ bytes: UnsafeRawBufferPointer?, defaultCountryCode: Int32) -> SenderInfo {
-        var info = SenderInfo(kind: .unknown, number: 0, countryCode: 0, traiOperator: 0, traiCircle: 0,
-                              traiEntity: 0..<0, traiSuffix: nil)
-        guard let bytes, !bytes.isEmpty else { return info }
+        guard let bytes, !bytes.isEmpty else { return .unknown }
+        let (lo, hi) = trimmed(bytes)
+        if lo == hi { return .unknown }
+        if isEmail(bytes, lo, hi) { return SenderInfo.unknown.with(kind: .email) }
+        if let number = number(bytes, lo, hi, defaultCountryCode: defaultCountryCode) { return number }
+        return alphanumeric(bytes, lo, hi)
+    }
+
+    // MARK: Steps of classify (each on the trimmed bytes [lo, hi))
+
+    /// Nothing known: ``SenderKind/unknown``, every other field empty.
+    static var unknown: SenderInfo {
+        SenderInfo(kind: .unknown, number: 0, countryCode: 0, traiOperator: 0, traiCircle: 0, traiEntity: 0..<0, traiSuffix: nil)
+    }
+
+    @inline(__always)
+    private func with(kind: SenderKind, number: Int64 = 0, countryCode: Int32 = 0) -> SenderInfo {
+        var info = self
+        info.kind = kind
+        info.number = number
+        info.countryCode = countryCode
+        return info
+    }
+
+    /// The sender without leading and trailing spaces and tabs.
+    @inline(__always)
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> (lo: Int, hi: Int) {
         var lo = 0
         var hi = bytes.count
         while lo < hi, bytes[lo] == 0x20 || bytes[lo] == 0x09 { lo += 1 }
         while hi > lo, bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09 { hi -= 1 }
-        if lo == hi { return info }
+        return (lo, hi)
+    }
 
-        // Email: one "@" with something before it and a dot after it, no spaces.
+    /// Email: one "@" with something before it and a dot after it, no spaces.
+    @inline(__always)
+    private static func isEmail(_ bytes: UnsafeRawBufferPointer, _ lo: Int, _ hi: Int) -> Bool {
         var at = -1
         var hasSpace = false
         for i in lo..<hi {
@@ -81,12 +108,13 @@ public struct SenderInfo: Sendable, Equatable {
                 i += 1
             }
         }
-        if at > lo, !hasSpace, dotAfterAt {
-            info.kind = .email
-            return info
-        }
+        return at > lo && !hasSpace && dotAfterAt
+    }
 
-        // Numbers: optional "+", digits, and separators (space, -, ., parentheses).
+    /// Numbers: optional "+", digits, and separators (space, -, ., parentheses). Nil when the sender is not
+    /// such a number (it may be alphanumeric); otherwise a phone number, a short code, or unknown.
+    @inline(__always)
+    private static func number(_ bytes: UnsafeRawBufferPointer, _ lo: Int, _ hi: Int, defaultCountryCode: Int32) -> SenderInfo? {
         var digits = 0
         var value: Int64 = 0
         var plus = false
@@ -104,53 +132,43 @@ public struct SenderInfo: Sendable, Equatable {
             }
             if !numeric { break }
         }
-        if numeric, digits > 0, !overflow {
-            var leadingZeros = 0
-            for i in lo..<hi where bytes[i] != 0x2B {
-                guard bytes[i] >= 0x30, bytes[i] <= 0x39 else { continue }
-                if bytes[i] == 0x30 { leadingZeros += 1 } else { break }
-            }
-            let significant = digits - leadingZeros
-            if plus || (leadingZeros >= 2 && significant >= 7) {
-                // International: +CC… or 00CC…
-                if (7...15).contains(significant), let cc = SenderInfo.countryCode(of: value, digits: significant) {
-                    info.kind = .phoneNumber
-                    info.number = value
-                    info.countryCode = cc
-                    return info
-                }
-            } else if (3...8).contains(digits) {
-                info.kind = .shortCode
-                info.number = value
-                return info
-            } else if digits >= 9, digits <= 15 {
-                // 11+ digits that start with a known country code: written without "+".
-                if leadingZeros == 0, digits >= 11, let cc = SenderInfo.countryCode(of: value, digits: digits),
-                   cc == defaultCountryCode || digits >= 12 {
-                    info.kind = .phoneNumber
-                    info.number = value
-                    info.countryCode = cc
-                    return info
-                }
-                // National: drop one trunk "0", prefix the default country code.
-                let national = value
-                let nationalDigits = significant
-                var scale: Int64 = 1
-                for _ in 0..<nationalDigits { scale &*= 10 }
-                let (product, o1) = Int64(defaultCountryCode).multipliedReportingOverflow(by: scale)
-                let (sum, o2) = product.addingReportingOverflow(national)
-                if !o1, !o2, defaultCountryCode > 0 {
-                    info.kind = .phoneNumber
-                    info.number = sum
-                    info.countryCode = defaultCountryCode
-                    return info
-                }
-            }
-            info.kind = .unknown
-            return info
+        guard numeric, digits > 0, !overflow else { return nil }
+        var leadingZeros = 0
+        for i in lo..<hi where bytes[i] != 0x2B {
+            guard bytes[i] >= 0x30, bytes[i] <= 0x39 else { continue }
+            if bytes[i] == 0x30 { leadingZeros += 1 } else { break }
         }
+        let significant = digits - leadingZeros
+        if plus || (leadingZeros >= 2 && significant >= 7) {
+            // International: +CC… or 00CC…
+            if (7...15).contains(significant), let cc = SenderInfo.countryCode(of: value, digits: significant) {
+                return SenderInfo.unknown.with(kind: .phoneNumber, number: value, countryCode: cc)
+            }
+        } else if (3...8).contains(digits) {
+            return SenderInfo.unknown.with(kind: .shortCode, number: value)
+        } else if digits >= 9, digits <= 15 {
+            // 11+ digits that start with a known country code: written without "+".
+            if leadingZeros == 0, digits >= 11, let cc = SenderInfo.countryCode(of: value, digits: digits),
+               cc == defaultCountryCode || digits >= 12 {
+                return SenderInfo.unknown.with(kind: .phoneNumber, number: value, countryCode: cc)
+            }
+            // National: drop one trunk "0", prefix the default country code.
+            var scale: Int64 = 1
+            for _ in 0..<significant { scale &*= 10 }
+            let (product, o1) = Int64(defaultCountryCode).multipliedReportingOverflow(by: scale)
+            let (sum, o2) = product.addingReportingOverflow(value)
+            if !o1, !o2, defaultCountryCode > 0 {
+                return SenderInfo.unknown.with(kind: .phoneNumber, number: sum, countryCode: defaultCountryCode)
+            }
+        }
+        return SenderInfo.unknown
+    }
 
-        // Alphanumeric, and TRAI DLT headers: XY-ENTITY or XY-ENTITY-S.
+    /// Alphanumeric (any ASCII letter or digit, or non-ASCII byte), and TRAI DLT headers: XY-ENTITY or
+    /// XY-ENTITY-S; unknown when the sender has none of those (only punctuation).
+    @inline(__always)
+    private static func alphanumeric(_ bytes: UnsafeRawBufferPointer, _ lo: Int, _ hi: Int) -> SenderInfo {
+        var info = SenderInfo.unknown
         var alnum = false
         for i in lo..<hi where SenderInfo.isASCIIAlnum(bytes[i]) || bytes[i] >= 0x80 { alnum = true; break }
         guard alnum else { return info }

@@ -245,33 +245,19 @@ final class _TextNormalizer {
 
     private func growScalars(_ needed: Int) {
         guard needed > scalarCapacity else { return }
-        var c = scalarCapacity
-        while c < needed { c *= 2 }
-        func grow<T>(_ p: inout UnsafeMutablePointer<T>) {
-            let n = UnsafeMutablePointer<T>.allocate(capacity: c)
-            n.moveInitialize(from: p, count: scalarCount)
-            p.deallocate()
-            p = n
-        }
-        grow(&scalars)
-        grow(&scalarStart)
-        grow(&scalarEnd)
+        let c = _GrowableStorage.capacity(from: scalarCapacity, toHold: needed)
+        _GrowableStorage.move(&scalars, count: scalarCount, toCapacity: c)
+        _GrowableStorage.move(&scalarStart, count: scalarCount, toCapacity: c)
+        _GrowableStorage.move(&scalarEnd, count: scalarCount, toCapacity: c)
         scalarCapacity = c
     }
 
     private func growBytes(_ needed: Int) {
         guard needed > capacity else { return }
-        var c = capacity
-        while c < needed { c *= 2 }
-        func grow<T>(_ p: inout UnsafeMutablePointer<T>) {
-            let n = UnsafeMutablePointer<T>.allocate(capacity: c)
-            n.moveInitialize(from: p, count: count)
-            p.deallocate()
-            p = n
-        }
-        grow(&bytes)
-        grow(&starts)
-        grow(&ends)
+        let c = _GrowableStorage.capacity(from: capacity, toHold: needed)
+        _GrowableStorage.move(&bytes, count: count, toCapacity: c)
+        _GrowableStorage.move(&starts, count: count, toCapacity: c)
+        _GrowableStorage.move(&ends, count: count, toCapacity: c)
         capacity = c
     }
 

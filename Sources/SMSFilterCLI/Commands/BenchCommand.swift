@@ -72,20 +72,14 @@ struct BenchCommand: ParsableCommand {
         let ruleSet = try CLI.loadRules(rules)
         if let phrasesFile {
             let text = (0..<ruleSet.phraseCount).map { ruleSet.phrase(at: $0) }.filter { !$0.contains("\n") }.joined(separator: "\n") + "\n"
-            do {
-                let file = try OutputFile(path: phrasesFile, existing: plan.existingPolicy)
-                try file.write(text)
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error)", code: 73)
-            }
+            try CLI.writeOutput(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
             return
         }
         let progress = ProgressLine()
         let showProgress = !quiet && CLI.stderrIsTerminal
-        func stage(_ text: String) { if showProgress { progress.show("bench: \(text)…") } }
+        let stage = { (text: String) in if showProgress { progress.show("bench: \(text)…") } }
         defer { progress.clear() }
-        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: 66) }
+        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: .inputMissing) }
         let threadCount = threads ?? CLI.cores
         let messages: LoadedMessages
         do {
@@ -93,41 +87,69 @@ struct BenchCommand: ParsableCommand {
         } catch {
             throw CLI.fail(error.description, code: error.exitCode)
         }
-        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no record with a body", code: 65) }
+        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no record with a body", code: .badInput) }
 
-        // Matcher: one classifier per thread over its share of the messages.
-        func classifyAll(threads: Int) -> Double {
-            let shares = (0..<threads).map { k in (messages.spans.count * k / threads)..<(messages.spans.count * (k + 1) / threads) }
-            let classifiers = (0..<threads).map { _ in _Box(Classifier(ruleSet: ruleSet)) }
-            let start = DispatchTime.now().uptimeNanoseconds
-            messages.buffer.withUnsafeBytes { buffer in
-                messages.spans.withUnsafeBufferPointer { spans in
-                    let box = _Box((buffer, spans))
-                    DispatchQueue.concurrentPerform(iterations: threads) { k in
-                        let (buffer, spans) = box.value
-                        let share = shares[k]
-                        var verdicts = [Verdict](repeating: Verdict(), count: 4096)
-                        var i = share.lowerBound
-                        verdicts.withUnsafeMutableBufferPointer { out in
-                            while i < share.upperBound {
-                                let n = min(4096, share.upperBound - i)
-                                classifiers[k].value.classify(
-                                    buffer: buffer, messages: UnsafeBufferPointer(rebasing: spans[i..<(i + n)]),
-                                    into: UnsafeMutableBufferPointer(rebasing: out[0..<n]))
-                                i += n
-                            }
+        var report: [String: Any] = ["input": input, "ruleSet": ruleSet.checksum, "classifierAutomata": ruleSet.automatonDescriptions]
+        report.merge(matcherFigures(ruleSet, messages, threads: threadCount, stage: stage)) { a, _ in a }
+        report.merge(automatonFigures(ruleSet, messages, stage: stage)) { a, _ in a }
+        report.merge(try decoderFigures(threads: threadCount, stage: stage)) { a, _ in a }
+        if !matcherOnly { report.merge(try endToEndFigures(ruleSet, threads: threadCount, stage: stage)) { a, _ in a } }
+        report["peakResidentBytes"] = peakResidentBytes()
+        progress.clear()
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", recordsOnStandardOutput: false)
+        } else {
+            CLI.stdout(text(report) + "\n")
+        }
+    }
+
+    // MARK: Stages (each returns its entries of the report)
+
+    /// `matcher` and `matcherThreads`: the classifier on one thread, then on `threadCount`, over the loaded
+    /// messages (the median of `--repeat` runs).
+    func matcherFigures(_ ruleSet: RuleSet, _ messages: LoadedMessages, threads threadCount: Int, stage: (String) -> Void) -> [String: Any] {
+        stage("matcher, 1 thread")
+        let matcherSeconds = median((0..<`repeat`).map { _ in Self.classifyAll(ruleSet, messages, threads: 1) })
+        stage("matcher, \(threadCount) threads")
+        let matcherThreadsSeconds = threadCount > 1
+            ? median((0..<`repeat`).map { _ in Self.classifyAll(ruleSet, messages, threads: threadCount) }) : matcherSeconds
+        return [
+            "matcher": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherSeconds, threads: 1),
+            "matcherThreads": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherThreadsSeconds, threads: threadCount),
+        ]
+    }
+
+    /// Seconds to classify every message once, one classifier per thread over its share of them.
+    static func classifyAll(_ ruleSet: RuleSet, _ messages: LoadedMessages, threads: Int) -> Double {
+        let shares = (0..<threads).map { k in (messages.spans.count * k / threads)..<(messages.spans.count * (k + 1) / threads) }
+        let classifiers = (0..<threads).map { _ in _Box(Classifier(ruleSet: ruleSet)) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        messages.buffer.withUnsafeBytes { buffer in
+            messages.spans.withUnsafeBufferPointer { spans in
+                let box = _Box((buffer, spans))
+                DispatchQueue.concurrentPerform(iterations: threads) { k in
+                    let (buffer, spans) = box.value
+                    let share = shares[k]
+                    var verdicts = [Verdict](repeating: Verdict(), count: 4096)
+                    var i = share.lowerBound
+                    verdicts.withUnsafeMutableBufferPointer { out in
+                        while i < share.upperBound {
+                            let n = min(4096, share.upperBound - i)
+                            classifiers[k].value.classify(
+                                buffer: buffer, messages: UnsafeBufferPointer(rebasing: spans[i..<(i + n)]),
+                                into: UnsafeMutableBufferPointer(rebasing: out[0..<n]))
+                            i += n
                         }
                     }
                 }
             }
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
-        stage("matcher, 1 thread")
-        let matcherSeconds = median((0..<`repeat`).map { _ in classifyAll(threads: 1) })
-        stage("matcher, \(threadCount) threads")
-        let matcherThreadsSeconds = threadCount > 1 ? median((0..<`repeat`).map { _ in classifyAll(threads: threadCount) }) : matcherSeconds
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
 
-        // The bare automaton over the rule set's phrases.
+    /// `automaton`: the bare automaton over the rule set's phrases (ASCII case folding), on one thread.
+    func automatonFigures(_ ruleSet: RuleSet, _ messages: LoadedMessages, stage: (String) -> Void) -> [String: Any] {
         var builder = AhoCorasickBuilder()
         builder.caseFolding = .ascii
         let phrases = (0..<ruleSet.phraseCount).map { Pattern(ruleSet.phrase(at: $0)) }
@@ -150,10 +172,16 @@ struct BenchCommand: ParsableCommand {
                     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 })
         }
+        return [
+            "automaton": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: automatonSeconds, threads: 1)
+                .merging(["engine": automatonKind, "patterns": phrases.count], uniquingKeysWith: { a, _ in a })
+        ]
+    }
 
-        // The decoder alone (one thread, and with more: the frame-parallel decoder, which decodes the frames of
-        // a multi-frame archive on `threads` workers), beside the zstd command-line tool on the same file; the
-        // three run in turn in each repetition.
+    /// `decode`, `decodeThreads` and `zstdCLI`: the decoder alone (one thread, and with more: the
+    /// frame-parallel decoder, which decodes the frames of a multi-frame archive on `threads` workers), beside
+    /// the zstd command-line tool on the same file; the three run in turn in each repetition.
+    func decoderFigures(threads threadCount: Int, stage: (String) -> Void) throws -> [String: Any] {
         func decodeOnce(threads: Int) throws -> (seconds: Double, bytes: Int, cpu: Double) {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
@@ -184,20 +212,11 @@ struct BenchCommand: ParsableCommand {
                 if let seconds = Self.timeZstdCLI(input) { zstdRuns.append(seconds) }
             }
         } catch {
-            throw CLI.fail("\(error)", code: 65)
+            throw CLI.fail("\(error)", code: .badInput)
         }
         let decodeSeconds = median(decodeRuns.map(\.seconds))
         let zstdSeconds = median(zstdRuns)
-
-        var report: [String: Any] = [
-            "input": input, "ruleSet": ruleSet.checksum,
-            "matcher": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherSeconds, threads: 1),
-            "matcherThreads": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: matcherThreadsSeconds, threads: threadCount),
-            "automaton": figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: automatonSeconds, threads: 1)
-                .merging(["engine": automatonKind, "patterns": phrases.count], uniquingKeysWith: { a, _ in a }),
-            "classifierAutomata": ruleSet.automatonDescriptions,
-        ]
-
+        var report: [String: Any] = [:]
         report["decode"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: decodeSeconds, threads: 1)
             .merging(["cpuSeconds": median(decodeRuns.map(\.cpu))], uniquingKeysWith: { a, _ in a })
         if !parallelRuns.isEmpty {
@@ -209,45 +228,42 @@ struct BenchCommand: ParsableCommand {
             report["zstdCLI"] = figures(bytes: decodeRuns[0].bytes, records: 0, seconds: zstdSeconds, threads: 1)
                 .merging(["command": "zstd -dc INPUT > /dev/null", "decoderSpeedRatio": zstdSeconds / decodeSeconds], uniquingKeysWith: { a, _ in a })
         }
+        return report
+    }
 
-        if !matcherOnly {
-            stage("end to end")
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smsfilter-bench-\(getpid())")
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            var options = PipelineOptions()
-            options.threads = threadCount
-            options.compressionWorkers = threadCount > 1 ? threadCount : 0
-            options.collectStats = true
-            options.labelsOnly = labelsOnly
-            options.outputPath = folder.appendingPathComponent(labelsOnly ? "labels.jsonl" : "out.jsonl.zst").path
-            var runs: [RunResult] = []
-            for _ in 0..<`repeat` {
-                do {
-                    runs.append(try Pipeline(ruleSet: ruleSet, options: options).run(inputs: [input]))
-                } catch {
-                    throw CLI.fail(error.description, code: error.exitCode)
-                }
+    /// `endToEnd`, `stages`, `stageShares` and `chunkLatencyMs`: classify itself on the input (the median run
+    /// of `--repeat`), its output in a temporary folder removed afterwards.
+    func endToEndFigures(_ ruleSet: RuleSet, threads threadCount: Int, stage: (String) -> Void) throws -> [String: Any] {
+        stage("end to end")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smsfilter-bench-\(getpid())")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = PipelineOptions()
+        options.threads = threadCount
+        options.compressionWorkers = threadCount > 1 ? threadCount : 0
+        options.collectStats = true
+        options.labelsOnly = labelsOnly
+        options.outputPath = folder.appendingPathComponent(labelsOnly ? "labels.jsonl" : "out.jsonl.zst").path
+        var runs: [RunResult] = []
+        for _ in 0..<`repeat` {
+            do {
+                runs.append(try Pipeline(ruleSet: ruleSet, options: options).run(inputs: [input]))
+            } catch {
+                throw CLI.fail(error.description, code: error.exitCode)
             }
-            let run = runs.sorted { $0.counts.seconds < $1.counts.seconds }[runs.count / 2]
-            report["endToEnd"] = figures(bytes: Int(run.counts.bytes), records: run.counts.records, seconds: run.counts.seconds, threads: threadCount)
-            report["stages"] = run.stages
-            let total = run.stages.values.reduce(0, +)
-            report["stageShares"] = run.stages.mapValues { total > 0 ? ($0 / total * 1000).rounded() / 10 : 0 }
-            let latencies = run.chunkLatencies.sorted()
-            func percentile(_ p: Double) -> Double {
-                latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
-            }
-            report["chunkLatencyMs"] = ["p50": percentile(0.5) * 1000, "p90": percentile(0.9) * 1000, "p99": percentile(0.99) * 1000, "max": (latencies.last ?? 0) * 1000, "chunks": latencies.count]
         }
-        report["peakResidentBytes"] = peakResidentBytes()
-        progress.clear()
-        if json {
-            let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", recordsOnStandardOutput: false)
-        } else {
-            CLI.stdout(text(report) + "\n")
+        let run = runs.sorted { $0.counts.seconds < $1.counts.seconds }[runs.count / 2]
+        var report: [String: Any] = [:]
+        report["endToEnd"] = figures(bytes: Int(run.counts.bytes), records: run.counts.records, seconds: run.counts.seconds, threads: threadCount)
+        report["stages"] = run.stages
+        let total = run.stages.values.reduce(0, +)
+        report["stageShares"] = run.stages.mapValues { total > 0 ? ($0 / total * 1000).rounded() / 10 : 0 }
+        let latencies = run.chunkLatencies.sorted()
+        func percentile(_ p: Double) -> Double {
+            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
         }
+        report["chunkLatencyMs"] = ["p50": percentile(0.5) * 1000, "p90": percentile(0.9) * 1000, "p99": percentile(0.99) * 1000, "max": (latencies.last ?? 0) * 1000, "chunks": latencies.count]
+        return report
     }
 
     /// Times `zstd -dc input > /dev/null` (nil when the zstd tool is not installed).

@@ -34,14 +34,14 @@ struct CheckCommand: ParsableCommand {
         do {
             report = try RuleChecker.check(path: rules, target: target)
         } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw RuleCLI.exit(RuleCommandError(message: "\(rules): no such rule file", status: .fileMissing))
+            throw RuleCLI.exit(RuleCommandError(message: "\(rules): no such rule file", status: .inputMissing))
         } catch {
-            throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badRules))
+            throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badInput))
         }
         if !quiet {
             if json { CLI.printSummaryJSON(Self.jsonText(report), recordsOnStandardOutput: false) } else { CLI.stdout(Self.text(report)) }
         }
-        if report.verdict == .failure { throw ExitCode(RuleCommandError.Status.badRules.rawValue) }
+        if report.verdict == .failure { throw ExitCode(.badInput) }
     }
 
     static func text(_ r: RuleCheckReport) -> String {

@@ -175,7 +175,7 @@ struct ClassifyCommand: ParsableCommand {
             do {
                 all += try Manifest.read(path: manifest)
             } catch {
-                throw CLI.fail("\(error) (the manifest)", code: 66)
+                throw CLI.fail("\(error) (the manifest)", code: .inputMissing)
             }
         }
         guard let shard else { return (all, all) }
@@ -218,7 +218,7 @@ struct ClassifyCommand: ParsableCommand {
         for file in result.counts.files where file.error != nil {
             CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
         }
-        if result.damaged { throw ExitCode(65) }
+        if result.damaged { throw ExitCode(.badInput) }
     }
 
     /// What this run reads and writes (``IOPlan``): `selected` are the inputs it reads, `all` every
@@ -274,7 +274,7 @@ struct ClassifyCommand: ParsableCommand {
         do {
             return _Box(try OutputFile(path: counts, existing: existing))
         } catch {
-            throw CLI.fail("\(error)", code: 73)
+            throw CLI.fail("\(error)", code: .cannotCreate)
         }
     }
 

@@ -61,16 +61,7 @@ struct EvaluateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "How many conflict examples to keep, 0 to 100000.")
     var conflictExamples = 20
 
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
-
-    @OptionGroup var fields: FieldOptions
-
-    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
-    var noHeader = false
-
-    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
-    var threads: Int?
+    @OptionGroup var input: InputOptions
 
     @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
     var force = false
@@ -86,7 +77,7 @@ struct EvaluateCommand: ParsableCommand {
             throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=other) or --map-file, one of them.")
         }
         try Limits.check(conflictExamples, Limits.conflictExamples, "--conflict-examples")
-        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(input.threads, Limits.threads, "--threads")
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
@@ -104,22 +95,18 @@ struct EvaluateCommand: ParsableCommand {
             if let map {
                 mapping = try TruthMapping.parse(map)
             } else {
-                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: 66) }
+                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: .inputMissing) }
                 mapping = try TruthMapping.load(path: mapFile!)
             }
         } catch let error as PipelineError {
             CLI.stderr("smsfilter: error: \(error.message)\n")
-            throw ExitCode(64)
+            throw ExitCode(.usage)
         }
         let ruleSet = try CLI.loadRules(rules)
         var options = EvaluationOptions(mapping: mapping)
-        options.inputFormat = inputFormat
-        options.hasHeader = !noHeader
-        options.fields = fields.names
+        input.apply(to: &options)
         // Without the truth label nothing can be scored: it must be found, given or not.
         options.fields.required.append(.init(option: "--truth-field", name: truthField))
-        options.threads = threads ?? CLI.cores
-        options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
         options.truthField = truthField
         options.granularity = by
         options.conflictExamples = conflictExamples
@@ -137,25 +124,11 @@ struct EvaluateCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the figures: \(error)", code: 70)
+            throw CLI.fail("cannot encode the figures: \(error)", code: .internalError)
         }
-        if let jsonFile {
-            do {
-                let file = try OutputFile(path: jsonFile, existing: plan.existingPolicy)
-                try file.write(data)
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error) (the JSON figures)", code: 73)
-            }
-        }
+        if let jsonFile { try CLI.writeOutput(data, to: jsonFile, existing: plan.existingPolicy, what: "the JSON figures") }
         if let report {
-            do {
-                let file = try OutputFile(path: report, existing: plan.existingPolicy)
-                try file.write(result.html())
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error) (the HTML report)", code: 73)
-            }
+            try CLI.writeOutput(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
         }
         if !quiet {
             if json {

@@ -84,16 +84,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the per-split, per-label table as JSON to this file (- is standard output).", valueName: "file"))
     var statsFile: String?
 
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
-
-    @OptionGroup var fields: FieldOptions
-
-    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
-    var noHeader = false
-
-    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
-    var threads: Int?
+    @OptionGroup var input: InputOptions
 
     @Option(name: .long, help: "Key (column or attribute prefix) of the labels written by classify.")
     var filterKey = "filter"
@@ -123,7 +114,7 @@ struct ExportCommand: ParsableCommand {
         if output == nil && outDirAlias == nil { throw ValidationError("Please name the output folder with -o DIR.") }
         if output != nil && outDirAlias != nil { throw ValidationError("Please give -o/--output once (--out-dir is its old name).") }
         try Limits.check(level, Limits.level, "--level")
-        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(input.threads, Limits.threads, "--threads")
         try Limits.check(frameSize: frameSize)
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
@@ -147,12 +138,8 @@ struct ExportCommand: ParsableCommand {
         options.format = format
         options.labelKind = label
         options.labelSource = labelField.map { .field($0) } ?? (rules != nil ? .rules : .auto)
-        options.inputFormat = inputFormat
-        options.hasHeader = !noHeader
-        options.fields = fields.names
+        input.apply(to: &options)
         if let labelField { options.fields.required.append(.init(option: "--label-field", name: labelField)) }
-        options.threads = threads ?? CLI.cores
-        options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
         options.filterKey = filterKey
         options.ratios = split
         options.deduplicate = dedup
@@ -177,17 +164,9 @@ struct ExportCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the stats: \(error)", code: 70)
+            throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
         }
-        if let statsFile {
-            do {
-                let file = try OutputFile(path: statsFile, existing: plan.existingPolicy)
-                try file.write(data)
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error) (the stats)", code: 73)
-            }
-        }
+        if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
         if !quiet {
             if json {
                 CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: false)

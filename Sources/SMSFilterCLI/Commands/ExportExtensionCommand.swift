@@ -102,9 +102,9 @@ struct ExportExtensionCommand: ParsableCommand {
             do {
                 report = try RuleChecker.check(path: rules, target: .ios)
             } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-                throw RuleCommandError(message: "\(rules): no such rule file", status: .fileMissing)
+                throw RuleCommandError(message: "\(rules): no such rule file", status: .inputMissing)
             } catch {
-                throw RuleCommandError(message: "\(error)", status: .badRules)
+                throw RuleCommandError(message: "\(error)", status: .badInput)
             }
             let errors = report.findings.filter { $0.severity == .error }
             guard report.verdict == .ready, errors.isEmpty, let set = report.ruleSet else {
@@ -112,7 +112,7 @@ struct ExportExtensionCommand: ParsableCommand {
                     + "\(errors.count) error\(errors.count == 1 ? "" : "s"):"
                 for f in errors { message += "\n  error: \(f)" }
                 message += "\nFix these (an iOS message filter declares at most \(Capabilities.iosLimit) sub-actions in `capabilities:`) and export again."
-                throw RuleCommandError(message: message, status: .badRules)
+                throw RuleCommandError(message: message, status: .badInput)
             }
 
             var options = ExtensionGenerator.Options()
@@ -124,13 +124,13 @@ struct ExportExtensionCommand: ParsableCommand {
 
             let generated = Set(files.map(\.name))
             guard generated == Set(fileNames) else {
-                throw RuleCommandError(message: "internal error: the generated files are not the ones checked", status: .cannotWrite)
+                throw RuleCommandError(message: "internal error: the generated files are not the ones checked", status: .cannotCreate)
             }
             if !FileManager.default.fileExists(atPath: output) {
                 do {
                     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
                 } catch {
-                    throw RuleCommandError(message: "\(output): cannot create the folder: \(error.localizedDescription)", status: .cannotWrite)
+                    throw RuleCommandError(message: "\(output): cannot create the folder: \(error.localizedDescription)", status: .cannotCreate)
                 }
             }
             try RuleCLI.write(

@@ -101,7 +101,7 @@ struct GenerateCommand: ParsableCommand {
                 }
             }
         } catch {
-            throw CLI.fail("\(error)", code: 73)
+            throw CLI.fail("\(error)", code: .cannotCreate)
         }
     }
 }

@@ -214,11 +214,11 @@ struct LearnCommand: ParsableCommand {
             let data = try Self.readRuleFile(rules)
             guard let text = String(data: data, encoding: .utf8),
                   !(data.count >= 4 && data.prefix(4) == Data("SMSF".utf8)) else {
-                throw CLI.fail("\(rules): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: 64)
+                throw CLI.fail("\(rules): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: .usage)
             }
             let (definition, issues) = RuleSet.resolve(yaml: text, file: rules)
-            if !issues.isEmpty { throw CLI.fail(issues.map(\.description).joined(separator: "\n"), code: 65) }
-            if definition.model != nil { throw CLI.fail("\(rules): already has a model: section", code: 65) }
+            if !issues.isEmpty { throw CLI.fail(issues.map(\.description).joined(separator: "\n"), code: .badInput) }
+            if definition.model != nil { throw CLI.fail("\(rules): already has a model: section", code: .badInput) }
             baseText = text
             base = definition
         }
@@ -226,7 +226,7 @@ struct LearnCommand: ParsableCommand {
         var normalization = base?.normalization ?? .standard
         if let normalize, let m = TextNormalization(name: normalize) {
             if baseSaysNormalize, m != normalization {
-                throw CLI.fail("--normalize \(m.name) contradicts \(rules!)'s normalize: \(normalization.name) (rules and model see the same text)", code: 64)
+                throw CLI.fail("--normalize \(m.name) contradicts \(rules!)'s normalize: \(normalization.name) (rules and model see the same text)", code: .usage)
             }
             normalization = m
         }
@@ -287,14 +287,14 @@ struct LearnCommand: ParsableCommand {
             // The file must load as written (list paths of a base file resolve from the output's folder).
             let (_, issues) = RuleSet.resolve(yaml: text, file: output)
             if !issues.isEmpty {
-                throw CLI.fail("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", code: 65)
+                throw CLI.fail("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", code: .badInput)
             }
             do {
                 let file = try OutputFile(path: output, existing: plan.existingPolicy)
                 try file.write(text)
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error)", code: 73)
+                throw CLI.fail("\(error)", code: .cannotCreate)
             }
         }
         if json {
@@ -310,7 +310,7 @@ struct LearnCommand: ParsableCommand {
             if let text { return try TruthMapping.parse(text) }
             return try TruthMapping.load(path: file!)
         } catch {
-            throw CLI.fail(error.message, code: 64)
+            throw CLI.fail(error.message, code: .usage)
         }
     }
 
@@ -318,7 +318,7 @@ struct LearnCommand: ParsableCommand {
         do {
             return try BoundedFile.read(path, limit: RuleSet.maxRuleFileBytes)
         } catch {
-            throw CLI.fail(error.description, code: error.kind == .missing ? 66 : 64)
+            throw CLI.fail(error.description, code: error.kind == .missing ? .inputMissing : .usage)
         }
     }
 

@@ -53,13 +53,13 @@ struct MergeCountsCommand: ParsableCommand {
         var parts: [(name: String, counts: RunCounts)] = []
         var identities: [String: String] = [:]
         for file in files {
-            guard FileManager.default.fileExists(atPath: file) else { throw CLI.fail("\(file): no such file", code: 66) }
+            guard FileManager.default.fileExists(atPath: file) else { throw CLI.fail("\(file): no such file", code: .inputMissing) }
             // The same file named twice (by any spelling or link) would be counted twice.
             var info = stat()
             if file != "-", stat(file, &info) == 0 {
                 let identity = "\(info.st_dev):\(info.st_ino)"
                 if let first = identities[identity] {
-                    throw CLI.fail("\(file) is \(first) again: its counts would be added twice", code: 64)
+                    throw CLI.fail("\(file) is \(first) again: its counts would be added twice", code: .usage)
                 }
                 identities[identity] = file
             }
@@ -67,12 +67,12 @@ struct MergeCountsCommand: ParsableCommand {
             do {
                 counts = try RunCounts.read(path: file)
             } catch {
-                throw CLI.fail("\(error)", code: 65)
+                throw CLI.fail("\(error)", code: error.exitCode)
             }
             // A copy of a count file holds the same run (its elapsed seconds and files included): two runs
             // never write the same counts to the last digit of `seconds`.
             if let twin = parts.first(where: { $0.counts == counts }) {
-                throw CLI.fail("\(file) holds the same counts as \(twin.name) (a copy of one run?): they would be added twice", code: 65)
+                throw CLI.fail("\(file) holds the same counts as \(twin.name) (a copy of one run?): they would be added twice", code: .badInput)
             }
             parts.append((file, counts))
         }
@@ -80,17 +80,15 @@ struct MergeCountsCommand: ParsableCommand {
         let data: Data
         do {
             total = try RunCounts.merged(parts)
-            data = try total.jsonData()
         } catch {
-            throw CLI.fail("\(error)", code: 65)
+            throw CLI.fail("\(error)", code: error.exitCode)
         }
         do {
-            let file = try OutputFile(path: out, existing: plan.existingPolicy)
-            try file.write(Array(data))
-            try file.finish()
+            data = try total.jsonData()
         } catch {
-            throw CLI.fail("\(error)", code: 73)
+            throw CLI.fail("\(error)", code: .badInput)
         }
+        try CLI.writeOutput(Array(data), to: out, existing: plan.existingPolicy)
         if !quiet && out != "-" {
             CLI.stderr(
                 "merged \(files.count) count file\(files.count == 1 ? "" : "s"): \(groupedDigits(total.records)) records "

@@ -101,10 +101,10 @@ struct IOPlan {
     }
 
     /// The first problem, with its exit status; nil when the plan is safe.
-    func problem() -> (String, Int32)? {
+    func problem() -> (String, ExitStatus)? {
         // An input that is missing is the first thing to say (exit 66), before any output's problem.
         for input in inputs where input.isRead && input.path != "-" && Self.kind(input.path) == .missing {
-            return ("\(input.path): no such file (\(input.option))", 66)
+            return ("\(input.path): no such file (\(input.option))", .inputMissing)
         }
         // Identity first: "add --force" would be the wrong advice for an output that is an input.
         if let p = identityProblem() { return p }
@@ -117,16 +117,16 @@ struct IOPlan {
         return nil
     }
 
-    private func identityProblem() -> (String, Int32)? {
+    private func identityProblem() -> (String, ExitStatus)? {
         let readIDs = inputs.map { (entry: $0, id: Self.identity($0.path, stream: 0)) }
         let writeIDs = outputs.map { (entry: $0, id: Self.identity($0.path, stream: 1)) }
         for (i, out) in writeIDs.enumerated() {
             for input in readIDs where Self.same(input.id, out.id, bothWritten: false) {
                 return ("\(describe(out.entry)) is \(input.entry.option) \(input.entry.path): "
-                    + "refusing to write over a file this command reads", 64)
+                    + "refusing to write over a file this command reads", .usage)
             }
             for other in writeIDs[..<i] where Self.same(other.id, out.id, bothWritten: true) {
-                return ("\(describe(other.entry)) and \(describe(out.entry)) are the same file: give each output its own name", 64)
+                return ("\(describe(other.entry)) and \(describe(out.entry)) are the same file: give each output its own name", .usage)
             }
         }
         return nil
@@ -136,29 +136,29 @@ struct IOPlan {
         e.path == "-" ? "\(e.option) - (standard output)" : "\(e.option) \(e.path)"
     }
 
-    private func outputProblem(_ e: Entry) -> (String, Int32)? {
-        if e.path.isEmpty { return ("\(e.option): an empty name; name a file", 64) }
+    private func outputProblem(_ e: Entry) -> (String, ExitStatus)? {
+        if e.path.isEmpty { return ("\(e.option): an empty name; name a file", .usage) }
         if !e.compressedByName, OutputFile.compression(namedBy: e.path) != .none {
             let suffix = e.path.lowercased().hasSuffix(".gz") ? ".gz" : ".zst"
             return ("\(describe(e)): the name ends with \(suffix), but \(e.option) is written uncompressed; "
-                + "name it without \(suffix) (only records and rejects are compressed by their name)", 64)
+                + "name it without \(suffix) (only records and rejects are compressed by their name)", .usage)
         }
         switch Self.kind(e.path) {
         case .folder:
-            return ("\(describe(e)): is a folder; name a file", 73)
+            return ("\(describe(e)): is a folder; name a file", .cannotCreate)
         case .regular, .danglingLink:
             if force { return nil }
-            return ("\(describe(e)): a file is already there; add -f/--force to replace it", 64)
+            return ("\(describe(e)): a file is already there; add -f/--force to replace it", .usage)
         case .special where e.inFolder:
-            return ("\(describe(e)): is a device, a pipe or a link to one, not a file; the command names the files of its folder itself: remove it", 64)
+            return ("\(describe(e)): is a device, a pipe or a link to one, not a file; the command names the files of its folder itself: remove it", .usage)
         case .special:
             return nil
         case .blockDevice:
-            return ("\(describe(e)): is a block device (a disk); refusing to write over it", 64)
+            return ("\(describe(e)): is a block device (a disk); refusing to write over it", .usage)
         case .foreignDescriptor:
-            return ("\(describe(e)): leads into /proc to another process's file descriptor; name the file itself", 64)
+            return ("\(describe(e)): leads into /proc to another process's file descriptor; name the file itself", .usage)
         case .missing:
-            if e.path.hasSuffix("/") { return ("\(describe(e)): names a folder (it ends with /); name a file", 73) }
+            if e.path.hasSuffix("/") { return ("\(describe(e)): names a folder (it ends with /); name a file", .cannotCreate) }
             // A file of an output folder that does not exist yet: the folder is checked and created instead.
             let parent = Self.parent(of: e.path)
             if folders.contains(where: { Self.parent(of: Self.child("x", of: $0.path)) == parent && Self.kind($0.path) == .missing }) {
@@ -168,31 +168,31 @@ struct IOPlan {
         }
     }
 
-    private func folderProblem(_ e: Entry) -> (String, Int32)? {
-        if e.path.isEmpty { return ("\(e.option): an empty name; name a folder", 64) }
+    private func folderProblem(_ e: Entry) -> (String, ExitStatus)? {
+        if e.path.isEmpty { return ("\(e.option): an empty name; name a folder", .usage) }
         switch Self.kind(e.path) {
         case .folder:
-            return access(e.path, W_OK | X_OK) == 0 ? nil : ("\(describe(e)): cannot write in this folder (\(String(cString: strerror(errno))))", 73)
+            return access(e.path, W_OK | X_OK) == 0 ? nil : ("\(describe(e)): cannot write in this folder (\(String(cString: strerror(errno))))", .cannotCreate)
         case .missing:
             return parentProblem(e)
         default:
-            return ("\(describe(e)): is not a folder; name a folder (it is created when missing)", 73)
+            return ("\(describe(e)): is not a folder; name a folder (it is created when missing)", .cannotCreate)
         }
     }
 
     /// The folder that will hold `e` must exist and be writable (exit 73 otherwise).
-    private func parentProblem(_ e: Entry) -> (String, Int32)? {
+    private func parentProblem(_ e: Entry) -> (String, ExitStatus)? {
         let parent = Self.parent(of: e.path)
         switch Self.kind(parent) {
         case .folder:
             if access(parent, W_OK | X_OK) != 0 {
-                return ("\(describe(e)): cannot write in the folder \(parent) (\(String(cString: strerror(errno))))", 73)
+                return ("\(describe(e)): cannot write in the folder \(parent) (\(String(cString: strerror(errno))))", .cannotCreate)
             }
             return nil
         case .missing, .danglingLink:
-            return ("\(describe(e)): the folder \(parent) does not exist", 73)
+            return ("\(describe(e)): the folder \(parent) does not exist", .cannotCreate)
         default:
-            return ("\(describe(e)): \(parent) is not a folder", 73)
+            return ("\(describe(e)): \(parent) is not a folder", .cannotCreate)
         }
     }
 

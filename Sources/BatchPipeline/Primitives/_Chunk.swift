@@ -89,7 +89,9 @@ final class _Chunk: @unchecked Sendable {
     var tailReject: _Reject?
     var counts: _ChunkCounts
     var sequence = 0
-    var file: _FileState?
+    /// The file the bytes come from: a `_FileState`, read and set through `file` (Formats), held here as an
+    /// object so that the primitives know nothing of formats.
+    var fileObject: AnyObject?
     /// The parser's starting state (XML: the chunk begins inside a comment, CDATA or instruction).
     var entryState: UInt8 = 0
     /// Absolute 1-based line of the chunk's first byte.
@@ -129,7 +131,7 @@ final class _Chunk: @unchecked Sendable {
         rejects.removeAll(keepingCapacity: true)
         tailReject = nil
         counts.reset()
-        file = nil
+        fileObject = nil
         entryState = 0
         firstLine = 1
         decodedBytes = 0
@@ -190,7 +192,7 @@ final class _ChunkPool: @unchecked Sendable {
 
     init(slots: Int, chunkSize: Int, folders: Int, rules: Int) {
         self.chunkSize = chunkSize
-        budget = 64 << 20
+        budget = RecordLimits.defaultMaxRecord
         free = (0..<slots).map { _ in _Chunk(capacity: chunkSize, folders: folders, rules: rules) }
     }
 

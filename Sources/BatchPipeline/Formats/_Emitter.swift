@@ -167,14 +167,7 @@ final class _Emitter: @unchecked Sendable {
             out.append(filterKey)
             out.append(name)
             out.append("=\"")
-            for byte in value {
-                switch byte {
-                case UInt8(ascii: "&"): out.append("&amp;")
-                case UInt8(ascii: "\""): out.append("&quot;")
-                case UInt8(ascii: "<"): out.append("&lt;")
-                default: out.append(byte)
-                }
-            }
+            value.withUnsafeBytes { out.appendXMLAttributeValue($0) }
             out.append(UInt8(ascii: "\""))
         }
         attribute("_action", actionText[v.action.rawValue])

@@ -11,15 +11,8 @@ struct RuleOptions: ParsableArguments {
 
 /// A failure of a rule subcommand, printed as `smsfilter: error: …` with its exit status.
 struct RuleCommandError: Error, CustomStringConvertible {
-    /// Exit statuses (SPEC §7).
-    enum Status: Int32 {
-        case badRules = 65
-        case fileMissing = 66
-        case cannotWrite = 73
-    }
-
     let message: String
-    let status: Status
+    let status: ExitStatus
     var description: String { message }
 }
 
@@ -28,7 +21,7 @@ enum RuleCLI {
     /// Prints `smsfilter: error: <error>` on stderr and returns the exit code to throw.
     static func exit(_ error: RuleCommandError) -> ExitCode {
         CLI.stderr("smsfilter: error: \(error.message)\n")
-        return ExitCode(error.status.rawValue)
+        return ExitCode(error.status)
     }
 
     /// Runs `body`, turning a ``RuleCommandError`` into its message and exit status.
@@ -57,7 +50,7 @@ enum RuleCLI {
             for output in open { try output.finish() }
         } catch {
             for output in open { output.abandon() }
-            throw RuleCommandError(message: "\(error)", status: .cannotWrite)
+            throw RuleCommandError(message: "\(error)", status: .cannotCreate)
         }
     }
 }

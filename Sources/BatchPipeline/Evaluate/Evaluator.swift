@@ -19,7 +19,7 @@ public struct EvaluationOptions: Sendable {
     /// How many conflict examples to keep.
     public var conflictExamples = 20
     /// Longest record read; a longer one is skipped and counted.
-    public var maxRecord = 64 << 20
+    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Worker threads (the same chunk fan-out as `classify`).
     public var threads = 2
     /// Bytes of records per work unit.

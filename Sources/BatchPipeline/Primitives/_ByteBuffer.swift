@@ -183,6 +183,27 @@ final class _ByteBuffer: @unchecked Sendable {
         append(UInt8(ascii: "\""))
     }
 
+    /// Appends the value of an XML attribute (the text between its quotes): `&`, `<`, `>` and `"` as the
+    /// entities `&amp;` `&lt;` `&gt;` `&quot;`, and tab, line feed and carriage return as character
+    /// references (`&#9;` `&#10;` `&#13;`: written raw, an XML parser would turn them into spaces by
+    /// attribute-value normalisation). Every other byte as it is; the caller refuses other C0 controls,
+    /// which XML 1.0 cannot hold. The one XML escaper of the package (record writer, verdict attributes).
+    func appendXMLAttributeValue(_ value: UnsafeRawBufferPointer) {
+        for b in value {
+            switch b {
+            case UInt8(ascii: "&"): append("&amp;")
+            case UInt8(ascii: "<"): append("&lt;")
+            case UInt8(ascii: ">"): append("&gt;")
+            case UInt8(ascii: "\""): append("&quot;")
+            case 0x09, 0x0A, 0x0D:
+                append("&#")
+                appendDecimal(Int(b))
+                append(UInt8(ascii: ";"))
+            default: append(b)
+            }
+        }
+    }
+
     func appendJSONString(_ text: String) {
         var text = text
         text.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }

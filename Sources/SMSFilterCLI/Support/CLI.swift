@@ -1,0 +1,98 @@
+import BatchPipeline
+import ArgumentParser
+import Foundation
+import MessageFilter
+import ZstdStream
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+enum CLI {
+    /// Writes `text` to standard error, control characters escaped (``TerminalText/escaped(_:)``).
+    static func stderr(_ text: String) {
+        FileHandle.standardError.write(Data(TerminalText.escaped(text).utf8))
+    }
+
+    /// Writes human-readable `text` (a report, a table, an explanation) to standard output, control
+    /// characters escaped. JSON goes out as it is (its strings escape control characters themselves).
+    static func stdout(_ text: String) {
+        FileHandle.standardOutput.write(Data(TerminalText.escaped(text).utf8))
+    }
+
+
+    /// Prints a `--json` summary where SPEC §7 says, one rule for every command: to standard output, unless
+    /// the command's records (or its other main output: a compiled rule set, a learned rule file) go there
+    /// (`recordsOnStandardOutput`), then to standard error. The JSON is written as it is, with the characters a
+    /// terminal would obey that JSON leaves raw inside strings (DEL, C1 controls, bidirectional overrides)
+    /// written as `\uXXXX` escapes: the same JSON to a parser, harmless on a terminal.
+    static func printSummaryJSON(_ json: String, recordsOnStandardOutput: Bool) {
+        let text = Data(jsonEscapingTerminalControls(json).utf8)
+        if recordsOnStandardOutput { FileHandle.standardError.write(text) } else { FileHandle.standardOutput.write(text) }
+    }
+
+    /// `json` with DEL, C1 controls and bidirectional overrides written as `\uXXXX` (they can only be inside
+    /// strings; C0 controls are escaped by every JSON encoder already, and the newlines between values stay).
+    static func jsonEscapingTerminalControls(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && TerminalText.needsEscape($0) }) else { return json }
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if scalar.value >= 0x7F && TerminalText.needsEscape(scalar) {
+                out.append(contentsOf: String(format: "\\u%04X", scalar.value).unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// Refuses to write records to a terminal unless `-o -` asked for it (zstd's convention): forgetting
+    /// `-o` on a big archive would otherwise fill the screen. `output` is the `-o` value (nil: not given).
+    static func refuseRecordsToTerminal(output: String?, what: String = "records") throws {
+        guard output == nil, stdoutIsTerminal else { return }
+        throw fail(
+            "refusing to write \(what) to a terminal: give -o FILE (.zst or .gz compresses), pipe the output, "
+                + "or give -o - to print them here anyway", code: .usage)
+    }
+
+    /// Prints `smsfilter: error: …` and returns the exit code of `code` to throw.
+    static func fail(_ message: String, code: ExitStatus) -> ExitCode {
+        stderr("smsfilter: error: \(message)\n")
+        return ExitCode(code)
+    }
+
+    /// Writes a small output whole (a JSON table, a report, a count file) through ``OutputFile``: under a
+    /// temporary name renamed into place, or in place for a device or standard output (`-`). When it cannot
+    /// be written, prints `smsfilter: error: <error> (<what>)` and throws exit status 73.
+    static func writeOutput(_ bytes: [UInt8], to path: String, existing: OutputFile.Existing, what: String? = nil) throws {
+        do {
+            let file = try OutputFile(path: path, existing: existing)
+            try file.write(bytes)
+            try file.finish()
+        } catch {
+            throw fail("\(error)" + (what.map { " (\($0))" } ?? ""), code: .cannotCreate)
+        }
+    }
+
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+    static var stdinIsTerminal: Bool { isatty(0) == 1 }
+
+    /// The number of cores.
+    static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    /// Loads `--rules` (YAML or .smsf) or the embedded default set: the one rule loader of every command.
+    /// Prints the error and exits 66 when the file is missing, 65 when it is bad.
+    static func loadRules(_ path: String?) throws -> RuleSet {
+        guard let path else { return RuleSet.embeddedDefault }
+        do {
+            return try RuleSet.load(path: path)
+        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
+            throw fail("\(path): no such rule file", code: .inputMissing)
+        } catch {
+            throw fail("\(error)", code: .badInput)
+        }
+    }
+}
