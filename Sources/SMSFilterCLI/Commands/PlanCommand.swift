@@ -89,7 +89,7 @@ struct PlanCommand: ParsableCommand {
                 try file.write(Array(plan.jsonData()))
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error)", code: 73)
+                throw CLI.fail("\(error)", code: .cannotCreate)
             }
         }
         if !quiet {
@@ -103,7 +103,7 @@ struct PlanCommand: ParsableCommand {
             for (k, split) in plan.splits.enumerated() where split.error != nil {
                 CLI.stderr("smsfilter: error: split \(k) (\(split.start):\(split.end)): \(split.error!)\n")
             }
-            throw ExitCode(65)
+            throw ExitCode(.badInput)
         }
     }
 }
