@@ -500,6 +500,36 @@ final class ModelReferenceScanTests: XCTestCase {
         return withPhrases
     }
 
+    /// The word-at-a-time verification against a byte-by-byte one (every length 0–40, the text in both cases,
+    /// one byte changed at each position), and the unfolded hash of high bytes against the folded one.
+    func testVerifyAndHighHashAgreeWithTheirByteForms() {
+        var rng = Fixtures.SeededGenerator(seed: 7)
+        let alphabet: [UInt8] = Array("aZz09 -_@".utf8) + [0x80, 0xBF, 0xC3, 0xE0, 0xFF]
+        for n in 0...40 {
+            for _ in 0..<20 {
+                let pattern = (0..<n).map { _ in Array("abcxyz019 -@".utf8).randomElement(using: &rng)! }
+                let table = _ModelFeatureTable(patterns: [pattern], kinds: [.part])
+                var texts = [pattern, pattern.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }]
+                for i in 0..<n {
+                    var t = pattern
+                    t[i] = alphabet.randomElement(using: &rng)!
+                    texts.append(t)
+                }
+                for t in texts {
+                    let want = t.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 } == pattern
+                    XCTAssertEqual(t.withUnsafeBufferPointer { table.verify(0, $0.baseAddress ?? UnsafePointer(bitPattern: 8)!, n) }, want, "\(t) \(pattern)")
+                }
+            }
+            let high = (0..<n).map { _ in UInt8.random(in: 0x80...0xFF, using: &rng) }
+            high.withUnsafeBufferPointer { b in
+                guard let p = b.baseAddress else { return }
+                XCTAssertEqual(_highHash(p, n, seed: _ModelFeatureTable.partSeed), _foldedHash(p, n, seed: _ModelFeatureTable.partSeed))
+            }
+        }
+        // The unspaced n-grams are hashed unfolded: no ASCII scalar is of an unspaced script.
+        XCTAssertFalse((0..<0x80).contains { PhraseCandidates.isUnspaced(UInt32($0)) })
+    }
+
     func testHashedScanIsTheAutomatonPathOnHostileText() throws {
         let bodies = Self.hostile(seed: 23, count: 3000) + (try GeneratedFixture.records().map { Array($0.body.utf8) })
         // The default model, over hostile text and the generated fixture.

@@ -449,10 +449,10 @@ extension Classifier {
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
                           _ hits: inout _ModelHits) -> Script {
         var tally = _ScriptTally(counts: s.scriptCounts)
-        let blocks = _ScriptBlocks.shared.table
+        let blocks = table.scriptBlocks
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
-        let flags = _ScalarFlags.shared
+        let flags = table.flags
         let ring = s.ring
         let mask = s.ringMask
         let chainKey = s.chainKey
@@ -468,6 +468,8 @@ extension Classifier {
         let anyPart = table.anyPart
         let maxDigit = table.maxDigitPart
         let minUnspaced = table.minUnspacedPart
+        let unspacedLength = table.unspacedLength
+        let unspacedCount = table.unspacedCount
         var kind = 0  // the run at i: 0 none (after a space), 1 word, 2 symbol
         var runStart = 0
         var runScalars = 0
@@ -500,7 +502,7 @@ extension Classifier {
                     if word {
                         let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
                         if e != _ScriptBlocks.mixed {
-                            tally.add(Script(rawValue: e & 0x3F).unsafelyUnwrapped)
+                            tally.add(raw: e & 0x3F)
                             isUnspaced = e & _ScriptBlocks.unspaced != 0
                         } else {
                             tally.add(Script.of(letter: v))
@@ -522,7 +524,20 @@ extension Classifier {
                 runScalars &+= 1
                 unspaced = isUnspaced ? unspaced &+ 1 : 0
                 let end = i &+ len
-                if hasWordParts && (anyPart || runScalars &- lastDigit <= maxDigit || unspaced >= minUnspaced) {
+                if hasWordParts && !anyPart && runScalars &- lastDigit > maxDigit {
+                    // No digit piece or any-substring part can end here: only unspaced n-grams (whose bytes are
+                    // all ≥ 0x80, hashed without folding), the same lengths in the same order as the loop below.
+                    if unspaced >= minUnspaced {
+                        var q = 0
+                        while q < unspacedCount {
+                            let length = unspacedLength[q]
+                            q &+= 1
+                            if length > unspaced { continue }
+                            let a = Int(ring[(runScalars &- length) & mask])
+                            table.lookup(_highHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
+                        }
+                    }
+                } else if hasWordParts {
                     var q = 0
                     while q < partCount {
                         let length = partLength[q]
@@ -538,6 +553,25 @@ extension Classifier {
                     }
                 }
                 i = end
+                // ASCII letters that follow, while no part can end at them (no digit within `maxDigit` scalars
+                // behind, no any-substring part; an ASCII letter ends every unspaced stretch): each only
+                // extends the run, so they are taken in a tight loop (what the loop above does for them, minus
+                // the probes it would skip).
+                if !anyPart && runScalars &- lastDigit >= maxDigit {
+                    var j = i
+                    while j < n {
+                        let c = p[j]
+                        if (c | 0x20) &- 0x61 >= 26 { break }
+                        ring[runScalars & mask] = Int32(truncatingIfNeeded: j)
+                        runScalars &+= 1
+                        j &+= 1
+                    }
+                    if j != i {
+                        latin &+= UInt32(truncatingIfNeeded: j &- i)
+                        unspaced = 0
+                        i = j
+                    }
+                }
                 continue
             }
             if kind == 1 { chain.end(p, runStart, i, table, &hits) }
@@ -680,5 +714,15 @@ extension Classifier {
             k += 1
         }
         return s.slotScript[0]
+    }
+}
+
+extension _ScriptTally {
+    /// `add` by the script's raw value (< `Script.allCases.count`; the model's scan reads it from
+    /// `_ScriptBlocks`, and `Script(rawValue:)` was a call per non-ASCII letter).
+    @inline(__always)
+    mutating func add(raw: UInt8) {
+        counts[Int(raw)] &+= 1
+        mask |= 1 << UInt32(raw)
     }
 }

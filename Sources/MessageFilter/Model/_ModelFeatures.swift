@@ -67,6 +67,14 @@ final class _ModelFeatureTable: @unchecked Sendable {
     let maxDigitPart: Int
     let minUnspacedPart: Int
     let hasUnspacedPart: Bool
+    /// The part lengths whose phrases are all unspaced-script characters, longest first (`unspacedCount`):
+    /// what a character of an unspaced run with no ASCII digit within `maxDigitPart` scalars can end.
+    let unspacedLength: UnsafeMutablePointer<Int>
+    let unspacedCount: Int
+    /// The shared tables the scan reads, fetched once here (`shared` is a lazy global: a `swift_once` check
+    /// per access, twice per message before).
+    let flags: _ScalarFlags
+    let scriptBlocks: UnsafePointer<UInt8>
 
     static let needUnspaced: UInt8 = 1
     static let needDigit: UInt8 = 2
@@ -82,6 +90,8 @@ final class _ModelFeatureTable: @unchecked Sendable {
     ///   - kinds: per feature, word or part.
     init(patterns: [[UInt8]], kinds: [ModelDefinition.MatchKind]) {
         let flags = _ScalarFlags.shared
+        self.flags = flags
+        scriptBlocks = _ScriptBlocks.shared.table
         featureCount = patterns.count
         var bytes: [UInt8] = []
         var starts: [Int32] = [0]
@@ -155,6 +165,9 @@ final class _ModelFeatureTable: @unchecked Sendable {
         maxDigitPart = wordLengths.filter { $0.value & Self.needDigit != 0 }.map(\.key).max() ?? 0
         minUnspacedPart = wordLengths.filter { $0.value & Self.needUnspaced != 0 }.map(\.key).min() ?? Int.max
         hasUnspacedPart = minUnspacedPart != Int.max
+        let unspacedLengths = lengths.filter { $0.value & Self.needUnspaced != 0 }.map(\.key)
+        unspacedLength = copy(unspacedLengths)
+        unspacedCount = unspacedLengths.count
 
         var count = 64
         while count < 2 * patterns.count { count *= 2 }
@@ -183,6 +196,7 @@ final class _ModelFeatureTable: @unchecked Sendable {
         wide.deallocate()
         partLength.deallocate()
         partNeed.deallocate()
+        unspacedLength.deallocate()
         symbolLength.deallocate()
     }
 
@@ -230,17 +244,35 @@ final class _ModelFeatureTable: @unchecked Sendable {
         }
     }
 
-    /// Whether `n` bytes at `p` are feature `f`'s pattern, ASCII case ignored.
+    /// Whether `n` bytes at `p` are feature `f`'s pattern, ASCII case ignored (patterns hold no ASCII capital).
+    /// Compares 8 bytes at a time (the last word overlapping), folded as `_foldASCII8` folds; every load stays
+    /// inside `[p, p + n)` and inside the pattern's own bytes.
     @inline(__always)
     func verify(_ f: Int, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         let s = Int(patternStart[f])
         guard Int(patternStart[f &+ 1]) &- s == n else { return false }
-        let pat = patternBytes + s
+        let pat = UnsafeRawPointer(patternBytes + s)
+        let txt = UnsafeRawPointer(p)
+        if n >= 8 {
+            var i = 0
+            while i &+ 8 < n {
+                if _foldASCII8(txt.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    != pat.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                i &+= 8
+            }
+            return _foldASCII8(txt.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
+                == pat.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+        }
+        if n >= 4 {
+            let t = UInt64(txt.loadUnaligned(as: UInt32.self)) | UInt64(txt.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) << 32
+            let q = UInt64(pat.loadUnaligned(as: UInt32.self)) | UInt64(pat.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) << 32
+            return _foldASCII8(t) == q
+        }
         var i = 0
         while i < n {
             var c = p[i]
             if c &- 0x41 < 26 { c |= 0x20 }
-            if c != pat[i] { return false }
+            if c != pat.load(fromByteOffset: i, as: UInt8.self) { return false }
             i &+= 1
         }
         return true
@@ -374,7 +406,16 @@ func _foldASCII8(_ x: UInt64) -> UInt64 {
 
 /// The key of the `n` bytes at `p`, ASCII letters folded. Reads only `[p, p + n)`.
 @inline(__always)
-func _foldedHash(_ p: UnsafePointer<UInt8>, _ n: Int, seed: UInt64) -> UInt64 {
+func _foldedHash(_ p: UnsafePointer<UInt8>, _ n: Int, seed: UInt64) -> UInt64 { _hash(p, n, seed: seed, fold: true) }
+
+/// `_foldedHash` of bytes that are all ≥ 0x80 (an unspaced-script run: folding leaves them as they are, so the
+/// key is the same without it).
+@inline(__always)
+func _highHash(_ p: UnsafePointer<UInt8>, _ n: Int, seed: UInt64) -> UInt64 { _hash(p, n, seed: seed, fold: false) }
+
+@inline(__always)
+func _hash(_ p: UnsafePointer<UInt8>, _ n: Int, seed: UInt64, fold: Bool) -> UInt64 {
+    @inline(__always) func f(_ x: UInt64) -> UInt64 { fold ? _foldASCII8(x) : x }
     let raw = UnsafeRawPointer(p)
     let s1: UInt64 = 0xA076_1D64_78BD_642F
     let s2: UInt64 = 0xE703_7ED1_A0B4_28DB
@@ -398,14 +439,14 @@ func _foldedHash(_ p: UnsafePointer<UInt8>, _ n: Int, seed: UInt64) -> UInt64 {
     } else {
         var i = 0
         while i &+ 16 < n {
-            h = _mum(_foldASCII8(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ s1,
-                     _foldASCII8(raw.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)) ^ h)
+            h = _mum(f(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ s1,
+                     f(raw.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)) ^ h)
             i &+= 16
         }
         a = raw.loadUnaligned(fromByteOffset: n &- 16, as: UInt64.self)
         b = raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
     }
-    return _mum(_foldASCII8(a) ^ s1 ^ h, _foldASCII8(b) ^ s2)
+    return _mum(f(a) ^ s1 ^ h, f(b) ^ s2)
 }
 
 /// The key of a word k-gram from the key of its first k − 1 words and the key of its last word.
