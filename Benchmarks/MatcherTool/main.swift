@@ -105,7 +105,7 @@ for (corpusName, bodies) in [("real", real), ("generated", generated)] {
                 let gb = Double(bytes) / 1e9
                 print(
                     String(
-                        format: "  %@  batch %.2f GB/s  single %.2f GB/s  matches %d%@  [%@]", label,
+                        format: "  %@  batch %.3f GB/s  single %.3f GB/s  matches %d%@  [%@]", label,
                         gb / batch, gb / single, batchCount,
                         batchCount == count ? "" : " MISMATCH single=\(count)", ac.engineDescription))
             }
