@@ -64,15 +64,18 @@ $(BENCH_CORPUS): | build
 	@mkdir -p $(dir $@)
 	$(BIN) generate --count 500000 --seed 1 -o $@ --quiet
 
-bench: build $(BENCH_CORPUS) ## `smsfilter bench` on a generated corpus, then the Benchmarks package suites.
+bench: build $(BENCH_CORPUS) ## `smsfilter bench` on a generated corpus, issue 23's ratios (Scripts/job-ratios.sh), then the Benchmarks package suites.
 	$(BIN) bench $(BENCH_CORPUS)
+	bash Scripts/job-ratios.sh $(BIN) $(BENCH_CORPUS)
 	cd Benchmarks && swift package --disable-sandbox benchmark --no-progress
 
 bench-check: build ## Check the Benchmarks package against its committed thresholds (exits non-zero on a regression).
 	cd Benchmarks && swift package --disable-sandbox benchmark thresholds check --no-progress
 
-peers: build ## Measure smsfilter beside zstd, ripgrep, pyahocorasick, ahocorasick_rs, hyperscan and a Python pipeline.
+peers: build ## smsfilter beside zstd, ripgrep, pyahocorasick, ahocorasick_rs, hyperscan and a Python pipeline; the automaton beside Hyperscan's C API; learn/classify beside scikit-learn and fastText.
 	bash Benchmarks/peers/run.sh
+	bash Benchmarks/peers/run-hyperscan-c.sh
+	bash Benchmarks/peers/quality.sh
 
 report-check: build ## Evaluate the sample, render the HTML report in headless Chromium (installs it if missing) and check the PNG.
 	$(BIN) evaluate $(SAMPLE) --map 'spam=junk|promotion,ham=other,OTP=transaction,scam=junk,OK=other' --report /tmp/smsfilter-report.html --json-file /tmp/smsfilter-report.json --force
@@ -107,7 +110,7 @@ embed-default-model: build ## Compile the committed samples/default-model.yaml a
 quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the table there.
 	python3 Scripts/quality.py $(QUALITY_ARGS)
 
-peers-quality: build ## docs/QUALITY.md: default rules, learn and scikit-learn's TF-IDF + LinearSVC on the same 5 folds (installs scikit-learn when missing).
+peers-quality: build ## docs/QUALITY.md: default rules, learn, scikit-learn's TF-IDF + LinearSVC and fastText on the same 5 folds (installs scikit-learn and fasttext-wheel when missing).
 	bash Benchmarks/peers/quality.sh
 
 test-aho-checks: deps ## AhoCorasick tests with AHOCORASICK_INTERNAL_CHECKS (_checkInvariants on every build).

@@ -6,7 +6,16 @@ import AhoCorasick
 import Foundation
 import MatcherFixtures
 
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+/// Nanoseconds of the wall clock, or with MATCHER_TOOL_CLOCK=cpu of this process's CPU time (steadier than the
+/// wall clock on a machine shared with other work; `Benchmarks/peers/run-hyperscan-c.sh` sets it, and its C
+/// peer counts the same clock).
+let cpuClock = ProcessInfo.processInfo.environment["MATCHER_TOOL_CLOCK"] == "cpu"
+func now() -> UInt64 {
+    guard cpuClock else { return DispatchTime.now().uptimeNanoseconds }
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -105,7 +114,7 @@ for (corpusName, bodies) in [("real", real), ("generated", generated)] {
                 let gb = Double(bytes) / 1e9
                 print(
                     String(
-                        format: "  %@  batch %.2f GB/s  single %.2f GB/s  matches %d%@  [%@]", label,
+                        format: "  %@  batch %.3f GB/s  single %.3f GB/s  matches %d%@  [%@]", label,
                         gb / batch, gb / single, batchCount,
                         batchCount == count ? "" : " MISMATCH single=\(count)", ac.engineDescription))
             }
