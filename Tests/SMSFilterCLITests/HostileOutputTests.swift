@@ -16,14 +16,7 @@ import Darwin
 /// whose output guard has a bug must not be able to damage the machine. Links of the test's own, in its own
 /// temporary folder, stand in for them (a link to `/proc/self/fd/1` is `/dev/stdout`).
 final class HostileOutputTests: HostileTestCase {
-    override class var records: String {
-        """
-        {"id": 1, "sender": "AD-HDFCBK", "body": "Rs 500 debited from a/c XX12 on 01-11"}
-        {"id": 2, "sender": "+14155550100", "body": "WIN a free cruise!!! Click http://spam.example now"}
-        {"id": 3, "sender": "+14155550101", "body": "see you at 6?"}
-
-        """
-    }
+    override class var records: String { lines(3) }
 
     var rules = ""
 
