@@ -79,13 +79,9 @@ public final class GzipDecoder {
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String) throws(ZstdError) {
-        let fd = try _InputFile.open(path)
-        do throws(ZstdError) {
-            try self.init(fileDescriptor: fd, path: path, options: Options(closeWhenDone: true))
-        } catch {
-            _Sys.close(fd)
-            throw error
-        }
+        let opened = try _OpenedPath(path)
+        try self.init(fileDescriptor: opened.fd, path: path, options: Options(closeWhenDone: true))
+        opened.handOver()
     }
 
     deinit {
@@ -168,13 +164,7 @@ public final class GzipDecoder {
 
     /// Reads until `buffer` is full or the stream ends; returns how many bytes it wrote.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            if n == 0 { break }
-            filled += n
-        }
-        return filled
+        try _readFully(buffer) { (b) throws(ZstdError) in try read(into: b) }
     }
 
     // MARK: - Internals

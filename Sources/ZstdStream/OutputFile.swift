@@ -141,13 +141,7 @@ public final class OutputFile {
                     break
                 }
             } catch {
-                if let tmp = temporaryPath {
-                    _Sys.close(fd)
-                    _Sys.unlink(tmp)
-                    _UnfinishedFiles.shared.remove(tmp)
-                } else if ownsDescriptor {
-                    _Sys.close(fd)
-                }
+                Self.release(fd, temporaryPath: temporaryPath, ownsDescriptor: ownsDescriptor)
                 throw error
             }
         }
@@ -287,6 +281,12 @@ public final class OutputFile {
     public func abandon() {
         guard !finished else { return }
         finished = true
+        Self.release(fd, temporaryPath: temporaryPath, ownsDescriptor: ownsDescriptor)
+    }
+
+    /// Gives up an unfinished output: closes `fd` (always for a temporary file, else when the output owns it)
+    /// and removes the temporary file, which then no longer counts as unfinished.
+    private static func release(_ fd: Int32, temporaryPath: String?, ownsDescriptor: Bool) {
         if let tmp = temporaryPath {
             _Sys.close(fd)
             _Sys.unlink(tmp)

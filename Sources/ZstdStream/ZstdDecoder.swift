@@ -94,15 +94,11 @@ public final class ZstdDecoder {
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String, options: Options = Options()) throws(ZstdError) {
-        let fd = try _InputFile.open(path)
+        let opened = try _OpenedPath(path)
         var options = options
         options.closeWhenDone = true
-        do throws(ZstdError) {
-            try self.init(fileDescriptor: fd, path: path, options: options)
-        } catch {
-            _Sys.close(fd)
-            throw error
-        }
+        try self.init(fileDescriptor: opened.fd, path: path, options: options)
+        opened.handOver()
     }
 
     deinit {
@@ -142,13 +138,7 @@ public final class ZstdDecoder {
 
     /// Reads until `buffer` is full or the stream ends; returns how many bytes it wrote.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            if n == 0 { break }
-            filled += n
-        }
-        return filled
+        try _readFully(buffer) { (b) throws(ZstdError) in try read(into: b) }
     }
 
     // MARK: - Internals

@@ -85,15 +85,8 @@ public struct ZstdFrameIndex: Sendable, Equatable {
     /// - Throws: ``ZstdError`` `.fileFailed` or `.readFailed` when the file cannot be opened or read.
     /// - Complexity: O(frames) reads with a seek table; O(blocks) small reads without one.
     public static func read(path: String) throws(ZstdError) -> ZstdFrameIndex? {
-        let fd: Int32
-        switch _Sys.open(path, O_RDONLY) {
-        case .success(let value): fd = value
-        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
-        }
-        defer { _Sys.close(fd) }
-        let size = Int64(lseek(fd, 0, SEEK_END))
-        guard size >= 0 else { throw ZstdError(.readFailed, errno: errno, path: path, detail: "cannot seek") }
-        let file = _PositionedReader(fd: fd, size: size, path: path)
+        let opened = try _OpenedPath(path)
+        let file = _PositionedReader(fd: opened.fd, size: try opened.size(path), path: path)
         let magic = try file.u32(at: 0)
         guard let magic, magic == _Zstd.frameMagic || magic & _Zstd.skippableMagicMask == _Zstd.skippableMagicStart else {
             return nil
@@ -105,13 +98,8 @@ public struct ZstdFrameIndex: Sendable, Equatable {
 
     /// The frames found by walking the headers, whether or not the file has a seek table (for tests).
     static func walkForTests(path: String) throws(ZstdError) -> ZstdFrameIndex {
-        let fd: Int32
-        switch _Sys.open(path, O_RDONLY) {
-        case .success(let value): fd = value
-        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path)
-        }
-        defer { _Sys.close(fd) }
-        return try walk(_PositionedReader(fd: fd, size: Int64(lseek(fd, 0, SEEK_END)), path: path))
+        let opened = try _OpenedPath(path)
+        return try walk(_PositionedReader(fd: opened.fd, size: try opened.size(path), path: path))
     }
 
     /// The frames a seek table lists, if each starts with a zstd frame magic and every header that gives a
@@ -249,25 +237,12 @@ final class _PositionedReader {
     private func load(_ offset: Int64) throws(ZstdError) {
         let count = Int(min(Int64(4 << 10), size - offset))
         var bytes = [UInt8](repeating: 0, count: count)
-        let got = bytes.withUnsafeMutableBytes { raw -> Result<Int, _Errno> in
-            var done = 0
-            while done < count {
-                switch _Sys.pread(fd, UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: offset + Int64(done)) {
-                case .success(0): return .success(done)
-                case .success(let n): done += n
-                case .failure(let e): return .failure(e)
-                }
-            }
-            return .success(done)
-        }
-        switch got {
-        case .success(let n) where n == count:
-            window = bytes
-            windowStart = offset
-        case .success:
+        let got = bytes.withUnsafeMutableBytes { _Sys.preadFully(fd, $0, at: offset) }
+        if let e = got.error { throw ZstdError(.readFailed, offset: offset, errno: e.code, path: path) }
+        guard got.done == count else {
             throw ZstdError(.readFailed, offset: offset, path: path, detail: "the file is shorter than it was")
-        case .failure(let e):
-            throw ZstdError(.readFailed, offset: offset, errno: e.code, path: path)
         }
+        window = bytes
+        windowStart = offset
     }
 }

@@ -122,26 +122,12 @@ public struct ZstdSeekTable: Sendable, Equatable {
     /// - Throws: ``ZstdError`` `.fileFailed` / `.readFailed` when the file cannot be read, `.corrupt` as
     ///   ``parse(tail:)`` does, or when the frames it lists do not add up to the file's size.
     public static func read(path: String) throws(ZstdError) -> ZstdSeekTable? {
-        let fd: Int32
-        switch _Sys.open(path, O_RDONLY) {
-        case .success(let value): fd = value
-        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
-        }
-        defer { _Sys.close(fd) }
-        let size = Int64(lseek(fd, 0, SEEK_END))
-        guard size >= 0 else { throw ZstdError(.readFailed, errno: errno, path: path, detail: "cannot seek") }
+        let opened = try _OpenedPath(path)
+        let size = try opened.size(path)
         func tail(_ count: Int64) throws(ZstdError) -> [UInt8] {
             let count = Int(min(count, size))
             var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { raw -> Int in
-                var done = 0
-                while done < count {
-                    guard case .success(let k) = _Sys.pread(fd, UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: size - Int64(count) + Int64(done)), k > 0
-                    else { break }
-                    done += k
-                }
-                return done
-            }
+            let got = bytes.withUnsafeMutableBytes { _Sys.preadFully(opened.fd, $0, at: size - Int64(count)).done }
             guard got == count else { throw ZstdError(.readFailed, offset: size - Int64(count), path: path) }
             return bytes
         }

@@ -246,14 +246,6 @@ enum _DamageLocator {
 
     /// Reads `count` bytes at `offset` into `buffer`; returns how many were read (short at the end).
     private static func read(_ fd: Int32, _ buffer: inout [UInt8], at offset: Int64, count: Int) -> Int {
-        buffer.withUnsafeMutableBytes { raw in
-            var done = 0
-            while done < count {
-                let slice = UnsafeMutableRawBufferPointer(rebasing: raw[done..<count])
-                guard case .success(let n) = _Sys.pread(fd, slice, at: offset + Int64(done)), n > 0 else { break }
-                done += n
-            }
-            return done
-        }
+        buffer.withUnsafeMutableBytes { raw in _Sys.preadFully(fd, UnsafeMutableRawBufferPointer(rebasing: raw[..<count]), at: offset).done }
     }
 }

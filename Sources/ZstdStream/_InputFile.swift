@@ -9,7 +9,7 @@ import Darwin
 // MARK: Internal API
 
 /// The input plumbing the streaming decoders share (`ZstdDecoder`, `GzipDecoder`): opening a path for
-/// reading, the input buffer that starts with the bytes a caller already read to recognise the input, and
+/// reading (``_OpenedPath``), the input buffer that starts with the bytes a caller already read to recognise the input, and
 /// moving what is left of it to its front before the next read.
 ///
 ///   input:  [ consumed … | pos ── unconsumed ── end | free … ]  ──compact()──▶  [ unconsumed | free …… ]
@@ -63,4 +63,49 @@ struct _InputFile {
         case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
         }
     }
+}
+
+/// A file opened for reading: its descriptor is closed when this value goes out of scope, unless it was
+/// handed over (``handOver()``) to a decoder whose init succeeded and which closes it when done. So a
+/// decoder's `init(path:)` that throws leaves no descriptor open:
+///
+///     let opened = try _OpenedPath(path)
+///     try self.init(fileDescriptor: opened.fd, path: path, options: closing)
+///     opened.handOver()
+struct _OpenedPath: ~Copyable {
+    let fd: Int32
+
+    /// Opens `path` read-only (``_InputFile/open(_:)``: `.fileFailed`, "cannot open for reading").
+    init(_ path: String) throws(ZstdError) {
+        fd = try _InputFile.open(path)
+    }
+
+    /// The size of the file at `path` (this one), for reading it with `pread`, at offsets.
+    ///
+    /// - Throws: ``ZstdError`` `.readFailed` ("cannot seek") when the descriptor cannot seek.
+    func size(_ path: String) throws(ZstdError) -> Int64 {
+        let size = Int64(lseek(fd, 0, SEEK_END))
+        guard size >= 0 else { throw ZstdError(.readFailed, errno: errno, path: path, detail: "cannot seek") }
+        return size
+    }
+
+    /// The decoder owns the descriptor now.
+    consuming func handOver() { discard self }
+
+    deinit { _Sys.close(fd) }
+}
+
+/// Fills `buffer` from `read` until it is full or `read` returns 0 (the end); returns how many bytes it
+/// wrote. The decoders' `readFully(into:)`.
+@inline(__always)
+func _readFully(
+    _ buffer: UnsafeMutableRawBufferPointer, _ read: (UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int
+) throws(ZstdError) -> Int {
+    var filled = 0
+    while filled < buffer.count {
+        let n = try read(UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+        if n == 0 { break }
+        filled += n
+    }
+    return filled
 }

@@ -112,6 +112,20 @@ enum _Sys {
         }
     }
 
+    /// `pread(2)` until `buffer` is full, the file ends or a read fails: `done` bytes were read at `offset`
+    /// (fewer than `buffer.count` at the end of the file or on an error), `error` is the failure, if any.
+    static func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> (done: Int, error: _Errno?) {
+        var done = 0
+        while done < buffer.count {
+            switch pread(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done)) {
+            case .success(0): return (done, nil)
+            case .success(let n): done += n
+            case .failure(let e): return (done, e)
+            }
+        }
+        return (done, nil)
+    }
+
     /// What is at a path, following symbolic links (a link to nothing is `.danglingLink`).
     enum FileKind: Equatable {
         case missing, regular, folder, danglingLink

@@ -228,9 +228,6 @@ OPTIONS:
                           Input format: jsonl, csv, tsv or xml (default: from
                           the name and first bytes). (values: jsonl, csv, tsv,
                           xml)
-  --output-format <output-format>
-                          Write records as jsonl, csv, tsv or xml (default: the
-                          input's format). (values: jsonl, csv, tsv, xml)
   --id-field <id-field>   Field, column or attribute holding the record id.
                           (default: id)
   --sender-field <sender-field>
@@ -241,10 +238,13 @@ OPTIONS:
                           (default: body)
   --no-header             CSV/TSV input has no header row (name fields by
                           1-based column number).
+  --threads <threads>     Worker threads, 1 to 256 (default: all cores).
+  --output-format <output-format>
+                          Write records as jsonl, csv, tsv or xml (default: the
+                          input's format). (values: jsonl, csv, tsv, xml)
   --filter-key <filter-key>
                           Name of the added labels (JSON key, column/attribute
                           prefix): letters, digits, _ - . (default: filter)
-  --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --chunk-size <chunk-size>
                           Bytes of records per work unit, 4K to 64M (default
                           1M, less above 3 threads).

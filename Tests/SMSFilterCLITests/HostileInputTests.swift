@@ -12,25 +12,7 @@ import Darwin
 /// formats, count files, keywords, URLs, normalisation, learn's inputs), replayed against the built binary.
 /// Each test is one attack class that crashed, ran silently wrong or printed something misleading on the
 /// main of 2026-11-26. (The attacks on outputs are in HostileUseTests and its other siblings.)
-final class HostileInputTests: CLITestCase {
-    static let records = """
-        {"id": 1, "sender": "AD-HDFCBK", "body": "Rs 500 debited from a/c XX12 on 01-11"}
-        {"id": 2, "sender": "+14155550100", "body": "WIN a free cruise!!! Click http://spam.example now"}
-        {"id": 3, "sender": "+14155550101", "body": "see you at 6?"}
-        {"id": 4, "sender": "VM-OFFERS", "body": "Flat 50% off, use coupon SAVE50"}
-        {"id": 5, "sender": "+14155550102", "body": "your OTP is 123456"}
-
-        """
-
-    var input = ""
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        input = try write("in.jsonl", Self.records)
-    }
-
-    func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-
+final class HostileInputTests: HostileTestCase {
     // MARK: Item 3: numbers in model sections
 
     /// `priority: -9223372036854775808` in a `model:` section trapped in `abs` in every command that loads

@@ -15,20 +15,13 @@ import Darwin
 /// No test here names a real system path (`/dev/stdout`, `/dev/stderr`, `/dev/full`) as an output: a test
 /// whose output guard has a bug must not be able to damage the machine. Links of the test's own, in its own
 /// temporary folder, stand in for them (a link to `/proc/self/fd/1` is `/dev/stdout`).
-final class HostileOutputTests: CLITestCase {
-    static let records = """
-        {"id": 1, "sender": "AD-HDFCBK", "body": "Rs 500 debited from a/c XX12 on 01-11"}
-        {"id": 2, "sender": "+14155550100", "body": "WIN a free cruise!!! Click http://spam.example now"}
-        {"id": 3, "sender": "+14155550101", "body": "see you at 6?"}
+final class HostileOutputTests: HostileTestCase {
+    override class var records: String { lines(3) }
 
-        """
-
-    var input = ""
     var rules = ""
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        input = try write("in.jsonl", Self.records)
         rules = try write("rules.yaml", """
             version: 1
             capabilities: [transactionalFinance]
@@ -41,8 +34,6 @@ final class HostileOutputTests: CLITestCase {
             """)
     }
 
-    func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: path)) }
-    func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     /// Runs the binary with `folder` as its current folder (so that relative names land in the test's folder).
     func runHere(_ args: [String], in folder: String? = nil) throws -> (status: Int32, out: Data, err: String) {

@@ -12,27 +12,13 @@ import Darwin
 /// kind) that lost data, crashed, ran without end or printed something unclear on the main of 2026-11-23.
 /// The record-reader attacks (huge records, gzip/bzip2 input, a wrong --body-field on JSON Lines) belong to
 /// the reader rewrite (issue 12) and are not here. Every test runs in well under a second or two.
-final class HostileUseTests: CLITestCase {
-    static let records = """
-        {"id": 1, "sender": "AD-HDFCBK", "body": "Rs 500 debited from a/c XX12 on 01-11"}
-        {"id": 2, "sender": "+14155550100", "body": "WIN a free cruise!!! Click http://spam.example now"}
-        {"id": 3, "sender": "+14155550101", "body": "see you at 6?"}
-        {"id": 4, "sender": "VM-OFFERS", "body": "Flat 50% off, use coupon SAVE50"}
-        {"id": 5, "sender": "+14155550102", "body": "your OTP is 123456"}
-
-        """
-
-    var input = ""
+final class HostileUseTests: HostileTestCase {
     var inputBytes = Data()
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        input = try write("in.jsonl", Self.records)
         inputBytes = try Data(contentsOf: URL(fileURLWithPath: input))
     }
-
-    func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: path)) }
-    func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     func assertInputUnchanged(file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(bytes(input), inputBytes, "the input was changed", file: file, line: line)
@@ -401,50 +387,14 @@ final class HostileUseTests: CLITestCase {
     }
 
     // MARK: A terminal
-
-    /// A new pseudo-terminal: (master, slave) descriptors.
-    static func openTerminal() throws -> (Int32, Int32) {
-        #if os(Linux)
-        // posix_openpt/grantpt/unlockpt/ptsname are not in Swift's Glibc module; these are what they do on
-        // Linux: open the multiplexer, unlock the slave (TIOCSPTLCK), ask its number (TIOCGPTN). The
-        // request numbers are _IOW('T', 0x31, int) and _IOR('T', 0x30, unsigned), the same on every Linux ABI
-        // that Swift supports.
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        guard master >= 0 else { throw XCTSkip("no /dev/ptmx here") }
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
-            close(master)
-            throw XCTSkip("cannot set up a pseudo-terminal")
-        }
-        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
-        #else
-        let master = posix_openpt(O_RDWR | O_NOCTTY)
-        guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
-            throw XCTSkip("no pseudo-terminal here")
-        }
-        let slave = open(name, O_RDWR | O_NOCTTY)
-        #endif
-        guard slave >= 0 else {
-            close(master)
-            throw XCTSkip("cannot open the pseudo-terminal")
-        }
-        return (master, slave)
-    }
-
     final class ResultBox: @unchecked Sendable { var data = Data() }
 
     /// Runs the binary with standard output and standard error on a new pseudo-terminal of `columns`
     /// columns (output processing off, so `\r` and `\n` arrive as written); standard input is the null device.
     func runInTerminal(_ args: [String], columns: UInt16 = 80, term: String = "xterm") throws -> (status: Int32, output: String) {
-        let (master, slave) = try Self.openTerminal()
+        let (master, slave): (Int32, Int32)
+        do { (master, slave) = try openPseudoTerminal(columns: columns) } catch { throw XCTSkip("\(error)") }
         defer { close(master) }
-        var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
-        var modes = termios()
-        tcgetattr(slave, &modes)
-        modes.c_oflag &= ~tcflag_t(OPOST)
-        tcsetattr(slave, TCSANOW, &modes)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: bin)
         process.arguments = args

@@ -268,6 +268,40 @@ final class SplitTests: CLITestCase {
         XCTAssertTrue(r.err.contains("not zstd"), r.err)
     }
 
+    /// A malformed --range (of classify or plan) is a usage error that names the value and says what is
+    /// expected and what is wrong with it: a negative START is a value, not a missing one; START ≥ END and
+    /// offsets past Int64 are not ArgumentParser's bare "is invalid".
+    func testAMalformedRangeSaysWhatIsExpected() throws {
+        let jsonl = try archive(["\(record("a"))\n", "\(record("b"))\n"], "r.jsonl.zst")
+        let expected = "expected START:END with 0 ≤ START < END"
+        let cases: [(String, String)] = [
+            ("-9223372036854775808:5", "START is negative"),
+            ("-1:5", "START is negative"),
+            ("5:3", "START is not below END"),
+            ("7:7", "START is not below END"),
+            ("9223372036854775807:9223372036854775807", "START is not below END"),
+            ("9223372036854775806:9223372036854775808", "END is past 9223372036854775807, the largest offset"),
+            ("9223372036854775808:9223372036854775809", "START is past 9223372036854775807, the largest offset"),
+            ("0:x", "END is not a whole number"),
+            (":5", "START is not a whole number"),
+            ("5", expected),
+            ("1:2:3", expected),
+        ]
+        for (value, why) in cases {
+            for command in [["classify", jsonl, "--range", value, "-q", "--no-output"], ["plan", jsonl, "--range", value, "-q"]] {
+                let r = try run(command)
+                XCTAssertEqual(r.status, 64, "\(command): \(r.err)")
+                XCTAssertTrue(r.err.contains("The value '\(value)' is invalid for '--range <range>': \(expected)"), "\(command): \(r.err)")
+                XCTAssertTrue(r.err.contains(why), "\(command): \(r.err)")
+                XCTAssertFalse(r.err.contains("Missing value"), "\(command): \(r.err)")
+            }
+        }
+        // The largest offsets that parse reach the archive, which says they are past its end.
+        let r = try run(["classify", jsonl, "--range", "9223372036854775806:9223372036854775807", "-q", "--no-output"])
+        XCTAssertEqual(r.status, 64, r.err)
+        XCTAssertFalse(r.err.contains("is invalid for '--range"), r.err)
+    }
+
     func testPlanSaysPlainlyWhenAnArchiveIsOneSplit() throws {
         let text = (0..<200).map { record("s\($0)") + "\n" }.joined()
         let one = try archive([text], "one.jsonl.zst")

@@ -8,32 +8,7 @@ import XCTest
 /// range of frames). Oracles: the frames are made one by one by the zstd CLI (or our seekable encoder), so
 /// their offsets and sizes are known; the CLI decodes each range on its own (`zstd -dc` of the bytes) as the
 /// decoder must.
-final class FrameIndexTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("frame-index-tests") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
-        return path(name)
-    }
-
-    func zstdCLI(_ args: [String], stdin: Data? = nil) throws -> [UInt8] {
-        let result = try Fixtures.run("zstd", ["-q"] + args, stdin: stdin)
-        XCTAssertEqual(result.status, 0, String(decoding: result.stderr, as: UTF8.self))
-        return Array(result.stdout)
-    }
-
-    func skippable(_ payload: [UInt8]) -> [UInt8] {
-        var frame: [UInt8] = []
-        withUnsafeBytes(of: UInt32(0x184D_2A53).littleEndian) { frame += $0 }
-        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { frame += $0 }
-        return frame + payload
-    }
-
+final class FrameIndexTests: ZstdFileTestCase {
     func decode(_ decoder: ZstdParallelDecoder) throws -> [UInt8] {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 50_000)
@@ -53,12 +28,12 @@ final class FrameIndexTests: XCTestCase {
             let part = codecSample(60_000 + 25_000 * i, seed: UInt64(7 + i))
             parts.append(part)
             let start = Int64(bytes.count)
-            if i % 2 == 1 { bytes += skippable(Array("hint \(i)".utf8)) }  // travels with the frame after it
+            if i % 2 == 1 { bytes += skippable(Array("hint \(i)".utf8), variant: 3) }  // travels with the frame after it
             let known = i != 3
             bytes += try known ? zstdCLI(["-\(i + 1)", "-c", try write(part, "p\(i)")]) : zstdCLI(["-c"], stdin: Data(part))
             expected.append(.init(start: start, end: Int64(bytes.count), decodedSize: known ? Int64(part.count) : nil))
         }
-        bytes += skippable(Array("trailer".utf8))
+        bytes += skippable(Array("trailer".utf8), variant: 3)
         expected[4].end = Int64(bytes.count)
         let archive = try write(bytes, "walk.zst")
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: archive))

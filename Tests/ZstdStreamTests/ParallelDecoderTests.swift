@@ -7,32 +7,7 @@ import XCTest
 /// ``ZstdParallelDecoder``: the zstd CLI is the oracle for what a clean archive holds, and ``ZstdDecoder``
 /// (itself checked against the CLI) for what a damaged one delivers and how the damage is reported: the
 /// parallel decoder must hand out the same bytes and throw the same error, offsets included.
-final class ParallelDecoderTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("parallel-tests") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
-        return path(name)
-    }
-
-    func zstdCLI(_ args: [String], stdin: Data? = nil) throws -> [UInt8] {
-        let result = try Fixtures.run("zstd", ["-q"] + args, stdin: stdin)
-        XCTAssertEqual(result.status, 0, String(decoding: result.stderr, as: UTF8.self))
-        return Array(result.stdout)
-    }
-
-    func skippable(_ payload: [UInt8], variant: UInt32 = 0) -> [UInt8] {
-        var frame: [UInt8] = []
-        withUnsafeBytes(of: (0x184D_2A50 + variant).littleEndian) { frame += $0 }
-        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { frame += $0 }
-        return frame + payload
-    }
-
+final class ParallelDecoderTests: ZstdFileTestCase {
     // MARK: Archives
 
     struct Archive {

@@ -43,27 +43,11 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/smsfilter-spark-bench.XXXXXX")
 cleanup() { if [ "${KEEP_TMP:-0}" = 1 ]; then echo "bench-spark: kept $TMP"; else rm -rf "$TMP"; fi; }
 trap cleanup EXIT
 DATA="${BENCH_DIR:-$TMP}"
-mkdir -p "$TMP/conf" "$TMP/sparktmp" "$DATA"
-# The Spark configuration of test.sh: quiet, local, 1 GB for the driver.
-cat > "$TMP/conf/log4j2.properties" <<'EOF'
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
-EOF
-cat > "$TMP/conf/spark-defaults.conf" <<EOF
-spark.ui.enabled                 false
-spark.ui.showConsoleProgress     false
-spark.driver.host                127.0.0.1
-spark.driver.bindAddress         127.0.0.1
-spark.local.dir                  $TMP/sparktmp
-spark.driver.memory              1g
-EOF
-export SPARK_CONF_DIR="$TMP/conf" SPARK_LOCAL_IP=127.0.0.1 PYSPARK_PYTHON="$PYTHON" PYSPARK_DRIVER_PYTHON="$PYTHON"
-unset SPARK_HOME
+mkdir -p "$DATA"
+# The Spark configuration of test.sh (lib.sh): quiet, local, 1 GB for the driver.
+# shellcheck source=integrations/spark/lib.sh
+source "$here/lib.sh"
+spark_quiet_local "$TMP" "$PYTHON"
 
 ARCHIVE="$DATA/bench-$RECORDS.jsonl.zst"
 if [ ! -s "$ARCHIVE" ]; then

@@ -74,26 +74,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/smsfilter-spark-test.XXXXXX")
 cleanup() { if [ "${KEEP_TMP:-0}" = 1 ]; then echo "test-spark: kept $TMP"; else rm -rf "$TMP"; fi; }
 trap cleanup EXIT
 
-mkdir -p "$TMP/conf" "$TMP/archives"/{a,b,c,d,e,f,g} "$TMP/ref" "$TMP/sparktmp"
-cat > "$TMP/conf/log4j2.properties" <<'EOF'
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
-EOF
-cat > "$TMP/conf/spark-defaults.conf" <<EOF
-spark.ui.enabled                 false
-spark.ui.showConsoleProgress     false
-spark.driver.host                127.0.0.1
-spark.driver.bindAddress         127.0.0.1
-spark.local.dir                  $TMP/sparktmp
-spark.driver.memory              1g
-EOF
-export SPARK_CONF_DIR="$TMP/conf" SPARK_LOCAL_IP=127.0.0.1 PYSPARK_PYTHON="$PYTHON" PYSPARK_DRIVER_PYTHON="$PYTHON"
-unset SPARK_HOME  # use the pip-installed Spark that matches this pyspark
+mkdir -p "$TMP/archives"/{a,b,c,d,e,f,g} "$TMP/ref"
+# shellcheck source=integrations/spark/lib.sh
+source "$here/lib.sh"
+spark_quiet_local "$TMP" "$PYTHON"
 
 # --- archives ------------------------------------------------------------------------------------------
 say "making archives from $CORPORA"

@@ -353,11 +353,8 @@ extension Learner {
 
     /// The fold of a message: a hash of its normalised body (ASCII case folded), so duplicates share a fold.
     static func fold(_ text: UnsafeRawBufferPointer, _ k: Int) -> Int {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in text {
-            h ^= UInt64(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
-            h &*= 0x0000_0100_0000_01B3
-        }
+        var h = StableHash.fnvOffsetBasis
+        for b in text { h = StableHash.fnv1a(h, b >= 0x41 && b <= 0x5A ? b | 0x20 : b) }
         h ^= h >> 33
         h &*= 0xFF51_AFD7_ED55_8CCD
         h ^= h >> 33
@@ -385,9 +382,7 @@ extension Learner {
         var total: UInt64 = 0
         while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
             chunk.withUnsafeBytes { b in
-                for byte in b {
-                    h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-                }
+                for byte in b { h = StableHash.fnv1a(h, byte) }
             }
             total += UInt64(chunk.count)
         }
@@ -514,7 +509,7 @@ struct _Examples {
     mutating func add(target: Int, fold: Int, features f: [Int32], body: UnsafeRawBufferPointer, script: Script, generated: Bool,
                       context: UInt16 = 0) {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for b in body { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        for b in body { h = StableHash.fnv1a(h, b) }
         h ^= h >> 31
         guard Self.kept(h, level) else {
             sampledOut += 1

@@ -42,11 +42,8 @@ final class _CandidateTable {
     }
 
     static func hash(_ kind: UInt8, _ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(kind)
-        for b in bytes {
-            h ^= UInt64(b)
-            h &*= 0x0000_0100_0000_01B3
-        }
+        var h = StableHash.fnvOffsetBasis ^ UInt64(kind)
+        for b in bytes { h = StableHash.fnv1a(h, b) }
         return h ^ (h >> 29)
     }
 

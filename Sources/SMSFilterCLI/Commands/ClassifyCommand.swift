@@ -45,8 +45,9 @@ struct ClassifyCommand: ParsableCommand {
     var shard: Shard?
 
     @Option(
-        name: .long,
-        help: "Classify only the records that start in these frames of one zstd archive (JSON Lines or TSV): compressed offsets START:END at frame boundaries, as smsfilter plan lists them.")
+        name: .long, parsing: .unconditional,
+        help: "Classify only the records that start in these frames of one zstd archive (JSON Lines or TSV): compressed offsets START:END at frame boundaries, as smsfilter plan lists them.",
+        transform: ByteRange.parse)
     var range: ByteRange?
 
     @Option(name: .long, parsing: .unconditional, help: "With --range: the archive's line number where the range starts (plan --lines), so lines before it need not be counted.")
@@ -84,22 +85,13 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: "The name standard input goes by in counts and rejects (and its format is guessed from).")
     var inputName: String?
 
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
+    @OptionGroup var input: InputOptions
 
     @Option(name: .long, help: "Write records as jsonl, csv, tsv or xml (default: the input's format).")
     var outputFormat: InputFormat?
 
-    @OptionGroup var fields: FieldOptions
-
-    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
-    var noHeader = false
-
     @Option(name: .long, help: "Name of the added labels (JSON key, column/attribute prefix): letters, digits, _ - .")
     var filterKey = "filter"
-
-    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
-    var threads: Int?
 
     @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 1M, less above 3 threads).")
     var chunkSize: ByteSize?
@@ -141,7 +133,7 @@ struct ClassifyCommand: ParsableCommand {
     func validate() throws {
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         if noOutput && outputPath != nil { throw ValidationError("Please give either -o or --no-output, not both.") }
-        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(input.threads, Limits.threads, "--threads")
         try Limits.check(size: chunkSize, Limits.chunkSize, "--chunk-size")
         try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
         try Limits.check(size: maxRejectsBytes, Limits.maxRejectsBytes, "--max-rejects-bytes")
@@ -149,7 +141,7 @@ struct ClassifyCommand: ParsableCommand {
         try Limits.checkGzipLevel(level, output: noOutput ? nil : outputPath)
         try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
         try Limits.check(frameSize: frameSize)
-        if let chunkSize { try Limits.checkChunkPool(threads: threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
+        if let chunkSize { try Limits.checkChunkPool(threads: input.threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if let shard, shard.k < 1 || shard.k > shard.n {
@@ -193,19 +185,17 @@ struct ClassifyCommand: ParsableCommand {
         if selected.isEmpty && (manifest != nil || shard != nil) && !quiet {
             CLI.stderr("smsfilter: this shard holds no input\n")
         }
-        let progress = ProgressLine()
-        var options = pipelineOptions(existing: plan.existingPolicy, progress: progress)
+        var options = pipelineOptions(existing: plan.existingPolicy)
         let countsFile = try openCounts(existing: plan.existingPolicy)
         options.beforeCommit = Self.countsWriter(countsFile)
-        let result: RunResult
-        do {
-            result = try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
-        } catch {
-            progress.clear()
-            countsFile?.value.abandon()
-            throw CLI.fail(error.description, code: error.exitCode)
+        // The progress line would land among the records when both go to the same terminal.
+        let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal
+        let result = try ProgressLine.running(
+            shown: !quiet && CLI.stderrIsTerminal && !recordsOnTerminal, abandon: { countsFile?.value.abandon() }
+        ) { progress throws(PipelineError) in
+            options.progress = progress
+            return try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
         }
-        progress.clear()
         if !quiet {
             if json {
                 CLI.printSummaryJSON(
@@ -238,21 +228,18 @@ struct ClassifyCommand: ParsableCommand {
         return plan
     }
 
-    func pipelineOptions(existing: OutputFile.Existing, progress: ProgressLine) -> PipelineOptions {
+    func pipelineOptions(existing: OutputFile.Existing) -> PipelineOptions {
         var options = PipelineOptions()
-        options.inputFormat = inputFormat
+        input.apply(to: &options)
         options.outputFormat = outputFormat
-        options.fields = fields.names
-        options.hasHeader = !noHeader
         options.outputPath = noOutput ? nil : outputPath ?? "-"
         options.outputLevel = level
         options.labelsOnly = labelsOnly || format == .labels
         options.filterKey = filterKey
         options.explain = explain
-        options.threads = threads ?? CLI.cores
         options.compressionWorkers = compressionThreads ?? (options.threads > 1 ? options.threads : 0)
         options.outputFrameSize = frameSize.frameSize
-        options.chunkSize = chunkSize?.bytes ?? PipelineOptions.defaultChunkSize(threads: options.threads)
+        if let chunkSize { options.chunkSize = chunkSize.bytes }
         options.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
@@ -260,11 +247,6 @@ struct ClassifyCommand: ParsableCommand {
         options.existing = existing
         options.split = range.map { ArchiveSplit(start: $0.start, end: $0.end, firstLine: firstLine) }
         if let inputName { options.stdinName = inputName }
-        // The progress line would land among the records when both go to the same terminal.
-        let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal
-        if !quiet && CLI.stderrIsTerminal && !recordsOnTerminal {
-            options.progress = { progress.update($0) }
-        }
         return options
     }
 

@@ -110,16 +110,10 @@ struct EvaluateCommand: ParsableCommand {
         options.truthField = truthField
         options.granularity = by
         options.conflictExamples = conflictExamples
-        let progress = ProgressLine()
-        if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
-        let result: EvaluationReport
-        do {
-            result = try Evaluator(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
-        } catch {
-            progress.clear()
-            throw CLI.fail(error.description, code: error.exitCode)
+        let result = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+            options.progress = progress
+            return try Evaluator(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         }
-        progress.clear()
         let data: [UInt8]
         do {
             data = Array(try result.jsonData()) + [0x0A]

@@ -150,16 +150,10 @@ struct ExportCommand: ParsableCommand {
         options.existing = plan.existingPolicy
         options.compressionLevel = zst ? level : nil
         options.frameSize = frameSize.frameSize
-        let progress = ProgressLine()
-        if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
-        let result: ExportStats
-        do {
-            result = try TrainingSetExporter(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
-        } catch {
-            progress.clear()
-            throw CLI.fail(error.description, code: error.exitCode)
+        let result = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+            options.progress = progress
+            return try TrainingSetExporter(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         }
-        progress.clear()
         let data: [UInt8]
         do {
             data = Array(try result.jsonData()) + [0x0A]

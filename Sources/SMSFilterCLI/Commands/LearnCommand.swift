@@ -63,13 +63,7 @@ struct LearnCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Replace an existing output file.")
     var force = false
 
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
-
-    @OptionGroup var fields: FieldOptions
-
-    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
-    var noHeader = false
+    @OptionGroup var input: RecordFormatOptions
 
     @Option(name: .long, help: "Text normalisation: none, standard or leet (default: the --rules file's, else standard).")
     var normalize: String?
@@ -199,6 +193,28 @@ struct LearnCommand: ParsableCommand {
     }
 
     func run() throws {
+        let plan = try ioPlan()
+        let mapping = try Self.mapping(map, file: mapFile)
+        let base = try rules.map(Self.baseRules)
+        let normalization = try normalization(base: base)
+        var options = try learnOptions(mapping: mapping, base: base, normalization: normalization)
+        let report = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+            options.progress = progress
+            return try Learner(options: options).run(inputs: inputs)
+        }
+        if let output, let model = report.model {
+            try writeRuleFile(model, to: output, base: base, normalization: normalization, existing: plan.existingPolicy)
+        }
+        if json {
+            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), recordsOnStandardOutput: output == "-")
+        } else if !quiet {
+            let table = Self.table(report, output: output)
+            if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }
+        }
+    }
+
+    /// What learn reads and writes, checked (``IOPlan``).
+    func ioPlan() throws -> IOPlan {
         var plan = IOPlan(force: force)
         plan.read(inputs, as: "the input")
         plan.readRules(rules)
@@ -206,35 +222,48 @@ struct LearnCommand: ParsableCommand {
         plan.write(output, as: "-o")
         plan.write(foldsFile, as: "--folds-file")
         try plan.check()
-        let mapping = try Self.mapping(map, file: mapFile)
-        // The base rules: parsed for cross-validation, copied as text into the output.
-        var baseText: String?
-        var base: RuleSetDefinition?
-        if let rules {
-            let data = try Self.readRuleFile(rules)
-            guard let text = String(data: data, encoding: .utf8),
-                  !(data.count >= 4 && data.prefix(4) == Data("SMSF".utf8)) else {
-                throw CLI.fail("\(rules): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: .usage)
-            }
-            let (definition, issues) = RuleSet.resolve(yaml: text, file: rules)
-            if !issues.isEmpty { throw CLI.fail(issues.map(\.description).joined(separator: "\n"), code: .badInput) }
-            if definition.model != nil { throw CLI.fail("\(rules): already has a model: section", code: .badInput) }
-            baseText = text
-            base = definition
+        return plan
+    }
+
+    /// The --rules file the model joins: its text (copied into the output) and its rules (parsed for
+    /// cross-validation).
+    struct BaseRules {
+        let path: String
+        let text: String
+        let definition: RuleSetDefinition
+        /// Whether the file names its normalisation (the output then says it once, in the file's words).
+        var saysNormalize: Bool { text.split(separator: "\n").contains { $0.hasPrefix("normalize:") } }
+    }
+
+    static func baseRules(_ path: String) throws -> BaseRules {
+        let data = try Self.readRuleFile(path)
+        guard let text = String(data: data, encoding: .utf8),
+              !(data.count >= 4 && data.prefix(4) == Data("SMSF".utf8)) else {
+            throw CLI.fail("\(path): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: .usage)
         }
-        let baseSaysNormalize = baseText.map { $0.split(separator: "\n").contains { $0.hasPrefix("normalize:") } } ?? false
-        var normalization = base?.normalization ?? .standard
+        let (definition, issues) = RuleSet.resolve(yaml: text, file: path)
+        if !issues.isEmpty { throw CLI.fail(issues.map(\.description).joined(separator: "\n"), code: .badInput) }
+        if definition.model != nil { throw CLI.fail("\(path): already has a model: section", code: .badInput) }
+        return BaseRules(path: path, text: text, definition: definition)
+    }
+
+    /// --normalize, else the base rules', else standard; --normalize may not contradict a base file that names
+    /// its own (rules and model see the same text).
+    func normalization(base: BaseRules?) throws -> TextNormalization {
+        var normalization = base?.definition.normalization ?? .standard
         if let normalize, let m = TextNormalization(name: normalize) {
-            if baseSaysNormalize, m != normalization {
-                throw CLI.fail("--normalize \(m.name) contradicts \(rules!)'s normalize: \(normalization.name) (rules and model see the same text)", code: .usage)
+            if let base, base.saysNormalize, m != normalization {
+                throw CLI.fail("--normalize \(m.name) contradicts \(base.path)'s normalize: \(normalization.name) (rules and model see the same text)", code: .usage)
             }
             normalization = m
         }
+        return normalization
+    }
 
+    /// The library's options from the command line (all but the progress line).
+    func learnOptions(mapping: TruthMapping, base: BaseRules?, normalization: TextNormalization) throws -> LearnOptions {
         var options = LearnOptions(mapping: mapping)
-        options.inputFormat = inputFormat
-        options.hasHeader = !noHeader
-        options.fields = fields.names
+        input.apply(to: &options)
         options.fields.required.append(.init(option: "--truth-field", name: truthField))
         options.truthField = truthField
         options.granularity = by
@@ -256,52 +285,40 @@ struct LearnCommand: ParsableCommand {
         options.maxCandidates = maxCandidates
         options.maxExamples = maxExamples
         options.maxRecord = maxRecord.bytes
-        options.base = base
+        options.base = base?.definition
         options.minimumOverrules = minOverrules
-        if let rules {
-            options.baseName = URL(fileURLWithPath: rules).lastPathComponent
-            options.baseChecksum = Learner.checksum(path: rules)
+        if let base {
+            options.baseName = URL(fileURLWithPath: base.path).lastPathComponent
+            options.baseChecksum = Learner.checksum(path: base.path)
         }
         options.modelName = modelName
         options.priority = priority
         options.threshold = threshold
         options.foldsFile = foldsFile
         options.replaceExisting = force
-        let progress = ProgressLine()
-        if !quiet && CLI.stderrIsTerminal { options.progress = { progress.update($0) } }
+        return options
+    }
 
-        let report: LearnReport
+    /// Writes the rule file: the base rules' text (or an empty rule list), the normalisation unless the base
+    /// names it, and the model; it must load as written.
+    func writeRuleFile(
+        _ model: ModelDefinition, to output: String, base: BaseRules?, normalization: TextNormalization, existing: OutputFile.Existing
+    ) throws {
+        var text = base?.text ?? "# Learned by `smsfilter learn`; see docs/RULES.md, \"Learned models\".\nversion: 1\nrules: []\n"
+        if !text.hasSuffix("\n") { text += "\n" }
+        if !(base?.saysNormalize ?? false) { text += "normalize: \(normalization.name)\n" }
+        text += model.yaml()
+        // The file must load as written (list paths of a base file resolve from the output's folder).
+        let (_, issues) = RuleSet.resolve(yaml: text, file: output)
+        if !issues.isEmpty {
+            throw CLI.fail("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", code: .badInput)
+        }
         do {
-            report = try Learner(options: options).run(inputs: inputs)
+            let file = try OutputFile(path: output, existing: existing)
+            try file.write(text)
+            try file.finish()
         } catch {
-            progress.clear()
-            throw CLI.fail(error.message, code: error.exitCode)
-        }
-        progress.clear()
-
-        if let output, let model = report.model {
-            var text = baseText ?? "# Learned by `smsfilter learn`; see docs/RULES.md, \"Learned models\".\nversion: 1\nrules: []\n"
-            if !text.hasSuffix("\n") { text += "\n" }
-            if !baseSaysNormalize { text += "normalize: \(normalization.name)\n" }
-            text += model.yaml()
-            // The file must load as written (list paths of a base file resolve from the output's folder).
-            let (_, issues) = RuleSet.resolve(yaml: text, file: output)
-            if !issues.isEmpty {
-                throw CLI.fail("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", code: .badInput)
-            }
-            do {
-                let file = try OutputFile(path: output, existing: plan.existingPolicy)
-                try file.write(text)
-                try file.finish()
-            } catch {
-                throw CLI.fail("\(error)", code: .cannotCreate)
-            }
-        }
-        if json {
-            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), recordsOnStandardOutput: output == "-")
-        } else if !quiet {
-            let table = Self.table(report, output: output)
-            if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }
+            throw CLI.fail("\(error)", code: .cannotCreate)
         }
     }
 

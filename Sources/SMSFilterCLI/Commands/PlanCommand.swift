@@ -40,7 +40,9 @@ struct PlanCommand: ParsableCommand {
     @Flag(name: .long, help: "Decode every split to count its lines and decoded bytes exactly.")
     var lines = false
 
-    @Option(name: .long, help: "Plan only these frames (compressed offsets START:END at frame boundaries).")
+    @Option(
+        name: .long, parsing: .unconditional, help: "Plan only these frames (compressed offsets START:END at frame boundaries).",
+        transform: ByteRange.parse)
     var range: ByteRange?
 
     @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
@@ -109,13 +111,29 @@ struct PlanCommand: ParsableCommand {
 }
 
 /// `START:END`: compressed byte offsets, `0 ≤ START < END`.
-struct ByteRange: ExpressibleByArgument {
+/// `START:END`: compressed byte offsets, 0 ≤ START < END, as `smsfilter plan` lists them. Parsed by
+/// ``parse(_:)`` (the options' `transform`), so that a bad value gets a message that says what is expected
+/// (ArgumentParser names the option and the value).
+struct ByteRange {
     let start: Int64
     let end: Int64
-    init?(argument: String) {
+
+    static let expected = "expected START:END with 0 ≤ START < END (compressed byte offsets, as smsfilter plan lists them)"
+
+    static func parse(_ argument: String) throws -> ByteRange {
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let start = Int64(parts[0]), let end = Int64(parts[1]), start >= 0, start < end else { return nil }
-        self.start = start
-        self.end = end
+        guard parts.count == 2 else { throw ValidationError(expected) }
+        func offset(_ part: Substring, _ name: String) throws -> Int64 {
+            if let n = Int64(part) { return n }
+            let digits = part.first == "-" || part.first == "+" ? part.dropFirst() : part
+            if !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) {
+                throw ValidationError("\(expected); \(name) is past \(Int64.max), the largest offset")
+            }
+            throw ValidationError("\(expected); \(name) is not a whole number")
+        }
+        let start = try offset(parts[0], "START"), end = try offset(parts[1], "END")
+        if start < 0 { throw ValidationError("\(expected); START is negative") }
+        if start >= end { throw ValidationError("\(expected); START is not below END") }
+        return ByteRange(start: start, end: end)
     }
 }

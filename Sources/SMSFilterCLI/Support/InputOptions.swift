@@ -2,19 +2,14 @@ import ArgumentParser
 import BatchPipeline
 
 /// How to read the records of the input files: format, field names, header row and worker threads. One
-/// `@OptionGroup` for the commands that read records (export, evaluate; classify and learn still declare
-/// these options themselves), so that each option is declared, helped and defaulted once.
+/// `@OptionGroup` for the commands that read records on all cores (classify, export, evaluate); learn, which
+/// reads on one thread, takes its ``RecordFormatOptions`` part alone. Each option is declared, helped and
+/// defaulted once.
 ///
 /// The checks of these values stay in each command's `validate()` (`Limits.check(input.threads, …)`), so that
 /// a command reports its problems in the order it always has.
 struct InputOptions: ParsableArguments {
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
-
-    @OptionGroup var fields: FieldOptions
-
-    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
-    var noHeader = false
+    @OptionGroup var format: RecordFormatOptions
 
     @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
     var threads: Int?
@@ -23,19 +18,41 @@ struct InputOptions: ParsableArguments {
     /// cores by default) and the chunk size that goes with them. The one place these options become the
     /// library's.
     func apply<Options: RecordReadingOptions>(to options: inout Options) {
-        options.inputFormat = inputFormat
-        options.hasHeader = !noHeader
-        options.fields = fields.names
+        format.apply(to: &options)
         options.threads = threads ?? CLI.cores
         options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
     }
 }
 
-/// The options of a BatchPipeline job that reads records, as ``InputOptions/apply(to:)`` sets them.
-protocol RecordReadingOptions {
+/// What the records look like: the input format, the field names and whether CSV/TSV has a header row.
+struct RecordFormatOptions: ParsableArguments {
+    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
+    var inputFormat: InputFormat?
+
+    @OptionGroup var fields: FieldOptions
+
+    @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
+    var noHeader = false
+
+    /// Sets the format, header row and fields of a job's options.
+    func apply<Options: RecordFormatSettings>(to options: inout Options) {
+        options.inputFormat = inputFormat
+        options.hasHeader = !noHeader
+        options.fields = fields.names
+    }
+}
+
+/// The options of a BatchPipeline job that say what its records look like, as
+/// ``RecordFormatOptions/apply(to:)`` sets them.
+protocol RecordFormatSettings {
     var inputFormat: InputFormat? { get set }
     var hasHeader: Bool { get set }
     var fields: FieldNames { get set }
+}
+
+/// The options of a BatchPipeline job that reads records on worker threads, as ``InputOptions/apply(to:)``
+/// sets them.
+protocol RecordReadingOptions: RecordFormatSettings {
     var threads: Int { get set }
     var chunkSize: Int { get set }
 }
@@ -43,3 +60,4 @@ protocol RecordReadingOptions {
 extension PipelineOptions: RecordReadingOptions {}
 extension ExportOptions: RecordReadingOptions {}
 extension EvaluationOptions: RecordReadingOptions {}
+extension LearnOptions: RecordFormatSettings {}

@@ -130,3 +130,26 @@ final class ProgressLine: @unchecked Sendable {
 
     static func grouped(_ n: Int) -> String { groupedDigits(n) }
 }
+
+extension ProgressLine {
+    /// Runs a library job (classify, export, evaluate, learn) with a progress line on standard error when
+    /// `shown`: `job` puts the callback it is given (nil when not shown) into its options. The line is cleared
+    /// before anything else is printed; a failure runs `abandon` (outputs opened outside the job), then
+    /// becomes the command's error with the job's exit status.
+    static func running<Result>(
+        shown: Bool, abandon: () -> Void = {}, _ job: ((@Sendable (BatchPipeline.Progress) -> Void)?) throws(PipelineError) -> Result
+    ) throws -> Result {
+        let line = ProgressLine()
+        var progress: (@Sendable (BatchPipeline.Progress) -> Void)?
+        if shown { progress = { line.update($0) } }
+        do throws(PipelineError) {
+            let result = try job(progress)
+            line.clear()
+            return result
+        } catch {
+            line.clear()
+            abandon()
+            throw CLI.fail(error.description, code: error.exitCode)
+        }
+    }
+}
