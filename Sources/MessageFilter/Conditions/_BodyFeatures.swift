@@ -62,6 +62,18 @@ final class _BodyFeatures: Sendable {
         (rule.urls != nil ? url : 0) | (rule.phones != nil ? phone : 0) | (rule.amounts != nil ? amount : 0)
     }
 
+    /// The bits of `rule`'s groups (as in `_CompiledRule.allMask`) that its `urls`, `phones` and `amounts`
+    /// conditions make (its extra groups after `all`, except `startsWith`).
+    static func groupMask(of rule: RuleDefinition) -> UInt64 {
+        var mask: UInt64 = 0
+        for (x, extra) in rule._extraGroups.enumerated() {
+            if case .startsWith = extra { continue }
+            let bit = rule.all.count + x
+            if bit < 64 { mask |= UInt64(1) << UInt64(bit) }
+        }
+        return mask
+    }
+
     /// Compiles `keys`; feature `k` gets the global id `firstID + k`.
     init(_ keys: [_BodyFeatureKey], firstID: Int32, rules: [RuleDefinition]) {
         eagerKinds = rules.reduce(0) { k, r in
