@@ -306,21 +306,28 @@ public final class Classifier {
         // with their keyword and every group that is not a body condition. (A trace records every touched
         // rule's groups, so it takes the kinds of every touched rule; tracing in full scans every kind: the
         // extra matches only touch rules that cannot fire.)
+        // Without a trace, the eager URL scan of rules that only want a URL with an IP host (`urls: [ip]`) is
+        // skipped for a body that cannot hold one (`_BodyFeatures.mayHoldIPURL`), unless a candidate asks for URLs.
         if let features = set.bodyFeatures {
-            var kinds = full ? 7 : features.eagerKinds
+            var candidateKinds: UInt8 = full ? 7 : 0
             var t = 0
             let kindsOf = set.ruleFeatureKinds
-            while t < touchedCount, kinds != 7 {
+            while t < touchedCount, candidateKinds != 7 {
                 let r = Int(touched[t])
                 t += 1
                 let k = kindsOf[r]
-                if k == 0 || k | kinds == kinds { continue }
+                if k == 0 || k | candidateKinds == candidateKinds { continue }
                 if trace == nil {
                     let rule = rules[r]
                     if scratch[r].veto || (rule.needsKeyword && !scratch[r].keyword)
                         || (scratch[r].mask | rule.featureGroups) & rule.allMask != rule.allMask { continue }
                 }
-                kinds |= k
+                candidateKinds |= k
+            }
+            var kinds = candidateKinds | features.eagerKinds
+            if trace == nil, kinds & _BodyFeatures.url != 0, candidateKinds & _BodyFeatures.url == 0, features.eagerURLsAreIP,
+               !_BodyFeatures.mayHoldIPURL(body) {
+                kinds &= ~_BodyFeatures.url
             }
             if kinds != 0 {
                 featureBuffer.removeAll(keepingCapacity: true)
@@ -503,9 +510,12 @@ public final class Classifier {
             let e = UnsafeRawBufferPointer(rebasing: sender[info.traiEntity])
             var found = false
             var i = 0
+            // (Quick tests first: the length of a pattern without `*`, a first byte that is not a wildcard.)
+            let first: UInt8 = e.isEmpty ? 0 : (e[0] &- 0x61 < 26 ? e[0] & 0xDF : e[0])
             while i < c.entities.count, !found {
                 let length = c.entityLengths[i]
-                if length < 0 || length == e.count, _Fold.glob(e, c.entities[i]) { found = true }
+                let head = c.entityFirstBytes[i]
+                if length < 0 || length == e.count, head == 0 || head == first, _Fold.glob(e, c.entities[i]) { found = true }
                 i += 1
             }
             if !found { return false }

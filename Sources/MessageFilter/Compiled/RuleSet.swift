@@ -367,8 +367,11 @@ final class _CompiledSenderCondition: Sendable {
     let kindMask: UInt8
     let suffixes: [TRAISuffix]
     let entities: [[UInt8]]
-    /// Per entity: its length when it has no `*` (a glob without `*` only matches that many bytes), else -1.
+    /// Per entity: its length when it has no `*` (a glob without `*` only matches that many bytes), else -1;
+    /// and its first byte when that is neither `*` nor `?` (the sender's entity, upper-cased, must start with
+    /// it), else 0. TRAI entities are mostly six letters: the first byte turns most of them away.
     let entityLengths: [Int]
+    let entityFirstBytes: [UInt8]
     let countryCodes: [Int32]
 
     /// The senders' kinds (bits as `kindBit`) that can satisfy the condition: its `kind` list, only phone
@@ -412,6 +415,7 @@ final class _CompiledSenderCondition: Sendable {
         suffixes = c.suffixes
         entities = c.entities.map { Array($0.uppercased().utf8) }
         entityLengths = entities.map { $0.contains(0x2A) ? -1 : $0.count }
+        entityFirstBytes = entities.map { $0.first.map { $0 == 0x2A || $0 == 0x3F ? 0 : $0 } ?? 0 }
         countryCodes = c.countryCodes
     }
 }
