@@ -298,4 +298,29 @@ final class BodyScannerOracleTests: XCTestCase {
         XCTAssertGreaterThan(c.phones, 1000)
         XCTAssertGreaterThan(c.amounts, 1000)
     }
+
+    /// The gate that lets the classifier skip the eager URL scan of `urls: [ip]` rules: wherever the scanner
+    /// finds a URL with an IP host, `mayHoldIPURL` says the body may hold one (on the same generated texts).
+    func testIPURLGateNeverHidesAnIPURL() {
+        var rng = Fixtures.seededGenerator("testIPURLGateNeverHidesAnIPURL", defaultSeed: 0x1B0D)
+        var withIP = 0, gatedOff = 0
+        for _ in 0..<20_000 {
+            let n = Int.random(in: 1...14, using: &rng)
+            var bytes = Array((0..<n).map { _ in Self.fragments.randomElement(using: &rng)! }.joined().utf8)
+            bytes.withUnsafeMutableBytes { raw in
+                let body = UnsafeRawBufferPointer(raw)
+                var scanner = _URLScanner(body)
+                var ip = false
+                while let u = scanner.next() { if u.isIP { ip = true } }
+                let gate = _BodyFeatures.mayHoldIPURL(body)
+                if ip {
+                    withIP += 1
+                    XCTAssertTrue(gate, "\(String(decoding: body, as: UTF8.self)) holds an IP URL")
+                }
+                if !gate { gatedOff += 1 }
+            }
+        }
+        XCTAssertGreaterThan(withIP, 100)
+        XCTAssertGreaterThan(gatedOff, 500)
+    }
 }

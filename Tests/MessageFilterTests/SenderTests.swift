@@ -91,4 +91,49 @@ final class SenderTests: XCTestCase {
         XCTAssertNotNil(list._sortedIndex(of: 14_085_000_000 + 3 * 777_777))
         XCTAssertNil(list._sortedIndex(of: 14_085_000_001))
     }
+
+    /// The quick gate the classifier checks before a rule's sender condition never turns away a sender the
+    /// condition accepts (every sender × every condition below).
+    func testSenderGateIsANecessaryCondition() {
+        let senders: [String?] = [nil, "", "  ", "VM-HDFCBK-T", "ad-icicib-s", "JD-AIRTEL-P", "QP-GOVTIN-G", "VM-HDFCBK", "HDFCBK",
+                                  "+919876543210", "09876543210", "9876543210", "56161", "121", "a@b.co", "Amazon", "--", "+4420 7946 0958"]
+        var conditions: [SenderCondition] = []
+        func add(_ f: (inout SenderCondition) -> Void) { var c = SenderCondition(); f(&c); conditions.append(c) }
+        add { $0.suffixes = [.transactional, .service] }
+        add { $0.suffixes = [.government] }
+        add { $0.entities = ["HDFCBK", "ICICI*", "AIR?EL"] }
+        add { $0.kinds = [.shortCode] }
+        add { $0.kinds = [.phoneNumber, .alphanumeric] }
+        add { $0.countryCodes = [91] }
+        add { $0.countryCodes = [44]; $0.kinds = [.phoneNumber] }
+        add { $0.exact = ["Amazon", "+919876543210"] }
+        add { $0.prefix = ["+91", "VM-"] }
+        add { $0.entities = ["*"]; $0.suffixes = [.promotional] }
+        add { $0.kinds = [.unknown, .email] }
+        let ruleSet = RuleSet.embeddedDefaultRulesOnly
+        let classifier = Classifier(ruleSet: ruleSet)
+        var accepted = 0, gatedOff = 0
+        for condition in conditions {
+            let c = _CompiledSenderCondition(condition, defaultCountryCode: 91)
+            var rule = _CompiledRule(priority: 0, needsKeyword: false, allMask: 0, sender: 0, action: .junk, requested: .none,
+                                     validation: ruleSet.capabilities.validate(action: .junk, subAction: .none))
+            rule.senderKinds = c.possibleKinds
+            rule.senderNeedsTRAI = c.needsTRAIHeader
+            for sender in senders {
+                var bytes = Array((sender ?? "").utf8)
+                bytes.withUnsafeMutableBytes { raw in
+                    let s: UnsafeRawBufferPointer? = sender == nil ? nil : UnsafeRawBufferPointer(raw)
+                    let info = SenderInfo.classify(s, defaultCountryCode: 91)
+                    let matches = classifier._senderMatches(c, s, info)
+                    if matches { accepted += 1 }
+                    if !rule.senderMayMatch(info) {
+                        gatedOff += 1
+                        XCTAssertFalse(matches, "\(String(describing: sender)) against \(condition)")
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(accepted, 10)
+        XCTAssertGreaterThan(gatedOff, 50)
+    }
 }

@@ -113,4 +113,41 @@ final class TextNormalizationTests: XCTestCase {
         XCTAssertGreaterThan(unchanged, 100)
         XCTAssertGreaterThan(changed, 100)
     }
+
+    /// The same under `leet`: a body left alone (no ASCII letter, nothing `standard` changes, no spaced-out
+    /// run) normalises to itself, each byte its own span; every body the normaliser changes is rewritten.
+    func testLeetBodiesLeftAloneAreUnchanged() {
+        var rng = Fixtures.seededGenerator("testLeetBodiesLeftAloneAreUnchanged", defaultSeed: 0x1EE7)
+        let pieces = ["สวัสดี", "ครับ", "ก", "验证码", "您", "好", "नमस्ते", "क", "1", "23", "0", " ", ".", "-", "_", "*", "·", "•",
+                      "/", ":", "@", "$", "a", "l", "L", "é", "а", "ｆ", "\u{200B}", "\u{A0}", "😀", "٣", "๑", "…", "\u{301}", "\n"]
+        var unchanged = 0, changed = 0
+        for round in 0..<4000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...9, using: &rng) { bytes += Array(pieces.randomElement(using: &rng)!.utf8) }
+            if round % 10 == 0 { bytes.insert([0xFF, 0xC3, 0xE0, 0x80][Int.random(in: 0...3, using: &rng)], at: Int.random(in: 0...bytes.count, using: &rng)) }
+            let n = _TextNormalizer()
+            bytes.withUnsafeBytes { body in
+                n.normalize(body, mode: .leet)
+                var same = Array(n.output) == bytes
+                for i in 0..<n.count where same && bytes[i] < 0x80 {
+                    if Int(n.sourceStart[i]) != i || Int(n.sourceEnd[i]) != i + 1 { same = false }
+                }
+                if TextNormalization.leet.needsRewrite(body) {
+                    changed += 1
+                } else {
+                    unchanged += 1
+                    XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(Array(n.output))")
+                }
+                if Array(n.output) != bytes { XCTAssertTrue(TextNormalization.leet.needsRewrite(body), "\(bytes)") }
+            }
+        }
+        XCTAssertGreaterThan(unchanged, 100)
+        XCTAssertGreaterThan(changed, 100)
+        // By hand: a spaced-out run and a lone digit among letters are rewritten; Thai and Chinese alone are not.
+        for (text, rewritten) in [("1 2 3", true), ("你 好 吗", true), ("fr33", true), ("l", true), ("สวัสดีครับ 123", false),
+                                  ("验证码 123456", false), ("12 34", false)] {
+            var b = Array(text.utf8)
+            b.withUnsafeMutableBytes { XCTAssertEqual(TextNormalization.leet.needsRewrite(UnsafeRawBufferPointer($0)), rewritten, text) }
+        }
+    }
 }

@@ -60,7 +60,7 @@ public final class Classifier {
         vetoes.initialize(repeating: _Veto(), count: max(1, n))
         matchBuffer.reserveCapacity(4096)
         featureBuffer.reserveCapacity(256)
-        sortedBuffer.reserveCapacity(4096)
+        sortedBuffer = Array(repeating: _RawMatch(phrase: 0, start: 0, end: 0, span: 0), count: 4096)
         spanBuffer.reserveCapacity(Classifier.batchSize)
         spanCounts = Array(repeating: 0, count: Classifier.batchSize + 1)
         spanCursor = Array(repeating: 0, count: Classifier.batchSize + 1)
@@ -131,27 +131,36 @@ public final class Classifier {
             }
             matchBuffer.removeAll(keepingCapacity: true)
             _scanBatch(buffer)
-            // Counting sort of the matches by message (stable).
+            // Counting sort of the matches by message (stable), through buffer pointers (an array write checks
+            // uniqueness each time). `sortedBuffer` only grows (allocating only when it does).
             // (Index loops: iterators over arrays allocate coroutine frames in unoptimised builds.)
             let matchCount = matchBuffer.count
-            var i = 0
-            while i <= count { spanCounts[i] = 0; i += 1 }
-            i = 0
-            while i < matchCount { spanCounts[Int(matchBuffer[i].span) + 1] += 1; i += 1 }
-            i = 0
-            while i < count { spanCounts[i + 1] += spanCounts[i]; i += 1 }
-            sortedBuffer.removeAll(keepingCapacity: true)
-            if sortedBuffer.capacity < matchCount { sortedBuffer.reserveCapacity(matchCount * 2) }
-            i = 0
-            while i < matchCount { sortedBuffer.append(_RawMatch(phrase: 0, start: 0, end: 0, span: 0)); i += 1 }
-            i = 0
-            while i <= count { spanCursor[i] = spanCounts[i]; i += 1 }
-            i = 0
-            while i < matchCount {
-                let m = matchBuffer[i]
-                sortedBuffer[spanCursor[Int(m.span)]] = m
-                spanCursor[Int(m.span)] += 1
-                i += 1
+            if sortedBuffer.count < matchCount {
+                sortedBuffer.append(contentsOf: repeatElement(_RawMatch(phrase: 0, start: 0, end: 0, span: 0),
+                                                              count: 2 * matchCount - sortedBuffer.count))
+            }
+            spanCounts.withUnsafeMutableBufferPointer { counts in
+                spanCursor.withUnsafeMutableBufferPointer { cursor in
+                    matchBuffer.withUnsafeBufferPointer { found in
+                        sortedBuffer.withUnsafeMutableBufferPointer { sorted in
+                            var i = 0
+                            while i <= count { counts[i] = 0; i += 1 }
+                            i = 0
+                            while i < matchCount { counts[Int(found[i].span) + 1] += 1; i += 1 }
+                            i = 0
+                            while i < count { counts[i + 1] += counts[i]; i += 1 }
+                            i = 0
+                            while i <= count { cursor[i] = counts[i]; i += 1 }
+                            i = 0
+                            while i < matchCount {
+                                let m = found[i]
+                                sorted[cursor[Int(m.span)]] = m
+                                cursor[Int(m.span)] += 1
+                                i += 1
+                            }
+                        }
+                    }
+                }
             }
             for j in 0..<count {
                 let m = messages[first + j]
@@ -292,15 +301,33 @@ public final class Classifier {
             if full { trace!.record(match: m) }
             _apply(m, generation: gen, anchor: anchor, touchedCount: &touchedCount)
         }
-        // Body conditions, found only when they can matter: for the rules a phrase touched, and for the kinds
-        // some rule needs without any phrase (`_BodyFeatures.eagerKinds`).
+        // Body conditions, found only when they can matter: for the kinds some rule needs without any phrase
+        // (`_BodyFeatures.eagerKinds`), and for the rules a phrase touched that can still fire: not vetoed,
+        // with their keyword and every group that is not a body condition. (A trace records every touched
+        // rule's groups, so it takes the kinds of every touched rule; tracing in full scans every kind: the
+        // extra matches only touch rules that cannot fire.)
+        // Without a trace, the eager URL scan of rules that only want a URL with an IP host (`urls: [ip]`) is
+        // skipped for a body that cannot hold one (`_BodyFeatures.mayHoldIPURL`), unless a candidate asks for URLs.
         if let features = set.bodyFeatures {
-            // (Tracing in full scans every kind: the extra matches only touch rules that cannot fire.)
-            var kinds = full ? 7 : features.eagerKinds
+            var candidateKinds: UInt8 = full ? 7 : 0
             var t = 0
-            while t < touchedCount {
-                kinds |= set.ruleFeatureKinds[Int(touched[t])]
+            let kindsOf = set.ruleFeatureKinds
+            while t < touchedCount, candidateKinds != 7 {
+                let r = Int(touched[t])
                 t += 1
+                let k = kindsOf[r]
+                if k == 0 || k | candidateKinds == candidateKinds { continue }
+                if trace == nil {
+                    let rule = rules[r]
+                    if scratch[r].veto || (rule.needsKeyword && !scratch[r].keyword)
+                        || (scratch[r].mask | rule.featureGroups) & rule.allMask != rule.allMask { continue }
+                }
+                candidateKinds |= k
+            }
+            var kinds = candidateKinds | features.eagerKinds
+            if trace == nil, kinds & _BodyFeatures.url != 0, candidateKinds & _BodyFeatures.url == 0, features.eagerURLsAreIP,
+               !_BodyFeatures.mayHoldIPURL(body) {
+                kinds &= ~_BodyFeatures.url
             }
             if kinds != 0 {
                 featureBuffer.removeAll(keepingCapacity: true)
@@ -447,23 +474,16 @@ public final class Classifier {
             return rule.needsKeyword ? _Firing.noKeyword : _Firing.groupMissing
         }
         if rule.sender >= 0 {
-            guard let info, _senderMatches(ruleSet.senderConditions[Int(rule.sender)], sender, info) else { return _Firing.senderFailed }
+            guard let info, rule.senderMayMatch(info), _senderMatches(ruleSet.senderConditions[Int(rule.sender)], sender, info) else {
+                return _Firing.senderFailed
+            }
         }
         return pos
     }
 
     /// Whether the sender satisfies `c`. Compares without allocating (E.164 form in `e164`).
     func _senderMatches(_ c: _CompiledSenderCondition, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo) -> Bool {
-        if c.kindMask != 0 {
-            let bit: UInt8 = switch info.kind {
-            case .phoneNumber: 1
-            case .shortCode: 2
-            case .alphanumeric: 4
-            case .email: 8
-            case .unknown: 16
-            }
-            if c.kindMask & bit == 0 { return false }
-        }
+        if c.kindMask != 0, c.kindMask & _CompiledSenderCondition.kindBit(info.kind) == 0 { return false }
         if !c.suffixes.isEmpty {
             guard let s = info.traiSuffix else { return false }
             var found = false
@@ -490,8 +510,12 @@ public final class Classifier {
             let e = UnsafeRawBufferPointer(rebasing: sender[info.traiEntity])
             var found = false
             var i = 0
-            while i < c.entities.count {
-                if _Fold.glob(e, c.entities[i]) { found = true }
+            // (Quick tests first: the length of a pattern without `*`, a first byte that is not a wildcard.)
+            let first: UInt8 = e.isEmpty ? 0 : (e[0] &- 0x61 < 26 ? e[0] & 0xDF : e[0])
+            while i < c.entities.count, !found {
+                let length = c.entityLengths[i]
+                let head = c.entityFirstBytes[i]
+                if length < 0 || length == e.count, head == 0 || head == first, _Fold.glob(e, c.entities[i]) { found = true }
                 i += 1
             }
             if !found { return false }

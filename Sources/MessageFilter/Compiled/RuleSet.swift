@@ -136,16 +136,22 @@ public final class RuleSet: Sendable {
             for (g, group) in rule.all.enumerated() { for k in group { use(k, 2 + UInt32(g)) } }
             features.addUses(of: rule, index: r, phrase: { use($0, $1) })
             var senderIndex: Int32 = -1
+            var senderKinds: UInt8 = _CompiledSenderCondition.allKinds
+            var senderNeedsTRAI = false
             if let s = rule.sender {
                 senderIndex = Int32(conditions.count)
-                conditions.append(_CompiledSenderCondition(s, defaultCountryCode: definition.defaultCountryCode))
+                let c = _CompiledSenderCondition(s, defaultCountryCode: definition.defaultCountryCode)
+                conditions.append(c)
+                senderKinds = c.possibleKinds
+                senderNeedsTRAI = c.needsTRAIHeader
             }
             let validation = definition.capabilities.validate(action: rule.action, subAction: rule.subAction)
             compiled.append(_CompiledRule(
                 priority: rule.priority, needsKeyword: !rule.keywords.isEmpty,
                 allMask: rule._groupCount == 0 ? 0 : (rule._groupCount >= 64 ? ~0 : (UInt64(1) << UInt64(rule._groupCount)) - 1),
                 sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation,
-                vouches: !rule.needsText && rule.sender != nil && rule.action == .transaction))
+                vouches: !rule.needsText && rule.sender != nil && rule.action == .transaction,
+                featureGroups: _BodyFeatures.groupMask(of: rule), senderKinds: senderKinds, senderNeedsTRAI: senderNeedsTRAI))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
         // The model's phrases are literal phrases too (ids below `literalCount`, before the body conditions').
@@ -337,6 +343,20 @@ struct _CompiledRule: Sendable {
     /// `-T`/`-S`/`-G` headers, bank and carrier entities). When it fires, a learned model may only choose
     /// among transactions (docs/RULES.md §10).
     var vouches: Bool = false
+    /// The `all` groups (bits as in `allMask`) that body conditions (`urls`, `phones`, `amounts`) satisfy: a
+    /// rule touched by phrases is a candidate for them only when its other groups are all present.
+    var featureGroups: UInt64 = 0
+    /// A quick necessary test of the sender condition (``_CompiledSenderCondition/possibleKinds``,
+    /// ``_CompiledSenderCondition/needsTRAIHeader``), checked before the condition itself: most senders fail
+    /// most sender-only rules (a phone number against a TRAI header's suffix) without the call.
+    var senderKinds: UInt8 = _CompiledSenderCondition.allKinds
+    var senderNeedsTRAI = false
+
+    /// Whether a sender of `info` can satisfy this rule's sender condition (false: it cannot).
+    @inline(__always)
+    func senderMayMatch(_ info: SenderInfo) -> Bool {
+        _CompiledSenderCondition.kindBit(info.kind) & senderKinds != 0 && (!senderNeedsTRAI || info.isTRAIHeader)
+    }
 }
 
 /// A sender condition with its strings pre-folded to bytes. A class, so that looking one up per message
@@ -347,7 +367,36 @@ final class _CompiledSenderCondition: Sendable {
     let kindMask: UInt8
     let suffixes: [TRAISuffix]
     let entities: [[UInt8]]
+    /// Per entity: its length when it has no `*` (a glob without `*` only matches that many bytes), else -1;
+    /// and its first byte when that is neither `*` nor `?` (the sender's entity, upper-cased, must start with
+    /// it), else 0. TRAI entities are mostly six letters: the first byte turns most of them away.
+    let entityLengths: [Int]
+    let entityFirstBytes: [UInt8]
     let countryCodes: [Int32]
+
+    /// The senders' kinds (bits as `kindBit`) that can satisfy the condition: its `kind` list, only phone
+    /// numbers with a `countryCode` list, only alphanumeric senders with a TRAI `suffix` or `entity` list.
+    var possibleKinds: UInt8 {
+        var k = kindMask == 0 ? Self.allKinds : kindMask
+        if !countryCodes.isEmpty { k &= Self.kindBit(.phoneNumber) }
+        if needsTRAIHeader { k &= Self.kindBit(.alphanumeric) }
+        return k
+    }
+    /// Whether only a TRAI DLT header can satisfy the condition (it has a `suffix` or `entity` list).
+    var needsTRAIHeader: Bool { !suffixes.isEmpty || !entities.isEmpty }
+    static let allKinds: UInt8 = 31
+
+    /// The bit of `kind` in `kindMask` (`SenderKind.allCases` order).
+    @inline(__always)
+    static func kindBit(_ kind: SenderKind) -> UInt8 {
+        switch kind {
+        case .phoneNumber: 1
+        case .shortCode: 2
+        case .alphanumeric: 4
+        case .email: 8
+        case .unknown: 16
+        }
+    }
 
     init(_ c: SenderCondition, defaultCountryCode: Int32) {
         func norm(_ s: String) -> [UInt8] {
@@ -365,6 +414,8 @@ final class _CompiledSenderCondition: Sendable {
         kindMask = c.kinds.reduce(0) { $0 | 1 << UInt8(SenderKind.allCases.firstIndex(of: $1)!) }
         suffixes = c.suffixes
         entities = c.entities.map { Array($0.uppercased().utf8) }
+        entityLengths = entities.map { $0.contains(0x2A) ? -1 : $0.count }
+        entityFirstBytes = entities.map { $0.first.map { $0 == 0x2A || $0 == 0x3F ? 0 : $0 } ?? 0 }
         countryCodes = c.countryCodes
     }
 }

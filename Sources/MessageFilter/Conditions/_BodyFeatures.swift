@@ -53,6 +53,11 @@ final class _BodyFeatures: Sendable {
     /// phrase touched a rule that uses them: an untouched rule with phrase conditions cannot fire.
     let eagerKinds: UInt8
 
+    /// Whether every rule behind the eager URL kind asks only for a URL whose host is an IP address (`urls:
+    /// [ip]`, as the default rules' `ip-link`): then a body without `://` or a digit, `.`, digit
+    /// (``mayHoldIPURL(_:)``) needs no URL scan unless a candidate rule asks for other URLs.
+    let eagerURLsAreIP: Bool
+
     static let url: UInt8 = 1
     static let phone: UInt8 = 2
     static let amount: UInt8 = 4
@@ -62,10 +67,27 @@ final class _BodyFeatures: Sendable {
         (rule.urls != nil ? url : 0) | (rule.phones != nil ? phone : 0) | (rule.amounts != nil ? amount : 0)
     }
 
+    /// The bits of `rule`'s groups (as in `_CompiledRule.allMask`) that its `urls`, `phones` and `amounts`
+    /// conditions make (its extra groups after `all`, except `startsWith`).
+    static func groupMask(of rule: RuleDefinition) -> UInt64 {
+        var mask: UInt64 = 0
+        for (x, extra) in rule._extraGroups.enumerated() {
+            if case .startsWith = extra { continue }
+            let bit = rule.all.count + x
+            if bit < 64 { mask |= UInt64(1) << UInt64(bit) }
+        }
+        return mask
+    }
+
     /// Compiles `keys`; feature `k` gets the global id `firstID + k`.
     init(_ keys: [_BodyFeatureKey], firstID: Int32, rules: [RuleDefinition]) {
         eagerKinds = rules.reduce(0) { k, r in
             r.keywords.isEmpty && r.all.isEmpty && r.startsWith.isEmpty ? k | Self.kinds(of: r) : k
+        }
+        eagerURLsAreIP = rules.allSatisfy { r in
+            guard r.keywords.isEmpty && r.all.isEmpty && r.startsWith.isEmpty, let urls = r.urls else { return true }
+            guard case .anyOf(let m) = urls else { return false }
+            return m.allSatisfy { $0 == .ip }
         }
         var urls: [URLFeature] = []
         var phones: [PhoneFeature] = []
@@ -149,6 +171,23 @@ final class _BodyFeatures: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether `body` may hold a URL whose host is an IP address (false: `_URLScanner` finds none). Such a
+    /// URL has a scheme (`http://`, `https://`: so `://`) or is a bare dotted quad (`45.12.3.4/…`: so a digit,
+    /// `.`, digit).
+    static func mayHoldIPURL(_ body: UnsafeRawBufferPointer) -> Bool {
+        let n = body.count
+        var from = 0
+        while let d = _URLScanner.nextDotOrColon(body, from: from) {
+            if body[d] == 0x2E {
+                if d > 0, d + 1 < n, _URLScanner.isDigit(body[d - 1]), _URLScanner.isDigit(body[d + 1]) { return true }
+            } else if d + 2 < n, body[d + 1] == 0x2F, body[d + 2] == 0x2F {
+                return true
+            }
+            from = d + 1
+        }
+        return false
     }
 
     static func matches(_ f: URLFeature, _ u: _URLItem, _ body: UnsafeRawBufferPointer) -> Bool {

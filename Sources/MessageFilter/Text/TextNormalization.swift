@@ -12,7 +12,8 @@ import AhoCorasick
 /// Phrases are normalised the same way, so a rule's `free` matches `ｆｒｅｅ`, `fr\u{200B}ee` and `frее` (Cyrillic
 /// `е`). Every reported span still points into the original bytes of the body (an expanded or removed
 /// character maps back to the whole original character). ASCII bodies are not touched under `standard`
-/// (nothing in ASCII changes), so they cost nothing; `leet` rewrites every body.
+/// (nothing in ASCII changes), so they cost nothing; `leet` rewrites every body with an ASCII letter (and
+/// those `standard` rewrites).
 public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomStringConvertible {
     /// The bytes as they are.
     case none = 0
@@ -68,7 +69,8 @@ public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomSt
     }
 
     /// Whether a body must be rewritten before matching under this mode (`standard`: only bodies with a
-    /// character that the normalisation changes: one with a table entry or a case fold, or an invalid byte).
+    /// character that the normalisation changes: one with a table entry or a case fold, or an invalid byte;
+    /// `leet`: those, and bodies with an ASCII letter or a spaced-out run, `_leetChanges`).
     /// A body `standard` leaves as it is (most Thai, Chinese, Hindi messages: no compatibility form, no
     /// look-alike, no case) is scanned in place, as ASCII bodies are: the rewrite, with a source span per
     /// byte, cost about a fifth of classifying a Thai message (callgrind).
@@ -77,7 +79,7 @@ public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomSt
         switch self {
         case .none: false
         case .standard: _hasHighByte(body) && _standardChanges(body, flags: _ScalarFlags.shared)
-        case .leet: true
+        case .leet: _leetChanges(body, flags: _ScalarFlags.shared)
         }
     }
 }

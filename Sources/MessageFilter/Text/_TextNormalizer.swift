@@ -590,6 +590,7 @@ extension _TextNormalizer {
 @inline(__always)
 func _standardChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
     let n = body.count
+    let changing = _ScalarFlags.normalizes | _ScalarFlags.folds
     var i = 0
     while i < n {
         let b = body[i]
@@ -597,9 +598,61 @@ func _standardChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bo
             i &+= 1
             continue
         }
+        // Three-byte scalars (Thai, Devanagari, Chinese…: most of the non-ASCII text) decoded inline; a lead
+        // byte E0 needs a second byte ≥ A0 (no overlong form), ED one < A0 (no surrogate). Anything else,
+        // and every other length, goes through `_decodeUTF8`.
+        if b & 0xF0 == 0xE0, i &+ 2 < n {
+            let c1 = body[i &+ 1]
+            let c2 = body[i &+ 2]
+            if c1 & 0xC0 == 0x80, c2 & 0xC0 == 0x80, b != 0xE0 || c1 >= 0xA0, b != 0xED || c1 < 0xA0 {
+                let v = UInt32(b & 0x0F) << 12 | UInt32(c1 & 0x3F) << 6 | UInt32(c2 & 0x3F)
+                if flags.of(v) & changing != 0 { return true }
+                i &+= 3
+                continue
+            }
+        }
         let (v, len) = _decodeUTF8(body, i)
-        if len == 0 || flags.of(v) & (_ScalarFlags.normalizes | _ScalarFlags.folds) != 0 { return true }
+        if len == 0 || flags.of(v) & changing != 0 { return true }
         i &+= len
+    }
+    return false
+}
+
+/// Whether `leet` normalisation might change `body` (true when in doubt). It leaves a body alone when
+/// `standard` does (``_standardChanges`` is false) and the body has no ASCII letter (so no digit is read as
+/// a letter, no `l` as `i`, no `@`/`$` between letters) and no word character standing alone before a
+/// separator and another word character (`1.2.3`, `你 好 吗`: `joinSpacedLetters` might join such a run;
+/// a non-ASCII space is a compatibility form, so `standard` already rewrites it). Then the normaliser's
+/// output is `body` byte for byte, as under `standard`. `TextNormalizationTests` checks this against the
+/// normaliser.
+@inline(__always)
+func _leetChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
+    let n = body.count
+    var i = 0
+    // The classes of the last three scalars (0 other or none, 1 word, 2 separator), oldest first.
+    var a: UInt8 = 0, b: UInt8 = 0, c: UInt8 = 0
+    while i < n {
+        let byte = body[i]
+        var d: UInt8 = 0
+        if byte < 0x80 {
+            if (byte | 0x20) &- 0x61 < 26 { return true }
+            if byte &- 0x30 < 10 {
+                d = 1
+            } else if byte == 0x2E || byte == 0x2D || byte == 0x5F || byte == 0x2A || byte == 0x20 {
+                d = 2
+            }
+            i &+= 1
+        } else {
+            let (v, len) = _decodeUTF8(body, i)
+            if len == 0 || flags.of(v) & (_ScalarFlags.normalizes | _ScalarFlags.folds) != 0 { return true }
+            if flags.isWord(v) { d = 1 } else if v == 0xB7 || v == 0x2022 { d = 2 }
+            i &+= len
+        }
+        // A word character after a separator after a lone word character: perhaps a spaced-out word.
+        if a != 1 && b == 1 && c == 2 && d == 1 { return true }
+        a = b
+        b = c
+        c = d
     }
     return false
 }

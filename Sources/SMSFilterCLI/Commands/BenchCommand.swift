@@ -92,6 +92,7 @@ struct BenchCommand: ParsableCommand {
         var report: [String: Any] = ["input": input, "ruleSet": ruleSet.checksum, "classifierAutomata": ruleSet.automatonDescriptions]
         report.merge(matcherFigures(ruleSet, messages, threads: threadCount, stage: stage)) { a, _ in a }
         report.merge(automatonFigures(ruleSet, messages, stage: stage)) { a, _ in a }
+        report.merge(try ratioFigures(ruleSet, messages, report, stage: stage)) { a, _ in a }
         report.merge(try decoderFigures(threads: threadCount, stage: stage)) { a, _ in a }
         if !matcherOnly { report.merge(try endToEndFigures(ruleSet, threads: threadCount, stage: stage)) { a, _ in a } }
         report["peakResidentBytes"] = peakResidentBytes()
@@ -146,6 +147,45 @@ struct BenchCommand: ParsableCommand {
             }
         }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// `ratios` (issue 23's goals, on one thread): the classifier ÷ its bare automaton (`classifierToAutomaton`);
+    /// for a rule set with a learned model, also `rulesAlone` and `rulesAloneAutomaton` (the same rules without
+    /// the model, classifier and bare automaton, measured in turn with the rule set itself so that the ratios
+    /// come from one stretch of time), `rulesAloneToAutomaton` and `withModelToRulesAlone` (rules and model
+    /// ÷ the rules alone). Ratios of body MB/s: 1 is the same speed, smaller is slower.
+    func ratioFigures(_ ruleSet: RuleSet, _ messages: LoadedMessages, _ report: [String: Any], stage: (String) -> Void) throws -> [String: Any] {
+        func mb(_ f: Any?) -> Double { (f as? [String: Any])?["mbPerSecond"] as? Double ?? 0 }
+        func ratio(_ a: Double, _ b: Double) -> Double { b > 0 ? a / b : 0 }
+        var ratios: [String: Double] = ["classifierToAutomaton": ratio(mb(report["matcher"]), mb(report["automaton"]))]
+        var out: [String: Any] = [:]
+        if ruleSet.definition.model != nil {
+            let alone: RuleSet
+            if rules == nil {
+                alone = RuleSet.embeddedDefaultRulesOnly
+            } else {
+                var definition = ruleSet.definition
+                definition.model = nil
+                do { alone = try RuleSet(definition: definition, source: ruleSet.source) } catch { throw CLI.fail("\(error)", code: .badInput) }
+            }
+            stage("rules alone, 1 thread")
+            // In turn with the rule set itself, so both medians come from the same stretch of a noisy machine.
+            var withModel: [Double] = []
+            var without: [Double] = []
+            for _ in 0..<`repeat` {
+                withModel.append(Self.classifyAll(ruleSet, messages, threads: 1))
+                without.append(Self.classifyAll(alone, messages, threads: 1))
+            }
+            let aloneFigures = figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: median(without), threads: 1)
+            let pairedFigures = figures(bytes: messages.bodyBytes, records: messages.spans.count, seconds: median(withModel), threads: 1)
+            let aloneAutomaton = automatonFigures(alone, messages, stage: stage)["automaton"] as? [String: Any] ?? [:]
+            out["rulesAlone"] = aloneFigures
+            out["rulesAloneAutomaton"] = aloneAutomaton
+            ratios["withModelToRulesAlone"] = ratio(mb(pairedFigures), mb(aloneFigures))
+            ratios["rulesAloneToAutomaton"] = ratio(mb(aloneFigures), mb(aloneAutomaton))
+        }
+        out["ratios"] = ratios
+        return out
     }
 
     /// `automaton`: the bare automaton over the rule set's phrases (ASCII case folding), on one thread.
@@ -319,6 +359,14 @@ struct BenchCommand: ParsableCommand {
         for line in report["classifierAutomata"] as? [String] ?? [] { lines.append("  classifier automaton: \(line)") }
         row("matcher", "matcher")
         row("matcher, threads", "matcherThreads")
+        row("rules alone", "rulesAlone")
+        row("  their automaton", "rulesAloneAutomaton")
+        if let r = report["ratios"] as? [String: Double] {
+            var parts = [String(format: "classifier ÷ its automaton %.2f×", r["classifierToAutomaton"] ?? 0)]
+            if let a = r["rulesAloneToAutomaton"] { parts.append(String(format: "rules alone ÷ their automaton %.2f×", a)) }
+            if let m = r["withModelToRulesAlone"] { parts.append(String(format: "rules + model ÷ rules alone %.2f×", m)) }
+            lines.append("ratios (1 thread): " + parts.joined(separator: ", "))
+        }
         row("end to end", "endToEnd")
         if let shares = report["stageShares"] as? [String: Double] {
             lines.append("stages: " + shares.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)%" }.joined(separator: ", "))
