@@ -247,7 +247,7 @@ OPTIONS:
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --chunk-size <chunk-size>
                           Bytes of records per work unit, 4K to 64M (default
-                          1M, less above 3 threads).
+                          768K at 1 thread, 512K at 2, less above).
   --max-record <max-record>
                           Longest record processed, 1K to 1G; a longer one is
                           rejected with its length. (default: 64M)

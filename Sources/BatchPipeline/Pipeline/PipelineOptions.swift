@@ -33,10 +33,13 @@ public struct PipelineOptions: Sendable {
     public var chunkSize = 1 << 20
 
     /// The chunk size that keeps the chunk pool (`2 × threads + 2` slots of about 3.5 chunks each) within
-    /// about 32 MiB: 1 MiB up to 3 threads, less with more threads, never below 256 KiB.
+    /// 10.5 MiB: 768 KiB at 1 thread, 512 KiB at 2, less with more threads, never below 256 KiB (from 5
+    /// threads on). A chunk of 512 KiB is still about 10^8 instructions of work against a few microseconds of
+    /// hand-over; 1 MiB up to 3 threads, as before, cost 8–10 MB of resident memory at 2 threads for no
+    /// speed (docs/PERFORMANCE.md, "Memory, 1 GB and 8 GB").
     public static func defaultChunkSize(threads: Int) -> Int {
         let slots = 2 * max(1, threads) + 2
-        let fitting = (32 << 20) * 2 / (7 * slots)
+        let fitting = (21 << 20) / (7 * slots)
         return min(1 << 20, max(256 << 10, fitting))
     }
     /// The longest record processed whole; a longer one is rejected with its length.

@@ -101,7 +101,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
     var threads: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 1M, less above 3 threads).")
+    @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 768K at 1 thread, 512K at 2, less above).")
     var chunkSize: ByteSize?
 
     @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
