@@ -110,7 +110,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Compression level of the output: zstd -7 to 19, gzip (.gz) 1 to 9 (default 1 for a .zst or .gz name).")
     var level: Int32?
 
-    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
+    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: 1 per 8 --threads, 0 with 1).")
     var compressionThreads: Int?
 
     @Option(
@@ -250,7 +250,7 @@ struct ClassifyCommand: ParsableCommand {
         options.filterKey = filterKey
         options.explain = explain
         options.threads = threads ?? CLI.cores
-        options.compressionWorkers = compressionThreads ?? (options.threads > 1 ? options.threads : 0)
+        options.compressionWorkers = compressionThreads ?? PipelineOptions.defaultCompressionWorkers(threads: options.threads)
         options.outputFrameSize = frameSize.frameSize
         options.chunkSize = chunkSize?.bytes ?? PipelineOptions.defaultChunkSize(threads: options.threads)
         options.maxRecord = maxRecord.bytes
