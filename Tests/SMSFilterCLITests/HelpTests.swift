@@ -247,7 +247,7 @@ OPTIONS:
                           prefix): letters, digits, _ - . (default: filter)
   --chunk-size <chunk-size>
                           Bytes of records per work unit, 4K to 64M (default
-                          1M, less above 3 threads).
+                          768K at 1 thread, 512K at 2, less above).
   --max-record <max-record>
                           Longest record processed, 1K to 1G; a longer one is
                           rejected with its length. (default: 64M)
@@ -255,7 +255,7 @@ OPTIONS:
                           (.gz) 1 to 9 (default 1 for a .zst or .gz name).
   --compression-threads <compression-threads>
                           zstd compression threads for the output, 0 to 256
-                          (default: --threads above 1).
+                          (default: 1 per 8 --threads, 0 with 1).
   --frame-size <frame-size>
                           Decoded bytes per frame of .zst outputs, 64K to 1G,
                           plus a seek table (zstd's seekable format: readers

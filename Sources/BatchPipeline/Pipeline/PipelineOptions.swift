@@ -33,11 +33,23 @@ public struct PipelineOptions: Sendable {
     public var chunkSize = 1 << 20
 
     /// The chunk size that keeps the chunk pool (`2 × threads + 2` slots of about 3.5 chunks each) within
-    /// about 32 MiB: 1 MiB up to 3 threads, less with more threads, never below 256 KiB.
+    /// 10.5 MiB: 768 KiB at 1 thread, 512 KiB at 2, less with more threads, never below 256 KiB (from 5
+    /// threads on). A chunk of 512 KiB is still about 10^8 instructions of work against a few microseconds of
+    /// hand-over; 1 MiB up to 3 threads, as before, cost 8–10 MB of resident memory at 2 threads for no
+    /// speed (docs/PERFORMANCE.md, "Memory, 1 GB and 8 GB").
     public static func defaultChunkSize(threads: Int) -> Int {
         let slots = 2 * max(1, threads) + 2
-        let fitting = (32 << 20) * 2 / (7 * slots)
+        let fitting = (21 << 20) / (7 * slots)
         return min(1 << 20, max(256 << 10, fitting))
+    }
+    /// The default compression workers of a `.zst` output for `threads` worker threads: none with one thread
+    /// (the writer compresses), then one per 8 threads. Compressing at level 1 is about 19 instructions per
+    /// byte against about 190 for the rest of the job with the default model (docs/PERFORMANCE.md, "The
+    /// scaling model"), so one worker keeps ahead of 8 classify threads; each worker holds a frame buffer
+    /// (4 MiB at the default `--frame-size`) and a context: `threads` workers, as before, were 4.6 MB of peak
+    /// resident memory more at 2 threads for no speed. The bytes written are the same for any count.
+    public static func defaultCompressionWorkers(threads: Int) -> Int {
+        threads > 1 ? (threads + 7) / 8 : 0
     }
     /// The longest record processed whole; a longer one is rejected with its length.
     public var maxRecord = RecordLimits.defaultMaxRecord

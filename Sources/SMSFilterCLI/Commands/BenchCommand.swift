@@ -280,7 +280,7 @@ struct BenchCommand: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
         var options = PipelineOptions()
         options.threads = threadCount
-        options.compressionWorkers = threadCount > 1 ? threadCount : 0
+        options.compressionWorkers = PipelineOptions.defaultCompressionWorkers(threads: threadCount)
         options.collectStats = true
         options.labelsOnly = labelsOnly
         options.outputPath = folder.appendingPathComponent(labelsOnly ? "labels.jsonl" : "out.jsonl.zst").path

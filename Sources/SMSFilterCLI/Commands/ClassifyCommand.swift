@@ -93,7 +93,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: "Name of the added labels (JSON key, column/attribute prefix): letters, digits, _ - .")
     var filterKey = "filter"
 
-    @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 1M, less above 3 threads).")
+    @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 768K at 1 thread, 512K at 2, less above).")
     var chunkSize: ByteSize?
 
     @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
@@ -102,7 +102,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Compression level of the output: zstd -7 to 19, gzip (.gz) 1 to 9 (default 1 for a .zst or .gz name).")
     var level: Int32?
 
-    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: --threads above 1).")
+    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads for the output, 0 to 256 (default: 1 per 8 --threads, 0 with 1).")
     var compressionThreads: Int?
 
     @Option(
@@ -237,7 +237,7 @@ struct ClassifyCommand: ParsableCommand {
         options.labelsOnly = labelsOnly || format == .labels
         options.filterKey = filterKey
         options.explain = explain
-        options.compressionWorkers = compressionThreads ?? (options.threads > 1 ? options.threads : 0)
+        options.compressionWorkers = compressionThreads ?? PipelineOptions.defaultCompressionWorkers(threads: options.threads)
         options.outputFrameSize = frameSize.frameSize
         if let chunkSize { options.chunkSize = chunkSize.bytes }
         options.maxRecord = maxRecord.bytes
