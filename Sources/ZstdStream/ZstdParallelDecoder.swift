@@ -158,15 +158,11 @@ public final class ZstdParallelDecoder {
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String, options: Options = Options()) throws(ZstdError) {
-        let fd = try _InputFile.open(path)
+        let opened = try _OpenedPath(path)
         var options = options
         options.closeWhenDone = true
-        do throws(ZstdError) {
-            try self.init(fileDescriptor: fd, path: path, options: options)
-        } catch {
-            _Sys.close(fd)
-            throw error
-        }
+        try self.init(fileDescriptor: opened.fd, path: path, options: options)
+        opened.handOver()
     }
 
     /// Decodes the frames of the file at `path` that lie in `range` (compressed offsets): the stream starts at
@@ -176,25 +172,15 @@ public final class ZstdParallelDecoder {
     /// - Precondition: `range.lowerBound` ≥ 0.
     public convenience init(path: String, range: Range<Int64>, options: Options = Options()) throws(ZstdError) {
         precondition(range.lowerBound >= 0, "a range of a file starts at offset 0 or later")
-        let fd: Int32
-        switch _Sys.open(path, O_RDONLY) {
-        case .success(let value): fd = value
-        case .failure(let code): throw ZstdError(.fileFailed, errno: code.code, path: path, detail: "cannot open for reading")
-        }
-        guard lseek(fd, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
-            let code = errno
-            _Sys.close(fd)
-            throw ZstdError(.readFailed, offset: range.lowerBound, errno: code, path: path)
+        let opened = try _OpenedPath(path)
+        guard lseek(opened.fd, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
+            throw ZstdError(.readFailed, offset: range.lowerBound, errno: errno, path: path)
         }
         var options = options
         options.closeWhenDone = true
         options.inputEnd = range.upperBound
-        do throws(ZstdError) {
-            try self.init(fileDescriptor: fd, path: path, options: options)
-        } catch {
-            _Sys.close(fd)
-            throw error
-        }
+        try self.init(fileDescriptor: opened.fd, path: path, options: options)
+        opened.handOver()
     }
 
     deinit {
@@ -240,13 +226,7 @@ public final class ZstdParallelDecoder {
 
     /// Reads until `buffer` is full or the stream ends; returns how many bytes it wrote.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            if n == 0 { break }
-            filled += n
-        }
-        return filled
+        try _readFully(buffer) { (b) throws(ZstdError) in try read(into: b) }
     }
 
     // MARK: - Internals
