@@ -340,7 +340,10 @@ final class _ReferenceModelScan {
         let phrases = try XCTUnwrap(set.definition.model).phrases
         let patterns = phrases.map { [mode] in _ReferenceModelText.pattern($0, normalization: mode) }
         matcher = patterns.isEmpty ? nil
-            : try _PhraseMatcher(patterns: patterns, wholeWord: Array(repeating: false, count: patterns.count), folding: .ascii)
+            // Two passes (ASCII phrases over the whole text, then the others): the order of first matches the
+            // hashed scan reproduces.
+            : try _PhraseMatcher(patterns: patterns, wholeWord: Array(repeating: false, count: patterns.count), folding: .ascii,
+                                 combine: false)
     }
 
     func scan(_ body: UnsafeRawBufferPointer) -> Result {

@@ -13,12 +13,19 @@ import AhoCorasick
 /// so its hot rows stay in cache. Matches carry the matcher-local pattern index either way, so callers
 /// see one matcher.
 ///
+/// ### One pass for every body
+/// A body with a byte ≥ 0x80 can match phrases of both kinds. So that it is read once, not once per
+/// automaton, the wide automaton is built over **all** phrases (wide first, then narrow: `wideCoversAll`)
+/// and such a body is scanned by it alone; an all-ASCII body still goes to the small narrow automaton.
+/// When the combined automaton is too large to build, the wide one holds the wide phrases only and a
+/// non-ASCII body is scanned by both (as files written before this scheme, reserved field 0, are).
+///
 /// ### Serialized form (inside a `.smsf` section; little-endian, 16-byte aligned images)
 /// ```
 ///  0  u32  magic "PMX1"
 ///  4  u32  narrow pattern count n
 ///  8  u32  wide pattern count w
-/// 12  u32  reserved (0)
+/// 12  u32  flags: 0, or 1 when the wide image covers all n + w phrases (wide ones first, then narrow)
 /// 16  u32×n narrow → local pattern index; then u32×w wide → local index (together a permutation)
 ///     (pad to 16) u64 narrow image length, u64 wide image length
 ///     (pad to 16) narrow image, (pad to 16) wide image   — AhoCorasick's own serialized form
@@ -30,6 +37,11 @@ final class _PhraseMatcher: Sendable {
     /// Index in `narrow` / `wide` → matcher-local pattern index.
     let narrowMap: [Int32]
     let wideMap: [Int32]
+    /// Whether `wide` holds every phrase (its indices `w..<w+n` are the narrow phrases), so a body with a
+    /// byte ≥ 0x80 needs the wide automaton alone.
+    let wideCoversAll: Bool
+    /// Index in `wide` → matcher-local pattern index: `wideMap`, followed by `narrowMap` when `wideCoversAll`.
+    let wideScanMap: [Int32]
     let patternCount: Int
 
     static func caseFolding(_ mode: CaseFoldMode) -> CaseFolding { mode == .ascii ? .ascii : .unicode }
@@ -42,9 +54,10 @@ final class _PhraseMatcher: Sendable {
         return text.unicodeScalars.allSatisfy { AhoCorasick.simpleCaseFold($0).isASCII }
     }
 
-    /// Builds the automata.
+    /// Builds the automata (`combine: false`: the wide automaton over the wide phrases only, as when the
+    /// combined one is too large; for tests).
     /// - Throws: `AhoCorasickBuildError` (an automaton too large).
-    init(patterns: [[UInt8]], wholeWord: [Bool], folding: CaseFoldMode) throws {
+    init(patterns: [[UInt8]], wholeWord: [Bool], folding: CaseFoldMode, combine: Bool = true) throws {
         self.folding = folding
         var builder = AhoCorasickBuilder()
         builder.matchKind = .standard
@@ -63,7 +76,19 @@ final class _PhraseMatcher: Sendable {
             }
         }
         narrow = narrowPatterns.isEmpty ? nil : try builder.build(narrowPatterns)
-        wide = widePatterns.isEmpty ? nil : try builder.build(widePatterns)
+        var combined: AhoCorasick?
+        if combine, !widePatterns.isEmpty, !narrowPatterns.isEmpty {
+            combined = try? builder.build(widePatterns + narrowPatterns)
+        }
+        if let combined {
+            wide = combined
+            wideCoversAll = true
+            wideScanMap = wideMap + narrowMap
+        } else {
+            wide = widePatterns.isEmpty ? nil : try builder.build(widePatterns)
+            wideCoversAll = false
+            wideScanMap = wideMap
+        }
         self.narrowMap = narrowMap
         self.wideMap = wideMap
         patternCount = patterns.count
@@ -81,7 +106,10 @@ final class _PhraseMatcher: Sendable {
         guard try r.u32() == 0x3158_4D50 else { throw fail("phrase matcher: bad magic") }
         let n = Int(try r.u32())
         let w = Int(try r.u32())
-        guard try r.u32() == 0 else { throw fail("phrase matcher: reserved field is not zero") }
+        let flags = try r.u32()
+        guard flags <= 1 else { throw fail("phrase matcher: unknown flags") }
+        guard flags == 0 || (n > 0 && w > 0) else { throw fail("phrase matcher: combined image without both kinds") }
+        let coversAll = flags == 1
         guard n <= range.count / 4, w <= range.count / 4 else { throw fail("phrase matcher: pattern counts too large") }
         var seen = [Bool](repeating: false, count: n + w)
         func readMap(_ count: Int) throws -> [Int32] {
@@ -100,7 +128,7 @@ final class _PhraseMatcher: Sendable {
         while r.offset % 16 != 0 { guard try r.u8() == 0 else { throw fail("phrase matcher: padding is not zero") } }
         let narrowLength = try r.u64()
         let wideLength = try r.u64()
-        func image(_ length: UInt64, _ count: Int) throws -> AhoCorasick? {
+        func image(_ length: UInt64, _ count: Int, covering: Int) throws -> AhoCorasick? {
             while r.offset % 16 != 0 { guard try r.u8() == 0 else { throw fail("phrase matcher: padding is not zero") } }
             guard length <= UInt64(range.count - r.offset) else { throw fail("phrase matcher: image out of bounds") }
             let start = range.lowerBound + r.offset
@@ -111,12 +139,14 @@ final class _PhraseMatcher: Sendable {
             }
             let automaton = try AhoCorasick(serialized: storage, range: start..<(start + Int(length)))
             guard automaton.matchKind == .standard, automaton.caseFolding == Self.caseFolding(folding),
-                automaton.patternCount == count
+                automaton.patternCount == covering
             else { throw fail("phrase matcher: automaton of the wrong kind, folding or size") }
             return automaton
         }
-        narrow = try image(narrowLength, n)
-        wide = try image(wideLength, w)
+        narrow = try image(narrowLength, n, covering: n)
+        wide = try image(wideLength, w, covering: coversAll ? n + w : w)
+        wideCoversAll = coversAll
+        wideScanMap = coversAll ? wideMap + narrowMap : wideMap
         guard r.offset == range.count else { throw fail("phrase matcher: trailing bytes") }
         patternCount = n + w
     }
@@ -126,7 +156,7 @@ final class _PhraseMatcher: Sendable {
         w.u32(0x3158_4D50)
         w.u32(UInt32(narrowMap.count))
         w.u32(UInt32(wideMap.count))
-        w.u32(0)
+        w.u32(wideCoversAll ? 1 : 0)
         for v in narrowMap { w.u32(UInt32(v)) }
         for v in wideMap { w.u32(UInt32(v)) }
         w.align(16)
@@ -144,7 +174,8 @@ final class _PhraseMatcher: Sendable {
     /// Calls `body(pattern, start, end)` for every match in `haystack`. Never allocates.
     @inline(__always)
     func forEachMatch(in haystack: UnsafeRawBufferPointer, _ body: (Int, Int, Int) -> Void) {
-        if let narrow {
+        let high = wide != nil && _hasHighByte(haystack)
+        if let narrow, !(high && wideCoversAll) {
             narrowMap.withUnsafeBufferPointer { map in
                 narrow.forEachMatch(in: haystack) { m in
                     body(Int(map[m.pattern]), m.start, m.end)
@@ -152,8 +183,8 @@ final class _PhraseMatcher: Sendable {
                 }
             }
         }
-        if let wide, _hasHighByte(haystack) {
-            wideMap.withUnsafeBufferPointer { map in
+        if let wide, high {
+            wideScanMap.withUnsafeBufferPointer { map in
                 wide.forEachMatch(in: haystack) { m in
                     body(Int(map[m.pattern]), m.start, m.end)
                     return true
@@ -163,34 +194,62 @@ final class _PhraseMatcher: Sendable {
     }
 
     /// Calls `body(spanIndex, pattern, start, end)` for every match of every span (lockstep scan; matches
-    /// of different spans may interleave); offsets relative to the span. Never allocates (the spans that
-    /// need the wide automaton are gathered in a temporary allocation, on the stack for small batches).
+    /// of different spans may interleave); offsets relative to the span. Never allocates (the spans are
+    /// sorted by automaton in temporary allocations, on the stack for small batches).
     /// - Precondition: every span lies within `buffer`.
     @inline(__always)
     func forEachMatch(in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
                       _ body: (Int, Int, Int, Int) -> Void) {
-        if let narrow {
-            narrowMap.withUnsafeBufferPointer { map in
-                narrow.forEachMatch(in: buffer, spans: spans) { k, m in body(k, Int(map[m.pattern]), m.start, m.end) }
+        guard let wide else {
+            if let narrow {
+                narrowMap.withUnsafeBufferPointer { map in
+                    narrow.forEachMatch(in: buffer, spans: spans) { k, m in body(k, Int(map[m.pattern]), m.start, m.end) }
+                }
             }
+            return
         }
-        guard let wide else { return }
+        // Spans with a byte ≥ 0x80 go to the wide automaton (numbered from the start of `picked`); the
+        // others, when the wide one covers every phrase, to the narrow one (numbered from its end).
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(1, spans.count)) { picked in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, spans.count)) { origin in
-                var count = 0
-                for k in 0..<spans.count where _hasHighByte(UnsafeRawBufferPointer(rebasing: buffer[spans[k]])) {
-                    picked.initializeElement(at: count, to: spans[k])
-                    origin.initializeElement(at: count, to: k)
-                    count += 1
-                }
-                guard count > 0 else { return }
-                wideMap.withUnsafeBufferPointer { map in
-                    wide.forEachMatch(in: buffer, spans: UnsafeBufferPointer(rebasing: picked[0..<count])) { k, m in
-                        body(origin[k], Int(map[m.pattern]), m.start, m.end)
+                let n = spans.count
+                var high = 0, low = 0
+                for k in 0..<n {
+                    if _hasHighByte(UnsafeRawBufferPointer(rebasing: buffer[spans[k]])) {
+                        picked.initializeElement(at: high, to: spans[k])
+                        origin.initializeElement(at: high, to: k)
+                        high += 1
+                    } else if wideCoversAll {
+                        low += 1
+                        picked.initializeElement(at: n - low, to: spans[k])
+                        origin.initializeElement(at: n - low, to: k)
                     }
                 }
-                _ = picked[0..<count].deinitialize()
-                _ = origin[0..<count].deinitialize()
+                if let narrow {
+                    narrowMap.withUnsafeBufferPointer { map in
+                        if wideCoversAll {
+                            if low > 0 {
+                                // Reversed order in `picked`: index i there is span origin[n - low + i].
+                                narrow.forEachMatch(in: buffer, spans: UnsafeBufferPointer(rebasing: picked[(n - low)..<n])) { k, m in
+                                    body(origin[n - low + k], Int(map[m.pattern]), m.start, m.end)
+                                }
+                            }
+                        } else {
+                            narrow.forEachMatch(in: buffer, spans: spans) { k, m in body(k, Int(map[m.pattern]), m.start, m.end) }
+                        }
+                    }
+                }
+                if high > 0 {
+                    wideScanMap.withUnsafeBufferPointer { map in
+                        wide.forEachMatch(in: buffer, spans: UnsafeBufferPointer(rebasing: picked[0..<high])) { k, m in
+                            body(origin[k], Int(map[m.pattern]), m.start, m.end)
+                        }
+                    }
+                }
+                _ = picked[0..<high].deinitialize()
+                _ = origin[0..<high].deinitialize()
+                _ = picked[(n - low)..<n].deinitialize()
+                _ = origin[(n - low)..<n].deinitialize()
             }
         }
     }
