@@ -533,6 +533,32 @@ final class ModelReferenceScanTests: XCTestCase {
         XCTAssertFalse((0..<0x80).contains { PhraseCandidates.isUnspaced(UInt32($0)) })
     }
 
+    /// A word's key from one masked 8-byte load (the scan, when 8 bytes are readable) is the key the table
+    /// built from the word's bytes alone, ASCII case ignored, whatever follows the word; words that differ
+    /// get different keys here.
+    func testWordKeyOfOneLoadIsItsByteForm() {
+        var rng = Fixtures.SeededGenerator(seed: 11)
+        let alphabet: [UInt8] = Array("aAzZ09q".utf8) + [0x80, 0xBF, 0xC3, 0xE0, 0xFF]
+        for n in 1...20 {
+            for _ in 0..<30 {
+                let word = (0..<n).map { _ in alphabet.randomElement(using: &rng)! }
+                let lower = word.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }
+                let want = lower.withUnsafeBufferPointer { _wordKeySlow($0.baseAddress!, n) }
+                for tail in 0...9 {
+                    let text = word + (0..<tail).map { _ in alphabet.randomElement(using: &rng)! }
+                    text.withUnsafeBufferPointer { b in
+                        let p = b.baseAddress!
+                        XCTAssertEqual(_wordKey(p, n, limit: p + b.count), want, "\(word) + \(tail)")
+                        XCTAssertEqual(_wordKeySlow(p, n), want)
+                    }
+                }
+                var other = lower
+                other[n - 1] = other[n - 1] == 0x61 ? 0x62 : 0x61
+                XCTAssertNotEqual(other.withUnsafeBufferPointer { _wordKeySlow($0.baseAddress!, n) }, want)
+            }
+        }
+    }
+
     func testHashedScanIsTheAutomatonPathOnHostileText() throws {
         let bodies = Self.hostile(seed: 23, count: 3000) + (try GeneratedFixture.records().map { Array($0.body.utf8) })
         // The default model, over hostile text and the generated fixture.

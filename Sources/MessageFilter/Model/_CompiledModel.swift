@@ -134,12 +134,13 @@ struct _WordChain {
         self.maxWords = maxWords
     }
 
-    /// Looks up the word k-grams that end at the word run `[runStart, end)` of `p`, longest first, and makes
-    /// the chain end at that word.
+    /// Looks up the word k-grams that end at the word run `[runStart, end)` of `p` (`count` bytes readable),
+    /// longest first, and makes the chain end at that word.
     @inline(__always)
-    mutating func end(_ p: UnsafePointer<UInt8>, _ runStart: Int, _ end: Int, _ table: _ModelFeatureTable, _ hits: inout _ModelHits) {
+    mutating func end(_ p: UnsafePointer<UInt8>, _ runStart: Int, _ end: Int, count: Int, _ table: _ModelFeatureTable,
+                      _ hits: inout _ModelHits) {
         guard maxWords > 0 else { return }
-        let h = _foldedHash(p + runStart, end &- runStart, seed: _ModelFeatureTable.wordSeed)
+        let h = _wordKey(p + runStart, end &- runStart, limit: p + count)
         if !(length > 0 && previousEnd == runStart &- 1 && p[runStart &- 1] == 0x20) { length = 0 }
         var k = min(length &+ 1, maxWords)
         while k >= 2 {
@@ -574,7 +575,7 @@ extension Classifier {
                 }
                 continue
             }
-            if kind == 1 { chain.end(p, runStart, i, table, &hits) }
+            if kind == 1 { chain.end(p, runStart, i, count: n, table, &hits) }
             if b == 0x20 {
                 kind = 0
             } else if hasSymbolParts {
@@ -598,7 +599,7 @@ extension Classifier {
             }
             i &+= len
         }
-        if kind == 1 { chain.end(p, runStart, n, table, &hits) }
+        if kind == 1 { chain.end(p, runStart, n, count: n, table, &hits) }
         if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
         return tally.finish()
     }

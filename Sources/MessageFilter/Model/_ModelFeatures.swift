@@ -122,7 +122,7 @@ final class _ModelFeatureTable: @unchecked Sendable {
                 }
                 var key: UInt64 = 0
                 for (i, w) in words.enumerated() {
-                    let h = Array(w).withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: Self.wordSeed) }
+                    let h = Array(w).withUnsafeBufferPointer { _wordKeySlow($0.baseAddress!, $0.count) }
                     key = i == 0 ? h : _pairKey(key, h)
                 }
                 maxWords = max(maxWords, words.count)
@@ -452,3 +452,34 @@ func _hash(_ p: UnsafePointer<UInt8>, _ n: Int, seed: UInt64, fold: Bool) -> UIn
 /// The key of a word k-gram from the key of its first k − 1 words and the key of its last word.
 @inline(__always)
 func _pairKey(_ a: UInt64, _ b: UInt64) -> UInt64 { _mum(a ^ 0x5890_6D1A_96A4_6F29, b ^ 0xC2B2_AE3D_27D4_EB4F) }
+
+/// The key of one word of a word phrase (`n` bytes at `p`, n ≥ 1): a word of at most 8 bytes as one
+/// little-endian word, zero-padded and ASCII-folded, mixed with the length (`_shortWordKey`); a longer word by
+/// `_foldedHash`. The scan reads a short word with one 8-byte load masked to its length when 8 bytes are
+/// readable from its start (`_wordKey`); this form reads only `[p, p + n)`.
+@inline(__always)
+func _wordKeySlow(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
+    guard n <= 8 else { return _foldedHash(p, n, seed: _ModelFeatureTable.wordSeed) }
+    var x: UInt64 = 0
+    var i = n
+    while i > 0 {
+        i &-= 1
+        x = x << 8 | UInt64(p[i])
+    }
+    return _shortWordKey(x, n)
+}
+
+/// `_wordKeySlow(p, n)`, with one unaligned 8-byte load for a short word when `p + 8 ≤ limit`.
+@inline(__always)
+func _wordKey(_ p: UnsafePointer<UInt8>, _ n: Int, limit: UnsafePointer<UInt8>) -> UInt64 {
+    if n <= 8 && p + 8 <= limit {
+        let x = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) & (UInt64.max &>> UInt64(truncatingIfNeeded: 64 &- 8 &* n))
+        return _shortWordKey(x, n)
+    }
+    return _wordKeySlow(p, n)
+}
+
+@inline(__always)
+func _shortWordKey(_ x: UInt64, _ n: Int) -> UInt64 {
+    _mum(_foldASCII8(x) ^ 0xA076_1D64_78BD_642F, UInt64(truncatingIfNeeded: n) ^ _ModelFeatureTable.wordSeed)
+}
