@@ -102,7 +102,7 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
       out=$WORK/callgrind.$side.${rules//:/-}
       valgrind --tool=callgrind --callgrind-out-file="$out" "$WORK/smsfilter-$side" classify "$G" -o /dev/null -q \
         --threads 1 --labels-only "${args[@]}" 2>/dev/null
-      callgrind_annotate --inclusive=yes "$out" 2>/dev/null | python3 -c '
+      callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null | python3 -c '
 import re, sys
 side, rules, gb = sys.argv[1], sys.argv[2], int(sys.argv[3])
 want = {"_modelScanBatch": None, "_classifyParsed": None, "PROGRAM TOTALS": None}
