@@ -21,7 +21,7 @@ graph=0
 # module  mode      folders, lowest first
 layers=(
   "BatchPipeline  enforced  Primitives Formats Reading Pipeline Split Generate Export Evaluate Learn"
-  "MessageFilter  reported  Taxonomy Text Conditions|Senders Rules Model Compiled Classification"
+  "MessageFilter  reported  Taxonomy Text|Senders Conditions|Model Rules Compiled Classification"
   "SMSFilterCLI   enforced  Support ExtensionTemplates Commands"
 )
 
