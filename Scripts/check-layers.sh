@@ -10,8 +10,7 @@
 #   bash Scripts/check-layers.sh            check: exits 1 when an enforced module has an arrow back up
 #   bash Scripts/check-layers.sh --graph    also print every module's folder graph (F -> G: uses)
 #
-# Modules are enforced or reported: a reported module's arrows back up are printed but do not fail the run
-# (MessageFilter, while its folders are being rearranged).
+# Modules are enforced or reported: a reported module's arrows back up are printed but do not fail the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +20,7 @@ graph=0
 # module  mode      folders, lowest first
 layers=(
   "BatchPipeline  enforced  Primitives Formats Reading Pipeline Split Generate Export Evaluate Learn"
-  "MessageFilter  reported  Taxonomy Text Conditions|Senders Rules Model Compiled Classification"
+  "MessageFilter  enforced  Taxonomy Text|Senders Conditions|Model Rules Compiled Classification"
   "SMSFilterCLI   enforced  Support ExtensionTemplates Commands"
 )
 

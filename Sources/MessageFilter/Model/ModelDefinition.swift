@@ -216,15 +216,6 @@ public struct ModelDefinition: Sendable, Hashable {
     }
 }
 
-extension RuleSetDefinition {
-    /// This definition with `model` as its learned model (replacing any).
-    public func withModel(_ model: ModelDefinition?) -> RuleSetDefinition {
-        var d = self
-        d.model = model
-        return d
-    }
-}
-
 extension ModelDefinition.Phrase {
     /// What kind of evidence the phrase is, for people (`explain`): `word`, `2-word phrase`, `3-character
     /// n-gram` (unspaced scripts), `digit piece` (part of a word that holds a digit), `piece`, or `symbol`
