@@ -8,6 +8,10 @@
 //         ─▶ words: look-alike letters mapped (mixed words), digits read as letters (leet)
 //         ─▶ non-ASCII case folded ─▶ UTF-8 bytes + source spans
 //
+// Under `standard`, a body whose characters all normalise on their own (no decorating mark, bidi control or
+// look-alike letter) is written in one pass instead (`appendLocal`: unchanged characters copied with their
+// spans), with the same output.
+//
 // The buffers are raw pointers owned by the normaliser (allocated, grown and freed only here); callers see
 // them through `output`, `sourceStart` and `sourceEnd`, valid until the next call.
 
