@@ -34,6 +34,8 @@ public struct EvaluationOptions: Sendable {
     }
 }
 
+extension EvaluationOptions: _RecordJobOptions {}
+
 /// `smsfilter evaluate`: scores a rule set against a corpus with truth labels.
 ///
 /// The same reader and chunk fan-out as `classify`: workers classify each chunk's records in one batch with

@@ -27,4 +27,3 @@ extension _RecordJobOptions {
 }
 
 extension ExportOptions: _RecordJobOptions {}
-extension EvaluationOptions: _RecordJobOptions {}
