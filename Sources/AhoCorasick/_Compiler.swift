@@ -211,10 +211,6 @@ struct _Compiler {
         _ folded: Folded, _ classOf: [UInt8], _ alphabetLen: Int, _ trie: _Trie, _ order: [Int32],
         _ numbering: Numbering, _ engine: EnginePlan, _ teddy: [UInt8]?
     ) throws -> UnsafeMutableRawBufferPointer {
-        let kind = builder.matchKind
-        let folding = builder.caseFolding
-        let stateCount = numbering.stateCount
-        let m = numbering.matchStates.count
         let code: _EngineCode
         var compactPlan: _CompactPlan? = nil
         switch engine {
@@ -227,55 +223,18 @@ struct _Compiler {
         let sparseCount = code == .nfa ? trie.transClass.count : 0
         guard
             let layout = _Layout(
-                engine: code, patternCount: patterns.count, stateCount: stateCount, alphabetLen: alphabetLen,
-                matchStateCount: m, matchEntryCount: numbering.matchList.count, sparseCount: sparseCount,
+                engine: code, patternCount: patterns.count, stateCount: numbering.stateCount,
+                alphabetLen: alphabetLen, matchStateCount: numbering.matchStates.count,
+                matchEntryCount: numbering.matchList.count, sparseCount: sparseCount,
                 foldCount: folded.foldPairs.count, combCount: compactPlan?.cells.count ?? 0,
                 maxMatchID: Int(compactPlan?.maxMatchID ?? 0), defaultRows: compactPlan?.defaultRows ?? 0,
                 hasPrefilter: teddy != nil)
         else { throw AhoCorasickBuildError(.tooLarge("the image size overflows")) }
         let image = UnsafeMutableRawBufferPointer.allocate(byteCount: layout.total, alignment: 16)
         image.initializeMemory(as: UInt8.self, repeating: 0)
+        writeHeader(image, layout, code, alphabetLen, numbering, sparseCount, folded, compactPlan, teddy)
+        writeSharedSections(image, layout, classOf, folded, numbering, teddy)
         let base = image.baseAddress!
-        func put32(_ offset: Int, _ value: UInt32) { image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
-        func put64(_ offset: Int, _ value: UInt64) { image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self) }
-        for (k, b) in _magic.enumerated() { image[k] = b }
-        put32(8, _endianMarker)
-        put32(12, _formatVersion)
-        put64(16, UInt64(layout.total))
-        put32(32, code.rawValue)
-        put32(36, kind == .standard ? 0 : kind == .leftmostFirst ? 1 : 2)
-        put32(40, folding == .none ? 0 : folding == .ascii ? 1 : 2)
-        put32(44, UInt32(patterns.count))
-        put32(48, UInt32(stateCount))
-        put32(52, UInt32(alphabetLen))
-        put32(56, UInt32(m))
-        put32(60, UInt32(numbering.matchList.count))
-        put32(64, UInt32(sparseCount))
-        put32(68, UInt32(folded.foldPairs.count))
-        let anyWholeWord = builder.wholeWord || patterns.contains { $0.wholeWord }
-        put32(72, anyWholeWord ? 1 : 0)
-        if let compactPlan {
-            put32(76, UInt32(compactPlan.cells.count))
-            put32(80, compactPlan.startID)
-            put32(84, compactPlan.maxMatchID)
-            put32(88, UInt32(compactPlan.defaultRows))
-        }
-        put32(92, teddy == nil ? 0 : 1)
-
-        for b in 0..<256 { image[layout.classes + b] = classOf[b] }
-        for (p, pattern) in patterns.enumerated() {
-            put32(layout.patterns + 8 * p, folded.unitLengths[p])
-            put32(layout.patterns + 8 * p + 4, builder.wholeWord || pattern.wholeWord ? 1 : 0)
-        }
-        for (k, v) in numbering.matchOffsets.enumerated() { put32(layout.matchOffsets + 4 * k, v) }
-        for (k, v) in numbering.matchList.enumerated() { put32(layout.matchList + 4 * k, v) }
-        for (k, pair) in folded.foldPairs.enumerated() {
-            put32(layout.folds + 8 * k, pair.from)
-            put32(layout.folds + 8 * k + 4, pair.to)
-        }
-        if let teddy {
-            for (k, b) in teddy.enumerated() { image[layout.prefilter + k] = b }
-        }
         switch code {
         case .dense32:
             writeDense(trie, order, numbering.newIndex, alphabetLen, (base + layout.dfaTrans).assumingMemoryBound(to: UInt32.self))
@@ -286,8 +245,62 @@ struct _Compiler {
         case .nfa:
             writeNFA(trie, numbering, alphabetLen, base, layout)
         }
-        put64(24, _imageChecksum(UnsafeRawPointer(base), layout.total))
+        _put64(image, 24, _imageChecksum(UnsafeRawPointer(base), layout.total))
         return image
+    }
+
+    /// The header (offsets 0..<96) but its checksum.
+    func writeHeader(
+        _ image: UnsafeMutableRawBufferPointer, _ layout: _Layout, _ code: _EngineCode, _ alphabetLen: Int,
+        _ numbering: Numbering, _ sparseCount: Int, _ folded: Folded, _ compactPlan: _CompactPlan?, _ teddy: [UInt8]?
+    ) {
+        let kind = builder.matchKind
+        let folding = builder.caseFolding
+        for (k, b) in _magic.enumerated() { image[k] = b }
+        _put32(image, 8, _endianMarker)
+        _put32(image, 12, _formatVersion)
+        _put64(image, 16, UInt64(layout.total))
+        _put32(image, 32, code.rawValue)
+        _put32(image, 36, kind == .standard ? 0 : kind == .leftmostFirst ? 1 : 2)
+        _put32(image, 40, folding == .none ? 0 : folding == .ascii ? 1 : 2)
+        _put32(image, 44, UInt32(patterns.count))
+        _put32(image, 48, UInt32(numbering.stateCount))
+        _put32(image, 52, UInt32(alphabetLen))
+        _put32(image, 56, UInt32(numbering.matchStates.count))
+        _put32(image, 60, UInt32(numbering.matchList.count))
+        _put32(image, 64, UInt32(sparseCount))
+        _put32(image, 68, UInt32(folded.foldPairs.count))
+        let anyWholeWord = builder.wholeWord || patterns.contains { $0.wholeWord }
+        _put32(image, 72, anyWholeWord ? 1 : 0)
+        if let compactPlan {
+            _put32(image, 76, UInt32(compactPlan.cells.count))
+            _put32(image, 80, compactPlan.startID)
+            _put32(image, 84, compactPlan.maxMatchID)
+            _put32(image, 88, UInt32(compactPlan.defaultRows))
+        }
+        _put32(image, 92, teddy == nil ? 0 : 1)
+    }
+
+    /// The sections every engine has: byte classes, patterns, match lists, Unicode folds; and the
+    /// prefilter's tables.
+    func writeSharedSections(
+        _ image: UnsafeMutableRawBufferPointer, _ layout: _Layout, _ classOf: [UInt8], _ folded: Folded,
+        _ numbering: Numbering, _ teddy: [UInt8]?
+    ) {
+        for b in 0..<256 { image[layout.classes + b] = classOf[b] }
+        for (p, pattern) in patterns.enumerated() {
+            _put32(image, layout.patterns + 8 * p, folded.unitLengths[p])
+            _put32(image, layout.patterns + 8 * p + 4, builder.wholeWord || pattern.wholeWord ? 1 : 0)
+        }
+        for (k, v) in numbering.matchOffsets.enumerated() { _put32(image, layout.matchOffsets + 4 * k, v) }
+        for (k, v) in numbering.matchList.enumerated() { _put32(image, layout.matchList + 4 * k, v) }
+        for (k, pair) in folded.foldPairs.enumerated() {
+            _put32(image, layout.folds + 8 * k, pair.from)
+            _put32(image, layout.folds + 8 * k + 4, pair.to)
+        }
+        if let teddy {
+            for (k, b) in teddy.enumerated() { image[layout.prefilter + k] = b }
+        }
     }
 
     /// The dense DFA's rows in breadth-first order: a state's failure state (shallower) already has its row.
@@ -353,6 +366,14 @@ struct _Compiler {
     }
 }
 
+private func _put32(_ image: UnsafeMutableRawBufferPointer, _ offset: Int, _ value: UInt32) {
+    image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
+}
+
+private func _put64(_ image: UnsafeMutableRawBufferPointer, _ offset: Int, _ value: UInt64) {
+    image.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
+}
+
 /// The compact DFA of a trie (see `_Compact` in `_Search.swift` and DESIGN.md): per state deeper than two
 /// bytes, the entries where its DFA row differs from the row of its longest suffix at most two bytes
 /// deep, packed into a comb; the full rows of the shallow states, with the shallow automaton's own
@@ -383,131 +404,179 @@ struct _CompactPlan {
     ) {
         let a = alphabetLen
         guard a <= 255 else { return nil }
-        let trieCount = trie.count
-        // Depths and the class of the edge into each state (breadth-first order visits parents first).
-        var depth = [Int32](repeating: 0, count: trieCount)
-        var inClass = [UInt8](repeating: 0, count: trieCount)
+        let shape = Shape(trie, order)
+        if byteLimit < Int.max / 2 && trie.count >= 1 << 16 && !Self.sampleFits(trie, shape.depth, a, byteLimit) {
+            return nil
+        }
+        guard let entries = Entries(trie, shape.depth, newIndex, a, byteLimit), let ids = Self.pack(entries, a)
+        else { return nil }
+        // Ids strictly increase, so the last state's id is the largest.
+        let cellCount = Int(ids[ids.count - 1]) + a
+        defaultRows = shape.shallow.count
+        wide = ids[ids.count - 1] > 0xFFFF || defaultRows * a > 1 << 16 || forceWide
+        let width = wide ? 4 : 2
+        let bytes = cellCount * 4 + defaultRows * a * 2 * width + (Int(ids[matchCount]) + 1) * 4
+        if bytes > byteLimit { return nil }
+        func id(_ trieIndex: Int32) -> UInt32 { trieIndex == Self.dead ? ids[0] : ids[Int(newIndex[Int(trieIndex)])] }
+        cells = Array(repeating: 0xFF, count: cellCount)
+        for k in 0..<ids.count {
+            for e in entries.start[k]..<entries.start[k + 1] {
+                cells[Int(ids[k]) + Int(entries.classes[e])] = id(entries.next[e]) << 8 | UInt32(entries.classes[e])
+            }
+        }
+        defaults = Self.defaultCells(trie, shape, a, id)
+        startID = ids[Int(newIndex[0])]
+        maxMatchID = ids[matchCount]
+        matchIndex = [UInt32](repeating: 0, count: Int(maxMatchID) + 1)
+        for k in 1...max(matchCount, 1) where k <= matchCount { matchIndex[Int(ids[k])] = UInt32(k) }
+    }
+
+    /// Depths, the class of the edge into each state, and the shallow states (breadth-first order visits
+    /// parents first, so the start state is the first shallow state).
+    struct Shape {
+        var depth: [Int32]
+        var inClass: [UInt8]
         var shallow: [Int32] = []
-        for s in order {
-            if depth[Int(s)] <= Self.shallowDepth { shallow.append(s) }
-            var link = trie.firstTrans[Int(s)]
-            while link != Self.none {
-                let t = Int(trie.transNext[Int(link)])
-                depth[t] = depth[Int(s)] + 1
-                inClass[t] = trie.transClass[Int(link)]
-                link = trie.transLink[Int(link)]
-            }
-        }
-        // A sample first: every 64th state's entry count, extrapolated, must fit the budget with a quarter
-        // to spare (so that `.auto` does not spend most of a huge build on a plan it would refuse).
-        if byteLimit < Int.max / 2 && trieCount >= 1 << 16 {
-            var sampled = 0
-            var seen = [Int32](repeating: -1, count: a)
-            for s in Swift.stride(from: 0, to: trieCount, by: 64) where depth[s] > Self.shallowDepth {
-                var t = Int32(s)
-                while t != Self.dead && depth[Int(t)] > Self.shallowDepth {
-                    var link = trie.firstTrans[Int(t)]
-                    while link != Self.none {
-                        let c = Int(trie.transClass[Int(link)])
-                        if seen[c] != Int32(s) {
-                            seen[c] = Int32(s)
-                            sampled += 1
-                        }
-                        link = trie.transLink[Int(link)]
-                    }
-                    t = trie.fail[Int(t)]
+
+        init(_ trie: _Trie, _ order: [Int32]) {
+            depth = [Int32](repeating: 0, count: trie.count)
+            inClass = [UInt8](repeating: 0, count: trie.count)
+            for s in order {
+                if depth[Int(s)] <= _CompactPlan.shallowDepth { shallow.append(s) }
+                var link = trie.firstTrans[Int(s)]
+                while link != _CompactPlan.none {
+                    let t = Int(trie.transNext[Int(link)])
+                    depth[t] = depth[Int(s)] + 1
+                    inClass[t] = trie.transClass[Int(link)]
+                    link = trie.transLink[Int(link)]
                 }
             }
-            if (sampled * 64 + trieCount) * 4 > byteLimit + byteLimit / 4 { return nil }
         }
-        // Entries, flat in new-index order: entryStart[k] ..< entryStart[k + 1].
-        let stateCount = trieCount + 1
-        var byNew = [Int32](repeating: Self.dead, count: stateCount)
-        for s in 0..<trieCount { byNew[Int(newIndex[s])] = Int32(s) }
-        var entryStart = [Int](repeating: 0, count: stateCount + 1)
-        var entryClass: [UInt8] = []
-        var entryNext: [Int32] = []
-        var stamp = [Int32](repeating: -1, count: a)
-        for k in 0..<stateCount {
-            entryStart[k] = entryClass.count
-            let s = byNew[k]
-            if s == Self.dead {
-                // The dead state loops.
-                for c in 0..<a {
-                    entryClass.append(UInt8(c))
-                    entryNext.append(Self.dead)
-                }
-                continue
-            }
-            guard depth[Int(s)] > Self.shallowDepth else { continue }
-            var t = s
+    }
+
+    /// A sample first: every 64th state's entry count, extrapolated, must fit the budget with a quarter to
+    /// spare (so that `.auto` does not spend most of a huge build on a plan it would refuse).
+    private static func sampleFits(_ trie: _Trie, _ depth: [Int32], _ a: Int, _ byteLimit: Int) -> Bool {
+        let trieCount = trie.count
+        var sampled = 0
+        var seen = [Int32](repeating: -1, count: a)
+        for s in Swift.stride(from: 0, to: trieCount, by: 64) where depth[s] > Self.shallowDepth {
+            var t = Int32(s)
             while t != Self.dead && depth[Int(t)] > Self.shallowDepth {
                 var link = trie.firstTrans[Int(t)]
                 while link != Self.none {
                     let c = Int(trie.transClass[Int(link)])
-                    if stamp[c] != s {
-                        stamp[c] = s
-                        entryClass.append(UInt8(c))
-                        entryNext.append(trie.transNext[Int(link)])
+                    if seen[c] != Int32(s) {
+                        seen[c] = Int32(s)
+                        sampled += 1
                     }
                     link = trie.transLink[Int(link)]
                 }
                 t = trie.fail[Int(t)]
             }
-            if t == Self.dead {
-                // The failure chain ends at the dead state (leftmost kinds): every other class is dead.
-                for c in 0..<a where stamp[c] != s {
-                    entryClass.append(UInt8(c))
-                    entryNext.append(Self.dead)
-                }
-            }
-            // Every entry and every id take at least one 4-byte cell.
-            if (entryClass.count + k) * 4 > byteLimit { return nil }
-
         }
-        entryStart[stateCount] = entryClass.count
-        // Pack: ids strictly increase in new-index order (so dead, match states, start, rest keep the one
-        // comparison), each state at the first offset after the previous one where its cells are free.
+        return (sampled * 64 + trieCount) * 4 <= byteLimit + byteLimit / 4
+    }
+
+    /// The comb entries of every state, flat in new-index order: state k's are `start[k] ..< start[k + 1]`.
+    /// A state deeper than two bytes has the entries where its row differs from its shallow suffix's; the
+    /// dead state loops on every class; shallow states have none (their rows are default rows).
+    struct Entries {
+        var start: [Int]
+        var classes: [UInt8] = []
+        /// Next states as trie indexes (or `dead`).
+        var next: [Int32] = []
+
+        /// nil when the entries alone exceed `byteLimit`.
+        init?(_ trie: _Trie, _ depth: [Int32], _ newIndex: [Int32], _ a: Int, _ byteLimit: Int) {
+            let stateCount = trie.count + 1
+            var byNew = [Int32](repeating: _CompactPlan.dead, count: stateCount)
+            for s in 0..<trie.count { byNew[Int(newIndex[s])] = Int32(s) }
+            start = [Int](repeating: 0, count: stateCount + 1)
+            var stamp = [Int32](repeating: -1, count: a)
+            for k in 0..<stateCount {
+                start[k] = classes.count
+                let s = byNew[k]
+                if s == _CompactPlan.dead {
+                    // The dead state loops.
+                    for c in 0..<a { append(c, _CompactPlan.dead) }
+                    continue
+                }
+                guard depth[Int(s)] > _CompactPlan.shallowDepth else { continue }
+                if appendDeep(s, trie, depth, &stamp) {
+                    // The failure chain ends at the dead state (leftmost kinds): every other class is dead.
+                    for c in 0..<a where stamp[c] != s { append(c, _CompactPlan.dead) }
+                }
+                // Every entry and every id take at least one 4-byte cell.
+                if (classes.count + k) * 4 > byteLimit { return nil }
+            }
+            start[stateCount] = classes.count
+        }
+
+        private mutating func append(_ c: Int, _ next: Int32) {
+            classes.append(UInt8(c))
+            self.next.append(next)
+        }
+
+        /// Appends deep state `s`'s own transitions and those it inherits along its failure chain (the
+        /// first one per class, marked in `stamp`); true when the chain ends at the dead state.
+        private mutating func appendDeep(_ s: Int32, _ trie: _Trie, _ depth: [Int32], _ stamp: inout [Int32]) -> Bool {
+            var t = s
+            while t != _CompactPlan.dead && depth[Int(t)] > _CompactPlan.shallowDepth {
+                var link = trie.firstTrans[Int(t)]
+                while link != _CompactPlan.none {
+                    let c = Int(trie.transClass[Int(link)])
+                    if stamp[c] != s {
+                        stamp[c] = s
+                        append(c, trie.transNext[Int(link)])
+                    }
+                    link = trie.transLink[Int(link)]
+                }
+                t = trie.fail[Int(t)]
+            }
+            return t == _CompactPlan.dead
+        }
+    }
+
+    /// Pack: ids strictly increase in new-index order (so dead, match states, start, rest keep the one
+    /// comparison), each state at the first offset after the previous one where its cells are free. nil
+    /// when an id passes 2^24.
+    private static func pack(_ entries: Entries, _ a: Int) -> [UInt32]? {
+        let stateCount = entries.start.count - 1
         var used: [Bool] = []
         var ids = [UInt32](repeating: 0, count: stateCount)
         var lastID = -1
         for k in 0..<stateCount {
-            let entries = entryStart[k]..<entryStart[k + 1]
+            let range = entries.start[k]..<entries.start[k + 1]
             var candidate = lastID + 1
-            while entries.contains(where: { e in
-                let at = candidate + Int(entryClass[e])
+            while range.contains(where: { e in
+                let at = candidate + Int(entries.classes[e])
                 return at < used.count && used[at]
             }) {
                 candidate += 1
             }
             let needed = candidate + a
             if used.count < needed { used.append(contentsOf: repeatElement(false, count: needed - used.count)) }
-            for e in entries { used[candidate + Int(entryClass[e])] = true }
+            for e in range { used[candidate + Int(entries.classes[e])] = true }
             guard candidate <= 0xFF_FFFF else { return nil }
             ids[k] = UInt32(candidate)
             lastID = candidate
         }
-        let cellCount = lastID + a
-        defaultRows = shallow.count
-        wide = lastID > 0xFFFF || defaultRows * a > 1 << 16 || forceWide
-        let width = wide ? 4 : 2
-        let bytes = cellCount * 4 + defaultRows * a * 2 * width + (Int(ids[matchCount]) + 1) * 4
-        if bytes > byteLimit { return nil }
-        func id(_ trieIndex: Int32) -> UInt32 { trieIndex == Self.dead ? ids[0] : ids[Int(newIndex[Int(trieIndex)])] }
-        cells = Array(repeating: 0xFF, count: cellCount)
-        for k in 0..<stateCount {
-            for e in entryStart[k]..<entryStart[k + 1] {
-                cells[Int(ids[k]) + Int(entryClass[e])] = id(entryNext[e]) << 8 | UInt32(entryClass[e])
-            }
-        }
-        // Default rows: for each shallow state q (the start state first) and class c, the row of the
-        // longest suffix of q + c at most two bytes deep that is a state, and q's full DFA transition.
-        var rowOf = [Int32](repeating: -1, count: trieCount)
-        for (k, q) in shallow.enumerated() { rowOf[Int(q)] = Int32(k) }
-        defaults = Array(repeating: (0, 0), count: defaultRows * a)
-        for (k, q) in shallow.enumerated() {
+        return ids
+    }
+
+    /// Default rows: for each shallow state q (the start state first) and class c, the row of the longest
+    /// suffix of q + c at most two bytes deep that is a state, and q's full DFA transition.
+    private static func defaultCells(
+        _ trie: _Trie, _ shape: Shape, _ a: Int, _ id: (Int32) -> UInt32
+    ) -> [(row: UInt32, next: UInt32)] {
+        var rowOf = [Int32](repeating: -1, count: trie.count)
+        for (k, q) in shape.shallow.enumerated() { rowOf[Int(q)] = Int32(k) }
+        var defaults: [(row: UInt32, next: UInt32)] = Array(repeating: (0, 0), count: shape.shallow.count * a)
+        for (k, q) in shape.shallow.enumerated() {
             // The state of q's last byte alone (none for the start state).
-            let last: Int32 = q == 0 ? Self.none : depth[Int(q)] == 1 ? q : trie.rootChild[Int(inClass[Int(q)])]
+            let last: Int32 =
+                q == 0 ? Self.none : shape.depth[Int(q)] == 1 ? q : trie.rootChild[Int(shape.inClass[Int(q)])]
             for c in 0..<a {
                 var nextShallow: Int32 = last == Self.none ? Self.none : trie.child(last, UInt8(c))
                 if nextShallow == Self.none { nextShallow = trie.rootChild[c] }
@@ -515,10 +584,7 @@ struct _CompactPlan {
                 defaults[k * a + c] = (UInt32(Int(rowOf[Int(nextShallow)]) * a), id(trie.follow(q, UInt8(c))))
             }
         }
-        startID = ids[Int(newIndex[0])]
-        maxMatchID = ids[matchCount]
-        matchIndex = [UInt32](repeating: 0, count: Int(maxMatchID) + 1)
-        for k in 1...max(matchCount, 1) where k <= matchCount { matchIndex[Int(ids[k])] = UInt32(k) }
+        return defaults
     }
 
     func write(_ image: UnsafeMutableRawBufferPointer, _ layout: _Layout, _ a: Int) {

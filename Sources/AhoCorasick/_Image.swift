@@ -221,281 +221,42 @@ struct _Image: @unchecked Sendable {
         }
     }
 
-    private static func corrupt(_ what: String) -> AhoCorasickLoadError { AhoCorasickLoadError(.corrupt(what)) }
-
-    /// Validates `raw` and returns its tables. Never reads outside `raw`.
-    static func load(_ raw: UnsafeRawBufferPointer) throws -> _Image {
-        guard let base = raw.baseAddress else { throw AhoCorasickLoadError(.truncated(need: _headerSize, have: 0)) }
-        guard UInt(bitPattern: base) % 8 == 0 else { throw AhoCorasickLoadError(.misaligned) }
-        guard raw.count >= _headerSize else {
-            throw AhoCorasickLoadError(.truncated(need: _headerSize, have: raw.count))
-        }
-        func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: raw.load(fromByteOffset: offset, as: UInt32.self)) }
-        func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.load(fromByteOffset: offset, as: UInt64.self)) }
-        guard raw.prefix(8).elementsEqual(_magic) else { throw AhoCorasickLoadError(.badMagic) }
-        let marker = u32(8)
-        if marker == _endianMarker.byteSwapped { throw AhoCorasickLoadError(.bigEndian) }
-        guard marker == _endianMarker else { throw corrupt("bad endianness marker") }
-        let version = u32(12)
-        guard version == 1 || version == _formatVersion else { throw AhoCorasickLoadError(.unsupportedVersion(version)) }
-        let total64 = u64(16)
-        guard total64 <= UInt64(raw.count) else {
-            throw AhoCorasickLoadError(.truncated(need: Int(clamping: total64), have: raw.count))
-        }
-        let total = Int(total64)
-        guard total >= _headerSize, total % 8 == 0 else { throw corrupt("bad total length \(total)") }
-        guard _imageChecksum(base, total) == u64(24) else { throw AhoCorasickLoadError(.checksumMismatch) }
-
-        // Header fields.
-        let engineRaw = u32(32)
-        let kindRaw = u32(36)
-        let foldRaw = u32(40)
-        guard let code = _EngineCode(rawValue: engineRaw), version >= 2 || engineRaw <= 1 else {
-            throw corrupt("unknown engine \(engineRaw)")
-        }
-        guard kindRaw <= 2 else { throw corrupt("unknown match kind \(kindRaw)") }
-        guard foldRaw <= 2 else { throw corrupt("unknown case folding \(foldRaw)") }
-        let patternCount = Int(u32(44))
-        let stateCount = Int(u32(48))
-        let alphabetLen = Int(u32(52))
-        let matchStateCount = Int(u32(56))
-        let matchEntryCount = Int(u32(60))
-        let sparseCount = Int(u32(64))
-        let foldCount = Int(u32(68))
-        let flags = u32(72)
-        let combCount = Int(u32(76))
-        let compactStart = u32(80)
-        let compactMaxMatch = Int(u32(84))
-        let defaultRows = Int(u32(88))
-        let prefilterRaw = u32(92)
-        guard flags <= 1 else { throw corrupt("unknown flags \(flags)") }
-        if !code.isCompact {
-            guard combCount == 0, compactStart == 0, compactMaxMatch == 0, defaultRows == 0 else {
-                throw corrupt("compact DFA fields in an image of another engine")
-            }
-        }
-        guard prefilterRaw <= 1 else { throw corrupt("unknown prefilter \(prefilterRaw)") }
-        guard patternCount <= Int(Int32.max) else { throw corrupt("pattern count \(patternCount)") }
-        guard alphabetLen >= 1, alphabetLen <= 256 else { throw corrupt("byte class count \(alphabetLen)") }
-        // Dead state, match states, start state.
-        guard matchStateCount + 2 <= stateCount else {
-            throw corrupt("state count \(stateCount) below match states \(matchStateCount) + 2")
-        }
-        guard code == .nfa || sparseCount == 0 else { throw corrupt("a DFA with sparse transitions") }
-        guard sparseCount <= Int(UInt32.max) else { throw corrupt("sparse count") }
-        switch code {
-        case .dense32:
-            // Premultiplied ids must fit in UInt32.
-            guard UInt64(stateCount) * UInt64(alphabetLen) <= UInt64(UInt32.max) else {
-                throw corrupt("DFA too large for 32-bit state ids")
-            }
-        case .dense16:
-            guard stateCount * alphabetLen <= 1 << 16 else { throw corrupt("DFA too large for 16-bit state ids") }
-        case .compact16, .compact32:
-            // Every id s must have s + A <= C (so comb[s + c] is in bounds), and fit the id width.
-            let limit = code == .compact16 ? 0xFFFF : 0xFF_FFFF
-            guard alphabetLen <= 255, combCount >= alphabetLen, combCount - alphabetLen <= limit else {
-                throw corrupt("comb cell count \(combCount) for \(alphabetLen) classes")
-            }
-            guard Int(compactStart) <= combCount - alphabetLen, compactMaxMatch < Int(compactStart) else {
-                throw corrupt("compact start \(compactStart) or largest match id \(compactMaxMatch)")
-            }
-            // Row offsets r must have r + A <= R × A.
-            guard defaultRows >= 1, defaultRows <= (code == .compact16 ? 0x1_0000 : Int(UInt32.max)) / alphabetLen else {
-                throw corrupt("default row count \(defaultRows)")
-            }
-        case .nfa:
-            break
-        }
-        if foldRaw != 2 && foldCount != 0 { throw corrupt("fold pairs without Unicode folding") }
-        guard
-            let layout = _Layout(
-                engine: code, patternCount: patternCount, stateCount: stateCount, alphabetLen: alphabetLen,
-                matchStateCount: matchStateCount, matchEntryCount: matchEntryCount, sparseCount: sparseCount,
-                foldCount: foldCount, combCount: combCount, maxMatchID: compactMaxMatch, defaultRows: defaultRows,
-                hasPrefilter: prefilterRaw == 1)
-        else { throw corrupt("section sizes overflow") }
-        guard layout.total == total else { throw corrupt("total length \(total) differs from the layout's \(layout.total)") }
-
-        // Typed views; every section lies within `total` by the layout check above, and every section
-        // offset is a multiple of 16 from an 8-byte aligned base, so the u32 and u64 views are aligned.
-        func view<T>(_ offset: Int, _ type: T.Type) -> UnsafePointer<T> {
-            (base + offset).assumingMemoryBound(to: T.self)
-        }
-        let classes = view(layout.classes, UInt8.self)
-        let patterns = view(layout.patterns, UInt32.self)
-        let matchOffsets = view(layout.matchOffsets, UInt32.self)
-        let matchList = view(layout.matchList, UInt32.self)
-        let folds = view(layout.folds, UInt32.self)
-
-        for b in 0..<256 where Int(classes[b]) >= alphabetLen {
-            throw corrupt("byte \(b) has class \(classes[b]) >= \(alphabetLen)")
-        }
-        for p in 0..<patternCount {
-            guard patterns[2 * p] >= 1 else { throw corrupt("pattern \(p) has length 0") }
-            guard patterns[2 * p + 1] <= 1 else { throw corrupt("pattern \(p) has unknown flags") }
-        }
-        // Match offsets: start at 0, strictly increase (each match state has a match), end at E.
-        guard matchOffsets[0] == 0, Int(matchOffsets[matchStateCount]) == matchEntryCount else {
-            throw corrupt("match offsets do not span the match list")
-        }
-        for i in 1...max(matchStateCount, 1) where i <= matchStateCount {
-            guard matchOffsets[i - 1] < matchOffsets[i] else { throw corrupt("match state \(i) has no match") }
-        }
-        for k in 0..<matchEntryCount where Int(matchList[k]) >= patternCount {
-            throw corrupt("match list entry \(k) names pattern \(matchList[k]) of \(patternCount)")
-        }
-        var previous: UInt32 = 0
-        for k in 0..<foldCount {
-            let from = folds[2 * k]
-            let to = folds[2 * k + 1]
-            guard from > previous || k == 0, Unicode.Scalar(from) != nil, Unicode.Scalar(to) != nil else {
-                throw corrupt("fold pair \(k)")
-            }
-            previous = from
-        }
-
-        let stride = alphabetLen
-        // Dummy (valid, never read) pointers for the sections this engine does not have.
-        let dummy32 = view(layout.classes, UInt32.self)
-        var dfaTrans = dummy32
-        var dfaTrans16 = view(layout.classes, UInt16.self)
-        var nfaFail = dummy32
-        var nfaSparseStart = dummy32
-        var nfaSparseClass = classes
-        var nfaSparseNext = dummy32
-        var nfaRoot = dummy32
-        var comb = dummy32
-        var defaults16 = dummy32
-        var defaults32 = view(layout.classes, UInt64.self)
-        var matchIndex = dummy32
-        let startID: UInt32
-        let maxMatchID: UInt32
-        switch code {
-        case .dense32, .dense16:
-            let cells = stateCount * stride
-            let limit = UInt64(cells)
-            // e / stride by multiplication: exact for e < 2^32 and stride <= 256 (see DESIGN.md).
-            let reciprocal = ((UInt64(1) << 40) + UInt64(stride) - 1) / UInt64(stride)
-            var bad = false
-            if code == .dense32 {
-                dfaTrans = view(layout.dfaTrans, UInt32.self)
-            } else {
-                dfaTrans16 = view(layout.dfaTrans, UInt16.self)
-            }
-            for k in 0..<cells {
-                let e = code == .dense32 ? UInt64(dfaTrans[k]) : UInt64(dfaTrans16[k])
-                let q = (e &* reciprocal) >> 40
-                bad = bad || e >= limit || q &* UInt64(stride) != e
-            }
-            if bad { throw corrupt("a DFA transition is out of range or not a multiple of the stride") }
-            for c in 0..<stride {
-                let e = code == .dense32 ? dfaTrans[c] : UInt32(dfaTrans16[c])
-                if e != 0 { throw corrupt("the dead state does not loop") }
-            }
-            startID = UInt32((matchStateCount + 1) * stride)
-            maxMatchID = UInt32(matchStateCount * stride)
-        case .compact16, .compact32:
-            // Every next id and default-row id must be a valid id (s + A <= C); owners are ids or the
-            // sentinel. The match index maps ids 0...X to 0...M.
-            let maxID = UInt64(combCount - stride)
-            let maxRow = UInt64((defaultRows - 1) * stride)
-            var bad = false
-            comb = view(layout.comb, UInt32.self)
-            for k in 0..<combCount { bad = bad || UInt64(comb[k] >> 8) > maxID }
-            if code == .compact16 {
-                defaults16 = view(layout.defaults, UInt32.self)
-                for k in 0..<(defaultRows * stride) {
-                    let cell = defaults16[k]
-                    bad = bad || UInt64(cell >> 16) > maxID || UInt64(cell & 0xFFFF) > maxRow
-                }
-            } else {
-                defaults32 = view(layout.defaults, UInt64.self)
-                for k in 0..<(defaultRows * stride) {
-                    let cell = defaults32[k]
-                    bad = bad || cell >> 32 > maxID || cell & 0xFFFF_FFFF > maxRow
-                }
-            }
-            if bad { throw corrupt("a compact DFA cell or default row names an id or row out of range") }
-            matchIndex = view(layout.matchIndex, UInt32.self)
-            for k in 0...compactMaxMatch where Int(matchIndex[k]) > matchStateCount {
-                throw corrupt("match index of id \(k)")
-            }
-            startID = compactStart
-            maxMatchID = UInt32(compactMaxMatch)
-        case .nfa:
-            nfaFail = view(layout.nfaFail, UInt32.self)
-            nfaSparseStart = view(layout.nfaSparseStart, UInt32.self)
-            nfaSparseClass = view(layout.nfaSparseClass, UInt8.self)
-            nfaSparseNext = view(layout.nfaSparseNext, UInt32.self)
-            nfaRoot = view(layout.nfaRoot, UInt32.self)
-            guard nfaSparseStart[0] == 0, Int(nfaSparseStart[stateCount]) == sparseCount else {
-                throw corrupt("sparse offsets do not span the transitions")
-            }
-            for s in 0..<stateCount {
-                let lo = Int(nfaSparseStart[s])
-                let hi = Int(nfaSparseStart[s + 1])
-                guard lo <= hi else { throw corrupt("sparse offsets of state \(s) decrease") }
-                guard Int(nfaFail[s]) < stateCount else { throw corrupt("fail link of state \(s)") }
-                var last = -1
-                for k in lo..<hi {
-                    let c = Int(nfaSparseClass[k])
-                    guard c > last, c < alphabetLen, Int(nfaSparseNext[k]) < stateCount else {
-                        throw corrupt("transition \(k) of state \(s)")
-                    }
-                    last = c
-                }
-            }
-            for c in 0..<alphabetLen where Int(nfaRoot[c]) >= stateCount {
-                throw corrupt("start transition \(c)")
-            }
-            // Failure chains must end (at the start or the dead state), or a search could loop forever.
-            try Self.checkFailChains(nfaFail, stateCount, start: matchStateCount + 1)
-            startID = UInt32(matchStateCount + 1)
-            maxMatchID = UInt32(matchStateCount)
-        }
-        var teddy: _TeddyTables? = nil
-        if prefilterRaw == 1 {
-            guard foldRaw != 2 else { throw corrupt("a Teddy prefilter with Unicode folding") }
-            teddy = try _TeddyTables.validate(UnsafeRawBufferPointer(start: base, count: total), layout.prefilter)
-        }
-        return _Image(
-            bytes: UnsafeRawBufferPointer(start: base, count: total),
-            engineCode: code,
-            matchKind: [MatchKind.standard, .leftmostFirst, .leftmostLongest][Int(kindRaw)],
-            caseFolding: [CaseFolding.none, .ascii, .unicode][Int(foldRaw)],
-            patternCount: patternCount, stateCount: stateCount, alphabetLen: alphabetLen,
-            matchStateCount: matchStateCount, anyWholeWord: flags & 1 != 0, foldCount: foldCount,
-            classes: classes, patterns: patterns, matchOffsets: matchOffsets, matchList: matchList,
-            dfaTrans: dfaTrans, dfaTrans16: dfaTrans16, nfaFail: nfaFail, nfaSparseStart: nfaSparseStart,
-            nfaSparseClass: nfaSparseClass, nfaSparseNext: nfaSparseNext, nfaRoot: nfaRoot,
-            combCount: combCount, comb: comb, defaults16: defaults16, defaults32: defaults32,
-            defaultRows: defaultRows, matchIndex: matchIndex, folds: folds, teddy: teddy, startID: startID, maxMatchID: maxMatchID)
-    }
-
-    /// Throws unless following `fail` from every state reaches `start` or the dead state 0.
-    /// - Complexity: O(S): each state is walked over at most twice.
-    private static func checkFailChains(_ fail: UnsafePointer<UInt32>, _ count: Int, start: Int) throws {
-        // 0 = unknown, 1 = on the current walk, 2 = known to end.
-        var mark = [UInt8](repeating: 0, count: count)
-        try mark.withUnsafeMutableBufferPointer { mark in
-            mark[0] = 2
-            mark[start] = 2
-            for s in 0..<count where mark[s] == 0 {
-                var t = s
-                while mark[t] == 0 {
-                    mark[t] = 1
-                    t = Int(fail[t])
-                }
-                // Marks of 1 are all from this walk (earlier walks end with 2s), so meeting one is a cycle.
-                if mark[t] == 1 { throw corrupt("failure links form a cycle through state \(t)") }
-                var u = s
-                while mark[u] == 1 {
-                    mark[u] = 2
-                    u = Int(fail[u])
-                }
-            }
-        }
+    /// The image over `base` from its validated parts (see `_Image+Load.swift`).
+    init(
+        base: UnsafeRawPointer, header: _Header, shared: _SharedSections, tables: _EngineTables,
+        teddy: _TeddyTables?
+    ) {
+        bytes = UnsafeRawBufferPointer(start: base, count: header.total)
+        engineCode = header.code
+        matchKind = [MatchKind.standard, .leftmostFirst, .leftmostLongest][Int(header.kindRaw)]
+        caseFolding = [CaseFolding.none, .ascii, .unicode][Int(header.foldRaw)]
+        patternCount = header.patternCount
+        stateCount = header.stateCount
+        alphabetLen = header.alphabetLen
+        matchStateCount = header.matchStateCount
+        anyWholeWord = header.flags & 1 != 0
+        foldCount = header.foldCount
+        classes = shared.classes
+        patterns = shared.patterns
+        matchOffsets = shared.matchOffsets
+        matchList = shared.matchList
+        folds = shared.folds
+        dfaTrans = tables.dfaTrans
+        dfaTrans16 = tables.dfaTrans16
+        nfaFail = tables.nfaFail
+        nfaSparseStart = tables.nfaSparseStart
+        nfaSparseClass = tables.nfaSparseClass
+        nfaSparseNext = tables.nfaSparseNext
+        nfaRoot = tables.nfaRoot
+        combCount = header.combCount
+        comb = tables.comb
+        defaults16 = tables.defaults16
+        defaults32 = tables.defaults32
+        defaultRows = header.defaultRows
+        matchIndex = tables.matchIndex
+        self.teddy = teddy
+        startID = tables.startID
+        maxMatchID = tables.maxMatchID
     }
 }
 

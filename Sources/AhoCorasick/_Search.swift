@@ -132,6 +132,34 @@ struct _NFA: _Engine {
     func index(_ s: UInt32) -> Int { Int(s) }
 }
 
+/// How a scan reads the haystack: one byte at a time, or one Unicode scalar (folded) at a time.
+protocol _Step {
+    associatedtype E: _Engine
+    /// The state after the unit at `p[i]` (i < n) from state `s`, and the unit's length in bytes.
+    func step(_ s: E.State, _ i: Int) -> (E.State, Int)
+}
+
+/// A byte at a time, through the byte classes.
+struct _ByteStep<E: _Engine>: _Step {
+    let e: E
+    let classes: UnsafePointer<UInt8>
+    let p: UnsafePointer<UInt8>
+
+    @inline(__always)
+    func step(_ s: E.State, _ i: Int) -> (E.State, Int) { (e.next(s, classes[Int(p[i])]), 1) }
+}
+
+/// A scalar at a time, folded (`_Image.feedUnit`).
+struct _UnicodeStep<E: _Engine>: _Step {
+    let image: _Image
+    let e: E
+    let p: UnsafePointer<UInt8>
+    let n: Int
+
+    @inline(__always)
+    func step(_ s: E.State, _ i: Int) -> (E.State, Int) { image.feedUnit(e, s, p, i, n) }
+}
+
 extension _Image {
     var reciprocal: UInt64 { ((UInt64(1) << 40) + UInt64(alphabetLen) - 1) / UInt64(alphabetLen) }
     var dfa: _DFA<UInt32> {
@@ -245,13 +273,26 @@ extension _Image {
     func overlapping<E: _Engine>(
         _ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ from: Int, _ body: (Match) -> Bool
     ) -> Bool {
-        let classes = self.classes
+        overlappingScan(e, p, n, from, body, _ByteStep(e: e, classes: classes, p: p))
+    }
+
+    /// Reports every match from `from` on, feeding `e` one unit (a byte, or a folded scalar) at a time.
+    /// Inlined into each caller and specialized for its `_Step`: the loop compiles as if written out.
+    /// Measured against the four loops written out (callgrind, 1 MiB haystack, 3,000 keywords, per engine
+    /// dense/NFA/compact): within 1% for bytes (dense +0.7%, NFA leftmost +1.2%, NFA standard -8%, compact
+    /// equal), 2-4% fewer instructions for folded scalars. A closure in place of `_Step` was not inlined:
+    /// +4% for bytes, twice the instructions for Unicode folding.
+    @inline(__always)
+    func overlappingScan<E, S: _Step>(
+        _ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ from: Int, _ body: (Match) -> Bool, _ step: S
+    ) -> Bool where S.E == E {
         let maxMatch = e.maxMatch
         var s = e.initial
         var i = from
         while i < n {
-            s = e.next(s, classes[Int(p[i])])
-            i &+= 1
+            let (next, length) = step.step(s, i)
+            s = next
+            i &+= length
             if e.id(s) <= maxMatch {
                 if !reportAll(e.index(e.id(s)), i, p, n, body) { return false }
             }
@@ -264,7 +305,16 @@ extension _Image {
     func leftmost<E: _Engine>(
         _ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ from: Int, _ body: (Match) -> Bool
     ) -> Bool {
-        let classes = self.classes
+        leftmostScan(e, p, n, from, teddy, body, _ByteStep(e: e, classes: classes, p: p))
+    }
+
+    /// Reports the leftmost matches from `from` on, each search starting where the last match ended (at
+    /// the prefilter's next candidate when there is one); units as in `overlappingScan`.
+    @inline(__always)
+    func leftmostScan<E, S: _Step>(
+        _ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ from: Int, _ teddy: _TeddyTables?, _ body: (Match) -> Bool,
+        _ step: S
+    ) -> Bool where S.E == E {
         let maxMatch = e.maxMatch
         var at = from
         while at < n {
@@ -278,8 +328,9 @@ extension _Image {
             var found = -1
             var foundEnd = 0
             while i < n {
-                s = e.next(s, classes[Int(p[i])])
-                i &+= 1
+                let (next, length) = step.step(s, i)
+                s = next
+                i &+= length
                 if e.id(s) <= maxMatch {
                     if e.id(s) == 0 { break }
                     if let pattern = firstPattern(e.index(e.id(s))) {
@@ -335,47 +386,12 @@ extension _Image {
     }
 
     func overlappingUnicode<E: _Engine>(_ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
-        let maxMatch = e.maxMatch
-        var s = e.initial
-        var i = 0
-        while i < n {
-            let (next, length) = feedUnit(e, s, p, i, n)
-            s = next
-            i &+= length
-            if e.id(s) <= maxMatch {
-                if !reportAll(e.index(e.id(s)), i, p, n, body) { return false }
-            }
-        }
-        return true
+        overlappingScan(e, p, n, 0, body, _UnicodeStep(image: self, e: e, p: p, n: n))
     }
 
     func leftmostUnicode<E: _Engine>(_ e: E, _ p: UnsafePointer<UInt8>, _ n: Int, _ body: (Match) -> Bool) -> Bool {
-        let maxMatch = e.maxMatch
-        var at = 0
-        while at < n {
-            var s = e.initial
-            var i = at
-            var found = -1
-            var foundEnd = 0
-            while i < n {
-                let (next, length) = feedUnit(e, s, p, i, n)
-                s = next
-                i &+= length
-                if e.id(s) <= maxMatch {
-                    if e.id(s) == 0 { break }
-                    if let pattern = firstPattern(e.index(e.id(s))) {
-                        found = pattern
-                        foundEnd = i
-                    }
-                }
-            }
-            guard found >= 0 else { return true }
-            if let start = matchStart(found, foundEnd, p), start >= at, accepts(found, start, foundEnd, p, n) {
-                if !body(Match(pattern: found, start: start, end: foundEnd)) { return false }
-            }
-            at = foundEnd
-        }
-        return true
+        // No prefilter: an image with Unicode folding has none.
+        leftmostScan(e, p, n, 0, nil, body, _UnicodeStep(image: self, e: e, p: p, n: n))
     }
 
     // MARK: Batch

@@ -84,9 +84,27 @@ static inline size_t verify_block(const uint8_t *p, size_t n, size_t i0, uint32_
     return (size_t)-1;
 }
 
-/// The last bytes (fewer than a block needs) copied into a zeroed buffer, so that one more vector block
-/// covers them; offsets past n - m are dropped by `verify_block`, and `verify` reads the original.
-#define AHO_TAIL(BLOCK, KERNEL_BLOCK)                                                     \
+/// The scan every vector kernel runs, KERNEL_BLOCK(q) giving the candidate bits of the BLOCK offsets at q
+/// (it reads q[0 ..< BLOCK + 2]: the bytes of BLOCK offsets and the two after the last). A macro, not a
+/// function: each expansion is compiled under its kernel's target attribute.
+///   1. Whole blocks while a block's bytes are in the haystack, verifying each block's candidates.
+///   2. Fewer bytes left than a block reads but more offsets than it covers: the first offsets one by one.
+///   3. The last bytes copied into a zeroed buffer, so that one more vector block covers them; offsets
+///      past n - m are dropped by `verify_block`, and `verify` reads the original.
+#define AHO_SCAN(BLOCK, KERNEL_BLOCK)                                                     \
+    size_t i = 0;                                                                          \
+    while (i + (BLOCK + 2) <= n) {                                                         \
+        uint32_t bits = KERNEL_BLOCK(p + i);                                               \
+        if (bits) {                                                                        \
+            size_t j = verify_block(p, n, i, bits, m, section);                            \
+            if (j != (size_t)-1) return j;                                                 \
+        }                                                                                  \
+        i += BLOCK;                                                                        \
+    }                                                                                      \
+    while (i + BLOCK < n) {                                                                \
+        if (offset_verified(p, n, i, section)) return i;                                   \
+        i += 1;                                                                            \
+    }                                                                                      \
     if (i < n) {                                                                           \
         uint8_t padded[BLOCK + 2] = {0};                                                   \
         __builtin_memcpy(padded, p + i, n - i);                                            \
@@ -121,22 +139,7 @@ static size_t teddy_ssse3(const uint8_t *p, size_t n, const uint8_t *section) {
                                            _mm_shuffle_epi8(hi2, _mm_and_si128(_mm_srli_epi16(v2, 4), nib)))); \
         (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, zero)) ^ 0xFFFFu;                                     \
     })
-    size_t i = 0;
-    // Blocks read p[i ..< i + 18]: the bytes of 16 offsets and the two after the last.
-    while (i + 18 <= n) {
-        uint32_t bits = SSSE3_BLOCK(p + i);
-        if (bits) {
-            size_t j = verify_block(p, n, i, bits, m, section);
-            if (j != (size_t)-1) return j;
-        }
-        i += 16;
-    }
-    // Fewer bytes left than a block reads but more offsets than it covers: the first offsets one by one.
-    while (i + 16 < n) {
-        if (offset_verified(p, n, i, section)) return i;
-        i += 1;
-    }
-    AHO_TAIL(16, SSSE3_BLOCK)
+    AHO_SCAN(16, SSSE3_BLOCK)
 #undef SSSE3_BLOCK
 }
 
@@ -167,22 +170,7 @@ static size_t teddy_avx2(const uint8_t *p, size_t n, const uint8_t *section) {
                                                  _mm256_shuffle_epi8(hi2, _mm256_and_si256(_mm256_srli_epi16(v2, 4), nib)))); \
         ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, zero));                                               \
     })
-    size_t i = 0;
-    // Blocks read p[i ..< i + 34].
-    while (i + 34 <= n) {
-        uint32_t bits = AVX2_BLOCK(p + i);
-        if (bits) {
-            size_t j = verify_block(p, n, i, bits, m, section);
-            if (j != (size_t)-1) return j;
-        }
-        i += 32;
-    }
-    // Fewer bytes left than a block reads but more offsets than it covers: the first offsets one by one.
-    while (i + 32 < n) {
-        if (offset_verified(p, n, i, section)) return i;
-        i += 1;
-    }
-    AHO_TAIL(32, AVX2_BLOCK)
+    AHO_SCAN(32, AVX2_BLOCK)
 #undef AVX2_BLOCK
 }
 #endif
@@ -211,21 +199,7 @@ static size_t teddy_neon(const uint8_t *p, size_t n, const uint8_t *section) {
         uint8x16_t t = vandq_u8(vtstq_u8(x, x), weight);                                                       \
         (uint32_t)vaddv_u8(vget_low_u8(t)) | ((uint32_t)vaddv_u8(vget_high_u8(t)) << 8);                       \
     })
-    size_t i = 0;
-    while (i + 18 <= n) {
-        uint32_t bits = NEON_BLOCK(p + i);
-        if (bits) {
-            size_t j = verify_block(p, n, i, bits, m, section);
-            if (j != (size_t)-1) return j;
-        }
-        i += 16;
-    }
-    // Fewer bytes left than a block reads but more offsets than it covers: the first offsets one by one.
-    while (i + 16 < n) {
-        if (offset_verified(p, n, i, section)) return i;
-        i += 1;
-    }
-    AHO_TAIL(16, NEON_BLOCK)
+    AHO_SCAN(16, NEON_BLOCK)
 #undef NEON_BLOCK
 }
 #endif

@@ -221,18 +221,12 @@ public final class ZstdDecoder {
             file.pos += inBuf.pos
             switch result {
             case .failure(let e):
-                let error: ZstdError
-                if e.code == _Zstd.windowTooLargeCode {
-                    error = ZstdError(
-                        .windowTooLarge, offset: compressedBytesConsumed, libzstdName: e.name, path: path,
-                        detail: "the cap is \(options.maxWindowBytes) bytes")
-                } else {
-                    let place = _DamageLocator.locate(
+                let error = _DamageLocator.error(
+                    e, offset: compressedBytesConsumed, path: path, maxWindowBytes: options.maxWindowBytes
+                ) { checksum in
+                    _DamageLocator.locate(
                         fd: fd, base: startOffset, frameStart: frameStart, consumed: compressedBytesConsumed,
-                        handed: file.base + Int64(file.end), checksum: e.code == _Zstd.checksumWrongCode,
-                        windowLogMax: windowLogMax)
-                    error = ZstdError(
-                        .corrupt, damagedRange: place.range, libzstdName: e.name, path: path, detail: place.detail)
+                        handed: file.base + Int64(file.end), checksum: checksum, windowLogMax: windowLogMax)
                 }
                 _ = fail(error)
                 if output.pos > 0 { return output.pos }  // hand these out first; throw on the next call

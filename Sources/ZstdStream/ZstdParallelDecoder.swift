@@ -414,18 +414,13 @@ public final class ZstdParallelDecoder {
             consumedOffset = consumed
             switch result {
             case .failure(let e):
-                let error: ZstdError
-                if e.code == _Zstd.windowTooLargeCode {
-                    error = ZstdError(
-                        .windowTooLarge, offset: consumed, libzstdName: e.name, path: path,
-                        detail: "the cap is \(options.maxWindowBytes) bytes")
-                } else {
+                let error = _DamageLocator.error(
+                    e, offset: consumed, path: path, maxWindowBytes: options.maxWindowBytes
+                ) { checksum in
                     // Offsets are already the file's: read back at them (base 0), unless the input is a pipe.
-                    let place = _DamageLocator.locate(
+                    _DamageLocator.locate(
                         fd: fd, base: startOffset.map { _ in 0 }, frameStart: serialFrameStart, consumed: consumed,
-                        handed: slot.start + Int64(limit), checksum: e.code == _Zstd.checksumWrongCode,
-                        windowLogMax: windowLogMax)
-                    error = ZstdError(.corrupt, damagedRange: place.range, libzstdName: e.name, path: path, detail: place.detail)
+                        handed: slot.start + Int64(limit), checksum: checksum, windowLogMax: windowLogMax)
                 }
                 let named = fail(error)
                 if output.pos > 0 { return output.pos }

@@ -62,6 +62,21 @@ enum _DamageLocator {
         var extra: Int64 = 0
     }
 
+    /// The error of a failed streaming call: a window over the cap, else damage located by `locate` (which
+    /// is told whether libzstd found a wrong frame checksum) in the frame being decoded.
+    static func error(
+        _ e: _LibzstdError, offset: Int64, path: String?, maxWindowBytes: Int,
+        locate: (_ checksum: Bool) -> _DamageLocation
+    ) -> ZstdError {
+        if e.code == _Zstd.windowTooLargeCode {
+            return ZstdError(
+                .windowTooLarge, offset: offset, libzstdName: e.name, path: path,
+                detail: "the cap is \(maxWindowBytes) bytes")
+        }
+        let place = locate(e.code == _Zstd.checksumWrongCode)
+        return ZstdError(.corrupt, damagedRange: place.range, libzstdName: e.name, path: path, detail: place.detail)
+    }
+
     /// Locates the damage libzstd found after the frame starting at `frameStart` in the file open as `fd`.
     ///
     /// - Parameters:

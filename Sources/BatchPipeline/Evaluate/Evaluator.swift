@@ -34,6 +34,8 @@ public struct EvaluationOptions: Sendable {
     }
 }
 
+extension EvaluationOptions: _RecordJobOptions {}
+
 /// `smsfilter evaluate`: scores a rule set against a corpus with truth labels.
 ///
 /// The same reader and chunk fan-out as `classify`: workers classify each chunk's records in one batch with
@@ -64,15 +66,8 @@ public final class Evaluator {
         let context = _EvaluationContext(ruleSet: ruleSet, report: report, conflictExamples: options.conflictExamples)
         let threads = max(1, options.threads)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: 1, rules: 1)
-        var read = _ReadOptions()
-        read.inputFormat = options.inputFormat
-        read.hasHeader = options.hasHeader
-        read.fields = options.fields
+        var read = options.readOptions(threads: threads)
         read.fields.extra = [options.truthField]
-        read.maxRecord = options.maxRecord
-        read.chunkSize = options.chunkSize
-        read.stdinName = options.stdinName
-        read.decodeThreads = threads
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)
         let sink = _EvaluationSink(report: report, context: context, progress: options.progress, reader: reader.progress, fileCount: inputs.count)
         try _FanOut(pool: pool).run(

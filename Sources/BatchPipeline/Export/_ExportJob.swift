@@ -331,17 +331,10 @@ struct _ExportJob {
         }
         let threads = max(1, options.threads)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: 1, rules: 1)
-        var read = _ReadOptions()
-        read.inputFormat = options.inputFormat
-        read.hasHeader = options.hasHeader
-        read.fields = options.fields
+        var read = options.readOptions(threads: threads)
         if case .field(let name) = options.labelSource { read.fields.extra = [name] }
         read.wantsExistingLabels = options.labelSource == .auto
         read.filterKey = options.filterKey
-        read.maxRecord = options.maxRecord
-        read.chunkSize = options.chunkSize
-        read.stdinName = options.stdinName
-        read.decodeThreads = threads
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)
         let sink = _ExportSink(options: options, outputs: outputs, stats: stats, reader: reader.progress, fileCount: inputs.count)
         let (options, ruleSet) = (self.options, self.ruleSet)

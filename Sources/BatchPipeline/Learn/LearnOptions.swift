@@ -62,7 +62,7 @@ public struct LearnOptions: Sendable {
     /// Training messages held at once (beyond it, a deterministic hash sample).
     public var maxExamples = 2_000_000
     /// Longest line read.
-    public var maxRecord = 64 << 20
+    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Hand rules to combine with the model (cross-validation classifies with them, as `classify` would).
     public var base: RuleSetDefinition?
     /// The model's name, priority and threshold in the rule file.

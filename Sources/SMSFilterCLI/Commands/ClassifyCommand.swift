@@ -97,7 +97,7 @@ struct ClassifyCommand: ParsableCommand {
     var chunkSize: ByteSize?
 
     @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
-    var maxRecord = ByteSize(64 << 20)
+    var maxRecord = ByteSize(RecordLimits.defaultMaxRecord)
 
     @Option(name: .long, parsing: .unconditional, help: "Compression level of the output: zstd -7 to 19, gzip (.gz) 1 to 9 (default 1 for a .zst or .gz name).")
     var level: Int32?

@@ -105,10 +105,7 @@ struct EvaluateCommand: ParsableCommand {
         let ruleSet = try CLI.loadRules(rules)
         var options = EvaluationOptions(mapping: mapping)
         input.apply(to: &options)
-        // Without the truth label nothing can be scored: it must be found, given or not.
-        options.fields.required.append(.init(option: "--truth-field", name: truthField))
-        options.truthField = truthField
-        options.granularity = by
+        options.readTruth(from: truthField, by: by)
         options.conflictExamples = conflictExamples
         let result = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress

@@ -45,33 +45,29 @@ struct ExplainCommand: ParsableCommand {
 
     static func text(_ e: Explanation, _ set: RuleSet) -> String {
         var out = "rules: \(set.source) (checksum \(set.checksum))\n"
-        if e.matches.isEmpty {
-            out += "matches: none\n"
-        } else {
-            out += "matches:\n"
-            for m in e.matches {
-                out += "  \(m.start)..<\(m.end) \"\(m.text)\""
-                if m.isCondition { out += " (condition \(m.phrase))" } else if m.text != m.phrase { out += " (phrase \"\(m.phrase)\")" }
-                out += " → \(m.uses.joined(separator: ", "))\n"
-            }
+        out += list("matches", e.matches) { m in
+            var line = "\(m.start)..<\(m.end) \"\(m.text)\""
+            if m.isCondition { line += " (condition \(m.phrase))" } else if m.text != m.phrase { line += " (phrase \"\(m.phrase)\")" }
+            return line + " → \(m.uses.joined(separator: ", "))"
         }
-        if e.rules.isEmpty {
-            out += "rules considered: none\n"
-        } else {
-            out += "rules considered:\n"
-            for r in e.rules {
-                out += "  \(r.name) (priority \(r.priority), \(r.action.name)"
-                if r.subAction != .none { out += "/\(r.subAction.name)" }
-                out += ")"
-                if let p = r.phrase, let s = r.start, let end = r.end { out += " \"\(p)\" at \(s)..<\(end)" }
-                out += ": \(r.outcome)\n"
-            }
+        out += list("rules considered", e.rules) { r in
+            var line = "\(r.name) (priority \(r.priority), \(r.action.name)"
+            if r.subAction != .none { line += "/\(r.subAction.name)" }
+            line += ")"
+            if let p = r.phrase, let s = r.start, let end = r.end { line += " \"\(p)\" at \(s)..<\(end)" }
+            return line + ": \(r.outcome)"
         }
         out += modelText(e)
         out += "steps:\n"
         for (i, s) in e.steps.enumerated() { out += "  \(i + 1). \(s)\n" }
         out += "folder: \(e.verdict.folder.path)\n"
         return out
+    }
+
+    /// `title: none`, or `title:` and one indented line per item.
+    static func list<Item>(_ title: String, _ items: [Item], _ line: (Item) -> String) -> String {
+        if items.isEmpty { return "\(title): none\n" }
+        return "\(title):\n" + items.map { "  \(line($0))\n" }.joined()
     }
 
     static func jsonText(_ e: Explanation, _ set: RuleSet) -> String {

@@ -129,7 +129,7 @@ struct LearnCommand: ParsableCommand {
     var maxExamples = 2_000_000
 
     @Option(name: .long, parsing: .unconditional, help: "Longest record read; a longer one is skipped and counted.")
-    var maxRecord = ByteSize(64 << 20)
+    var maxRecord = ByteSize(RecordLimits.defaultMaxRecord)
 
     @Flag(name: [.short, .long], help: "Print no summary.")
     var quiet = false
@@ -264,9 +264,7 @@ struct LearnCommand: ParsableCommand {
     func learnOptions(mapping: TruthMapping, base: BaseRules?, normalization: TextNormalization) throws -> LearnOptions {
         var options = LearnOptions(mapping: mapping)
         input.apply(to: &options)
-        options.fields.required.append(.init(option: "--truth-field", name: truthField))
-        options.truthField = truthField
-        options.granularity = by
+        options.readTruth(from: truthField, by: by)
         options.normalization = normalization
         options.candidates.wordNGrams = wordNgrams
         options.candidates.minWordLength = minWordLength

@@ -57,7 +57,23 @@ protocol RecordReadingOptions: RecordFormatSettings {
     var chunkSize: Int { get set }
 }
 
+/// The options of a job that scores or trains against each record's truth label (evaluate, learn).
+protocol TruthLabelSettings: RecordFormatSettings {
+    var truthField: String { get set }
+    var granularity: TruthMapping.Granularity? { get set }
+}
+
+extension TruthLabelSettings {
+    /// Reads the truth label from `field` (`--truth-field`): without it nothing can be scored or learned, so
+    /// it must be found, given or not.
+    mutating func readTruth(from field: String, by granularity: TruthMapping.Granularity?) {
+        fields.required.append(.init(option: "--truth-field", name: field))
+        truthField = field
+        self.granularity = granularity
+    }
+}
+
 extension PipelineOptions: RecordReadingOptions {}
 extension ExportOptions: RecordReadingOptions {}
-extension EvaluationOptions: RecordReadingOptions {}
-extension LearnOptions: RecordFormatSettings {}
+extension EvaluationOptions: RecordReadingOptions, TruthLabelSettings {}
+extension LearnOptions: TruthLabelSettings {}
