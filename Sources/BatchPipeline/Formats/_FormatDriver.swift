@@ -41,6 +41,20 @@ struct _ExistingLabels {
     var folder: String?
 }
 
+extension _ExistingLabels {
+    /// The labels in record `k`'s decoded text fields `base`, `base + 1`, `base + 2` (action, sub-action,
+    /// folder: CSV/TSV columns, XML attributes); nil without a folder. An empty field counts as absent.
+    init?(decodedFields chunk: _Chunk, _ parsed: _Parsed, _ k: Int, from base: Int) {
+        func text(_ i: Int) -> String? {
+            let f = parsed.field(k, base + i)
+            guard f.isPresent, f.end > f.start else { return nil }
+            return chunk.input.withUnsafeBytes(f.start..<f.end) { String(decoding: $0, as: UTF8.self) }
+        }
+        guard let folder = text(2) else { return nil }
+        self.init(action: text(0), subAction: text(1), folder: folder)
+    }
+}
+
 /// What a reader wants from every record (besides id, sender and body, which it always gets).
 struct _ReadOptions: Sendable {
     var inputFormat: InputFormat?
@@ -247,9 +261,12 @@ final class _ParseScratch {
         }
         out.removeAll(fieldsPerRecord: file.driver.layout.count)
         // Decoded strings go after the records; they are never longer than their source, so reserving the
-        // records' size up front means the buffer cannot move while the parser runs.
-        chunk.input.count = chunk.recordBytes
+        // records' size up front means the buffer cannot move while the parser runs, nor afterwards: the
+        // input is pinned until the chunk goes back to the pool (``_Chunk/bytes(_:_:)`` lends it out).
+        chunk.input.unpin()
+        chunk.input.removeLast(from: chunk.recordBytes)
         chunk.input.reserve(chunk.recordBytes + 16)
+        chunk.input.pin()
         file.driver.parse(chunk, into: &out)
     }
 }

@@ -125,6 +125,7 @@ final class _Chunk: @unchecked Sendable {
     }
 
     func reset() {
+        input.unpin()
         input.removeAll()
         recordBytes = 0
         output.removeAll()
@@ -150,10 +151,9 @@ final class _Chunk: @unchecked Sendable {
     /// Rejects the record `[start, end)` of the chunk (counted; its bytes kept for the rejects file).
     func reject(start: Int, end: Int, line: Int, reason: String, category: String) {
         counts.rejected += 1
-        let bytes = UnsafeRawBufferPointer(start: input.storage, count: max(recordBytes, end))
         rejects.append(
             _Reject(
-                relativeLine: line, reason: reason, category: category, raw: Array(bytes[start..<end]), length: end - start,
+                relativeLine: line, reason: reason, category: category, raw: input.copyBytes(start..<end), length: end - start,
                 offset: start))
     }
 
@@ -244,6 +244,7 @@ final class _ChunkPool: @unchecked Sendable {
 
     func put(_ chunk: _Chunk) {
         // A huge record grew the buffers: give the memory back (realloc returns the pages).
+        chunk.input.unpin()
         chunk.input.removeAll()
         chunk.output.removeAll()
         chunk.rejects.removeAll(keepingCapacity: true)
