@@ -233,6 +233,25 @@ struct _Parsed {
     mutating func setField(_ slot: Int, _ start: Int, _ end: Int) {
         fields[(records.count - 1) * fieldsPerRecord + slot] = _Field(start: start, end: end)
     }
+
+    /// Checks what a driver left (only with `-DBATCHPIPELINE_INTERNAL_CHECKS`): one span and
+    /// `fieldsPerRecord` fields per record; every record kept lies in `[0, recordBytes)` with its insertion
+    /// point inside it; every span and present field lies in the chunk's `[0, inputBytes)`.
+    @inline(__always)
+    func _checkInvariants(recordBytes: Int, inputBytes: Int) {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(spans.count == records.count, "\(spans.count) spans for \(records.count) records")
+        precondition(fields.count == records.count * fieldsPerRecord, "\(fields.count) fields for \(records.count) records")
+        for (k, r) in records.enumerated() where !r.isRejected {
+            precondition(0 <= r.rawStart && r.rawStart <= r.insertAt && r.insertAt <= r.rawEnd && r.rawEnd <= recordBytes, "record \(k) out of bounds")
+            precondition(r.dropStart <= r.dropEnd, "record \(k): drops \(r.dropStart)..<\(r.dropEnd)")
+            let s = spans[k]
+            precondition(s.bodyStart >= 0 && s.bodyCount >= 0 && s.bodyStart + s.bodyCount <= inputBytes, "record \(k): body out of bounds")
+            precondition(s.senderCount < 0 || (s.senderStart >= 0 && s.senderStart + s.senderCount <= inputBytes), "record \(k): sender out of bounds")
+        }
+        for f in fields where f.isPresent { precondition(f.start >= 0 && f.end <= inputBytes, "a field out of bounds") }
+        #endif
+    }
 }
 
 /// The most JSON keys (or XML attributes) a driver looks up per record.
@@ -268,6 +287,7 @@ final class _ParseScratch {
         chunk.input.reserve(chunk.recordBytes + 16)
         chunk.input.pin()
         file.driver.parse(chunk, into: &out)
+        out._checkInvariants(recordBytes: chunk.recordBytes, inputBytes: chunk.input.count)
     }
 }
 
@@ -286,6 +306,16 @@ final class _KeyTable: @unchecked Sendable {
             storage.copyBytes(from: key)
             buffers[i] = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<key.count])
         }
+        _checkInvariants()
+    }
+
+    /// Each buffer holds its key's bytes (only with `-DBATCHPIPELINE_INTERNAL_CHECKS`).
+    @inline(__always)
+    func _checkInvariants() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(keys.count <= _maxWantedKeys)
+        for (i, key) in keys.enumerated() { precondition(Array(buffers[i]) == key, "key buffer \(i) differs from its key") }
+        #endif
     }
 
     deinit {

@@ -161,6 +161,7 @@ final class _RecordReader {
             chunk.input.reserve(chunk.recordBytes + 16)
         }
         if collectStats { chunk.queuedAt = DispatchTime.now().uptimeNanoseconds }
+        chunk._checkInvariants()
         deliver(chunk)
     }
 
