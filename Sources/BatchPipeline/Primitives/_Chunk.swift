@@ -294,7 +294,7 @@ final class _ChunkPool: @unchecked Sendable {
     private func _checkInvariants() {
         #if BATCHPIPELINE_INTERNAL_CHECKS
         precondition(free.count <= slots, "\(free.count) free chunks in a pool of \(slots)")
-        precondition(Set(free.map(ObjectIdentifier.init)).count == free.count, "a chunk is in the pool twice")
+        precondition(Set(free.map { ObjectIdentifier($0) }).count == free.count, "a chunk is in the pool twice")
         precondition(free.allSatisfy { $0.overLongBytes == 0 }, "a free chunk holds some of the over-long budget")
         precondition(budgetInUse >= 0 && budgetInUse <= budgetPeak && budget >= 1, "budget \(budgetInUse) in use of \(budget), peak \(budgetPeak)")
         #endif
