@@ -153,10 +153,10 @@ final class _DelimitedDriver: _FormatDriver {
             if inPlace {
                 writeReplacing(r, v, input, emitter, &fields, out)
             } else {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.rawStart..<r.contentEnd]))
+                out.append(input, r.rawStart..<r.contentEnd)
                 emitter.appendColumns(v, separator: separator, out)
             }
-            out.append(UnsafeRawBufferPointer(rebasing: input[r.contentEnd..<r.rawEnd]))
+            out.append(input, r.contentEnd..<r.rawEnd)
             if r.rawEnd == r.contentEnd { out.append(UInt8(ascii: "\n")) }
         }
     }
@@ -174,7 +174,7 @@ final class _DelimitedDriver: _FormatDriver {
             } else {
                 // The raw field, quotes included.
                 let (s, e, quoted) = field
-                out.append(UnsafeRawBufferPointer(rebasing: input[(quoted ? s - 1 : s)..<(quoted ? e + 1 : e)]))
+                out.append(input, (quoted ? s - 1 : s)..<(quoted ? e + 1 : e))
             }
         }
         for label in 0..<4 where labelColumns[label] < 0 {

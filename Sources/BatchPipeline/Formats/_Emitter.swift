@@ -182,7 +182,7 @@ final class _Emitter: @unchecked Sendable {
         if r.idEnd >= r.idStart {
             out.append("{\"id\": ")
             if r.idIsJSON {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.idStart..<r.idEnd]))
+                out.append(input, r.idStart..<r.idEnd)
             } else {
                 out.appendJSONString(UnsafeRawBufferPointer(rebasing: input[r.idStart..<r.idEnd]))
             }

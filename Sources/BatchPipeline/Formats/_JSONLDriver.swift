@@ -229,16 +229,16 @@ final class _JSONLDriver: _FormatDriver {
         for k in 0..<parsed.records.count {
             let r = parsed.records[k]
             if r.dropEnd > r.dropStart {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.rawStart..<r.dropStart]))
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.dropEnd..<r.insertAt]))
+                out.append(input, r.rawStart..<r.dropStart)
+                out.append(input, r.dropEnd..<r.insertAt)
             } else {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.rawStart..<r.insertAt]))
+                out.append(input, r.rawStart..<r.insertAt)
             }
             out.append(r.emptyObject ? "" : ", ")
             emitter.appendKeyedObject(parsed.verdicts[k], out)
             out.append(UInt8(ascii: "}"))
             // What followed the brace (spaces, CR LF), and a newline when the input's last line had none.
-            out.append(UnsafeRawBufferPointer(rebasing: input[(r.insertAt + 1)..<r.rawEnd]))
+            out.append(input, (r.insertAt + 1)..<r.rawEnd)
             if r.rawEnd == r.contentEnd { out.append(UInt8(ascii: "\n")) }
         }
     }

@@ -278,20 +278,20 @@ final class _XMLDriver: _FormatDriver {
         for k in 0..<parsed.records.count {
             let r = parsed.records[k]
             // Everything between records (prolog, other elements, whitespace) passes through.
-            out.append(UnsafeRawBufferPointer(rebasing: input[from..<r.rawStart]))
+            out.append(input, from..<r.rawStart)
             from = r.rawEnd
             if r.isRejected { continue }
             var at = r.rawStart
             for d in r.dropStart..<r.dropEnd {
                 let drop = parsed.drops[d]
-                out.append(UnsafeRawBufferPointer(rebasing: input[at..<drop.lowerBound]))
+                out.append(input, at..<drop.lowerBound)
                 at = drop.upperBound
             }
-            out.append(UnsafeRawBufferPointer(rebasing: input[at..<r.insertAt]))
+            out.append(input, at..<r.insertAt)
             emitter.appendAttributes(parsed.verdicts[k], out)
-            out.append(UnsafeRawBufferPointer(rebasing: input[r.insertAt..<r.rawEnd]))
+            out.append(input, r.insertAt..<r.rawEnd)
         }
-        out.append(UnsafeRawBufferPointer(rebasing: input[from..<chunk.recordBytes]))
+        out.append(input, from..<chunk.recordBytes)
     }
 
     func existingLabels(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> _ExistingLabels? {

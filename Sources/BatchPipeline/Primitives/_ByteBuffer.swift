@@ -131,7 +131,7 @@ final class _ByteBuffer: @unchecked Sendable {
 
     /// Appends the bytes `[from, count)` of `other`.
     func append(_ other: _ByteBuffer, from: Int = 0) {
-        other.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0[from...])) }
+        other.withUnsafeBytes { append($0, from..<$0.count) }
     }
 
     /// Makes room for `extra` more bytes.
@@ -227,6 +227,12 @@ final class _ByteBuffer: @unchecked Sendable {
         _checkInvariants()
     }
 
+    /// Appends the bytes `range` of `source`.
+    @inline(__always)
+    func append(_ source: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        append(UnsafeRawBufferPointer(rebasing: source[range]))
+    }
+
     @inline(__always)
     func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { append($0) }
@@ -279,7 +285,7 @@ final class _ByteBuffer: @unchecked Sendable {
         for i in 0..<raw.count {
             let c = raw[i]
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 {
-                append(UnsafeRawBufferPointer(rebasing: raw[runStart..<i]))
+                append(raw, runStart..<i)
                 switch c {
                 case UInt8(ascii: "\""): append("\\\"")
                 case UInt8(ascii: "\\"): append("\\\\")
@@ -295,7 +301,7 @@ final class _ByteBuffer: @unchecked Sendable {
                 runStart = i + 1
             }
         }
-        append(UnsafeRawBufferPointer(rebasing: raw[runStart...]))
+        append(raw, runStart..<raw.count)
     }
 
     /// Appends a delimited field: for CSV (`quoting`), quoted when it holds a comma, quote, CR or LF, with
