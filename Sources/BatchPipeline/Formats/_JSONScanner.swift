@@ -27,6 +27,13 @@ public struct JSONField: Sendable, Equatable {
     /// Whether a string value contains escapes (then its content must be unescaped before use).
     public var escaped = false
     public init() {}
+    @inline(__always)
+    init(_ kind: Kind, rawStart: Int, rawEnd: Int, escaped: Bool) {
+        self.kind = kind
+        self.rawStart = rawStart
+        self.rawEnd = rawEnd
+        self.escaped = escaped
+    }
     /// The string content between the quotes.
     public var contentStart: Int { rawStart + 1 }
     public var contentEnd: Int { rawEnd - 1 }
@@ -77,7 +84,43 @@ struct _JSONScanner {
                 i += 1
                 break
             }
-            if let e = member(line, &i, end, keys, fields, allowTrailingCommas) { return e }
+            guard line[i] == UInt8(ascii: "\"") else { return JSONScanError(offset: i, reason: "expected a key string") }
+            let keyStart = i
+            var escaped = false
+            switch scanString(line, i, end, &escaped) {
+            case .failure(let e): return e
+            case .success(let next): i = next
+            }
+            let keyRaw = UnsafeRawBufferPointer(rebasing: line[(keyStart + 1)..<(i - 1)])
+            i = skipSpace(line, i, end)
+            guard i < end, line[i] == UInt8(ascii: ":") else { return JSONScanError(offset: i, reason: "expected ':'") }
+            i = skipSpace(line, i + 1, end)
+            guard i < end else { return JSONScanError(offset: i, reason: "expected a value") }
+            // Which wanted field is this?
+            var slot = -1
+            // A length that differs rules a key out without a call (an escaped key may be longer than it reads).
+            for k in 0..<keys.count where (escaped || keys[k].count == keyRaw.count) && keyEquals(keyRaw, escaped: escaped, keys[k]) {
+                slot = k
+                break
+            }
+            let valueStart = i
+            var valueEscaped = false
+            let kind: JSONField.Kind
+            let c = line[i]
+            if c == UInt8(ascii: "\"") {
+                switch scanString(line, i, end, &valueEscaped) {
+                case .failure(let e): return e
+                case .success(let next): i = next
+                }
+                kind = .string
+            } else {
+                switch skipValue(line, i, end, depth: 1, allowTrailingCommas: allowTrailingCommas) {
+                case .failure(let e): return e
+                case .success(let next): i = next
+                }
+                kind = (i - valueStart == 4 && c == UInt8(ascii: "n")) ? .null : .other
+            }
+            if slot >= 0 { fields[slot] = JSONField(kind, rawStart: valueStart, rawEnd: i, escaped: valueEscaped) }
             first = false
             i = skipSpace(line, i, end)
             guard i < end else { return JSONScanError(offset: i, reason: "unterminated object") }
@@ -94,55 +137,6 @@ struct _JSONScanner {
         i = skipSpace(line, i, end)
         if i != end { return JSONScanError(offset: i, reason: "unexpected bytes after the object") }
         return nil
-    }
-
-    /// One top-level member, `"key": value`, from `line[i]` (not a space); `i` ends after the value. When
-    /// the key is one of `keys`, its field gets the value's kind and bounds.
-    @inline(__always)
-    static func member(
-        _ line: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int, _ keys: UnsafeBufferPointer<UnsafeRawBufferPointer>,
-        _ fields: UnsafeMutableBufferPointer<JSONField>, _ allowTrailingCommas: Bool
-    ) -> JSONScanError? {
-        guard line[i] == UInt8(ascii: "\"") else { return JSONScanError(offset: i, reason: "expected a key string") }
-        let keyStart = i
-        var keyEnd = 0
-        var escaped = false
-        if let e = skipKey(line, &i, end, keyEnd: &keyEnd, escaped: &escaped) { return e }
-        let slot = wantedSlot(UnsafeRawBufferPointer(rebasing: line[(keyStart + 1)..<(keyEnd - 1)]), escaped: escaped, keys)
-        let valueStart = i
-        var valueEscaped = false
-        let kind: JSONField.Kind
-        let c = line[i]
-        if c == UInt8(ascii: "\"") {
-            switch scanString(line, i, end, &valueEscaped) {
-            case .failure(let e): return e
-            case .success(let next): i = next
-            }
-            kind = .string
-        } else {
-            switch skipValue(line, i, end, depth: 1, allowTrailingCommas: allowTrailingCommas) {
-            case .failure(let e): return e
-            case .success(let next): i = next
-            }
-            kind = (i - valueStart == 4 && c == UInt8(ascii: "n")) ? .null : .other
-        }
-        if slot >= 0 {
-            fields[slot].kind = kind
-            fields[slot].rawStart = valueStart
-            fields[slot].rawEnd = i
-            fields[slot].escaped = valueEscaped
-        }
-        return nil
-    }
-
-    /// Which of `keys` the raw key content names, or -1.
-    @inline(__always)
-    static func wantedSlot(_ keyRaw: UnsafeRawBufferPointer, escaped: Bool, _ keys: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> Int {
-        // A length that differs rules a key out without a call (an escaped key may be longer than it reads).
-        for k in 0..<keys.count where (escaped || keys[k].count == keyRaw.count) && keyEquals(keyRaw, escaped: escaped, keys[k]) {
-            return k
-        }
-        return -1
     }
 
     @inline(__always)
