@@ -9,7 +9,7 @@ SAMPLE ?= samples/sample.jsonl.zst
 # `make test SWIFT_BUILD_FLAGS='-Xswiftc -warnings-as-errors'`.
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env
+.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks test-buffer-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env
 
 all: build
 
@@ -115,6 +115,13 @@ peers-quality: build ## docs/QUALITY.md: default rules, learn, scikit-learn's TF
 
 test-aho-checks: deps ## AhoCorasick tests with AHOCORASICK_INTERNAL_CHECKS (_checkInvariants on every build).
 	$(SWIFT) test -Xswiftc -DAHOCORASICK_INTERNAL_CHECKS --scratch-path .build-checks --filter AhoCorasickTests
+
+# The suites that read, frame, parse and write records (the library's and the binary's, which the build
+# makes with the flag too).
+BUFFER_CHECK_SUITES := JSONScannerTests|PipelineTests|PipelineXMLOverlongTests|OverLongBudgetTests|LineCountTests|ByteSourceTests|FramingTests|EveryFormatTests|HostileInputTests|FormatLimitsTests|ExportTests|EvaluateTests
+
+test-buffer-checks: deps ## Reader, format and pipeline tests with BATCHPIPELINE_INTERNAL_CHECKS (buffer, chunk and pool _checkInvariants).
+	$(SWIFT) test -Xswiftc -DBATCHPIPELINE_INTERNAL_CHECKS --scratch-path .build-buffer-checks --filter '$(BUFFER_CHECK_SUITES)'
 
 clean: ## Remove build products.
 	rm -rf .build Benchmarks/.build

@@ -22,6 +22,9 @@
 // Compile-time flags:
 //   AHOCORASICK_INTERNAL_CHECKS   run `_checkInvariants()` on every built trie and DFA (slow; for debugging):
 //                                 `swift build -Xswiftc -DAHOCORASICK_INTERNAL_CHECKS`
+//   BATCHPIPELINE_INTERNAL_CHECKS `_checkInvariants()` on the byte buffers, chunks, the chunk pool and queues
+//                                 and each parsed chunk, and a trap when a buffer would move while its bytes
+//                                 are lent out (for debugging): `make test-buffer-checks`
 import PackageDescription
 
 let strict: [SwiftSetting] = []

@@ -138,7 +138,7 @@ final class _ExportWorker: _ChunkWorker {
         guard !pending.isEmpty else { return }
         tally.usedRules = true
         if verdicts.count < pending.count { verdicts += repeatElement(Verdict(), count: pending.count - verdicts.count) }
-        let buffer = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        let buffer = chunk.bytes(0, chunk.input.count)
         pending.withUnsafeBufferPointer { spans in
             verdicts.withUnsafeMutableBufferPointer { out in
                 classifier.classify(buffer: buffer, messages: spans, into: UnsafeMutableBufferPointer(rebasing: out[0..<spans.count]))
@@ -250,7 +250,9 @@ final class _ExportSink: _ChunkSink {
             stats.withoutId += tally.withoutId
             for (source, n) in tally.sources { stats.labelSources[source, default: 0] += n }
             usedRules = usedRules || tally.usedRules
-            for line in tally.lines { try add(line, tally.labels[line.label], chunk.output.bytes) }
+            try chunk.output.withUnsafeBytes { (lines) throws(PipelineError) in
+                for line in tally.lines { try add(line, tally.labels[line.label], lines) }
+            }
         }
         chunk.forEachRejected { category, _ in
             stats.records += 1

@@ -63,7 +63,11 @@ final class _DelimitedDriver: _FormatDriver {
     }
 
     func parse(_ chunk: _Chunk, into parsed: inout _Parsed) {
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
+        chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { parseRecords(chunk, $0, into: &parsed) }
+    }
+
+    /// Parses the chunk's records, `input` (appends decoded strings to the chunk within reserved room).
+    private func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed) {
         let end = chunk.recordBytes
         // A NUL byte is what neither CSV nor TSV can hold (``_FormatLimits``): rows with one are rejected. One
         // search per chunk; rows are searched only when it finds one.
@@ -110,7 +114,7 @@ final class _DelimitedDriver: _FormatDriver {
             return
         }
         let (bodyStart, bodyEnd) = _DelimitedSyntax.fieldText(parsed.csvFields[body], input, chunk)
-        guard _isValidUTF8(UnsafeRawBufferPointer(rebasing: chunk.input.bytes[bodyStart..<bodyEnd])) else {
+        guard chunk.input.withUnsafeBytes(bodyStart..<bodyEnd, _isValidUTF8) else {
             chunk.reject(start: start, end: row.contentEnd, line: line, reason: "invalid UTF-8 in the body", category: "invalid UTF-8")
             return
         }
@@ -136,7 +140,11 @@ final class _DelimitedDriver: _FormatDriver {
     }
 
     func emitLabelled(_ chunk: _Chunk, _ parsed: _Parsed, _ emitter: _Emitter, into out: _ByteBuffer) {
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        chunk.input.withUnsafeBytes { emitRecords(chunk, $0, parsed, emitter, into: out) }
+    }
+
+    /// Writes the labelled records of `input` (the chunk's bytes) to `out`.
+    private func emitRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, _ parsed: _Parsed, _ emitter: _Emitter, into out: _ByteBuffer) {
         let inPlace = labelColumns.contains { $0 >= 0 }
         var fields: [(Int, Int, Bool)] = []
         for k in 0..<parsed.records.count {
@@ -145,10 +153,10 @@ final class _DelimitedDriver: _FormatDriver {
             if inPlace {
                 writeReplacing(r, v, input, emitter, &fields, out)
             } else {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.rawStart..<r.contentEnd]))
+                out.append(input, r.rawStart..<r.contentEnd)
                 emitter.appendColumns(v, separator: separator, out)
             }
-            out.append(UnsafeRawBufferPointer(rebasing: input[r.contentEnd..<r.rawEnd]))
+            out.append(input, r.contentEnd..<r.rawEnd)
             if r.rawEnd == r.contentEnd { out.append(UInt8(ascii: "\n")) }
         }
     }
@@ -166,7 +174,7 @@ final class _DelimitedDriver: _FormatDriver {
             } else {
                 // The raw field, quotes included.
                 let (s, e, quoted) = field
-                out.append(UnsafeRawBufferPointer(rebasing: input[(quoted ? s - 1 : s)..<(quoted ? e + 1 : e)]))
+                out.append(input, (quoted ? s - 1 : s)..<(quoted ? e + 1 : e))
             }
         }
         for label in 0..<4 where labelColumns[label] < 0 {
@@ -177,13 +185,7 @@ final class _DelimitedDriver: _FormatDriver {
 
     func existingLabels(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> _ExistingLabels? {
         guard layout.ownCount == 3, labelColumns[2] >= 0 else { return nil }
-        func text(_ i: Int) -> String? {
-            let f = parsed.field(k, layout.ownBase + i)
-            guard f.isPresent, f.end > f.start else { return nil }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: chunk.input.bytes[f.start..<f.end]), as: UTF8.self)
-        }
-        guard let folder = text(2) else { return nil }
-        return _ExistingLabels(action: text(0), subAction: text(1), folder: folder)
+        return _ExistingLabels(decodedFields: chunk, parsed, k, from: layout.ownBase)
     }
 }
 

@@ -30,11 +30,11 @@ final class _Emitter: @unchecked Sendable {
         func json(_ s: String) -> [UInt8] {
             let b = _ByteBuffer(capacity: s.utf8.count + 8)
             b.appendJSONString(s)
-            return Array(b.bytes)
+            return b.copyBytes()
         }
         let keyBuffer = _ByteBuffer(capacity: 32)
         keyBuffer.appendJSONString(filterKey)
-        labelKeyJSON = Array(keyBuffer.bytes) + Array(": ".utf8)
+        labelKeyJSON = keyBuffer.copyBytes() + Array(": ".utf8)
         self.filterKey = Array(filterKey.utf8)
         actionJSON = Action.allCases.sorted { $0.rawValue < $1.rawValue }.map { json("\($0)") }
         var subJSON = Array(repeating: Array("null".utf8), count: 12 + 1)
@@ -182,7 +182,7 @@ final class _Emitter: @unchecked Sendable {
         if r.idEnd >= r.idStart {
             out.append("{\"id\": ")
             if r.idIsJSON {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.idStart..<r.idEnd]))
+                out.append(input, r.idStart..<r.idEnd)
             } else {
                 out.appendJSONString(UnsafeRawBufferPointer(rebasing: input[r.idStart..<r.idEnd]))
             }

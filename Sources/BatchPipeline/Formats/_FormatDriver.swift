@@ -41,6 +41,20 @@ struct _ExistingLabels {
     var folder: String?
 }
 
+extension _ExistingLabels {
+    /// The labels in record `k`'s decoded text fields `base`, `base + 1`, `base + 2` (action, sub-action,
+    /// folder: CSV/TSV columns, XML attributes); nil without a folder. An empty field counts as absent.
+    init?(decodedFields chunk: _Chunk, _ parsed: _Parsed, _ k: Int, from base: Int) {
+        func text(_ i: Int) -> String? {
+            let f = parsed.field(k, base + i)
+            guard f.isPresent, f.end > f.start else { return nil }
+            return chunk.input.withUnsafeBytes(f.start..<f.end) { String(decoding: $0, as: UTF8.self) }
+        }
+        guard let folder = text(2) else { return nil }
+        self.init(action: text(0), subAction: text(1), folder: folder)
+    }
+}
+
 /// What a reader wants from every record (besides id, sender and body, which it always gets).
 struct _ReadOptions: Sendable {
     var inputFormat: InputFormat?
@@ -219,6 +233,25 @@ struct _Parsed {
     mutating func setField(_ slot: Int, _ start: Int, _ end: Int) {
         fields[(records.count - 1) * fieldsPerRecord + slot] = _Field(start: start, end: end)
     }
+
+    /// Checks what a driver left (only with `-DBATCHPIPELINE_INTERNAL_CHECKS`): one span and
+    /// `fieldsPerRecord` fields per record; every record kept lies in `[0, recordBytes)` with its insertion
+    /// point inside it; every span and present field lies in the chunk's `[0, inputBytes)`.
+    @inline(__always)
+    func _checkInvariants(recordBytes: Int, inputBytes: Int) {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(spans.count == records.count, "\(spans.count) spans for \(records.count) records")
+        precondition(fields.count == records.count * fieldsPerRecord, "\(fields.count) fields for \(records.count) records")
+        for (k, r) in records.enumerated() where !r.isRejected {
+            precondition(0 <= r.rawStart && r.rawStart <= r.insertAt && r.insertAt <= r.rawEnd && r.rawEnd <= recordBytes, "record \(k) out of bounds")
+            precondition(r.dropStart <= r.dropEnd, "record \(k): drops \(r.dropStart)..<\(r.dropEnd)")
+            let s = spans[k]
+            precondition(s.bodyStart >= 0 && s.bodyCount >= 0 && s.bodyStart + s.bodyCount <= inputBytes, "record \(k): body out of bounds")
+            precondition(s.senderCount < 0 || (s.senderStart >= 0 && s.senderStart + s.senderCount <= inputBytes), "record \(k): sender out of bounds")
+        }
+        for f in fields where f.isPresent { precondition(f.start >= 0 && f.end <= inputBytes, "a field out of bounds") }
+        #endif
+    }
 }
 
 /// The most JSON keys (or XML attributes) a driver looks up per record.
@@ -247,10 +280,14 @@ final class _ParseScratch {
         }
         out.removeAll(fieldsPerRecord: file.driver.layout.count)
         // Decoded strings go after the records; they are never longer than their source, so reserving the
-        // records' size up front means the buffer cannot move while the parser runs.
-        chunk.input.count = chunk.recordBytes
+        // records' size up front means the buffer cannot move while the parser runs, nor afterwards: the
+        // input is pinned until the chunk goes back to the pool (``_Chunk/bytes(_:_:)`` lends it out).
+        chunk.input.unpin()
+        chunk.input.removeLast(from: chunk.recordBytes)
         chunk.input.reserve(chunk.recordBytes + 16)
+        chunk.input.pin()
         file.driver.parse(chunk, into: &out)
+        out._checkInvariants(recordBytes: chunk.recordBytes, inputBytes: chunk.input.count)
     }
 }
 
@@ -269,6 +306,16 @@ final class _KeyTable: @unchecked Sendable {
             storage.copyBytes(from: key)
             buffers[i] = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<key.count])
         }
+        _checkInvariants()
+    }
+
+    /// Each buffer holds its key's bytes (only with `-DBATCHPIPELINE_INTERNAL_CHECKS`).
+    @inline(__always)
+    func _checkInvariants() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(keys.count <= _maxWantedKeys)
+        for (i, key) in keys.enumerated() { precondition(Array(buffers[i]) == key, "key buffer \(i) differs from its key") }
+        #endif
     }
 
     deinit {

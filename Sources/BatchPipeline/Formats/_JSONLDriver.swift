@@ -65,7 +65,11 @@ final class _JSONLDriver: _FormatDriver {
     func preamble(_ emitter: _Emitter) -> [UInt8] { [] }
 
     func parse(_ chunk: _Chunk, into parsed: inout _Parsed) {
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
+        chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { parseRecords(chunk, $0, into: &parsed) }
+    }
+
+    /// Parses the chunk's records, `input` (appends decoded strings to the chunk within reserved room).
+    private func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed) {
         let end = chunk.recordBytes
         var lineStart = 0
         var line = 0
@@ -217,20 +221,24 @@ final class _JSONLDriver: _FormatDriver {
     }
 
     func emitLabelled(_ chunk: _Chunk, _ parsed: _Parsed, _ emitter: _Emitter, into out: _ByteBuffer) {
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        chunk.input.withUnsafeBytes { emitRecords(chunk, $0, parsed, emitter, into: out) }
+    }
+
+    /// Writes the labelled records of `input` (the chunk's bytes) to `out`.
+    private func emitRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, _ parsed: _Parsed, _ emitter: _Emitter, into out: _ByteBuffer) {
         for k in 0..<parsed.records.count {
             let r = parsed.records[k]
             if r.dropEnd > r.dropStart {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.rawStart..<r.dropStart]))
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.dropEnd..<r.insertAt]))
+                out.append(input, r.rawStart..<r.dropStart)
+                out.append(input, r.dropEnd..<r.insertAt)
             } else {
-                out.append(UnsafeRawBufferPointer(rebasing: input[r.rawStart..<r.insertAt]))
+                out.append(input, r.rawStart..<r.insertAt)
             }
             out.append(r.emptyObject ? "" : ", ")
             emitter.appendKeyedObject(parsed.verdicts[k], out)
             out.append(UInt8(ascii: "}"))
             // What followed the brace (spaces, CR LF), and a newline when the input's last line had none.
-            out.append(UnsafeRawBufferPointer(rebasing: input[(r.insertAt + 1)..<r.rawEnd]))
+            out.append(input, (r.insertAt + 1)..<r.rawEnd)
             if r.rawEnd == r.contentEnd { out.append(UInt8(ascii: "\n")) }
         }
     }
@@ -239,20 +247,21 @@ final class _JSONLDriver: _FormatDriver {
         guard layout.ownCount > 0 else { return nil }
         let f = parsed.field(k, layout.ownBase)
         guard f.isPresent else { return nil }
-        let raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)[f.start..<f.end])
-        let table = _KeyTable(["action", "subAction", "folder"])
-        let fields = UnsafeMutableBufferPointer<JSONField>.allocate(capacity: 3)
-        defer { fields.deallocate() }
-        fields.initialize(repeating: JSONField())
-        guard _JSONScanner.scan(raw, keys: table.all, fields: fields) == nil else { return nil }
-        func text(_ i: Int) -> String? {
-            let v = fields[i]
-            guard v.kind == .string else { return nil }
-            var out: [UInt8] = []
-            let content = UnsafeRawBufferPointer(rebasing: raw[v.contentStart..<v.contentEnd])
-            if v.escaped { _JSONUnescape.append(content, to: &out) } else { out.append(contentsOf: content) }
-            return String(decoding: out, as: UTF8.self)
+        return chunk.input.withUnsafeBytes(f.start..<f.end) { raw in
+            let table = _KeyTable(["action", "subAction", "folder"])
+            let fields = UnsafeMutableBufferPointer<JSONField>.allocate(capacity: 3)
+            defer { fields.deallocate() }
+            fields.initialize(repeating: JSONField())
+            guard _JSONScanner.scan(raw, keys: table.all, fields: fields) == nil else { return nil }
+            func text(_ i: Int) -> String? {
+                let v = fields[i]
+                guard v.kind == .string else { return nil }
+                var out: [UInt8] = []
+                let content = UnsafeRawBufferPointer(rebasing: raw[v.contentStart..<v.contentEnd])
+                if v.escaped { _JSONUnescape.append(content, to: &out) } else { out.append(contentsOf: content) }
+                return String(decoding: out, as: UTF8.self)
+            }
+            return _ExistingLabels(action: text(0), subAction: text(1), folder: text(2))
         }
-        return _ExistingLabels(action: text(0), subAction: text(1), folder: text(2))
     }
 }

@@ -6,115 +6,40 @@
 
 extension _JSONScanner {
     /// Skips one non-string value (number, literal, object, array) starting at `i`, validating it.
-    /// Containers are walked iteratively with a bit stack (1 = array), so depth costs no recursion.
+    /// Containers are walked iteratively with a bit stack (`_ContainerStack`), so depth costs no recursion:
+    /// each step reads the next token after spaces, where a value is expected or after one.
     static func skipValue(
         _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, depth topDepth: Int, allowTrailingCommas: Bool = true
     ) -> Result<Int, JSONScanError> {
-        var i = start
-        var stack: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        var depth = 0  // containers opened inside this value
-        func push(_ isArray: Bool) {
-            withUnsafeMutableBytes(of: &stack) { raw in
-                let words = raw.bindMemory(to: UInt64.self)
-                let bit = UInt64(1) << UInt64(depth & 63)
-                if isArray { words[depth >> 6] |= bit } else { words[depth >> 6] &= ~bit }
-            }
-            depth += 1
-        }
-        func topIsArray() -> Bool {
-            withUnsafeBytes(of: &stack) { raw in
-                let d = depth - 1
-                return raw.load(fromByteOffset: (d >> 6) * 8, as: UInt64.self) & (UInt64(1) << UInt64(d & 63)) != 0
-            }
-        }
-        // States: expecting a value (possibly the first in a container, where `]`/`}` may close it).
-        var expectValue = true
-        var afterComma = false
+        var walk = _ValueWalk(at: start, topDepth: topDepth, allowTrailingCommas: allowTrailingCommas)
         while true {
-            i = skipSpace(s, i, end)
-            guard i < end else { return .failure(JSONScanError(offset: i, reason: "unterminated value")) }
-            let c = s[i]
-            if expectValue {
-                // In an object (depth > 0 and top is object) a value is preceded by `"key":`.
-                if depth > 0 && !topIsArray() {
-                    if c == UInt8(ascii: "}") {
-                        // `{}` or Foundation's trailing comma `{"a":1,}`.
-                        if afterComma && !allowTrailingCommas { return .failure(JSONScanError(offset: i, reason: "trailing comma")) }
-                        depth -= 1
-                        i += 1
-                        expectValue = false
-                        if depth == 0 { return .success(i) }
-                        continue
-                    }
-                    guard c == UInt8(ascii: "\"") else { return .failure(JSONScanError(offset: i, reason: "expected a key string")) }
-                    var esc = false
-                    switch scanString(s, i, end, &esc) {
-                    case .failure(let e): return .failure(e)
-                    case .success(let n): i = n
-                    }
-                    i = skipSpace(s, i, end)
-                    guard i < end, s[i] == UInt8(ascii: ":") else { return .failure(JSONScanError(offset: i, reason: "expected ':'")) }
-                    i = skipSpace(s, i + 1, end)
-                    guard i < end else { return .failure(JSONScanError(offset: i, reason: "expected a value")) }
-                } else if depth > 0 && c == UInt8(ascii: "]") {
-                    // `[]` or a trailing comma `[1,]`.
-                    if afterComma && !allowTrailingCommas { return .failure(JSONScanError(offset: i, reason: "trailing comma")) }
-                    depth -= 1
-                    i += 1
-                    expectValue = false
-                    if depth == 0 { return .success(i) }
-                    continue
-                }
-                let v = s[i]
-                switch v {
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    if topDepth + depth + 1 > maxDepth {
-                        return .failure(JSONScanError(offset: i, reason: "nesting deeper than 512"))
-                    }
-                    push(v == UInt8(ascii: "["))
-                    i += 1
-                    afterComma = false
-                    continue
-                case UInt8(ascii: "\""):
-                    var esc = false
-                    switch scanString(s, i, end, &esc) {
-                    case .failure(let e): return .failure(e)
-                    case .success(let n): i = n
-                    }
-                case UInt8(ascii: "t"):
-                    guard literal(s, i, end, "true") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
-                    i += 4
-                case UInt8(ascii: "f"):
-                    guard literal(s, i, end, "false") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
-                    i += 5
-                case UInt8(ascii: "n"):
-                    guard literal(s, i, end, "null") else { return .failure(JSONScanError(offset: i, reason: "invalid literal")) }
-                    i += 4
-                default:
-                    switch number(s, i, end) {
-                    case .failure(let e): return .failure(e)
-                    case .success(let n): i = n
-                    }
-                }
-                if depth == 0 { return .success(i) }
-                expectValue = false
-                continue
+            walk.i = skipSpace(s, walk.i, end)
+            guard walk.i < end else { return .failure(JSONScanError(offset: walk.i, reason: "unterminated value")) }
+            switch walk.expectValue ? walk.valueStep(s, end) : walk.separatorStep(s[walk.i]) {
+            case .more: continue
+            case .done: return .success(walk.i)
+            case .failed(let e): return .failure(e)
             }
-            // After a value inside a container: `,` or the closer.
-            if c == UInt8(ascii: ",") {
-                i += 1
-                expectValue = true
-                afterComma = true
-                continue
-            }
-            if c == (topIsArray() ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
-                depth -= 1
-                i += 1
-                if depth == 0 { return .success(i) }
-                continue
-            }
-            return .failure(JSONScanError(offset: i, reason: "expected ',' or a closing bracket"))
         }
+    }
+
+    /// From the quote at `i` (the caller checked it): an object member's key string, `:` and the spaces
+    /// around it. `i` ends at the value, `keyEnd` after the key's closing quote; `escaped` says whether the
+    /// key has escapes.
+    @inline(__always)
+    static func skipKey(
+        _ s: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int, keyEnd: inout Int, escaped: inout Bool
+    ) -> JSONScanError? {
+        switch scanString(s, i, end, &escaped) {
+        case .failure(let e): return e
+        case .success(let next): i = next
+        }
+        keyEnd = i
+        i = skipSpace(s, i, end)
+        guard i < end, s[i] == UInt8(ascii: ":") else { return JSONScanError(offset: i, reason: "expected ':'") }
+        i = skipSpace(s, i + 1, end)
+        guard i < end else { return JSONScanError(offset: i, reason: "expected a value") }
+        return nil
     }
 
     @inline(__always)
@@ -150,5 +75,153 @@ extension _JSONScanner {
             while isDigit(i) { i += 1 }
         }
         return .success(i)
+    }
+}
+
+/// `skipValue`'s position in a value and what it expects next. Each step starts at a byte that is not a
+/// space, `s[i]` with `i < end`, and leaves `i` after what it consumed.
+struct _ValueWalk {
+    var i: Int
+    var stack = _ContainerStack()
+    /// A value is expected (the first of a container, where its closer may come instead, or one after a
+    /// comma or a key); otherwise a comma or the closer.
+    var expectValue = true
+    /// The value expected follows a comma: a closer there is a trailing comma.
+    var afterComma = false
+    /// Containers open around the value (the top-level object: 1).
+    let topDepth: Int
+    let allowTrailingCommas: Bool
+
+    enum Step {
+        /// Go on from `i`.
+        case more
+        /// The value ends at `i`.
+        case done
+        case failed(JSONScanError)
+    }
+
+    @inline(__always)
+    init(at start: Int, topDepth: Int, allowTrailingCommas: Bool) {
+        i = start
+        self.topDepth = topDepth
+        self.allowTrailingCommas = allowTrailingCommas
+    }
+
+    /// Where a value is expected: the container's closer, or (in an object) a key and then the value.
+    @inline(__always)
+    mutating func valueStep(_ s: UnsafeRawBufferPointer, _ end: Int) -> Step {
+        if stack.depth > 0 {
+            let c = s[i]
+            let isArray = stack.topIsArray
+            if c == (isArray ? UInt8(ascii: "]") : UInt8(ascii: "}")) { return closeWithoutValue() }
+            if !isArray {
+                guard c == UInt8(ascii: "\"") else { return .failed(JSONScanError(offset: i, reason: "expected a key string")) }
+                var keyEnd = 0
+                var escaped = false
+                if let e = _JSONScanner.skipKey(s, &i, end, keyEnd: &keyEnd, escaped: &escaped) { return .failed(e) }
+            }
+        }
+        return element(s, end)
+    }
+
+    /// After a value inside a container: `,` or the container's closer.
+    @inline(__always)
+    mutating func separatorStep(_ c: UInt8) -> Step {
+        if c == UInt8(ascii: ",") {
+            i += 1
+            expectValue = true
+            afterComma = true
+            return .more
+        }
+        if c == (stack.topIsArray ? UInt8(ascii: "]") : UInt8(ascii: "}")) { return close() }
+        return .failed(JSONScanError(offset: i, reason: "expected ',' or a closing bracket"))
+    }
+
+    /// A value at `s[i]`: opens a container, or skips a string, a literal or a number.
+    @inline(__always)
+    private mutating func element(_ s: UnsafeRawBufferPointer, _ end: Int) -> Step {
+        let v = s[i]
+        switch v {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            if topDepth + stack.depth + 1 > _JSONScanner.maxDepth {
+                return .failed(JSONScanError(offset: i, reason: "nesting deeper than 512"))
+            }
+            stack.push(isArray: v == UInt8(ascii: "["))
+            i += 1
+            afterComma = false
+            return .more
+        case UInt8(ascii: "\""):
+            var esc = false
+            switch _JSONScanner.scanString(s, i, end, &esc) {
+            case .failure(let e): return .failed(e)
+            case .success(let n): i = n
+            }
+        case UInt8(ascii: "t"):
+            guard _JSONScanner.literal(s, i, end, "true") else { return .failed(JSONScanError(offset: i, reason: "invalid literal")) }
+            i += 4
+        case UInt8(ascii: "f"):
+            guard _JSONScanner.literal(s, i, end, "false") else { return .failed(JSONScanError(offset: i, reason: "invalid literal")) }
+            i += 5
+        case UInt8(ascii: "n"):
+            guard _JSONScanner.literal(s, i, end, "null") else { return .failed(JSONScanError(offset: i, reason: "invalid literal")) }
+            i += 4
+        default:
+            switch _JSONScanner.number(s, i, end) {
+            case .failure(let e): return .failed(e)
+            case .success(let n): i = n
+            }
+        }
+        if stack.depth == 0 { return .done }
+        expectValue = false
+        return .more
+    }
+
+    /// `]` or `}` where a value could come: an empty container, or (after a comma) Foundation's trailing
+    /// comma (`[1,]`, `{"a":1,}`), refused without `allowTrailingCommas`.
+    @inline(__always)
+    private mutating func closeWithoutValue() -> Step {
+        if afterComma && !allowTrailingCommas { return .failed(JSONScanError(offset: i, reason: "trailing comma")) }
+        expectValue = false
+        return close()
+    }
+
+    /// Closes the innermost container at `s[i]`.
+    @inline(__always)
+    private mutating func close() -> Step {
+        stack.pop()
+        i += 1
+        return stack.depth == 0 ? .done : .more
+    }
+}
+
+/// The containers open inside one value `skipValue` walks: a bit per level (1 = array) in eight words,
+/// enough for `_JSONScanner.maxDepth`, so depth costs no recursion and no allocation.
+struct _ContainerStack {
+    private var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// Containers open; at most 512 (the caller refuses deeper nesting before pushing).
+    private(set) var depth = 0
+
+    @inline(__always)
+    mutating func push(isArray: Bool) {
+        let d = depth
+        withUnsafeMutableBytes(of: &words) { raw in
+            let bit = UInt64(1) << UInt64(d & 63)
+            let word = raw.load(fromByteOffset: (d >> 6) * 8, as: UInt64.self)
+            raw.storeBytes(of: isArray ? word | bit : word & ~bit, toByteOffset: (d >> 6) * 8, as: UInt64.self)
+        }
+        depth += 1
+    }
+
+    @inline(__always)
+    mutating func pop() { depth -= 1 }
+
+    /// Whether the innermost open container is an array.
+    /// - Precondition: `depth > 0`.
+    @inline(__always)
+    var topIsArray: Bool {
+        let d = depth - 1
+        return withUnsafeBytes(of: words) { raw in
+            raw.load(fromByteOffset: (d >> 6) * 8, as: UInt64.self) & (UInt64(1) << UInt64(d & 63)) != 0
+        }
     }
 }

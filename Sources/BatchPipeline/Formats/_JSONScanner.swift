@@ -27,6 +27,13 @@ public struct JSONField: Sendable, Equatable {
     /// Whether a string value contains escapes (then its content must be unescaped before use).
     public var escaped = false
     public init() {}
+    @inline(__always)
+    init(_ kind: Kind, rawStart: Int, rawEnd: Int, escaped: Bool) {
+        self.kind = kind
+        self.rawStart = rawStart
+        self.rawEnd = rawEnd
+        self.escaped = escaped
+    }
     /// The string content between the quotes.
     public var contentStart: Int { rawStart + 1 }
     public var contentEnd: Int { rawEnd - 1 }
@@ -113,12 +120,7 @@ struct _JSONScanner {
                 }
                 kind = (i - valueStart == 4 && c == UInt8(ascii: "n")) ? .null : .other
             }
-            if slot >= 0 {
-                fields[slot].kind = kind
-                fields[slot].rawStart = valueStart
-                fields[slot].rawEnd = i
-                fields[slot].escaped = valueEscaped
-            }
+            if slot >= 0 { fields[slot] = JSONField(kind, rawStart: valueStart, rawEnd: i, escaped: valueEscaped) }
             first = false
             i = skipSpace(line, i, end)
             guard i < end else { return JSONScanError(offset: i, reason: "unterminated object") }

@@ -90,7 +90,11 @@ final class _XMLDriver: _FormatDriver {
     func preamble(_ emitter: _Emitter) -> [UInt8] { [] }
 
     func parse(_ chunk: _Chunk, into parsed: inout _Parsed) {
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.recordBytes)
+        chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { parseRecords(chunk, $0, into: &parsed) }
+    }
+
+    /// Parses the chunk's records, `input` (appends decoded strings to the chunk within reserved room).
+    private func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed) {
         let end = chunk.recordBytes
         var i = 0
         if let entry = _XMLKind(rawValue: chunk.entryState), entry != .text {
@@ -242,7 +246,7 @@ final class _XMLDriver: _FormatDriver {
         case .success(let span): decoded = span
         }
         if which == Self.bodyName || which == Self.senderName {
-            guard _isValidUTF8(UnsafeRawBufferPointer(rebasing: chunk.input.bytes[decoded.0..<decoded.1])) else {
+            guard chunk.input.withUnsafeBytes(decoded.0..<decoded.1, _isValidUTF8) else {
                 return Problem(end: _XMLText.skipToTagEnd(input, i, end), reason: "invalid UTF-8 in an attribute", category: "invalid UTF-8")
             }
         }
@@ -265,35 +269,33 @@ final class _XMLDriver: _FormatDriver {
     }
 
     func emitLabelled(_ chunk: _Chunk, _ parsed: _Parsed, _ emitter: _Emitter, into out: _ByteBuffer) {
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
+        chunk.input.withUnsafeBytes { emitRecords(chunk, $0, parsed, emitter, into: out) }
+    }
+
+    /// Writes the labelled records of `input` (the chunk's bytes) to `out`.
+    private func emitRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, _ parsed: _Parsed, _ emitter: _Emitter, into out: _ByteBuffer) {
         var from = 0
         for k in 0..<parsed.records.count {
             let r = parsed.records[k]
             // Everything between records (prolog, other elements, whitespace) passes through.
-            out.append(UnsafeRawBufferPointer(rebasing: input[from..<r.rawStart]))
+            out.append(input, from..<r.rawStart)
             from = r.rawEnd
             if r.isRejected { continue }
             var at = r.rawStart
             for d in r.dropStart..<r.dropEnd {
                 let drop = parsed.drops[d]
-                out.append(UnsafeRawBufferPointer(rebasing: input[at..<drop.lowerBound]))
+                out.append(input, at..<drop.lowerBound)
                 at = drop.upperBound
             }
-            out.append(UnsafeRawBufferPointer(rebasing: input[at..<r.insertAt]))
+            out.append(input, at..<r.insertAt)
             emitter.appendAttributes(parsed.verdicts[k], out)
-            out.append(UnsafeRawBufferPointer(rebasing: input[r.insertAt..<r.rawEnd]))
+            out.append(input, r.insertAt..<r.rawEnd)
         }
-        out.append(UnsafeRawBufferPointer(rebasing: input[from..<chunk.recordBytes]))
+        out.append(input, from..<chunk.recordBytes)
     }
 
     func existingLabels(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> _ExistingLabels? {
         guard layout.ownCount == 3 else { return nil }
-        func text(_ i: Int) -> String? {
-            let f = parsed.field(k, layout.ownBase + i)
-            guard f.isPresent, f.end > f.start else { return nil }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: chunk.input.bytes[f.start..<f.end]), as: UTF8.self)
-        }
-        guard let folder = text(2) else { return nil }
-        return _ExistingLabels(action: text(0), subAction: text(1), folder: folder)
+        return _ExistingLabels(decodedFields: chunk, parsed, k, from: layout.ownBase)
     }
 }

@@ -33,16 +33,16 @@ public struct CorpusGenerator {
         for n in 1...max(1, count) where count > 0 {
             line.removeAll()
             model.record(number: n, rng: &rng, into: line)
-            batch.append(line.bytes)
+            batch.append(line)
             if batch.count >= 1 << 20 {
-                try put(batch.bytes)
+                try batch.withUnsafeBytes(put)
                 total += Int64(batch.count)
                 batch.removeAll()
                 progress?(n)
             }
         }
         if batch.count > 0 {
-            try put(batch.bytes)
+            try batch.withUnsafeBytes(put)
             total += Int64(batch.count)
         }
         return total

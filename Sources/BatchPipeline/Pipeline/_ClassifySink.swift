@@ -86,7 +86,7 @@ final class _ClassifySink: _ChunkSink {
         if let piece = chunk.piece {
             try writePiece(piece, chunk, file)
         } else {
-            try write(chunk.output.bytes)
+            try chunk.output.withUnsafeBytes { (bytes) throws(PipelineError) in try write(bytes) }
         }
         if options.collectStats { time(chunk, since: writeStart) }
         for reject in chunk.rejects { try writeReject(reject, chunk, file) }
@@ -145,7 +145,11 @@ final class _ClassifySink: _ChunkSink {
     /// A piece of an over-long record: into the rejects as it streams, or (XML bytes that pass through)
     /// into the output when it is written as XML.
     private func writePiece(_ piece: _Piece, _ chunk: _Chunk, _ file: _FileState) throws(PipelineError) {
-        let bytes = UnsafeRawBufferPointer(rebasing: chunk.input.bytes[0..<chunk.recordBytes])
+        try chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { (bytes) throws(PipelineError) in try writePiece(piece, bytes, file) }
+    }
+
+    /// Writes the piece's bytes, `bytes` (the chunk's records).
+    private func writePiece(_ piece: _Piece, _ bytes: UnsafeRawBufferPointer, _ file: _FileState) throws(PipelineError) {
         if piece.passThrough {
             if !plan.labelsOnly, plan.current?.format == file.format { try write(bytes) }
             return

@@ -110,10 +110,10 @@ final class _ClassifyWorker: _ChunkWorker {
     /// rejects, as the reader rejects such a record in that format: never changed, never dropped.
     private func rejectUnwritable(_ chunk: _Chunk, _ file: _FileState, _ parsed: inout _Parsed) {
         guard !plan.labelsOnly, let (format, writer) = plan.current, format != file.format else { return }
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
         let before = chunk.rejects.count
         for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
-            guard let why = writer.refusal(convertedRecord(k, file, parsed, input)) else { continue }
+            let refusal = chunk.input.withUnsafeBytes { writer.refusal(convertedRecord(k, file, parsed, $0)) }
+            guard let why = refusal else { continue }
             let r = parsed.records[k]
             chunk.reject(
                 start: r.rawStart, end: r.contentEnd > r.rawStart ? r.contentEnd : r.rawEnd, line: r.relativeLine,
@@ -139,20 +139,24 @@ final class _ClassifyWorker: _ChunkWorker {
     }
 
     private func emit(_ chunk: _Chunk, _ file: _FileState, _ parsed: _Parsed) {
+        if plan.labelsOnly || plan.current?.format != file.format {
+            chunk.input.withUnsafeBytes { emit(chunk, $0, file, parsed) }
+        } else {
+            file.driver.emitLabelled(chunk, parsed, plan.emitter, into: chunk.output)
+        }
+    }
+
+    /// Labels only, or records converted to another format: from the chunk's bytes, `input`.
+    private func emit(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, _ file: _FileState, _ parsed: _Parsed) {
         let out = chunk.output
         let emitter = plan.emitter
-        let input = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
         if plan.labelsOnly {
             for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
                 emitter.appendLabelLine(parsed.records[k], parsed.verdicts[k], input, chunk.firstLine, out)
             }
             return
         }
-        guard let (format, writer) = plan.current else { return }
-        if format == file.format {
-            file.driver.emitLabelled(chunk, parsed, emitter, into: out)
-            return
-        }
+        guard let (_, writer) = plan.current else { return }
         for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
             writer.write(convertedRecord(k, file, parsed, input), parsed.verdicts[k], out)
         }
@@ -166,14 +170,15 @@ func _classifyParsed(_ classifier: Classifier, _ chunk: _Chunk, _ parsed: inout 
     if parsed.verdicts.count < n {
         parsed.verdicts.append(contentsOf: repeatElement(Verdict(), count: n - parsed.verdicts.count))
     }
-    let buffer = UnsafeRawBufferPointer(start: chunk.input.storage, count: chunk.input.count)
-    parsed.spans.withUnsafeBufferPointer { messages in
-        parsed.verdicts.withUnsafeMutableBufferPointer { out in
-            let verdicts = UnsafeMutableBufferPointer(rebasing: out[0..<n])
-            if let trace {
-                classifier.classify(buffer: buffer, messages: messages, into: verdicts, trace: trace)
-            } else {
-                classifier.classify(buffer: buffer, messages: messages, into: verdicts)
+    chunk.input.withUnsafeBytes { buffer in
+        parsed.spans.withUnsafeBufferPointer { messages in
+            parsed.verdicts.withUnsafeMutableBufferPointer { out in
+                let verdicts = UnsafeMutableBufferPointer(rebasing: out[0..<n])
+                if let trace {
+                    classifier.classify(buffer: buffer, messages: messages, into: verdicts, trace: trace)
+                } else {
+                    classifier.classify(buffer: buffer, messages: messages, into: verdicts)
+                }
             }
         }
     }

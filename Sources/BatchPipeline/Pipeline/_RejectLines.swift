@@ -17,7 +17,7 @@ enum _RejectLines {
         let slice = _StreamedReject.slice
         let out = _ByteBuffer(capacity: min(reject.raw.count, slice) * 6 + 256)
         func flush() throws(PipelineError) {
-            try emit(out.bytes)
+            try out.withUnsafeBytes(emit)
             out.removeAll()
         }
         head(file, line, reject.reason, out)
@@ -96,7 +96,7 @@ enum _RejectLines {
         out.append(", \"sha256\": \"")
         out.append(Array(sha256.utf8))
         out.append("\", \"shortened\": true}\n")
-        return Array(out.bytes)
+        return out.copyBytes()
     }
 
     static func head(_ file: String, _ line: Int, _ reason: String, _ out: _ByteBuffer) {
@@ -145,6 +145,6 @@ struct _StreamedReject {
             out.appendDecimal(piece.length)
             out.append("}\n")
         }
-        return Array(out.bytes)
+        return out.copyBytes()
     }
 }

@@ -31,27 +31,152 @@ let _returnLargeBlocks: Void = {
 }()
 
 /// A reusable, growable byte buffer. Not thread-safe; owned by one chunk slot or one worker.
+///
+/// ### Access to the bytes
+/// The allocation never leaves this type except inside a scope: ``withUnsafeBytes(_:)`` lends the bytes
+/// `[0, count)` to a closure, ``appendWithUnsafeSpace(upTo:_:)`` lends the free space after them to a writer.
+/// - warning: Do not escape the pointer a closure is given: the storage moves when the buffer grows.
+///
+/// A closure may append to the buffer it reads (a parser decodes strings after a chunk's records) as long
+/// as the appends fit the capacity reserved before the scope: then the storage does not move and the lent
+/// pointer stays valid. The one pointer that outlives a scope is a pinned chunk's (``_Chunk/bytes(_:_:)``):
+/// between ``pin()`` and ``unpin()`` the buffer must not grow or shrink.
+///
+/// ### Invariants (``_checkInvariants()``, compiled with `-DBATCHPIPELINE_INTERNAL_CHECKS`)
+/// - `0 <= count <= capacity`, `capacity >= 64`; `storage` holds `capacity` bytes.
+/// - While a scope holds the bytes or the buffer is pinned, the storage does not move.
 final class _ByteBuffer: @unchecked Sendable {
-    // Invariant: 0 <= count <= capacity; storage holds `capacity` bytes.
-    private(set) var storage: UnsafeMutableRawPointer
+    private var storage: UnsafeMutableRawPointer
     private(set) var capacity: Int
-    var count = 0
+    private(set) var count = 0
+    #if BATCHPIPELINE_INTERNAL_CHECKS
+    /// Scopes holding a pointer into `storage` (``withUnsafeBytes(_:)``), and whether the buffer is pinned.
+    private var lent = 0
+    private var pinned = false
+    #endif
 
     init(capacity: Int) {
         self.capacity = max(64, capacity)
         self.storage = _ByteBuffer.allocate(self.capacity)
+        _checkInvariants()
     }
 
     deinit { free(storage) }
 
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
+    /// Calls `body` with the bytes `[0, count)`. Appends inside `body` must fit the capacity reserved before
+    /// it (the storage may not move; checked with `-DBATCHPIPELINE_INTERNAL_CHECKS`).
+    /// - warning: Do not escape the pointer.
+    @inline(__always)
+    func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        lent += 1
+        defer {
+            lent -= 1
+            _checkInvariants()
+        }
+        #endif
+        return try body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
 
-    func removeAll() { count = 0 }
+    /// Calls `body` with the bytes `range` of `[0, count)`.
+    /// - warning: Do not escape the pointer.
+    @inline(__always)
+    func withUnsafeBytes<R, E: Error>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeBytes { (all) throws(E) -> R in try body(UnsafeRawBufferPointer(rebasing: all[range])) }
+    }
+
+    /// A copy of the bytes `range` (all of them by default).
+    func copyBytes(_ range: Range<Int>? = nil) -> [UInt8] {
+        withUnsafeBytes { Array($0[range ?? 0..<$0.count]) }
+    }
+
+    /// Lends `body` the free space after the bytes, at least `limit - count` bytes of it (growing first);
+    /// `body` writes its bytes at the start and returns how many: they are appended.
+    /// - warning: Do not escape the pointer.
+    /// - Precondition: `limit > count`; `body` returns at most the space it was given.
+    @inline(__always)
+    func appendWithUnsafeSpace<E: Error>(upTo limit: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) {
+        precondition(limit > count)
+        reserve(limit - count)
+        let room = UnsafeMutableRawBufferPointer(start: storage + count, count: limit - count)
+        let n = try body(room)
+        precondition(n >= 0 && n <= room.count)
+        count += n
+        _checkInvariants()
+    }
+
+    func removeAll() {
+        count = 0
+        _checkInvariants()
+    }
+
+    /// Keeps the first `newCount` bytes.
+    /// - Precondition: `newCount <= count`.
+    @inline(__always)
+    func removeLast(from newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        count = newCount
+        _checkInvariants()
+    }
+
+    /// Takes `n` bytes off the front (the rest moves down).
+    /// - Precondition: `n <= count`.
+    func removeFirst(_ n: Int) {
+        precondition(n >= 0 && n <= count)
+        let rest = count - n
+        if rest > 0 { memmove(storage, storage + n, rest) }
+        count = rest
+        _checkInvariants()
+    }
+
+    /// Appends the bytes `[from, count)` of `other`.
+    func append(_ other: _ByteBuffer, from: Int = 0) {
+        other.withUnsafeBytes { append($0, from..<$0.count) }
+    }
 
     /// Makes room for `extra` more bytes.
     @inline(__always)
     func reserve(_ extra: Int) {
         if count + extra > capacity { grow(count + extra) }
+    }
+
+    /// Pins the storage: it may not move until ``unpin()`` (a chunk whose bytes are lent out by
+    /// ``_Chunk/bytes(_:_:)`` between its parse and its return to the pool). Checked only with
+    /// `-DBATCHPIPELINE_INTERNAL_CHECKS`; nothing in a release build.
+    @inline(__always)
+    func pin() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        pinned = true
+        #endif
+    }
+
+    @inline(__always)
+    func unpin() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        pinned = false
+        #endif
+    }
+
+    /// The bytes `range` for a pointer that outlives the call: the one escaping accessor, fenced.
+    /// - Precondition: the buffer is pinned (``pin()``) and stays so while the pointer is used; `range` lies
+    ///   in `[0, count)`. Only ``_Chunk/bytes(_:_:)`` calls it.
+    @inline(__always)
+    func _pinnedBytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(pinned, "a chunk's bytes lent out of a scope while the chunk is not pinned")
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        #endif
+        return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(start: storage, count: count)[range])
+    }
+
+    /// Checks the invariants in the type's documentation; compiled to nothing without
+    /// `-DBATCHPIPELINE_INTERNAL_CHECKS`.
+    @inline(__always)
+    func _checkInvariants() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(count >= 0 && count <= capacity, "count \(count) outside [0, capacity \(capacity)]")
+        precondition(capacity >= 64, "capacity \(capacity) below 64")
+        #endif
     }
 
     // `malloc`/`realloc`/`free` rather than Swift's allocate: a large buffer lives in its own mapping, and
@@ -63,9 +188,14 @@ final class _ByteBuffer: @unchecked Sendable {
     }
 
     private func resize(to newCapacity: Int) {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(lent == 0, "the buffer would move while a scope holds its bytes (reserve before the scope)")
+        precondition(!pinned, "the buffer would move while pinned (its bytes are lent out)")
+        #endif
         guard let p = realloc(storage, newCapacity) else { Self.outOfMemory(newCapacity) }
         storage = p
         capacity = newCapacity
+        _checkInvariants()
     }
 
     /// The pipeline's buffers are bounded by the memory formula (docs/RELIABILITY.md §3), not made to fail
@@ -94,6 +224,13 @@ final class _ByteBuffer: @unchecked Sendable {
         reserve(raw.count)
         (storage + count).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
         count += raw.count
+        _checkInvariants()
+    }
+
+    /// Appends the bytes `range` of `source`.
+    @inline(__always)
+    func append(_ source: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        append(UnsafeRawBufferPointer(rebasing: source[range]))
     }
 
     @inline(__always)
@@ -106,6 +243,7 @@ final class _ByteBuffer: @unchecked Sendable {
         reserve(1)
         storage.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count += 1
+        _checkInvariants()
     }
 
     @inline(__always)
@@ -147,7 +285,7 @@ final class _ByteBuffer: @unchecked Sendable {
         for i in 0..<raw.count {
             let c = raw[i]
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 {
-                append(UnsafeRawBufferPointer(rebasing: raw[runStart..<i]))
+                append(raw, runStart..<i)
                 switch c {
                 case UInt8(ascii: "\""): append("\\\"")
                 case UInt8(ascii: "\\"): append("\\\\")
@@ -163,7 +301,7 @@ final class _ByteBuffer: @unchecked Sendable {
                 runStart = i + 1
             }
         }
-        append(UnsafeRawBufferPointer(rebasing: raw[runStart...]))
+        append(raw, runStart..<raw.count)
     }
 
     /// Appends a delimited field: for CSV (`quoting`), quoted when it holds a comma, quote, CR or LF, with

@@ -125,6 +125,7 @@ final class _Chunk: @unchecked Sendable {
     }
 
     func reset() {
+        input.unpin()
         input.removeAll()
         recordBytes = 0
         output.removeAll()
@@ -145,15 +146,36 @@ final class _Chunk: @unchecked Sendable {
         classifyNanos = 0
         emitNanos = 0
         queuedAt = 0
+        _checkInvariants()
+    }
+
+    /// Checks what a chunk holds whenever it changes hands (the pool, the reader's hand-over, a worker's
+    /// completion); compiled to nothing without `-DBATCHPIPELINE_INTERNAL_CHECKS`:
+    /// - its buffers' invariants; `0 <= recordBytes <= input.count`; `recordBytes <= decodedBytes`;
+    /// - `overLongBytes >= 0`, `firstLine >= 1`;
+    /// - every reject holds its whole record (`raw.count == length`), and the rejects are in record order.
+    @inline(__always)
+    func _checkInvariants() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        input._checkInvariants()
+        output._checkInvariants()
+        precondition(recordBytes >= 0 && recordBytes <= input.count, "recordBytes \(recordBytes) outside the input's \(input.count)")
+        precondition(recordBytes <= decodedBytes, "recordBytes \(recordBytes) beyond decodedBytes \(decodedBytes)")
+        precondition(overLongBytes >= 0 && firstLine >= 1)
+        for (k, r) in rejects.enumerated() {
+            precondition(r.raw.count == r.length, "reject \(k) holds \(r.raw.count) of its \(r.length) bytes")
+            precondition(k == 0 || rejects[k - 1].offset <= r.offset, "rejects out of record order")
+        }
+        if let r = tailReject { precondition(r.raw.count == r.length) }
+        #endif
     }
 
     /// Rejects the record `[start, end)` of the chunk (counted; its bytes kept for the rejects file).
     func reject(start: Int, end: Int, line: Int, reason: String, category: String) {
         counts.rejected += 1
-        let bytes = UnsafeRawBufferPointer(start: input.storage, count: max(recordBytes, end))
         rejects.append(
             _Reject(
-                relativeLine: line, reason: reason, category: category, raw: Array(bytes[start..<end]), length: end - start,
+                relativeLine: line, reason: reason, category: category, raw: input.copyBytes(start..<end), length: end - start,
                 offset: start))
     }
 
@@ -186,12 +208,14 @@ final class _ChunkPool: @unchecked Sendable {
     private var budgetInUse = 0
     private var budgetPeak = 0
     let chunkSize: Int
+    private let slots: Int
 
     /// The input capacity of a chunk slot: `chunkSize` bytes of records, as much again for decoded strings.
     static func baseInputCapacity(_ chunkSize: Int) -> Int { 2 * chunkSize + 64 }
 
     init(slots: Int, chunkSize: Int, folders: Int, rules: Int) {
         self.chunkSize = chunkSize
+        self.slots = slots
         budget = RecordLimits.defaultMaxRecord
         free = (0..<slots).map { _ in _Chunk(capacity: chunkSize, folders: folders, rules: rules) }
     }
@@ -222,6 +246,7 @@ final class _ChunkPool: @unchecked Sendable {
         condition.lock()
         while free.isEmpty { condition.wait() }
         let chunk = free.removeLast()
+        _checkInvariants()
         condition.unlock()
         chunk.reset()
         return chunk
@@ -238,12 +263,14 @@ final class _ChunkPool: @unchecked Sendable {
         while more > 0 && budgetInUse + more > budget && budgetInUse > chunk.overLongBytes { condition.wait() }
         budgetInUse += max(0, more)
         budgetPeak = max(budgetPeak, budgetInUse)
+        _checkInvariants()
         condition.unlock()
         chunk.overLongBytes = max(chunk.overLongBytes, wanted)
     }
 
     func put(_ chunk: _Chunk) {
         // A huge record grew the buffers: give the memory back (realloc returns the pages).
+        chunk.input.unpin()
         chunk.input.removeAll()
         chunk.output.removeAll()
         chunk.rejects.removeAll(keepingCapacity: true)
@@ -255,8 +282,22 @@ final class _ChunkPool: @unchecked Sendable {
         condition.lock()
         budgetInUse -= held
         free.append(chunk)
+        _checkInvariants()
         if held > 0 { condition.broadcast() } else { condition.signal() }
         condition.unlock()
+    }
+
+    /// Checks the pool (with `condition` held); compiled to nothing without `-DBATCHPIPELINE_INTERNAL_CHECKS`:
+    /// - at most `slots` free chunks, none twice, none holding any of the budget;
+    /// - `0 <= budgetInUse <= budgetPeak`, `budget >= 1`.
+    @inline(__always)
+    private func _checkInvariants() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(free.count <= slots, "\(free.count) free chunks in a pool of \(slots)")
+        precondition(Set(free.map { ObjectIdentifier($0) }).count == free.count, "a chunk is in the pool twice")
+        precondition(free.allSatisfy { $0.overLongBytes == 0 }, "a free chunk holds some of the over-long budget")
+        precondition(budgetInUse >= 0 && budgetInUse <= budgetPeak && budget >= 1, "budget \(budgetInUse) in use of \(budget), peak \(budgetPeak)")
+        #endif
     }
 }
 
@@ -269,8 +310,10 @@ final class _WorkQueue: @unchecked Sendable {
     private var closed = false
 
     func push(_ chunk: _Chunk) {
+        chunk._checkInvariants()
         condition.lock()
         items.append(chunk)
+        _checkInvariants()
         condition.signal()
         condition.unlock()
     }
@@ -293,7 +336,16 @@ final class _WorkQueue: @unchecked Sendable {
             items.removeFirst(head)
             head = 0
         }
+        _checkInvariants()
         return chunk
+    }
+
+    /// `0 <= head <= items.count` (with `condition` held; only with `-DBATCHPIPELINE_INTERNAL_CHECKS`).
+    @inline(__always)
+    private func _checkInvariants() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(head >= 0 && head <= items.count, "queue head \(head) outside its \(items.count) items")
+        #endif
     }
 }
 
@@ -306,8 +358,13 @@ final class _OrderedCompletion: @unchecked Sendable {
     private var total: Int?
 
     func complete(_ chunk: _Chunk) {
+        chunk._checkInvariants()
         condition.lock()
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(done[chunk.sequence] == nil && chunk.sequence >= next, "chunk \(chunk.sequence) completed twice")
+        #endif
         done[chunk.sequence] = chunk
+        _checkInvariants()
         if chunk.sequence == next { condition.broadcast() }
         condition.unlock()
     }
@@ -327,6 +384,7 @@ final class _OrderedCompletion: @unchecked Sendable {
         while true {
             if let chunk = done.removeValue(forKey: next) {
                 next += 1
+                _checkInvariants()
                 return chunk
             }
             if let total, next >= total { return nil }
@@ -334,3 +392,16 @@ final class _OrderedCompletion: @unchecked Sendable {
         }
     }
 }
+
+extension _OrderedCompletion {
+    /// Checks the completion (with `condition` held; only with `-DBATCHPIPELINE_INTERNAL_CHECKS`): every
+    /// chunk waiting comes at or after `next`, and `next` never passes `total`.
+    @inline(__always)
+    private func _checkInvariants() {
+        #if BATCHPIPELINE_INTERNAL_CHECKS
+        precondition(done.keys.allSatisfy { $0 >= next }, "a chunk before \(next) is still waiting")
+        precondition(total.map { next <= $0 } ?? true, "more chunks taken than there are")
+        #endif
+    }
+}
+

@@ -14,15 +14,18 @@ extension _RecordReader {
             fill(chunk, cursor, limit: limit)
             let t0 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
             defer { if collectStats { addFrameNanos(DispatchTime.now().uptimeNanoseconds - t0) } }
-            let bytes = chunk.input.bytes
-            if cursor.eof { return end(cursor, framer, bytes) }
-            if let boundary = framer.advance(bytes) { return .records(end: boundary, damage: nil) }
-            if bytes.count >= options.maxRecord {
-                switch framer.overlong(bytes) {
-                case .records: return .records(end: bytes.count, damage: nil)
-                case let decision: return decision
+            let decision: _FramerDecision? = chunk.input.withUnsafeBytes { bytes in
+                if cursor.eof { return end(cursor, framer, bytes) }
+                if let boundary = framer.advance(bytes) { return .records(end: boundary, damage: nil) }
+                if bytes.count >= options.maxRecord {
+                    switch framer.overlong(bytes) {
+                    case .records: return .records(end: bytes.count, damage: nil)
+                    case let decision: return decision
+                    }
                 }
+                return nil
             }
+            if let decision { return decision }
             // One chunk more at a time (the framer scans only the new bytes): the chunk stops within a
             // chunk of the record's end, so a long record carries at most a chunk of the next one with it.
             limit = min(limit + options.chunkSize, options.maxRecord + options.chunkSize)
@@ -53,10 +56,9 @@ extension _RecordReader {
     /// Hands `[0, boundary)` over as records and carries the rest.
     func handOverRecords(_ chunk: _Chunk, _ cursor: _FileCursor, upTo boundary: Int) {
         let framer = cursor.framer!
-        let bytes = chunk.input.bytes
         chunk.entryState = framer.entryState
         chunk.firstLine = cursor.line
-        cursor.line += _countNewlines(bytes, from: 0, to: boundary)
+        cursor.line += chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: boundary) }
         cursor.offset += Int64(boundary)
         chunk.decodedBytes += boundary
         chunk.recordBytes = boundary
@@ -68,16 +70,17 @@ extension _RecordReader {
     /// after it are read again from a record start.
     func handOverCut(_ chunk: _Chunk, _ cursor: _FileCursor, recordsEnd: Int, rejectEnd: Int, reason: String, category: String) {
         let framer = cursor.framer!
-        let bytes = chunk.input.bytes
         chunk.entryState = framer.entryState
         chunk.firstLine = cursor.line
-        let relative = _countNewlines(bytes, from: 0, to: recordsEnd)
+        let (relative, rejected) = chunk.input.withUnsafeBytes { bytes in
+            (_countNewlines(bytes, from: 0, to: recordsEnd), _countNewlines(bytes, from: recordsEnd, to: rejectEnd))
+        }
         chunk.tailReject = _Reject(
-            relativeLine: relative, reason: reason, category: category, raw: Array(bytes[recordsEnd..<rejectEnd]),
+            relativeLine: relative, reason: reason, category: category, raw: chunk.input.copyBytes(recordsEnd..<rejectEnd),
             length: rejectEnd - recordsEnd)
         chunk.counts.records += 1
         chunk.counts.rejected += 1
-        cursor.line += relative + _countNewlines(bytes, from: recordsEnd, to: rejectEnd)
+        cursor.line += relative + rejected
         cursor.offset += Int64(rejectEnd)
         chunk.decodedBytes += rejectEnd
         chunk.recordBytes = recordsEnd
@@ -86,8 +89,8 @@ extension _RecordReader {
     }
 
     private func carryOver(_ chunk: _Chunk, from: Int) {
-        carryBuffer.append(UnsafeRawBufferPointer(rebasing: chunk.input.bytes[from...]))
-        chunk.input.count = chunk.recordBytes
+        carryBuffer.append(chunk.input, from: from)
+        chunk.input.removeLast(from: chunk.recordBytes)
     }
 
     /// The last chunk of a file: its error and what the source was.
@@ -109,20 +112,20 @@ extension _RecordReader {
         var isFirst = true
         if mms { chunk.counts.mms += 1 }
         while true {
-            let bytes = chunk.input.bytes
-            var end = bytes.count
+            let count = chunk.input.count
+            var end = count
             var isLast = cursor.eof
-            if !isFirst, let e = framer.skip(bytes) {
+            if !isFirst, let e = chunk.input.withUnsafeBytes({ framer.skip($0) }) {
                 end = e
                 isLast = true
             }
             chunk.firstLine = cursor.line
-            cursor.line += _countNewlines(bytes, from: 0, to: end)
+            cursor.line += chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: end) }
             cursor.offset += Int64(end)
             chunk.decodedBytes += end
             chunk.recordBytes = end
             length += end
-            if end < bytes.count { carryOver(chunk, from: end) }
+            if end < count { carryOver(chunk, from: end) }
             chunk.piece = _Piece(isFirst: isFirst, isLast: isLast, passThrough: passThrough, line: line, length: length, reason: reason)
             if isLast && !passThrough {
                 chunk.counts.records += 1

@@ -157,10 +157,11 @@ final class _RecordReader {
         if chunk.overLongBytes > 0 && chunk.piece == nil {
             // Room for the decoded strings the parser writes after the records (`_ParseScratch.parse`), made
             // here while the chunk holds its share of the over-long budget: a worker never grows a buffer.
-            chunk.input.count = chunk.recordBytes
+            chunk.input.removeLast(from: chunk.recordBytes)
             chunk.input.reserve(chunk.recordBytes + 16)
         }
         if collectStats { chunk.queuedAt = DispatchTime.now().uptimeNanoseconds }
+        chunk._checkInvariants()
         deliver(chunk)
     }
 
@@ -169,7 +170,7 @@ final class _RecordReader {
             if shouldStop() { return }
             let chunk = pool.take()
             pool.admit(chunk, inputBytes: carryBuffer.count)
-            chunk.input.append(carryBuffer.bytes)
+            chunk.input.append(carryBuffer)
             carryBuffer.removeAll()
             carryBuffer.shrink(to: max(64 * 1024, 2 * options.chunkSize))
             if cursor.state == nil {
@@ -202,12 +203,13 @@ final class _RecordReader {
     func fill(_ chunk: _Chunk, _ cursor: _FileCursor, limit: Int) {
         if limit > options.chunkSize { pool.admit(chunk, inputBytes: limit) }
         while chunk.input.count < limit && !cursor.eof {
-            chunk.input.reserve(limit - chunk.input.count)
-            let room = UnsafeMutableRawBufferPointer(start: chunk.input.storage + chunk.input.count, count: limit - chunk.input.count)
             let t0 = collectStats ? DispatchTime.now().uptimeNanoseconds : 0
             do {
-                let n = try cursor.source.read(into: room)
-                if n == 0 { cursor.eof = true } else { chunk.input.count += n }
+                try chunk.input.appendWithUnsafeSpace(upTo: limit) { room throws(ZstdError) in
+                    let n = try cursor.source.read(into: room)
+                    if n == 0 { cursor.eof = true }
+                    return n
+                }
             } catch {
                 cursor.error = error.description
                 cursor.readFailed = true
@@ -221,24 +223,24 @@ final class _RecordReader {
     /// Takes `count` bytes off the front of the chunk (a byte-order mark, a header row): they count as read.
     private func consumeFront(_ chunk: _Chunk, _ cursor: _FileCursor, _ count: Int) {
         guard count > 0 else { return }
-        cursor.line += _countNewlines(chunk.input.bytes, from: 0, to: count)
+        cursor.line += chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: count) }
         cursor.offset += Int64(count)
         chunk.decodedBytes += count
-        let rest = chunk.input.count - count
-        if rest > 0 { memmove(chunk.input.storage, chunk.input.storage + count, rest) }
-        chunk.input.count = rest
+        chunk.input.removeFirst(count)
     }
 
     /// The file's first bytes: skip a byte-order mark, choose the driver, take the header row off.
     func open(_ cursor: _FileCursor, _ chunk: _Chunk) throws(PipelineError) {
         var limit = options.chunkSize
         fill(chunk, cursor, limit: limit)
-        let b = chunk.input.bytes
-        let hadBOM = b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF
+        let hadBOM = chunk.input.withUnsafeBytes { b in b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF }
         if hadBOM { consumeFront(chunk, cursor, 3) }
         let name: String? = cursor.path == "-" ? (options.stdinName == "<stdin>" ? nil : options.stdinName) : cursor.path
         while true {
-            switch _Drivers.open(chunk.input.bytes, eof: cursor.eof, name: name, displayName: cursor.displayPath, options: options) {
+            let opening = chunk.input.withUnsafeBytes {
+                _Drivers.open($0, eof: cursor.eof, name: name, displayName: cursor.displayPath, options: options)
+            }
+            switch opening {
             case .failed(let message):
                 throw PipelineError(.badInput, message)
             case .needMore:

@@ -17,17 +17,26 @@ extension _Chunk {
     /// The decoded id of record `r` (a JSON string's content, any other value's text), or nil.
     func idText(_ r: _Record) -> [UInt8]? {
         guard r.idEnd >= r.idStart else { return nil }
-        let raw = UnsafeRawBufferPointer(rebasing: input.bytes[r.idStart..<r.idEnd])
-        guard r.idIsJSON, raw.count >= 2, raw[0] == UInt8(ascii: "\"") else { return Array(raw) }
-        var out: [UInt8] = []
-        _JSONUnescape.append(UnsafeRawBufferPointer(rebasing: raw[1..<(raw.count - 1)]), to: &out)
-        return out
+        return input.withUnsafeBytes(r.idStart..<r.idEnd) { raw in
+            guard r.idIsJSON, raw.count >= 2, raw[0] == UInt8(ascii: "\"") else { return Array(raw) }
+            var out: [UInt8] = []
+            _JSONUnescape.append(UnsafeRawBufferPointer(rebasing: raw[1..<(raw.count - 1)]), to: &out)
+            return out
+        }
     }
 
-    /// The bytes `[start, end)` of the chunk's buffer (records and scratch).
+    /// The bytes `[start, end)` of the chunk's buffer (records and scratch), for a job's worker (evaluate,
+    /// export, learn) after the chunk was parsed.
+    ///
+    /// Unsafe, fenced: the one pointer into a chunk that outlives a scope. It stays valid because a parsed
+    /// chunk's input is pinned (``_ParseScratch/parse(_:)`` reserves room for every decoded string, then
+    /// pins it) until the chunk goes back to the pool (``_ChunkPool/put(_:)`` unpins it before shrinking):
+    /// nothing appends past the reserved room in between (`-DBATCHPIPELINE_INTERNAL_CHECKS` traps if it would).
+    /// - Precondition: the chunk was parsed and is still owned by the caller; `start <= end <= input.count`.
+    /// - warning: Do not keep the pointer past the chunk's hand-over to the writer.
     @inline(__always)
     func bytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: input.bytes[start..<end])
+        input._pinnedBytes(start..<end)
     }
 }
 
