@@ -68,12 +68,9 @@ extension Explanation {
 
 extension Classifier {
     /// The model's side of an explanation, from the scores the classifier recorded in the trace.
-    func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?,
-                       vouchingRule: String?, yieldedTo: String?) -> Explanation.ModelScores {
+    func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?) -> Explanation.ModelScores {
         let model = ruleSet.model!
         let winner = m.winner
-        // The rule that refined the model's verdict (set when the model decided this message, just before).
-        let s = modelScratch!
         let t = model.targetCount
         let norm = m.norm
         var contributions: [Explanation.ModelScores.Contribution] = []
@@ -119,12 +116,11 @@ extension Classifier {
             line += ")"
             if let top = contributions.first, top.contribution > 0 { line += "; strongest phrase \"\(top.phrase)\" at bytes \(top.start)..<\(top.end)" }
             steps.append(line)
-            if s.refinedBy >= 0 {
-                refinedBy = ruleSet.ruleNames[Int(s.refinedBy)]
+            if m.refinedBy >= 0 {
+                refinedBy = ruleSet.ruleNames[Int(m.refinedBy)]
                 steps.append("folder \(verdict.folder.path) from rule \"\(refinedBy!)\" (it fired below the model's priority with the action the model chose, so it refines it)")
             }
-        } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
-                  ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
+        } else if m.outranked {
             steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
         } else {
             let why: String
@@ -140,7 +136,7 @@ extension Classifier {
             case .threshold:
                 why = "best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold))"
             case .unlearnedRule:
-                let name = yieldedTo ?? "?"
+                let name = m.yieldedTo >= 0 ? ruleSet.ruleNames[Int(m.yieldedTo)] : "?"
                 let action = ruleSet.definition.rules.first { $0.name == name }?.action ?? .none
                 let n = definition.realMessages(m.script, action: action) ?? 0
                 let w = definition.realMessages(m.script, action: model.targets[winner].action) ?? 0
@@ -153,7 +149,7 @@ extension Classifier {
             case .registeredSender:
                 why = "it says junk, but the sender is a TRAI DLT header, a registered sender: the model alone does not call its messages junk"
             case .vouchedSender:
-                why = "it says \(names[winner]), but a registered transactional sender vouches for the message (\(vouchingRule ?? "a sender rule") fired): the model alone never moves such a message out of Transactions"
+                why = "it says \(names[winner]), but a registered transactional sender vouches for the message (\(m.vouchedBy >= 0 ? ruleSet.ruleNames[Int(m.vouchedBy)] : "a sender rule") fired): the model alone never moves such a message out of Transactions"
             }
             steps.append("model \"\(model.name)\" abstained: \(why); rules below priority \(model.priority) decide")
         }
