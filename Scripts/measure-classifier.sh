@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The issue-23 table (docs/PERFORMANCE.md, "One pass per message"): the classifier and the whole job of two
-# smsfilter binaries side by side, interleaved in one run, medians of REPS rounds. Run on a noisy shared
-# machine: compare the two columns of one run and the ratios, not absolute figures across runs.
+# The issue-23 table (docs/PERFORMANCE.md, "The model's phrases without an automaton"): the classifier and
+# the whole job of two smsfilter binaries side by side, interleaved in one run, medians of REPS rounds. Run
+# on a noisy shared machine: compare the two columns of one run and the ratios, not absolute figures across
+# runs.
 #
 #   bash Scripts/measure-classifier.sh BEFORE_BIN AFTER_BIN [REPS]       (REPS default 3)
 #

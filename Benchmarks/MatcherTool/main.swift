@@ -79,7 +79,7 @@ for (corpusName, bodies) in [("real", real), ("generated", generated)] {
     // "rare5": five keywords that few bodies have (where a prefilter pays off).
     let rare5 = ["lottery", "pre-approved", "kyc", "verify", "blocked"]
     // MATCHER_TOOL_KEYWORDS=FILE (one per line): one more set, "file" (e.g. a rule set's phrases from
-    // `smsfilter bench - --write-phrases FILE`).
+    // `smsfilter bench - --phrases-file FILE`).
     let fromFile = environment["MATCHER_TOOL_KEYWORDS"].map { lines($0).map { String(decoding: $0, as: UTF8.self) } } ?? []
     for (keywordName, keywords) in [("50", MatcherFixtures.keywords50), ("5000", keywords5000), ("rare5", rare5), ("file", fromFile)]
     where !keywords.isEmpty {

@@ -136,4 +136,11 @@ final class SenderTests: XCTestCase {
         XCTAssertGreaterThan(accepted, 10)
         XCTAssertGreaterThan(gatedOff, 50)
     }
+
+    /// The two-digit country codes as bit masks (`isTwoDigitCode`) are exactly the set.
+    func testTwoDigitCodeMasksEqualTheSet() {
+        for code in Int32(-5)...200 {
+            XCTAssertEqual(SenderInfo.isTwoDigitCode(code), SenderInfo.twoDigitCodes.contains(code), "\(code)")
+        }
+    }
 }

@@ -150,4 +150,50 @@ final class TextNormalizationTests: XCTestCase {
             b.withUnsafeMutableBytes { XCTAssertEqual(TextNormalization.leet.needsRewrite(UnsafeRawBufferPointer($0)), rewritten, text) }
         }
     }
+
+    /// `standard`'s one-pass rewrite of bodies whose characters all normalise on their own (`appendLocal`)
+    /// writes exactly what the two steps (`decode`, `emitWords`) write, bytes and spans, alone and appended
+    /// after other bodies; bodies with a decorating mark, a bidi control or a look-alike letter go to the steps.
+    func testLocalRewriteEqualsTheSteps() {
+        var rng = Fixtures.seededGenerator("testLocalRewriteEqualsTheSteps", defaultSeed: 0x10CA1)
+        let pieces = ["สวัสดี", "คำ", "ทำ", "\u{E33}", "验证码", "您好", "，", "。", "！", "：", "नमस्ते", "abc", "ABC", " ", "1",
+                      "\n", "é", "É", "e\u{301}", "a\u{336}", "ｆ", "Ｆ", "а", "А", "Ⱥ", "ß", "ſ", "ǅ", "Ω", "ω", "ﬁ", "\u{FDFA}",
+                      "\u{200B}", "\u{FE0F}", "😀", "𝐀", "٣", "…", "\u{FEFF}", "\u{A0}", "\u{202E}", "\u{202C}", "\u{2029}",
+                      "\u{3099}", "か\u{3099}", "ก", "๑", "①", "™", "ｶ"]
+        let local = _TextNormalizer(capacity: 4)
+        let steps = _TextNormalizer(capacity: 4)
+        steps.usesLocalPath = false
+        var taken = 0, declined = 0
+        for round in 0..<4000 {
+            if round % 7 == 0 {
+                local.reset()
+                steps.reset()
+            }
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...10, using: &rng) { bytes += Array(pieces.randomElement(using: &rng)!.utf8) }
+            if round % 9 == 0 { bytes.insert([0xFF, 0xC3, 0xE0, 0x80, 0xED][Int.random(in: 0...4, using: &rng)], at: Int.random(in: 0...bytes.count, using: &rng)) }
+            bytes.withUnsafeBytes { body in
+                let before = local.count
+                if local.appendLocal(body) {
+                    taken += 1
+                } else {
+                    declined += 1
+                    XCTAssertEqual(local.count, before)
+                    _ = local.append(body, mode: .standard)
+                }
+                XCTAssertEqual(steps.append(body, mode: .standard), before..<local.count)
+                XCTAssertEqual(Array(local.output), Array(steps.output), "\(bytes)")
+                XCTAssertEqual(Array(local.sourceStart), Array(steps.sourceStart), "\(bytes)")
+                XCTAssertEqual(Array(local.sourceEnd), Array(steps.sourceEnd), "\(bytes)")
+            }
+        }
+        XCTAssertGreaterThan(taken, 500)
+        XCTAssertGreaterThan(declined, 500)
+        // By hand: Thai with SARA AM and Chinese with fullwidth punctuation take the one pass.
+        for (text, isLocal) in [("คำ ทำ", true), ("你好，世界！", true), ("pаypal", false), ("l\u{336}o", false), ("a\u{202E}b", false)] {
+            var b = Array(text.utf8)
+            let n = _TextNormalizer()
+            b.withUnsafeMutableBytes { XCTAssertEqual(n.appendLocal(UnsafeRawBufferPointer($0)), isLocal, text) }
+        }
+    }
 }

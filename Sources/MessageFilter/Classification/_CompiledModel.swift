@@ -185,8 +185,8 @@ enum _ModelAbstention: UInt8 {
 
 /// Per-classifier scratch for scoring (allocated once): per-feature stamps (`stamp` marks the features already
 /// counted for the current message, so repeated matches count once) and first spans, the last message's scores,
-/// and per message of a batch the result `_evaluate` needs. Raw pointers owned here (allocated in `init`, grown
-/// only by `reserveFolded`, freed in `deinit`); every index below is a feature < `features`, a target <
+/// and per message of a batch the result `_evaluate` needs. Raw pointers whose memory `memory` owns (made in
+/// `init`, re-made only by `reserveFolded`, freed with the scratch: `_ScratchMemory`); every index below is a feature < `features`, a target <
 /// `targets`, a slot < `Classifier.batchSize`, a ring position masked by `ringMask` or a chain position <
 /// `maxWords`.
 final class _ModelScratch {
@@ -242,93 +242,81 @@ final class _ModelScratch {
     /// would decide; the rule the model's winner would overrule when its action differs), -1 when none.
     var below: Int32 = -1
 
+    /// The memory of every buffer above (`folded…` included, re-made by `reserveFolded`).
+    private let memory = _ScratchMemory()
+
     init(_ model: _CompiledModel) {
         features = max(1, model.featureCount)
         targets = model.targetCount
-        stamp = .allocate(capacity: features)
-        stamp.initialize(repeating: 0, count: features)
-        firstStart = .allocate(capacity: features)
-        firstStart.initialize(repeating: 0, count: features)
-        firstEnd = .allocate(capacity: features)
-        firstEnd.initialize(repeating: 0, count: features)
-        touched = .allocate(capacity: features)
-        touched.initialize(repeating: 0, count: features)
-        deferred = .allocate(capacity: features)
-        deferred.initialize(repeating: 0, count: features)
-        sums = .allocate(capacity: targets)
-        sums.initialize(repeating: 0, count: targets)
-        scores = .allocate(capacity: targets)
-        scores.initialize(repeating: 0, count: targets)
+        let m = memory
+        stamp = m.make(features, 0)
+        firstStart = m.make(features, 0)
+        firstEnd = m.make(features, 0)
+        touched = m.make(features, 0)
+        deferred = m.make(features, 0)
+        sums = m.make(targets, 0)
+        scores = m.make(targets, 0)
         var ringSize = 8
         while ringSize < model.table.maxPartScalars + 1 { ringSize *= 2 }
-        ring = .allocate(capacity: ringSize)
-        ring.initialize(repeating: 0, count: ringSize)
+        ring = m.make(ringSize, 0)
         ringMask = ringSize - 1
         chainCapacity = max(1, model.table.maxWords)
-        chainKey = .allocate(capacity: chainCapacity)
-        chainKey.initialize(repeating: 0, count: chainCapacity)
-        chainStart = .allocate(capacity: chainCapacity)
-        chainStart.initialize(repeating: 0, count: chainCapacity)
-        scriptCounts = .allocate(capacity: Script.allCases.count)
-        scriptCounts.initialize(repeating: 0, count: Script.allCases.count)
-        folded = .allocate(capacity: 1)
-        foldedStart = .allocate(capacity: 1)
-        foldedEnd = .allocate(capacity: 1)
+        chainKey = m.make(chainCapacity, 0)
+        chainStart = m.make(chainCapacity, 0)
+        scriptCounts = m.make(Script.allCases.count, 0)
+        folded = m.make(1, 0)
+        foldedStart = m.make(1, 0)
+        foldedEnd = m.make(1, 0)
         let slots = Classifier.batchSize
-        slotWinner = .allocate(capacity: slots)
-        slotWinner.initialize(repeating: 0, count: slots)
-        slotScore = .allocate(capacity: slots)
-        slotScore.initialize(repeating: 0, count: slots)
-        slotFeature = .allocate(capacity: slots)
-        slotFeature.initialize(repeating: -1, count: slots)
-        slotStart = .allocate(capacity: slots)
-        slotStart.initialize(repeating: 0, count: slots)
-        slotEnd = .allocate(capacity: slots)
-        slotEnd.initialize(repeating: 0, count: slots)
-        slotEvidence = .allocate(capacity: slots)
-        slotEvidence.initialize(repeating: false, count: slots)
-        slotMargin = .allocate(capacity: slots)
-        slotMargin.initialize(repeating: 0, count: slots)
-        slotScript = .allocate(capacity: slots)
-        slotScript.initialize(repeating: .none, count: slots)
+        slotWinner = m.make(slots, 0)
+        slotScore = m.make(slots, 0)
+        slotFeature = m.make(slots, -1)
+        slotStart = m.make(slots, 0)
+        slotEnd = m.make(slots, 0)
+        slotEvidence = m.make(slots, false)
+        slotMargin = m.make(slots, 0)
+        slotScript = m.make(slots, Script.none)
     }
 
     /// Room for a folded text of `n` bytes of body (a fold may turn 2 bytes into 3: 2 per byte).
     func reserveFolded(_ n: Int) {
         let needed = 2 * n + 4
         guard needed > foldedCapacity else { return }
-        folded.deallocate()
-        foldedStart.deallocate()
-        foldedEnd.deallocate()
-        folded = .allocate(capacity: needed)
-        foldedStart = .allocate(capacity: needed)
-        foldedEnd = .allocate(capacity: needed)
+        folded = memory.remake(folded, needed, 0)
+        foldedStart = memory.remake(foldedStart, needed, 0)
+        foldedEnd = memory.remake(foldedEnd, needed, 0)
         foldedCapacity = needed
+    }
+}
+
+/// The owner of a scratch object's raw buffers (`_ModelScratch`): each buffer is allocated and initialised by
+/// `make` (every element set, so a read never sees uninitialised memory), replaced only through `remake` (the
+/// old one freed, its contents not kept), and freed when this object is, so the scratch that holds it never
+/// frees a buffer by hand. Elements must be trivial values (integers, floating point, `Bool`, payload-free
+/// enums): no deinitialisation is done. A buffer's pointer is valid until `remake` replaces it or this object
+/// dies; indices are the holder's to keep below the count it asked for. Not thread-safe (one per scratch).
+final class _ScratchMemory {
+    private var buffers: [UnsafeMutableRawPointer] = []
+
+    /// A new buffer of `count` (at least 1) elements, each `value`.
+    func make<T>(_ count: Int, _ value: T) -> UnsafeMutablePointer<T> {
+        let n = max(1, count)
+        let p = UnsafeMutablePointer<T>.allocate(capacity: n)
+        p.initialize(repeating: value, count: n)
+        buffers.append(UnsafeMutableRawPointer(p))
+        return p
+    }
+
+    /// Frees `old` (a buffer of this object) and returns a new one of `count` elements, each `value`.
+    func remake<T>(_ old: UnsafeMutablePointer<T>, _ count: Int, _ value: T) -> UnsafeMutablePointer<T> {
+        let k = buffers.firstIndex(of: UnsafeMutableRawPointer(old))!
+        buffers.remove(at: k)
+        old.deallocate()
+        return make(count, value)
     }
 
     deinit {
-        stamp.deallocate()
-        firstStart.deallocate()
-        firstEnd.deallocate()
-        touched.deallocate()
-        deferred.deallocate()
-        sums.deallocate()
-        scores.deallocate()
-        ring.deallocate()
-        chainKey.deallocate()
-        chainStart.deallocate()
-        scriptCounts.deallocate()
-        folded.deallocate()
-        foldedStart.deallocate()
-        foldedEnd.deallocate()
-        slotWinner.deallocate()
-        slotScore.deallocate()
-        slotFeature.deallocate()
-        slotStart.deallocate()
-        slotEnd.deallocate()
-        slotEvidence.deallocate()
-        slotMargin.deallocate()
-        slotScript.deallocate()
+        for p in buffers { p.deallocate() }
     }
 }
 

@@ -97,53 +97,19 @@ final class _ModelFeatureTable: @unchecked Sendable {
         var starts: [Int32] = [0]
         var wide: [Bool] = []
         var keys: [UInt64?] = []
-        var wordLengths: [Int: UInt8] = [:]
-        var symbolLengths = Set<Int>()
-        var maxWords = 0
-        var maxPart = 0
+        var shapes = Shapes(flags: flags)
         for (f, pattern) in patterns.enumerated() {
             wide.append(pattern.contains { $0 >= 0x80 })
             var p = pattern
             if kinds[f] == .word, p.count >= 2, p.first == 0x20, p.last == 0x20 { p = Array(p[1..<(p.count - 1)]) }
             bytes += p
             starts.append(Int32(bytes.count))
-            let scalars = Self.scalars(p)
-            guard !scalars.isEmpty else {
-                keys.append(nil)
-                continue
-            }
-            if kinds[f] == .word {
-                // Words of word characters separated by single spaces, as the model text holds them.
-                let words = p.split(separator: 0x20, omittingEmptySubsequences: false)
-                let ok = words.allSatisfy { w in !w.isEmpty && Self.scalars(Array(w)).allSatisfy { flags.isWord($0) } }
-                guard ok else {
-                    keys.append(nil)
-                    continue
-                }
-                var key: UInt64 = 0
-                for (i, w) in words.enumerated() {
-                    let h = Array(w).withUnsafeBufferPointer { _wordKeySlow($0.baseAddress!, $0.count) }
-                    key = i == 0 ? h : _pairKey(key, h)
-                }
-                maxWords = max(maxWords, words.count)
-                keys.append(key)
-            } else {
-                let word = scalars.map { flags.isWord($0) }
-                if word.allSatisfy({ $0 }) {
-                    let need: UInt8 = scalars.allSatisfy(PhraseCandidates.isUnspaced) ? Self.needUnspaced
-                        : scalars.contains { $0 >= 0x30 && $0 <= 0x39 } ? Self.needDigit : Self.needNothing
-                    wordLengths[scalars.count, default: 0] |= need
-                    keys.append(p.withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: Self.partSeed) })
-                } else if !word.contains(true), !scalars.contains(0x20) {
-                    symbolLengths.insert(scalars.count)
-                    keys.append(p.withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: Self.symbolSeed) })
-                } else {
-                    keys.append(nil)  // mixes word characters with others, or holds a space: never in a run
-                    continue
-                }
-                maxPart = max(maxPart, scalars.count)
-            }
+            keys.append(shapes.key(p, kinds[f]))
         }
+        let wordLengths = shapes.wordLengths
+        let maxWords = shapes.maxWords
+        let maxPart = shapes.maxPart
+        let symbolLengths = shapes.symbolLengths
         func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
             let p = UnsafeMutablePointer<T>.allocate(capacity: max(1, a.count))
             p.initialize(from: a, count: a.count)
@@ -169,23 +135,7 @@ final class _ModelFeatureTable: @unchecked Sendable {
         unspacedLength = copy(unspacedLengths)
         unspacedCount = unspacedLengths.count
 
-        var count = 64
-        while count < 2 * patterns.count { count *= 2 }
-        slotMask = count - 1
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: 0, count: count)
-        let filterWords = (1 << Self.filterBits) / 64
-        filter = .allocate(capacity: filterWords)
-        filter.initialize(repeating: 0, count: filterWords)
-        for (f, key) in keys.enumerated() {
-            guard let key else { continue }
-            let bit = Self.filterIndex(key)
-            filter[bit >> 6] |= 1 << UInt64(bit & 63)
-            // Linear probing; equal keys (phrases that normalise alike) follow one another in feature order.
-            var i = Int(truncatingIfNeeded: key) & slotMask
-            while slots[i] != 0 { i = (i + 1) & slotMask }
-            slots[i] = (key >> 32) << 32 | UInt64(f + 1)
-        }
+        (slots, slotMask, filter) = Self.hashTable(keys)
     }
 
     deinit {
@@ -223,6 +173,73 @@ final class _ModelFeatureTable: @unchecked Sendable {
             }
         }
         return out
+    }
+
+    /// What `init` learns of the phrases' shapes while keying them: part lengths of word characters with what
+    /// each length's phrases need, part lengths of symbols, the most words of a word phrase, the longest part.
+    private struct Shapes {
+        let flags: _ScalarFlags
+        var wordLengths: [Int: UInt8] = [:]
+        var symbolLengths = Set<Int>()
+        var maxWords = 0
+        var maxPart = 0
+
+        /// The key of pattern `p` (a word phrase without its spaces), nil when no run of a text can be it.
+        mutating func key(_ p: [UInt8], _ kind: ModelDefinition.MatchKind) -> UInt64? {
+            let scalars = _ModelFeatureTable.scalars(p)
+            guard !scalars.isEmpty else { return nil }
+            if kind == .word {
+                // Words of word characters separated by single spaces, as the model text holds them.
+                let words = p.split(separator: 0x20, omittingEmptySubsequences: false)
+                let flags = self.flags
+                let ok = words.allSatisfy { w in !w.isEmpty && _ModelFeatureTable.scalars(Array(w)).allSatisfy { flags.isWord($0) } }
+                guard ok else { return nil }
+                var key: UInt64 = 0
+                for (i, w) in words.enumerated() {
+                    let h = Array(w).withUnsafeBufferPointer { _wordKeySlow($0.baseAddress!, $0.count) }
+                    key = i == 0 ? h : _pairKey(key, h)
+                }
+                maxWords = max(maxWords, words.count)
+                return key
+            }
+            let word = scalars.map { flags.isWord($0) }
+            let key: UInt64
+            if word.allSatisfy({ $0 }) {
+                let need: UInt8 = scalars.allSatisfy(PhraseCandidates.isUnspaced) ? _ModelFeatureTable.needUnspaced
+                    : scalars.contains { $0 >= 0x30 && $0 <= 0x39 } ? _ModelFeatureTable.needDigit : _ModelFeatureTable.needNothing
+                wordLengths[scalars.count, default: 0] |= need
+                key = p.withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: _ModelFeatureTable.partSeed) }
+            } else if !word.contains(true), !scalars.contains(0x20) {
+                symbolLengths.insert(scalars.count)
+                key = p.withUnsafeBufferPointer { _foldedHash($0.baseAddress!, $0.count, seed: _ModelFeatureTable.symbolSeed) }
+            } else {
+                return nil  // mixes word characters with others, or holds a space: never in a run
+            }
+            maxPart = max(maxPart, scalars.count)
+            return key
+        }
+    }
+
+    /// The open-addressing table (at most half full) and the filter over `keys` (feature = index; nil: never
+    /// looked up). Linear probing; equal keys (phrases that normalise alike) follow one another in feature order.
+    private static func hashTable(_ keys: [UInt64?]) -> (UnsafeMutablePointer<UInt64>, Int, UnsafeMutablePointer<UInt64>) {
+        var count = 64
+        while count < 2 * keys.count { count *= 2 }
+        let slotMask = count - 1
+        let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
+        slots.initialize(repeating: 0, count: count)
+        let filterWords = (1 << filterBits) / 64
+        let filter = UnsafeMutablePointer<UInt64>.allocate(capacity: filterWords)
+        filter.initialize(repeating: 0, count: filterWords)
+        for (f, key) in keys.enumerated() {
+            guard let key else { continue }
+            let bit = filterIndex(key)
+            filter[bit >> 6] |= 1 << UInt64(bit & 63)
+            var i = Int(truncatingIfNeeded: key) & slotMask
+            while slots[i] != 0 { i = (i + 1) & slotMask }
+            slots[i] = (key >> 32) << 32 | UInt64(f + 1)
+        }
+        return (slots, slotMask, filter)
     }
 
     /// Passes to `hits` each phrase whose key is `key` and whose pattern is `text[a..<b)` (ASCII case

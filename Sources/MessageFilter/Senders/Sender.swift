@@ -212,13 +212,26 @@ public struct SenderInfo: Sendable, Equatable {
         if d1 == 1 || d1 == 7 { return d1 }
         guard digits >= 2 else { return nil }
         let d2 = Int32(value / (scale / 10))
-        if SenderInfo.twoDigitCodes.contains(d2) { return d2 }
+        if SenderInfo.isTwoDigitCode(d2) { return d2 }
         guard digits >= 3 else { return nil }
         let d3 = Int32(value / (scale / 100))
         // Three-digit codes: every prefix not taken by a one- or two-digit code (2xx, 3xx, 4xx, 5xx, 6xx, 8xx, 9xx).
         if d1 >= 2, d1 != 7, d1 != 1 { return d3 }
         return nil
     }
+
+    /// Whether `code` (10…99) is in ``twoDigitCodes``: a bit of two 64-bit masks (the set's hashing was most of
+    /// classifying a phone-number sender; `SenderTests` checks the masks against the set).
+    @inline(__always)
+    static func isTwoDigitCode(_ code: Int32) -> Bool {
+        guard code >= 0, code < 128 else { return false }
+        let mask: UInt64 = code < 64 ? twoDigitMaskLow : twoDigitMaskHigh
+        return mask >> UInt64(code & 63) & 1 != 0
+    }
+
+    /// ``twoDigitCodes`` as bits: code c is bit c of `low` (c < 64) or bit c − 64 of `high`.
+    static let twoDigitMaskLow: UInt64 = 0xF7FB_FB97_C810_0000
+    static let twoDigitMaskHigh: UInt64 = 0x4_FC56_0007
 
     /// ITU-T E.164 two-digit country calling codes.
     static let twoDigitCodes: Set<Int32> = [

@@ -8,6 +8,10 @@
 //         ─▶ words: look-alike letters mapped (mixed words), digits read as letters (leet)
 //         ─▶ non-ASCII case folded ─▶ UTF-8 bytes + source spans
 //
+// Under `standard`, a body whose characters all normalise on their own (no decorating mark, bidi control or
+// look-alike letter) is written in one pass instead (`appendLocal`: unchanged characters copied with their
+// spans), with the same output.
+//
 // The buffers are raw pointers owned by the normaliser (allocated, grown and freed only here); callers see
 // them through `output`, `sourceStart` and `sourceEnd`, valid until the next call.
 
@@ -31,6 +35,10 @@ final class _NormalizationLookup: Sendable {
     /// only `leet` makes (other scripts' look-alikes, accented Latin letters).
     let lookalike: [UInt8]
     static let leetOnly: UInt8 = 0x80
+    /// Per entry: whether `standard` maps its scalar on its own, whatever stands around it: it is no look-alike
+    /// letter `standard` reads (no `lookalike` without ``leetOnly``), nor is any scalar of its compatibility
+    /// replacement. (A look-alike letter's reading depends on its whole word; see `_TextNormalizer.appendLocal`.)
+    let isLocalUnderStandard: [Bool]
     /// Canonical composition: `first << 32 | second` → composite (NFC's pairs).
     let compositions: [UInt64: UInt32]
     /// The canonical combining class of each scalar that is the second of a composition pair.
@@ -61,31 +69,8 @@ final class _NormalizationLookup: Sendable {
         Self.entries(_NormalizationTables.leetConfusables) { key, value in
             if map[key]?.look ?? 0 == 0 { map[key, default: (nil, 0)].look = value.first! | Self.leetOnly }
         }
-        var pairs: [UInt64: UInt32] = Dictionary(minimumCapacity: 1_000)
-        // Items are `A B:C` (hex): three numbers, read from the UTF-8 bytes.
-        var numbers: [UInt32] = []
-        var v: UInt32 = 0
-        var digits = 0
-        for b in _NormalizationTables.compositions.utf8 {
-            if b == 0x20 || b == 0x3A || b == 0x3B || b == 0x0A {
-                if digits > 0 { numbers.append(v) }
-                v = 0
-                digits = 0
-                if b == 0x3B, numbers.count == 3 { pairs[UInt64(numbers[0]) << 32 | UInt64(numbers[1])] = numbers[2] }
-                if b == 0x3B { numbers.removeAll(keepingCapacity: true) }
-            } else {
-                v = v << 4 | Self.hexDigit(b)
-                digits += 1
-            }
-        }
-        compositions = pairs
-        var classes: [UInt32: UInt8] = [:]
-        Self.entries(_NormalizationTables.combiningClasses) { key, value in
-            var v: UInt32 = 0
-            for b in value { v = v << 4 | Self.hexDigit(b) }
-            classes[key] = UInt8(v)
-        }
-        combiningClass = classes
+        compositions = Self.compositionPairs()
+        combiningClass = Self.combiningClasses()
         var s1 = [UInt16](repeating: 0xFFFF, count: 0x1100)
         var s2: [UInt16] = []
         var starts: [Int32] = []
@@ -116,6 +101,50 @@ final class _NormalizationLookup: Sendable {
         replacementCount = counts
         replacements = flat
         lookalike = looks
+        // (`entry` on the tables just built, before `self` is complete.)
+        func standardLookalike(_ scalar: UInt32) -> Bool {
+            let hi = Int(scalar >> 8)
+            guard hi < s1.count, s1[hi] != 0xFFFF else { return false }
+            let e = Int(s2[Int(s1[hi]) << 8 | Int(scalar & 0xFF)]) - 1
+            return e >= 0 && looks[e] != 0 && looks[e] & Self.leetOnly == 0
+        }
+        isLocalUnderStandard = map.keys.sorted().map { key in
+            let (repl, _) = map[key]!
+            return !standardLookalike(key) && !(repl ?? []).contains(where: standardLookalike)
+        }
+    }
+
+    /// NFC's composition pairs from `_NormalizationTables.compositions`: items `A B:C` (hex), read from the
+    /// UTF-8 bytes.
+    static func compositionPairs() -> [UInt64: UInt32] {
+        var pairs: [UInt64: UInt32] = Dictionary(minimumCapacity: 1_000)
+        var numbers: [UInt32] = []
+        var v: UInt32 = 0
+        var digits = 0
+        for b in _NormalizationTables.compositions.utf8 {
+            if b == 0x20 || b == 0x3A || b == 0x3B || b == 0x0A {
+                if digits > 0 { numbers.append(v) }
+                v = 0
+                digits = 0
+                if b == 0x3B, numbers.count == 3 { pairs[UInt64(numbers[0]) << 32 | UInt64(numbers[1])] = numbers[2] }
+                if b == 0x3B { numbers.removeAll(keepingCapacity: true) }
+            } else {
+                v = v << 4 | Self.hexDigit(b)
+                digits += 1
+            }
+        }
+        return pairs
+    }
+
+    /// The canonical combining classes of `_NormalizationTables.combiningClasses`.
+    static func combiningClasses() -> [UInt32: UInt8] {
+        var classes: [UInt32: UInt8] = [:]
+        Self.entries(_NormalizationTables.combiningClasses) { key, value in
+            var v: UInt32 = 0
+            for b in value { v = v << 4 | Self.hexDigit(b) }
+            classes[key] = UInt8(v)
+        }
+        return classes
     }
 
     /// Calls `entry(scalar, value bytes)` for each `HEX:value` item of a table (items separated by `;` or line
@@ -236,9 +265,101 @@ final class _TextNormalizer {
     /// relative to `body`.
     func append(_ body: UnsafeRawBufferPointer, mode: TextNormalization) -> Range<Int> {
         let first = count
+        if mode == .standard, usesLocalPath, appendLocal(body) { return first..<count }
         decode(body)
         emitWords(leet: mode == .leet)
         return first..<count
+    }
+
+    /// Whether `standard` bodies take `appendLocal` when they can (tests switch it off to compare it with the
+    /// two steps).
+    var usesLocalPath = true
+
+    /// `standard` in one pass, for a body in which every character normalises on its own: no decorating mark
+    /// (which composes with, or is dropped after, the letter before it), no bidi control (which reorders a
+    /// run), no look-alike letter `standard` reads (whose reading depends on its whole word: the skeleton of
+    /// `emitWords`), none in a compatibility replacement either (`isLocalUnderStandard`). Then `decode` maps
+    /// each scalar alone and `emitWords` writes each decoded scalar case-folded with its source span, so this
+    /// writes the same: unchanged characters (most of a Thai or Chinese body that `standard` rewrites for a
+    /// SARA AM or a fullwidth comma) are copied byte for byte with their spans instead of being decoded into
+    /// scalars and encoded again. Returns false, with the output as it was, when the body has another
+    /// character (the two steps then run). `TextNormalizationTests` checks it against them.
+    func appendLocal(_ body: UnsafeRawBufferPointer) -> Bool {
+        let n = body.count
+        let first = count
+        // Every scalar writes at most 4 bytes per byte it came from, but expanding replacements (grown there).
+        growBytes(count &+ 4 &* n)
+        var w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        let lookup = self.lookup
+        let flags = self.flags
+        var i = 0
+        while i < n {
+            let b0 = body[i]
+            let s = Int32(truncatingIfNeeded: i)
+            if b0 < 0x80 {
+                w.bytes[w.count] = b0
+                w.starts[w.count] = s
+                w.ends[w.count] = s &+ 1
+                w.count &+= 1
+                i &+= 1
+                continue
+            }
+            let (v, len) = _decodeUTF8Inline(body, i)
+            if len == 0 {
+                w.put(Self.rawBit | UInt32(b0), s, s &+ 1)
+                i &+= 1
+                continue
+            }
+            let e = s &+ Int32(truncatingIfNeeded: len)
+            let f = flags.of(v)
+            if f & (_ScalarFlags.normalizes | _ScalarFlags.folds) == 0 {
+                // Unchanged: its own bytes, each with the character's span.
+                var q = 0
+                while q < len {
+                    w.bytes[w.count &+ q] = body[i &+ q]
+                    w.starts[w.count &+ q] = s
+                    w.ends[w.count &+ q] = e
+                    q &+= 1
+                }
+                w.count &+= len
+                i &+= len
+                continue
+            }
+            if f & _ScalarFlags.normalizes != 0 {
+                if f & _ScalarFlags.decorates != 0 || v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 || v == 0x2029 {
+                    count = first
+                    return false
+                }
+                let x = lookup.entry(v)
+                if x >= 0 {
+                    if !lookup.isLocalUnderStandard[x] {
+                        count = first
+                        return false
+                    }
+                    let start = Int(lookup.replacementStart[x])
+                    if start >= 0 {
+                        let k = Int(lookup.replacementCount[x])
+                        if w.count &+ 4 &* k &+ 4 &* (n &- i) > capacity {
+                            count = w.count
+                            growBytes(count &+ 4 &* k &+ 4 &* (n &- i))
+                            w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+                        }
+                        var q = 0
+                        while q < k {
+                            w.put(lookup.replacements[start &+ q], s, e)
+                            q &+= 1
+                        }
+                        i &+= len
+                        continue
+                    }
+                }
+            }
+            // Case folded, or a table entry without a replacement that `standard` does not read.
+            w.put(v, s, e)
+            i &+= len
+        }
+        count = w.count
+        return true
     }
 
     // MARK: Steps
@@ -261,6 +382,32 @@ final class _TextNormalizer {
         capacity = c
     }
 
+    /// `decode`'s state between characters: the scalar buffers (locals, re-read after the rare expanding
+    /// replacement grows them), the scalars written, the last scalar a mark may compose with (-1: none) and
+    /// the highest combining class of the marks left between it and the next mark (blocking, as NFC's
+    /// composition does), and a right-to-left override (U+202E) open since scalar `override` (-1: none),
+    /// from byte `overrideSource`, with `overrideDepth` embeddings open.
+    private struct DecodeState {
+        var sc: UnsafeMutablePointer<UInt32>
+        var ss: UnsafeMutablePointer<Int32>
+        var se: UnsafeMutablePointer<Int32>
+        var out = 0
+        var starter = -1
+        var blocking: UInt8 = 0
+        var override = -1
+        var overrideSource: Int32 = 0
+        var overrideDepth = 0
+
+        /// Writes scalar `v` from bytes `[i, i + len)`.
+        @inline(__always)
+        mutating func put(_ v: UInt32, _ i: Int, _ len: Int) {
+            sc[out] = v
+            ss[out] = Int32(truncatingIfNeeded: i)
+            se[out] = Int32(truncatingIfNeeded: i &+ len)
+            out &+= 1
+        }
+    }
+
     /// UTF-8 → scalars, with compatibility mappings applied, invisible controls removed, decomposed accents
     /// composed, decorating marks on Latin-like letters dropped, and runs under a right-to-left override
     /// put back in the order they are seen in.
@@ -269,127 +416,102 @@ final class _TextNormalizer {
         growScalars(body.count)  // one scalar per byte at most, except expanding replacements (grown there)
         var i = 0
         let n = body.count
-        var out = 0
-        // Locals for the common case; written back before the rare expanding replacement.
-        var sc = scalars, ss = scalarStart, se = scalarEnd
-        // The last scalar a mark may compose with (-1: none), and the highest combining class of the marks
-        // left between it and the next mark (blocking, as NFC's composition does).
-        var starter = -1
-        var blocking: UInt8 = 0
-        // A right-to-left override (U+202E) open since scalar `override` (-1: none), from byte
-        // `overrideSource`, with `overrideDepth` embeddings open.
-        var override = -1
-        var overrideSource: Int32 = 0
-        var overrideDepth = 0
+        var d = DecodeState(sc: scalars, ss: scalarStart, se: scalarEnd)
         while i < n {
             let b0 = body[i]
             if b0 < 0x80 {
-                if override >= 0, b0 == 0x0A || b0 == 0x0D {
-                    reverse(override, out, from: overrideSource, to: Int32(truncatingIfNeeded: i))
-                    override = -1
+                if d.override >= 0, b0 == 0x0A || b0 == 0x0D {
+                    reverse(d.override, d.out, from: d.overrideSource, to: Int32(truncatingIfNeeded: i))
+                    d.override = -1
                 }
-                sc[out] = UInt32(b0)
-                ss[out] = Int32(truncatingIfNeeded: i)
-                se[out] = Int32(truncatingIfNeeded: i &+ 1)
-                starter = out
-                blocking = 0
-                out &+= 1
+                d.starter = d.out
+                d.blocking = 0
+                d.put(UInt32(b0), i, 1)
                 i &+= 1
                 continue
             }
             let (v, len) = _decodeUTF8(body, i)
             if len == 0 {
-                sc[out] = Self.rawBit | UInt32(b0)
-                ss[out] = Int32(truncatingIfNeeded: i)
-                se[out] = Int32(truncatingIfNeeded: i &+ 1)
-                starter = -1
-                out &+= 1
+                d.starter = -1
+                d.put(Self.rawBit | UInt32(b0), i, 1)
                 i &+= 1
                 continue
             }
             // Most scalars have no table entry (the flags say so without the two-stage lookup).
             let f = flags.of(v)
-            if f & _ScalarFlags.normalizes != 0 {
-                if v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 || v == 0x2029 {
-                    // Bidi embeddings and overrides (removed, as invisible controls): text under a
-                    // right-to-left override is shown reversed, so it is read reversed.
-                    if override >= 0 {
-                        if v == 0x202C || v == 0x2069 { overrideDepth -= 1 } else if v != 0x2029 { overrideDepth += 1 }
-                        if overrideDepth <= 0 || v == 0x2029 {
-                            reverse(override, out, from: overrideSource, to: Int32(truncatingIfNeeded: i &+ len))
-                            override = -1
-                        }
-                    } else if v == 0x202E {
-                        override = out
-                        overrideSource = Int32(truncatingIfNeeded: i)
-                        overrideDepth = 1
-                    }
-                    if v != 0x2029 {
-                        i &+= len
-                        continue
-                    }
-                }
-                let e = lookup.entry(v)
-                if e >= 0, lookup.replacementStart[e] >= 0 {
-                    let start = Int(lookup.replacementStart[e])
-                    let k = Int(lookup.replacementCount[e])
-                    scalarCount = out
-                    growScalars(out + k + (n - i))
-                    sc = scalars; ss = scalarStart; se = scalarEnd
-                    var q = 0
-                    while q < k {
-                        sc[out] = lookup.replacements[start + q]
-                        ss[out] = Int32(truncatingIfNeeded: i)
-                        se[out] = Int32(truncatingIfNeeded: i &+ len)
-                        out &+= 1
-                        q += 1
-                    }
-                    if k > 0 {
-                        starter = out - 1
-                        blocking = 0
-                    }
-                    i &+= len
-                    continue
-                }
-                if f & _ScalarFlags.decorates != 0, starter >= 0 {
-                    let ccc = lookup.combiningClass[v] ?? 230
-                    if blocking == 0 || blocking < ccc, let composite = lookup.compositions[UInt64(sc[starter]) << 32 | UInt64(v)] {
-                        // NFD → NFC: the mark joins its base (its span grows to cover the mark).
-                        sc[starter] = composite
-                        se[starter] = Int32(truncatingIfNeeded: i &+ len)
-                        i &+= len
-                        continue
-                    }
-                    if v < 0x3099, Self.isLatinLike(sc[starter]) {
-                        // Decoration on a Latin-like letter (strike-through, underline, Zalgo): dropped; the
-                        // scalar before it covers its bytes.
-                        se[out - 1] = Int32(truncatingIfNeeded: i &+ len)
-                        i &+= len
-                        continue
-                    }
-                    blocking = max(blocking, ccc)
-                    sc[out] = v
-                    ss[out] = Int32(truncatingIfNeeded: i)
-                    se[out] = Int32(truncatingIfNeeded: i &+ len)
-                    out &+= 1
-                    i &+= len
-                    continue
-                }
+            if f & _ScalarFlags.normalizes != 0, decodeEntry(v, f, i, len, n, &d) {
+                i &+= len
+                continue
             }
-            sc[out] = v
-            ss[out] = Int32(truncatingIfNeeded: i)
-            se[out] = Int32(truncatingIfNeeded: i &+ len)
             if f & _ScalarFlags.combines == 0 {
-                starter = out
-                blocking = 0
+                d.starter = d.out
+                d.blocking = 0
             } else {
-                blocking = max(blocking, lookup.combiningClass[v] ?? 230)
+                d.blocking = max(d.blocking, lookup.combiningClass[v] ?? 230)
             }
-            out &+= 1
+            d.put(v, i, len)
             i &+= len
         }
-        if override >= 0 { reverse(override, out, from: overrideSource, to: Int32(truncatingIfNeeded: n)) }
-        scalarCount = out
+        if d.override >= 0 { reverse(d.override, d.out, from: d.overrideSource, to: Int32(truncatingIfNeeded: n)) }
+        scalarCount = d.out
+    }
+
+    /// `decode` of scalar `v` (flags `f`, with a table entry or a decorating mark) from bytes `[i, i + len)` of
+    /// an `n`-byte body: a bidi control, a compatibility replacement or removal, a decorating mark. Returns
+    /// false when the scalar is written as any other (the caller does it).
+    @inline(__always)
+    private func decodeEntry(_ v: UInt32, _ f: UInt8, _ i: Int, _ len: Int, _ n: Int, _ d: inout DecodeState) -> Bool {
+        if v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 || v == 0x2029 {
+            // Bidi embeddings and overrides (removed, as invisible controls): text under a right-to-left
+            // override is shown reversed, so it is read reversed.
+            if d.override >= 0 {
+                if v == 0x202C || v == 0x2069 { d.overrideDepth -= 1 } else if v != 0x2029 { d.overrideDepth += 1 }
+                if d.overrideDepth <= 0 || v == 0x2029 {
+                    reverse(d.override, d.out, from: d.overrideSource, to: Int32(truncatingIfNeeded: i &+ len))
+                    d.override = -1
+                }
+            } else if v == 0x202E {
+                d.override = d.out
+                d.overrideSource = Int32(truncatingIfNeeded: i)
+                d.overrideDepth = 1
+            }
+            if v != 0x2029 { return true }
+        }
+        let e = lookup.entry(v)
+        if e >= 0, lookup.replacementStart[e] >= 0 {
+            let start = Int(lookup.replacementStart[e])
+            let k = Int(lookup.replacementCount[e])
+            scalarCount = d.out
+            growScalars(d.out + k + (n - i))
+            d.sc = scalars; d.ss = scalarStart; d.se = scalarEnd
+            var q = 0
+            while q < k {
+                d.put(lookup.replacements[start + q], i, len)
+                q += 1
+            }
+            if k > 0 {
+                d.starter = d.out - 1
+                d.blocking = 0
+            }
+            return true
+        }
+        guard f & _ScalarFlags.decorates != 0, d.starter >= 0 else { return false }
+        let ccc = lookup.combiningClass[v] ?? 230
+        if d.blocking == 0 || d.blocking < ccc, let composite = lookup.compositions[UInt64(d.sc[d.starter]) << 32 | UInt64(v)] {
+            // NFD → NFC: the mark joins its base (its span grows to cover the mark).
+            d.sc[d.starter] = composite
+            d.se[d.starter] = Int32(truncatingIfNeeded: i &+ len)
+            return true
+        }
+        if v < 0x3099, Self.isLatinLike(d.sc[d.starter]) {
+            // Decoration on a Latin-like letter (strike-through, underline, Zalgo): dropped; the scalar
+            // before it covers its bytes.
+            d.se[d.out - 1] = Int32(truncatingIfNeeded: i &+ len)
+            return true
+        }
+        d.blocking = max(d.blocking, ccc)
+        d.put(v, i, len)
+        return true
     }
 
     /// Whether `v` is a letter of Latin, Greek, Cyrillic or Cherokee (the scripts whose letters spam decorates
@@ -703,6 +825,22 @@ func _encodeUTF8(_ v: UInt32, into p: UnsafeMutablePointer<UInt8>) -> Int {
     p[0] = UInt8(0xF0 | v >> 18); p[1] = UInt8(0x80 | (v >> 12) & 0x3F)
     p[2] = UInt8(0x80 | (v >> 6) & 0x3F); p[3] = UInt8(0x80 | v & 0x3F)
     return 4
+}
+
+/// `_decodeUTF8` with three-byte scalars (Thai, Devanagari, Chinese…: most non-ASCII text) decoded inline:
+/// a lead byte E0 needs a second byte ≥ A0 (no overlong form), ED one < A0 (no surrogate); anything else goes
+/// through `_decodeUTF8`.
+@inline(__always)
+func _decodeUTF8Inline(_ body: UnsafeRawBufferPointer, _ i: Int) -> (UInt32, Int) {
+    let b = body[i]
+    if b & 0xF0 == 0xE0, i &+ 2 < body.count {
+        let c1 = body[i &+ 1]
+        let c2 = body[i &+ 2]
+        if c1 & 0xC0 == 0x80, c2 & 0xC0 == 0x80, b != 0xE0 || c1 >= 0xA0, b != 0xED || c1 < 0xA0 {
+            return (UInt32(b & 0x0F) << 12 | UInt32(c1 & 0x3F) << 6 | UInt32(c2 & 0x3F), 3)
+        }
+    }
+    return _decodeUTF8(body, i)
 }
 
 /// Decodes one UTF-8 scalar at `i` (well-formed per Unicode table 3-7: no overlongs, surrogates or values
