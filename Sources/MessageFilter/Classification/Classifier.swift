@@ -301,106 +301,61 @@ public final class Classifier {
             if full { trace!.record(match: m) }
             _apply(m, generation: gen, anchor: anchor, touchedCount: &touchedCount)
         }
+        // Body conditions, found only when they can matter: for the kinds some rule needs without any phrase
+        // (`_BodyFeatures.eagerKinds`), and for the rules a phrase touched that can still fire: not vetoed,
+        // with their keyword and every group that is not a body condition. (A trace records every touched
+        // rule's groups, so it takes the kinds of every touched rule; tracing in full scans every kind: the
+        // extra matches only touch rules that cannot fire.)
+        // Without a trace, the eager URL scan of rules that only want a URL with an IP host (`urls: [ip]`) is
+        // skipped for a body that cannot hold one (`_BodyFeatures.mayHoldIPURL`), unless a candidate asks for URLs.
         if let features = set.bodyFeatures {
-            _applyBodyConditions(features, body, generation: gen, anchor: anchor, trace: trace, touchedCount: &touchedCount)
+            var candidateKinds: UInt8 = full ? 7 : 0
+            var t = 0
+            let kindsOf = set.ruleFeatureKinds
+            while t < touchedCount, candidateKinds != 7 {
+                let r = Int(touched[t])
+                t += 1
+                let k = kindsOf[r]
+                if k == 0 || k | candidateKinds == candidateKinds { continue }
+                if trace == nil {
+                    let rule = rules[r]
+                    if scratch[r].veto || (rule.needsKeyword && !scratch[r].keyword)
+                        || (scratch[r].mask | rule.featureGroups) & rule.allMask != rule.allMask { continue }
+                }
+                candidateKinds |= k
+            }
+            var kinds = candidateKinds | features.eagerKinds
+            if trace == nil, kinds & _BodyFeatures.url != 0, candidateKinds & _BodyFeatures.url == 0, features.eagerURLsAreIP,
+               !_BodyFeatures.mayHoldIPURL(body) {
+                kinds &= ~_BodyFeatures.url
+            }
+            if kinds != 0 {
+                featureBuffer.removeAll(keepingCapacity: true)
+                features.scan(body, kinds: kinds, span: 0, into: &featureBuffer)
+                var i = 0
+                while i < featureBuffer.count {
+                    if full { trace!.record(match: featureBuffer[i]) }
+                    _apply(featureBuffer[i], generation: gen, anchor: anchor, touchedCount: &touchedCount)
+                    i += 1
+                }
+            }
         }
-        let c = _choose(touchedCount, generation: gen, sender: sender, info: info, trace: trace)
-        var yielded = c.yielded
 
-        // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        // Any TRAI DLT header is a registered sender: the model alone does not call its message junk.
-        let model = set.model
-        if let model, !yielded, sender != nil, model.targets[Int(modelScratch!.slotWinner[modelScratch!.current])].action == .junk,
-           (info ?? SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)).isTRAIHeader {
-            yielded = true
-        }
-        // The rule the model would overrule: the best firing rule below it (what the rules alone would decide).
-        if model != nil { modelScratch!.below = c.best >= 0 && c.bestPriority < model!.priority ? Int32(c.best) : -1 }
-        if let model, c.best < 0 || c.bestPriority < model.priority, let v = _modelVerdict(model, vouched: c.vouched, yielded: yielded) {
-            let out = _refined(v, by: c.refine)
-            if full {
-                _recordModel(model, decided: true, refinedBy: c.refine, yielded: yielded, outranked: false, trace!)
-                _recordFates(best: c.best, bestPriority: c.bestPriority, bestPos: c.bestPos, modelDecided: true, trace!)
-            }
-            return out
-        }
-        if full {
-            if let model {
-                _recordModel(model, decided: false, refinedBy: -1, yielded: yielded,
-                             outranked: c.best >= 0 && c.bestPriority >= model.priority, trace!)
-            }
-            _recordFates(best: c.best, bestPriority: c.bestPriority, bestPos: c.bestPos, modelDecided: false, trace!)
-        }
-        return _ruleVerdict(c.best, position: c.bestPos)
-    }
-
-    /// Body conditions, found only when they can matter: for the kinds some rule needs without any phrase
-    /// (`_BodyFeatures.eagerKinds`), and for the rules a phrase touched that can still fire: not vetoed, with
-    /// their keyword and every group that is not a body condition. (A trace records every touched rule's
-    /// groups, so it takes the kinds of every touched rule; tracing in full scans every kind: the extra matches
-    /// only touch rules that cannot fire.)
-    /// Without a trace, the eager URL scan of rules that only want a URL with an IP host (`urls: [ip]`) is
-    /// skipped for a body that cannot hold one (`_BodyFeatures.mayHoldIPURL`), unless a candidate asks for URLs.
-    @inline(__always)
-    func _applyBodyConditions(_ features: _BodyFeatures, _ body: UnsafeRawBufferPointer, generation gen: UInt32, anchor: Int32,
-                              trace: DecisionTrace?, touchedCount: inout Int) {
-        let full = trace?.detail == .full
-        var candidateKinds: UInt8 = full ? 7 : 0
-        var t = 0
-        let kindsOf = ruleSet.ruleFeatureKinds
-        while t < touchedCount, candidateKinds != 7 {
-            let r = Int(touched[t])
-            t += 1
-            let k = kindsOf[r]
-            if k == 0 || k | candidateKinds == candidateKinds { continue }
-            if trace == nil {
-                let rule = rules[r]
-                if scratch[r].veto || (rule.needsKeyword && !scratch[r].keyword)
-                    || (scratch[r].mask | rule.featureGroups) & rule.allMask != rule.allMask { continue }
-            }
-            candidateKinds |= k
-        }
-        var kinds = candidateKinds | features.eagerKinds
-        if trace == nil, kinds & _BodyFeatures.url != 0, candidateKinds & _BodyFeatures.url == 0, features.eagerURLsAreIP,
-           !_BodyFeatures.mayHoldIPURL(body) {
-            kinds &= ~_BodyFeatures.url
-        }
-        if kinds != 0 {
-            featureBuffer.removeAll(keepingCapacity: true)
-            features.scan(body, kinds: kinds, span: 0, into: &featureBuffer)
-            var i = 0
-            while i < featureBuffer.count {
-                if full { trace!.record(match: featureBuffer[i]) }
-                _apply(featureBuffer[i], generation: gen, anchor: anchor, touchedCount: &touchedCount)
-                i += 1
-            }
-        }
-    }
-
-    /// What the rules of one message came to (`_choose`): the winner, its priority and position; with a
-    /// model, the rule that refines its verdict, whether a sender rule vouches and whether the model yields.
-    struct _Choice {
+        // Choose the winner: priority, then earliest match, then file order. (Plain loops and a method,
+        // no local closure, so nothing is captured and boxed.)
         var best = -1
         var bestPriority = Int.min
         var bestPos = Int32.max
-        var refine = -1
-        var vouched = false  // a registered transactional sender's rule fired
-        var yielded = false  // a rule below the model fired whose action the model did not learn in this script
-    }
-
-    /// Chooses the winner among the rules that fire: priority, then earliest match, then file order; with a
-    /// model, also the best firing rule below its priority that can refine its verdict (see `_refiningAction`).
-    /// (Plain loops and a method, no local closure, so nothing is captured and boxed.)
-    @inline(__always)
-    func _choose(_ touchedCount: Int, generation gen: UInt32, sender: UnsafeRawBufferPointer?, info: SenderInfo?,
-                 trace: DecisionTrace?) -> _Choice {
-        var c = _Choice()
-        let model = ruleSet.model
+        // With a model: the best firing rule below its priority that can refine its verdict (see `_refining`).
+        let model = set.model
         let refiningAction = model.map { _refiningAction($0) } ?? nil
+        var refine = -1
         var refinePriority = Int.min
         var refinePos = Int32.max
+        var vouched = false  // a registered transactional sender's rule fired
+        var yielded = false  // a rule below the model fired whose action the model did not learn in this script
         var k = 0
-        let senderOnly = ruleSet.senderOnlyRules
+        let senderOnly = set.senderOnlyRules
         while k < touchedCount + senderOnly.count {
             let r: Int
             if k < touchedCount {
@@ -416,27 +371,45 @@ public final class Classifier {
             let pos = _firingPosition(r, generation: gen, sender: sender, info: info)
             if let trace { _record(r, pos, generation: gen, trace) }
             guard pos >= 0 else { continue }
-            if rules[r].vouches { c.vouched = true }
-            if let model, rules[r].priority < model.priority, _yields(model, to: rules[r].action) { c.yielded = true }
+            if rules[r].vouches { vouched = true }
+            if let model, rules[r].priority < model.priority, _yields(model, to: rules[r].action) { yielded = true }
             let priority = rules[r].priority
-            if priority > c.bestPriority || (priority == c.bestPriority && (pos < c.bestPos || (pos == c.bestPos && r < c.best))) {
-                c.best = r
-                c.bestPriority = priority
-                c.bestPos = pos
+            if priority > bestPriority || (priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
+                best = r
+                bestPriority = priority
+                bestPos = pos
             }
             if let refiningAction, rules[r].action == refiningAction, priority < model!.priority,
-               priority > refinePriority || (priority == refinePriority && (pos < refinePos || (pos == refinePos && r < c.refine))) {
-                c.refine = r
+               priority > refinePriority || (priority == refinePriority && (pos < refinePos || (pos == refinePos && r < refine))) {
+                refine = r
                 refinePriority = priority
                 refinePos = pos
             }
         }
-        return c
-    }
 
-    /// The verdict of rule `best` (none: -1) firing at `position` (`Int32.max`: without a text condition).
-    @inline(__always)
-    func _ruleVerdict(_ best: Int, position bestPos: Int32) -> Verdict {
+        // The model decides unless a rule at or above its priority fired (see ModelDefinition).
+        // Any TRAI DLT header is a registered sender: the model alone does not call its message junk.
+        if let model, !yielded, sender != nil, model.targets[Int(modelScratch!.slotWinner[modelScratch!.current])].action == .junk,
+           (info ?? SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)).isTRAIHeader {
+            yielded = true
+        }
+        // The rule the model would overrule: the best firing rule below it (what the rules alone would decide).
+        if model != nil { modelScratch!.below = best >= 0 && bestPriority < model!.priority ? Int32(best) : -1 }
+        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
+            let out = _refined(v, by: refine)
+            if full {
+                _recordModel(model, decided: true, refinedBy: refine, yielded: yielded, outranked: false, trace!)
+                _recordFates(best: best, bestPriority: bestPriority, bestPos: bestPos, modelDecided: true, trace!)
+            }
+            return out
+        }
+        if full {
+            if let model {
+                _recordModel(model, decided: false, refinedBy: -1, yielded: yielded,
+                             outranked: best >= 0 && bestPriority >= model.priority, trace!)
+            }
+            _recordFates(best: best, bestPriority: bestPriority, bestPos: bestPos, modelDecided: false, trace!)
+        }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]
