@@ -50,38 +50,39 @@ extension Classifier {
         trace.record(rule: entry)
     }
 
-    /// Whether a rule below the model that fired has an action the model learned too little of in this
-    /// message's script (read from the rules the trace recorded for this message).
-    func _yieldsToARule(_ model: _CompiledModel, _ trace: DecisionTrace) -> Bool {
-        let m = trace.messages[trace.messages.count - 1]
-        return trace.rules[m.ruleStart..<(m.ruleStart + m.ruleCount)].contains {
-            $0.firing >= 0 && rules[Int($0.index)].priority < model.priority && _yields(model, to: rules[Int($0.index)].action)
-        }
-    }
-
-    /// Records the learned model's scores for the message just scored (full traces only; allocates).
-    func _recordModel(_ model: _CompiledModel, decided: Bool, vouched: Bool, yielded: Bool, _ trace: DecisionTrace) {
+    /// Records the learned model's scores for the message just scored and why it decided or not (full traces
+    /// only; allocates). `refinedBy`: the rule whose folder its verdict took (-1: none); `yielded`: `_weigh`
+    /// found a reason to yield (a rule below it, or a registered sender); `outranked`: a rule at or above its
+    /// priority fired.
+    func _recordModel(_ model: _CompiledModel, decided: Bool, refinedBy: Int, yielded: Bool, outranked: Bool,
+                      _ trace: DecisionTrace) {
         let s = modelScratch!
         let t = model.targetCount
+        let winner = Int(s.slotWinner[s.current])
         var scores: [Double] = []
-        var winner = 0
-        for k in 0..<t {
-            scores.append(s.scores[k])
-            if s.scores[k] > s.scores[winner] { winner = k }
-        }
+        for k in 0..<t { scores.append(s.scores[k]) }
         var features: [(feature: Int32, start: Int32, end: Int32)] = []
         for k in 0..<s.touchedCount {
             let f = Int(s.touched[k])
             features.append((Int32(f), s.firstStart[f], s.firstEnd[f]))
         }
+        // The rules behind its reasons: the first firing rule that vouches for the sender (in weighing order), and
+        // the first firing rule below the model (in file order) whose action it yields to.
+        let entry = trace.messages[trace.messages.count - 1]
+        var vouchedBy: Int32 = -1
+        var yieldedTo: Int32 = -1
+        for r in trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)] where r.firing >= 0 {
+            let rule = rules[Int(r.index)]
+            if vouchedBy < 0, rule.vouches { vouchedBy = r.index }
+            if rule.priority < model.priority, _yields(model, to: rule.action), yieldedTo < 0 || r.index < yieldedTo { yieldedTo = r.index }
+        }
         var abstention = _modelAbstention(model)
         // A rule the model did not learn to weigh, or a registered sender, is the more basic reason than the margin
-        // an overrule needs.
-        if abstention == .decides || abstention == .overrule, vouched, model.targets[winner].action != .transaction { abstention = .vouchedSender }
-        if abstention == .decides || abstention == .overrule, yielded {
-            let dlt = model.targets[winner].action == .junk && trace.messages[trace.messages.count - 1].sender?.isTRAIHeader == true
-            abstention = dlt && !_yieldsToARule(model, trace) ? .registeredSender : .unlearnedRule
+        // an overrule needs. Yielding with no such rule is yielding to a registered sender (a TRAI DLT header).
+        if abstention == .decides || abstention == .overrule, vouchedBy >= 0, model.targets[winner].action != .transaction {
+            abstention = .vouchedSender
         }
+        if abstention == .decides || abstention == .overrule, yielded { abstention = yieldedTo < 0 ? .registeredSender : .unlearnedRule }
         // The rule the winner overrules (or would): the best firing rule below the model, when its action differs
         // from the winner's and the model has evidence; the margin it needs (-1: the model's overrules are not calibrated, its margins apply).
         var overruled: Int32 = -1
@@ -93,6 +94,29 @@ extension Classifier {
         }
         trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
                                   margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention,
-                                  overruled: overruled, overruleMargin: overruleMargin))
+                                  overruled: overruled, overruleMargin: overruleMargin, outranked: outranked,
+                                  refinedBy: Int32(refinedBy), vouchedBy: vouchedBy, yieldedTo: yieldedTo))
+    }
+
+    /// Records how each rule that fired fared against the winner (`best`, at `bestPriority` and `bestPos`), or
+    /// that the model decided (full traces only).
+    func _recordFates(best: Int, bestPriority: Int, bestPos: Int32, modelDecided: Bool, _ trace: DecisionTrace) {
+        let entry = trace.messages[trace.messages.count - 1]
+        for i in entry.ruleStart..<(entry.ruleStart + entry.ruleCount) where trace.rules[i].firing >= 0 {
+            let r = trace.rules[i]
+            let fate: DecisionTrace.Fate
+            if modelDecided {
+                fate = .lostToModel
+            } else if Int(r.index) == best {
+                fate = .won
+            } else if bestPriority > rules[Int(r.index)].priority {
+                fate = .lostToPriority
+            } else if bestPos < r.firing {
+                fate = .lostToEarlierMatch
+            } else {
+                fate = .lostToFileOrder
+            }
+            trace.rules[i].fate = fate
+        }
     }
 }

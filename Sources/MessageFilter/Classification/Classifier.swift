@@ -397,10 +397,19 @@ public final class Classifier {
         if model != nil { modelScratch!.below = best >= 0 && bestPriority < model!.priority ? Int32(best) : -1 }
         if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
             let out = _refined(v, by: refine)
-            if full { _recordModel(model, decided: true, vouched: vouched, yielded: yielded, trace!) }
+            if full {
+                _recordModel(model, decided: true, refinedBy: refine, yielded: yielded, outranked: false, trace!)
+                _recordFates(best: best, bestPriority: bestPriority, bestPos: bestPos, modelDecided: true, trace!)
+            }
             return out
         }
-        if full, let model { _recordModel(model, decided: false, vouched: vouched, yielded: yielded, trace!) }
+        if full {
+            if let model {
+                _recordModel(model, decided: false, refinedBy: -1, yielded: yielded,
+                             outranked: best >= 0 && bestPriority >= model.priority, trace!)
+            }
+            _recordFates(best: best, bestPriority: bestPriority, bestPos: bestPos, modelDecided: false, trace!)
+        }
         var v = Verdict()
         guard best >= 0 else { return v }
         let rule = rules[best]

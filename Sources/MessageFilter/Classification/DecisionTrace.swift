@@ -35,6 +35,14 @@ public final class DecisionTrace {
         var vetoCondition: Int32
         var vetoConditionStart: Int32
         var vetoConditionEnd: Int32
+        /// How a rule that fired fared against the winner (``Detail/full``; `.notFired` otherwise).
+        var fate: Fate = .notFired
+    }
+
+    /// How a rule that fired fared: it won, or lost to the model or to the winning rule (by priority, then
+    /// position, then file order: the classifier's order).
+    enum Fate: UInt8 {
+        case notFired, won, lostToModel, lostToPriority, lostToEarlierMatch, lostToFileOrder
     }
 
     /// One message's entries.
@@ -68,6 +76,14 @@ public final class DecisionTrace {
         /// calibrated, so its `margins` entry applies).
         var overruled: Int32 = -1
         var overruleMargin: Double = 0
+        /// Whether a rule at or above the model's priority fired, so the model was not asked.
+        var outranked = false
+        /// The rule whose folder the model's verdict took (-1: none; see `Classifier._refined`), the first
+        /// firing rule that vouches for the sender, and the first firing rule (by index) below the model whose
+        /// action the model learned too little of (-1: none).
+        var refinedBy: Int32 = -1
+        var vouchedBy: Int32 = -1
+        var yieldedTo: Int32 = -1
     }
 
     public let detail: Detail

@@ -68,26 +68,11 @@ extension Explanation {
 
 extension Classifier {
     /// The model's side of an explanation, from the scores the classifier recorded in the trace.
-    func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?,
-                       vouchingRule: String?, yieldedTo: String?) -> Explanation.ModelScores {
+    func _explainModel(_ m: DecisionTrace.Model, body: [UInt8], verdict: Verdict, list: NumberListKind?) -> Explanation.ModelScores {
         let model = ruleSet.model!
         let winner = m.winner
-        // The rule that refined the model's verdict (set when the model decided this message, just before).
-        let s = modelScratch!
-        let t = model.targetCount
         let norm = m.norm
-        var contributions: [Explanation.ModelScores.Contribution] = []
-        for (f32, start32, end32) in m.features {
-            let f = Int(f32)
-            let weights = (0..<t).map { Double(model.weights[f * t + $0]) }
-            let start = Int(start32)
-            let end = Int(end32)
-            let phrase = ruleSet.definition.model!.phrases[f]
-            contributions.append(.init(
-                phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: phrase.kind, evidence: phrase.evidence,
-                start: start, end: end, text: String(decoding: body[start..<end], as: UTF8.self),
-                weights: weights, contribution: norm > 0 ? weights[winner] / norm : 0))
-        }
+        var contributions = _modelContributions(m, body: body)
         let count = contributions.count
         contributions.sort { abs($0.contribution) != abs($1.contribution) ? abs($0.contribution) > abs($1.contribution) : $0.start < $1.start }
         contributions = Array(contributions.prefix(10))
@@ -119,42 +104,14 @@ extension Classifier {
             line += ")"
             if let top = contributions.first, top.contribution > 0 { line += "; strongest phrase \"\(top.phrase)\" at bytes \(top.start)..<\(top.end)" }
             steps.append(line)
-            if s.refinedBy >= 0 {
-                refinedBy = ruleSet.ruleNames[Int(s.refinedBy)]
+            if m.refinedBy >= 0 {
+                refinedBy = ruleSet.ruleNames[Int(m.refinedBy)]
                 steps.append("folder \(verdict.folder.path) from rule \"\(refinedBy!)\" (it fired below the model's priority with the action the model chose, so it refines it)")
             }
-        } else if verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count,
-                  ruleSet.definition.rules[Int(verdict.rule)].priority >= model.priority {
+        } else if m.outranked {
             steps.append("a rule at priority ≥ \(model.priority) (the model's) fired, so it decides before model \"\(model.name)\" (which would say \(names[winner]): \(scoreText))")
         } else {
-            let why: String
-            switch m.abstention {
-            case .noEvidence, .decides:
-                why = "none of its phrases is in the message (no evidence; its biases alone would say \(names[winner]))"
-            case .script:
-                why = "learned from \(real ?? 0) real \(m.script) message\(real == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to speak on a script; it would say \(names[winner]))"
-            case .margin:
-                why = "\(names[winner]) leads by a margin of \(Self.format(m.margin)), below the \(needed.isInfinite ? "margin it never reaches for that target" : "calibrated margin \(Self.format(needed))") (scores: \(scoreText))"
-            case .overrule:
-                why = "it would overrule \(overruleText ?? "a rule") (\(needed.isInfinite ? "never: too few held-out overrules of such a rule by \(names[winner]) to calibrate, or never precise enough" : "the margin at which held-out overrules of such a rule by \(names[winner]) were precise enough")) (scores: \(scoreText))"
-            case .threshold:
-                why = "best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold))"
-            case .unlearnedRule:
-                let name = yieldedTo ?? "?"
-                let action = ruleSet.definition.rules.first { $0.name == name }?.action ?? .none
-                let n = definition.realMessages(m.script, action: action) ?? 0
-                let w = definition.realMessages(m.script, action: model.targets[winner].action) ?? 0
-                if n < definition.minScriptMessages || w >= definition.minScriptMessages {
-                    why = "rule \"\(name)\" says \(action.name), and the model learned from \(n) real \(m.script) \(action.name) message\(n == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule such a rule; it would say \(names[winner]))"
-                } else {
-                    let a = model.targets[winner].action.name
-                    why = "rule \"\(name)\" says \(action.name), and the model would say \(names[winner]), but it learned from \(w) real \(m.script) \(a) message\(w == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule a rule with \(a))"
-                }
-            case .registeredSender:
-                why = "it says junk, but the sender is a TRAI DLT header, a registered sender: the model alone does not call its messages junk"
-            case .vouchedSender:
-                why = "it says \(names[winner]), but a registered transactional sender vouches for the message (\(vouchingRule ?? "a sender rule") fired): the model alone never moves such a message out of Transactions"
-            }
+            let why = _abstention(m, scoreText: scoreText, needed: needed, overruleText: overruleText)
             steps.append("model \"\(model.name)\" abstained: \(why); rules below priority \(model.priority) decide")
         }
         return Explanation.ModelScores(
@@ -164,6 +121,65 @@ extension Classifier {
             script: m.script, realMessages: real, minScriptMessages: definition.minScriptMessages, abstention: abstention,
             refinedBy: refinedBy, contributions: contributions,
             phraseCount: count, steps: steps)
+    }
+
+    /// The phrases present with what each adds to the winner's score, strongest first.
+    func _modelContributions(_ m: DecisionTrace.Model, body: [UInt8]) -> [Explanation.ModelScores.Contribution] {
+        let model = ruleSet.model!
+        let t = model.targetCount
+        let norm = m.norm
+        let winner = m.winner
+        var contributions: [Explanation.ModelScores.Contribution] = []
+        for (f32, start32, end32) in m.features {
+            let f = Int(f32)
+            let weights = (0..<t).map { Double(model.weights[f * t + $0]) }
+            let start = Int(start32)
+            let end = Int(end32)
+            let phrase = ruleSet.definition.model!.phrases[f]
+            contributions.append(.init(
+                phrase: ruleSet.phrase(at: Int(model.phraseIDs[f])), kind: phrase.kind, evidence: phrase.evidence,
+                start: start, end: end, text: String(decoding: body[start..<end], as: UTF8.self),
+                weights: weights, contribution: norm > 0 ? weights[winner] / norm : 0))
+        }
+        return contributions
+    }
+
+    /// Why the model abstained, in words (`needed`: the margin the winner needs; `overruleText`: the rule it
+    /// would overrule, described).
+    func _abstention(_ m: DecisionTrace.Model, scoreText: String, needed: Double, overruleText: String?) -> String {
+        let model = ruleSet.model!
+        let definition = ruleSet.definition.model!
+        let names = model.targets.map(\.name)
+        let winner = m.winner
+        let scores = m.scores
+        let real = definition.realMessages(m.script)
+        switch m.abstention {
+        case .noEvidence, .decides:
+            return "none of its phrases is in the message (no evidence; its biases alone would say \(names[winner]))"
+        case .script:
+            return "learned from \(real ?? 0) real \(m.script) message\(real == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to speak on a script; it would say \(names[winner]))"
+        case .margin:
+            return "\(names[winner]) leads by a margin of \(Self.format(m.margin)), below the \(needed.isInfinite ? "margin it never reaches for that target" : "calibrated margin \(Self.format(needed))") (scores: \(scoreText))"
+        case .overrule:
+            return "it would overrule \(overruleText ?? "a rule") (\(needed.isInfinite ? "never: too few held-out overrules of such a rule by \(names[winner]) to calibrate, or never precise enough" : "the margin at which held-out overrules of such a rule by \(names[winner]) were precise enough")) (scores: \(scoreText))"
+        case .threshold:
+            return "best score \(Self.format(scores[winner])) (\(names[winner])) is below its threshold \(Self.format(model.threshold))"
+        case .unlearnedRule:
+            let name = m.yieldedTo >= 0 ? ruleSet.ruleNames[Int(m.yieldedTo)] : "?"
+            let action = ruleSet.definition.rules.first { $0.name == name }?.action ?? .none
+            let n = definition.realMessages(m.script, action: action) ?? 0
+            let w = definition.realMessages(m.script, action: model.targets[winner].action) ?? 0
+            if n < definition.minScriptMessages || w >= definition.minScriptMessages {
+                return "rule \"\(name)\" says \(action.name), and the model learned from \(n) real \(m.script) \(action.name) message\(n == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule such a rule; it would say \(names[winner]))"
+            } else {
+                let a = model.targets[winner].action.name
+                return "rule \"\(name)\" says \(action.name), and the model would say \(names[winner]), but it learned from \(w) real \(m.script) \(a) message\(w == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule a rule with \(a))"
+            }
+        case .registeredSender:
+            return "it says junk, but the sender is a TRAI DLT header, a registered sender: the model alone does not call its messages junk"
+        case .vouchedSender:
+            return "it says \(names[winner]), but a registered transactional sender vouches for the message (\(m.vouchedBy >= 0 ? ruleSet.ruleNames[Int(m.vouchedBy)] : "a sender rule") fired): the model alone never moves such a message out of Transactions"
+        }
     }
 
     static func format(_ x: Double) -> String {

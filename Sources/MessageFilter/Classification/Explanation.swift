@@ -139,22 +139,10 @@ extension Classifier {
         let entry = trace.messages[message]
         let raw = trace.matches[entry.matchStart..<(entry.matchStart + entry.matchCount)]
             .sorted { ($0.start, $0.end, $0.phrase) < ($1.start, $1.end, $1.phrase) }
-        let vouching = trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)]
-            .first { $0.firing >= 0 && rules[Int($0.index)].vouches }.map { set.ruleNames[Int($0.index)] }
-        // The first rule below the model that fired with an action the model did not learn in this script.
-        let yieldedTo = entry.model.flatMap { m -> String? in
-            guard let model = set.model else { return nil }
-            return trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)].sorted { $0.index < $1.index }.first {
-                $0.firing >= 0 && rules[Int($0.index)].priority < model.priority
-                    && model.yields[(Int(m.script.rawValue) * 5 + rules[Int($0.index)].action.rawValue) * model.targetCount + m.winner]
-            }.map { set.ruleNames[Int($0.index)] }
-        }
-        let modelScores = entry.model.map {
-            _explainModel($0, body: body, verdict: verdict, list: entry.list, vouchingRule: vouching, yieldedTo: yieldedTo)
-        }
+        let modelScores = entry.model.map { _explainModel($0, body: body, verdict: verdict, list: entry.list) }
         let matches = _explainedMatches(raw, body: body, anchor: Int(entry.anchor))
         let considered = trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)].sorted { $0.index < $1.index }.map {
-            _consideration($0, verdict: verdict, list: entry.list, modelDecided: modelScores?.decided == true, info: entry.sender, body: body)
+            _consideration($0, verdict: verdict, list: entry.list, info: entry.sender, body: body)
         }
         var steps = [_senderStep(sender, entry.sender)]
         steps += _decisionSteps(verdict, modelScores)
@@ -193,7 +181,7 @@ extension Classifier {
     }
 
     /// What one weighed rule came to, in words.
-    func _consideration(_ r: DecisionTrace.Rule, verdict: Verdict, list: NumberListKind?, modelDecided: Bool, info: SenderInfo?,
+    func _consideration(_ r: DecisionTrace.Rule, verdict: Verdict, list: NumberListKind?, info: SenderInfo?,
                         body: [UInt8]) -> Explanation.RuleConsideration {
         let set = ruleSet
         let index = Int(r.index)
@@ -224,22 +212,21 @@ extension Classifier {
         case _Firing.senderFailed:
             c.outcome = .senderConditionFailed(info.map { _senderFailure(def.sender!, info: $0) } ?? "no sender")
         default:
-            c.outcome = _firedOutcome(r, verdict: verdict, modelDecided: modelDecided)
+            c.outcome = _firedOutcome(r.fate, verdict: verdict)
         }
         return c
     }
 
-    /// A rule that fired: it won, or lost to the model or to the winner (by priority, position, file order).
-    func _firedOutcome(_ r: DecisionTrace.Rule, verdict: Verdict, modelDecided: Bool) -> Explanation.Outcome {
-        if r.index == verdict.rule { return .won }
-        if modelDecided, let model = ruleSet.model { return .lostToModel(name: model.name) }
-        guard verdict.rule >= 0, Int(verdict.rule) < ruleSet.definition.rules.count else { return .won }
-        let winnerName = ruleSet.ruleNames[Int(verdict.rule)]
-        let w = ruleSet.definition.rules[Int(verdict.rule)]
-        let wPos = verdict.matchStart >= 0 ? verdict.matchStart : Int32.max
-        if w.priority > ruleSet.definition.rules[Int(r.index)].priority { return .lostToPriority(winner: winnerName) }
-        if wPos < r.firing { return .lostToEarlierMatch(winner: winnerName) }
-        return .lostToFileOrder(winner: winnerName)
+    /// A rule that fired, in words: it won, or lost to the model or to the winner (as the classifier recorded).
+    func _firedOutcome(_ fate: DecisionTrace.Fate, verdict: Verdict) -> Explanation.Outcome {
+        let winnerName = verdict.rule >= 0 && Int(verdict.rule) < ruleSet.ruleNames.count ? ruleSet.ruleNames[Int(verdict.rule)] : ""
+        switch fate {
+        case .notFired, .won: return .won
+        case .lostToModel: return .lostToModel(name: ruleSet.model?.name ?? "")
+        case .lostToPriority: return .lostToPriority(winner: winnerName)
+        case .lostToEarlierMatch: return .lostToEarlierMatch(winner: winnerName)
+        case .lostToFileOrder: return .lostToFileOrder(winner: winnerName)
+        }
     }
 
     /// "sender …: kind …" (or "no sender").

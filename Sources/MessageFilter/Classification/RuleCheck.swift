@@ -143,34 +143,8 @@ public enum RuleChecker {
             for finding in _BodyConditionCheck.findings(rule, vetoed: vetoed) {
                 add(.warning, rule.line, "\(at).\(finding.field)", "\"\(rule.name)\" \(finding.message)")
             }
-            if let s = rule.sender {
-                let kinds = Set(s.kinds)
-                if !kinds.isEmpty, !kinds.contains(.alphanumeric), !(s.suffixes.isEmpty && s.entities.isEmpty) {
-                    add(.warning, rule.line, "\(at).sender", "\"\(rule.name)\" can never fire: TRAI suffix/entity conditions need an alphanumeric sender, but kind excludes it")
-                }
-                if !kinds.isEmpty, !kinds.contains(.phoneNumber), !s.countryCodes.isEmpty {
-                    add(.warning, rule.line, "\(at).sender", "\"\(rule.name)\" can never fire: countryCode needs a phone number, but kind excludes it")
-                }
-                if !s.countryCodes.isEmpty, !(s.suffixes.isEmpty && s.entities.isEmpty) {
-                    add(.warning, rule.line, "\(at).sender", "\"\(rule.name)\" can never fire: a sender cannot be both a phone number (countryCode) and a TRAI header (suffix/entity)")
-                }
-            }
-            // Shadowed by a plain keyword rule of higher priority.
-            if rule.needsText {
-                for (j, q) in def.rules.enumerated() where j != i && q.priority > rule.priority
-                    && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && !q.keywords.isEmpty && q.caseFold == rule.caseFold
-                    && q._extraGroups.isEmpty && q._vetoFeatures.isEmpty {
-                    // p is covered when a keyword of q matches wherever p does (`_BodyConditionCheck.covers`).
-                    func covered(_ p: String) -> Bool {
-                        q.keywords.contains { _BodyConditionCheck.covers(fold(p), rule._wordBoundary(p), fold($0), q._wordBoundary($0)) }
-                    }
-                    let shadowed = (!rule.keywords.isEmpty && rule.keywords.allSatisfy(covered))
-                        || rule.all.contains { $0.allSatisfy(covered) }
-                    if shadowed {
-                        add(.warning, rule.line, at, "\"\(rule.name)\" can never win: whenever it fires, \"\(q.name)\" (priority \(q.priority) > \(rule.priority)) fires too")
-                        break
-                    }
-                }
+            for (severity, field, message) in _senderFindings(rule) + _shadowFindings(rule, index: i, in: def) {
+                add(severity, rule.line, field.isEmpty ? at : "\(at).\(field)", message)
             }
             for k in rule.keywords { claims["\(rule.priority)\u{0}\(rule.caseFold.rawValue)\u{0}\(fold(k))", default: []].append((i, v.folder)) }
         }
@@ -184,6 +158,48 @@ public enum RuleChecker {
             add(.warning, first.line, "rules[\(c[0].rule)].keywords", "keyword \"\(parts[2])\" is claimed at priority \(parts[0]) by rules of different folders: \(names); file order decides")
         }
         return RuleCheckReport(file: file, target: target, findings: findings, ruleSet: set)
+    }
+
+    /// A rule's sender condition that can never hold: (severity, field below the rule, message).
+    static func _senderFindings(_ rule: RuleDefinition) -> [(RuleCheckReport.Severity, String, String)] {
+        var out: [(RuleCheckReport.Severity, String, String)] = []
+        if let s = rule.sender {
+            let kinds = Set(s.kinds)
+            if !kinds.isEmpty, !kinds.contains(.alphanumeric), !(s.suffixes.isEmpty && s.entities.isEmpty) {
+                out.append((.warning, "sender", "\"\(rule.name)\" can never fire: TRAI suffix/entity conditions need an alphanumeric sender, but kind excludes it"))
+            }
+            if !kinds.isEmpty, !kinds.contains(.phoneNumber), !s.countryCodes.isEmpty {
+                out.append((.warning, "sender", "\"\(rule.name)\" can never fire: countryCode needs a phone number, but kind excludes it"))
+            }
+            if !s.countryCodes.isEmpty, !(s.suffixes.isEmpty && s.entities.isEmpty) {
+                out.append((.warning, "sender", "\"\(rule.name)\" can never fire: a sender cannot be both a phone number (countryCode) and a TRAI header (suffix/entity)"))
+            }
+        }
+        return out
+    }
+
+    /// A rule shadowed by a plain keyword rule of higher priority (rule `i` of `def`).
+    static func _shadowFindings(_ rule: RuleDefinition, index i: Int, in def: RuleSetDefinition)
+        -> [(RuleCheckReport.Severity, String, String)] {
+        func fold(_ s: String) -> String { s.lowercased() }
+        var out: [(RuleCheckReport.Severity, String, String)] = []
+        if rule.needsText {
+            for (j, q) in def.rules.enumerated() where j != i && q.priority > rule.priority
+                && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && !q.keywords.isEmpty && q.caseFold == rule.caseFold
+                && q._extraGroups.isEmpty && q._vetoFeatures.isEmpty {
+                // p is covered when a keyword of q matches wherever p does (`_BodyConditionCheck.covers`).
+                func covered(_ p: String) -> Bool {
+                    q.keywords.contains { _BodyConditionCheck.covers(fold(p), rule._wordBoundary(p), fold($0), q._wordBoundary($0)) }
+                }
+                let shadowed = (!rule.keywords.isEmpty && rule.keywords.allSatisfy(covered))
+                    || rule.all.contains { $0.allSatisfy(covered) }
+                if shadowed {
+                    out.append((.warning, "", "\"\(rule.name)\" can never win: whenever it fires, \"\(q.name)\" (priority \(q.priority) > \(rule.priority)) fires too"))
+                    break
+                }
+            }
+        }
+        return out
     }
 }
 

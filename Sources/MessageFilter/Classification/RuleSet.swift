@@ -90,20 +90,69 @@ public final class RuleSet: Sendable {
         self.definitionBytes = bytes
         checksum = String(_Checksum.hash(bytes), radix: 16).leftPadded(to: 16)
 
-        // Phrase table. Keyed by the folded pattern's bytes, which is what the automaton matches (a `String` key
-        // hashed every non-ASCII phrase through NFC: ~100M instructions for a 10k-phrase Thai model's load).
+        var table = _PhraseTable(normalization: definition.normalization, capacity: definition.model?.phrases.count ?? 0)
+        var features = _FeatureTable()
+        let (compiled, senderOnly, conditions) = Self._compileRules(definition, &table, &features)
+        // The model's phrases are literal phrases too (ids below `literalCount`, before the body conditions').
+        var modelPhraseIDs: [Int32] = []
+        if let m = definition.model {
+            modelPhraseIDs = m.phrases.map { table.id($0.text, .unicode, $0.kind == .word ? .word : .none) }
+        }
+        let literalCount = table.texts.count
+        phraseTexts = table.texts + features.keys.map(\.display)
+        let usesPerPhrase = table.uses + features.uses
+        self.literalPhraseCount = literalCount
+        latinWordPhrases = table.latinWords
+        bodyFeatures = features.keys.isEmpty ? nil : _BodyFeatures(features.keys, firstID: Int32(literalCount), rules: definition.rules)
+        ruleFeatureKinds = definition.rules.map(_BodyFeatures.kinds(of:))
+        hasAnchoredPhrases = usesPerPhrase.contains { $0.contains { $0 & _anchoredRole != 0 } }
+        rules = compiled
+        senderOnlyRules = senderOnly
+        senderConditions = conditions
+        needsSender = !conditions.isEmpty || !definition.blockList.isEmpty || !definition.identificationNumbers.isEmpty
+        var starts: [Int32] = [0]
+        var flat: [UInt32] = []
+        for u in usesPerPhrase {
+            flat.append(contentsOf: u)
+            starts.append(Int32(flat.count))
+        }
+        useStart = starts
+        uses = flat
+
+        // The rules' automata hold the phrases rules use; the model's phrases are looked up in its own table.
+        var l2g: [[Int32]] = [[], []]
+        for (id, mode) in table.modes.enumerated() where !usesPerPhrase[id].isEmpty { l2g[Int(mode.rawValue)].append(Int32(id)) }
+        localToGlobal = l2g
+        model = definition.model.map {
+            _CompiledModel($0, phraseIDs: modelPhraseIDs, ruleIndex: Int32(definition.rules.count),
+                           capabilities: definition.capabilities, normalization: definition.normalization)
+        }
+        matchers = try prebuilt ?? Self._buildMatchers(l2g, table, source: source)
+    }
+
+    /// The literal phrases of a rule set as they are numbered: one id per distinct (mode, word boundary, folded
+    /// pattern). Keyed by the folded pattern's bytes, which is what the automaton matches (a `String` key hashed
+    /// every non-ASCII phrase through NFC: ~100M instructions for a 10k-phrase Thai model's load).
+    struct _PhraseTable {
         struct Key: Hashable { var mode: CaseFoldMode; var boundary: _WordBoundary; var folded: _PhraseKey }
-        var ids: [Key: Int32] = Dictionary(minimumCapacity: definition.model?.phrases.count ?? 0)
+        let normalization: TextNormalization
+        var ids: [Key: Int32]
         var texts: [String] = []
         var patterns: [String] = []
         var modes: [CaseFoldMode] = []
         var wholes: [Bool] = []
         var latinWords: [Bool] = []
-        var usesPerPhrase: [[UInt32]] = []
-        let normalization = definition.normalization
-        // Under a normalisation, phrases are normalised like the text (non-ASCII case folded included), so
-        // every phrase goes into the ASCII-folding automaton.
-        func phraseID(_ text: String, _ caseFold: CaseFoldMode, _ boundary: _WordBoundary) -> Int32 {
+        /// Per phrase: its uses (rule index << 8 | role).
+        var uses: [[UInt32]] = []
+
+        init(normalization: TextNormalization, capacity: Int) {
+            self.normalization = normalization
+            ids = Dictionary(minimumCapacity: capacity)
+        }
+
+        /// The id of `text` (a new one when it is new). Under a normalisation, phrases are normalised like the
+        /// text (non-ASCII case folded included), so every phrase goes into the ASCII-folding automaton.
+        mutating func id(_ text: String, _ caseFold: CaseFoldMode, _ boundary: _WordBoundary) -> Int32 {
             let mode = normalization == .none ? caseFold : .ascii
             var pattern = normalization == .none ? text : normalization.apply(text)
             if pattern.isEmpty { pattern = text }
@@ -117,19 +166,23 @@ public final class RuleSet: Sendable {
             modes.append(mode)
             wholes.append(boundary == .word)
             latinWords.append(boundary == .latinWord)
-            usesPerPhrase.append([])
+            uses.append([])
             return id
         }
-        func phraseID(_ text: String, _ rule: RuleDefinition) -> Int32 { phraseID(text, rule.caseFold, rule._wordBoundary(text)) }
-        var features = _FeatureTable()
+    }
+
+    /// Numbers the rules' phrases and body conditions (in `table` and `features`, with their uses) and compiles
+    /// each rule: the compiled rules, the sender-only rules, the sender conditions.
+    static func _compileRules(_ definition: RuleSetDefinition, _ table: inout _PhraseTable, _ features: inout _FeatureTable)
+        -> ([_CompiledRule], [Int32], [_CompiledSenderCondition]) {
         var compiled: [_CompiledRule] = []
         var senderOnly: [Int32] = []
         var conditions: [_CompiledSenderCondition] = []
         for (r, rule) in definition.rules.enumerated() {
             func use(_ text: String, _ role: UInt32) {
-                let id = Int(phraseID(text, rule))
+                let id = Int(table.id(text, rule.caseFold, rule._wordBoundary(text)))
                 let u = UInt32(r) << 8 | role
-                if !usesPerPhrase[id].contains(u) { usesPerPhrase[id].append(u) }
+                if !table.uses[id].contains(u) { table.uses[id].append(u) }
             }
             for k in rule.keywords { use(k, 0) }
             for k in rule.unless { use(k, 1) }
@@ -154,59 +207,26 @@ public final class RuleSet: Sendable {
                 featureGroups: _BodyFeatures.groupMask(of: rule), senderKinds: senderKinds, senderNeedsTRAI: senderNeedsTRAI))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
-        // The model's phrases are literal phrases too (ids below `literalCount`, before the body conditions').
-        var modelPhraseIDs: [Int32] = []
-        if let m = definition.model {
-            modelPhraseIDs = m.phrases.map { phraseID($0.text, .unicode, $0.kind == .word ? .word : .none) }
-        }
-        let literalCount = texts.count
-        phraseTexts = texts + features.keys.map(\.display)
-        usesPerPhrase += features.uses
-        self.literalPhraseCount = literalCount
-        latinWordPhrases = latinWords
-        bodyFeatures = features.keys.isEmpty ? nil : _BodyFeatures(features.keys, firstID: Int32(literalCount), rules: definition.rules)
-        ruleFeatureKinds = definition.rules.map(_BodyFeatures.kinds(of:))
-        hasAnchoredPhrases = usesPerPhrase.contains { $0.contains { $0 & _anchoredRole != 0 } }
-        rules = compiled
-        senderOnlyRules = senderOnly
-        senderConditions = conditions
-        needsSender = !conditions.isEmpty || !definition.blockList.isEmpty || !definition.identificationNumbers.isEmpty
-        var starts: [Int32] = [0]
-        var flat: [UInt32] = []
-        for u in usesPerPhrase {
-            flat.append(contentsOf: u)
-            starts.append(Int32(flat.count))
-        }
-        useStart = starts
-        uses = flat
+        return (compiled, senderOnly, conditions)
+    }
 
-        // The rules' automata hold the phrases rules use; the model's phrases are looked up in its own table.
-        var l2g: [[Int32]] = [[], []]
-        for (id, mode) in modes.enumerated() where !usesPerPhrase[id].isEmpty { l2g[Int(mode.rawValue)].append(Int32(id)) }
-        localToGlobal = l2g
-        model = definition.model.map {
-            _CompiledModel($0, phraseIDs: modelPhraseIDs, ruleIndex: Int32(definition.rules.count),
-                           capabilities: definition.capabilities, normalization: normalization)
-        }
-        if let prebuilt {
-            matchers = prebuilt
-        } else {
-            var built: [_PhraseMatcher?] = []
-            for mode in CaseFoldMode.allCases {
-                let ids = l2g[Int(mode.rawValue)]
-                if ids.isEmpty {
-                    built.append(nil)
-                    continue
-                }
-                do {
-                    built.append(try _PhraseMatcher(patterns: ids.map { Array(patterns[Int($0)].utf8) },
-                                                     wholeWord: ids.map { wholes[Int($0)] }, folding: mode))
-                } catch {
-                    throw RuleSetBuildError(source: source, detail: "\(mode.name) automaton: \(error)")
-                }
+    /// Builds one automaton per case-folding mode over the phrases `l2g` gives it (nil: none).
+    static func _buildMatchers(_ l2g: [[Int32]], _ table: _PhraseTable, source: String) throws -> [_PhraseMatcher?] {
+        var built: [_PhraseMatcher?] = []
+        for mode in CaseFoldMode.allCases {
+            let ids = l2g[Int(mode.rawValue)]
+            if ids.isEmpty {
+                built.append(nil)
+                continue
             }
-            matchers = built
+            do {
+                built.append(try _PhraseMatcher(patterns: ids.map { Array(table.patterns[Int($0)].utf8) },
+                                                 wholeWord: ids.map { table.wholes[Int($0)] }, folding: mode))
+            } catch {
+                throw RuleSetBuildError(source: source, detail: "\(mode.name) automaton: \(error)")
+            }
         }
+        return built
     }
 
     /// Parses and compiles a YAML rule file's text.

@@ -63,58 +63,77 @@ enum _DefinitionCodec {
         guard (1...999).contains(d.defaultCountryCode) else { throw fail("default country code") }
         let n = try r.count(minimumBytesEach: 30)
         var names = Set<String>()
-        for _ in 0..<n {
-            let name = try r.string()
-            guard RuleDefinition.isValidName(name), names.insert(name).inserted
-            else { throw fail("rule name") }
-            guard let action = Action(rawValue: Int(try r.u8())) else { throw fail("action") }
-            var rule = RuleDefinition(name: name, action: action)
-            guard let sub = SubAction(rawValue: Int(try r.u32())) else { throw fail("sub-action") }
-            rule.subAction = sub
-            rule.priority = Int(try r.i64())
-            // Not abs(): abs(Int.min) traps.
-            guard (-1_000_000...1_000_000).contains(rule.priority) else { throw fail("priority") }
-            rule.keywords = try r.strings()
-            rule.unless = try r.strings()
-            let groups = try r.count(minimumBytesEach: 4)
-            guard groups <= 64 else { throw fail("all groups") }
-            for _ in 0..<groups {
-                let g = try r.strings()
-                guard !g.isEmpty else { throw fail("empty all group") }
-                rule.all.append(g)
-            }
-            for p in rule.keywords + rule.unless + rule.all.flatMap({ $0 }) where p.isEmpty { throw fail("empty phrase") }
-            guard let fold = CaseFoldMode(rawValue: try r.u8()) else { throw fail("case folding") }
-            rule.caseFold = fold
-            let whole = try r.u8()
-            guard whole <= 1 else { throw fail("wholeWord") }
-            rule.wholeWord = whole == 1
-            rule.line = Int(try r.u32())
-            rule.subActionLine = Int(try r.u32())
-            let hasSender = try r.u8()
-            if hasSender == 1 {
-                var s = SenderCondition()
-                s.exact = try r.strings()
-                s.prefix = try r.strings()
-                for k in try r.strings() {
-                    guard let kind = SenderKind(rawValue: k) else { throw fail("sender kind") }
-                    s.kinds.append(kind)
-                }
-                for b in try r.bytes() {
-                    guard let suffix = TRAISuffix(rawValue: b) else { throw fail("TRAI suffix") }
-                    s.suffixes.append(suffix)
-                }
-                s.entities = try r.strings()
-                let cc = try r.count(minimumBytesEach: 4)
-                for _ in 0..<cc { s.countryCodes.append(try r.i32()) }
-                rule.sender = s
-            } else if hasSender != 0 {
-                throw fail("sender flag")
-            }
-            try _ConditionCodec.decode(into: &rule, from: &r)
-            guard rule.needsText || rule.sender != nil else { throw fail("rule without condition") }
-            d.rules.append(rule)
+        for _ in 0..<n { d.rules.append(try _decodeRule(&r, names: &names)) }
+        try _decodeLists(&r, into: &d)
+        try _ModelCodec.decode(&r, into: &d, checkShapes: checkShapes)
+        guard r.remaining == 0 else { throw fail("trailing bytes in the rule table") }
+        return d
+    }
+
+    /// One rule of the rule table (its name new in `names`).
+    static func _decodeRule(_ r: inout _ByteReader, names: inout Set<String>) throws -> RuleDefinition {
+        func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
+        let name = try r.string()
+        guard RuleDefinition.isValidName(name), names.insert(name).inserted
+        else { throw fail("rule name") }
+        guard let action = Action(rawValue: Int(try r.u8())) else { throw fail("action") }
+        var rule = RuleDefinition(name: name, action: action)
+        guard let sub = SubAction(rawValue: Int(try r.u32())) else { throw fail("sub-action") }
+        rule.subAction = sub
+        rule.priority = Int(try r.i64())
+        // Not abs(): abs(Int.min) traps.
+        guard (-1_000_000...1_000_000).contains(rule.priority) else { throw fail("priority") }
+        rule.keywords = try r.strings()
+        rule.unless = try r.strings()
+        let groups = try r.count(minimumBytesEach: 4)
+        guard groups <= 64 else { throw fail("all groups") }
+        for _ in 0..<groups {
+            let g = try r.strings()
+            guard !g.isEmpty else { throw fail("empty all group") }
+            rule.all.append(g)
         }
+        for p in rule.keywords + rule.unless + rule.all.flatMap({ $0 }) where p.isEmpty { throw fail("empty phrase") }
+        guard let fold = CaseFoldMode(rawValue: try r.u8()) else { throw fail("case folding") }
+        rule.caseFold = fold
+        let whole = try r.u8()
+        guard whole <= 1 else { throw fail("wholeWord") }
+        rule.wholeWord = whole == 1
+        rule.line = Int(try r.u32())
+        rule.subActionLine = Int(try r.u32())
+        let hasSender = try r.u8()
+        if hasSender == 1 {
+            rule.sender = try _decodeSender(&r)
+        } else if hasSender != 0 {
+            throw fail("sender flag")
+        }
+        try _ConditionCodec.decode(into: &rule, from: &r)
+        guard rule.needsText || rule.sender != nil else { throw fail("rule without condition") }
+        return rule
+    }
+
+    /// A rule's sender condition.
+    static func _decodeSender(_ r: inout _ByteReader) throws -> SenderCondition {
+        func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
+        var s = SenderCondition()
+        s.exact = try r.strings()
+        s.prefix = try r.strings()
+        for k in try r.strings() {
+            guard let kind = SenderKind(rawValue: k) else { throw fail("sender kind") }
+            s.kinds.append(kind)
+        }
+        for b in try r.bytes() {
+            guard let suffix = TRAISuffix(rawValue: b) else { throw fail("TRAI suffix") }
+            s.suffixes.append(suffix)
+        }
+        s.entities = try r.strings()
+        let cc = try r.count(minimumBytesEach: 4)
+        for _ in 0..<cc { s.countryCodes.append(try r.i32()) }
+        return s
+    }
+
+    /// The block list, the identification list and its labels, each in order and checked.
+    static func _decodeLists(_ r: inout _ByteReader, into d: inout RuleSetDefinition) throws {
+        func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: r.offset, what: what) }
         let blocks = try r.count(minimumBytesEach: 8)
         d.blockList.reserveCapacity(blocks)
         for _ in 0..<blocks {
@@ -134,8 +153,5 @@ enum _DefinitionCodec {
         guard d.labels.allSatisfy(RuleDefinition.isValidName) else { throw fail("label") }
         guard labelIndices.allSatisfy({ $0 >= 0 && Int($0) < d.labels.count }) else { throw fail("label index") }
         d.identificationLabels = labelIndices
-        try _ModelCodec.decode(&r, into: &d, checkShapes: checkShapes)
-        guard r.remaining == 0 else { throw fail("trailing bytes in the rule table") }
-        return d
     }
 }

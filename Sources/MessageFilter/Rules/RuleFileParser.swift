@@ -52,53 +52,16 @@ struct _RuleFileParser {
             case "version":
                 sawVersion = true
                 if v.int != 1 { issue(v, "version", "unsupported version \"\(v.string ?? "?")\"; valid: 1") }
-            case "capabilities":
-                var subs: [SubAction] = []
-                for (i, item) in list(v, "capabilities").enumerated() {
-                    let name = item.string ?? ""
-                    if let s = SubAction(name: name), s != .none {
-                        if subs.contains(s) { issue(item, "capabilities[\(i)]", "\"\(name)\" is declared twice") }
-                        subs.append(s)
-                    } else {
-                        issue(item, "capabilities[\(i)]", _Suggest.unknown("sub-action", name, valid: SubAction.all.map(\.name)))
-                    }
-                }
-                def.capabilities = Capabilities(declaring: subs)
+            case "capabilities": def.capabilities = parseCapabilities(v)
             case "defaultCountryCode":
                 if let n = v.int, (1...999).contains(n) { def.defaultCountryCode = Int32(n) } else {
                     issue(v, "defaultCountryCode", "expected a country calling code from 1 to 999 (e.g. 91), got \"\(v.string ?? "?")\"")
                 }
-            case "blockList":
-                if let path = v.string {
-                    do { def.blockList = try NumberListReader.readBlockList(path: resolve(path)) } catch let e as NumberListError {
-                        issue(v, "blockList", e.description)
-                    } catch { issue(v, "blockList", "\(error)") }
-                } else { issue(v, "blockList", "expected the path of a block list file") }
-            case "identificationList":
-                if let path = v.string {
-                    do {
-                        let l = try NumberListReader.readIdentificationList(path: resolve(path))
-                        def.identificationNumbers = l.numbers
-                        def.identificationLabels = l.labelIndices
-                        def.labels = l.labels
-                    } catch let e as NumberListError { issue(v, "identificationList", e.description) } catch {
-                        issue(v, "identificationList", "\(error)")
-                    }
-                } else { issue(v, "identificationList", "expected the path of an identification list file") }
+            case "blockList": parseBlockList(v, into: &def)
+            case "identificationList": parseIdentificationList(v, into: &def)
             case "rules":
                 sawRules = true
-                guard let seq = v.sequence else { issue(v, "rules", "expected a list of rules"); continue }
-                var names: [String: Int] = [:]
-                for (i, r) in seq.enumerated() {
-                    if let name = r.mapping?["name"]?.string {
-                        if let first = names[name] {
-                            issue(r, "rules[\(i)].name", "duplicate rule name \"\(name)\" (first used by rules[\(first)]); names must be unique")
-                        } else {
-                            names[name] = i
-                        }
-                    }
-                    if let rule = parseRule(r, index: i) { def.rules.append(rule) }
-                }
+                parseRules(v, into: &def)
             case "normalize": def.normalization = parseNormalization(v)
             case "model": def.model = parseModel(v)
             default:
@@ -110,6 +73,60 @@ struct _RuleFileParser {
         if !sawVersion { issue(root, "version", "missing; add `version: 1`") }
         if !sawRules { issue(root, "rules", "missing; add a `rules:` list") }
         return def
+    }
+
+    /// `capabilities:`: the sub-actions the app declares.
+    mutating func parseCapabilities(_ v: Node) -> Capabilities {
+        var subs: [SubAction] = []
+        for (i, item) in list(v, "capabilities").enumerated() {
+            let name = item.string ?? ""
+            if let s = SubAction(name: name), s != .none {
+                if subs.contains(s) { issue(item, "capabilities[\(i)]", "\"\(name)\" is declared twice") }
+                subs.append(s)
+            } else {
+                issue(item, "capabilities[\(i)]", _Suggest.unknown("sub-action", name, valid: SubAction.all.map(\.name)))
+            }
+        }
+        return Capabilities(declaring: subs)
+    }
+
+    /// `blockList:`: the path of a block list file, read.
+    mutating func parseBlockList(_ v: Node, into def: inout RuleSetDefinition) {
+        if let path = v.string {
+            do { def.blockList = try NumberListReader.readBlockList(path: resolve(path)) } catch let e as NumberListError {
+                issue(v, "blockList", e.description)
+            } catch { issue(v, "blockList", "\(error)") }
+        } else { issue(v, "blockList", "expected the path of a block list file") }
+    }
+
+    /// `identificationList:`: the path of an identification list file, read.
+    mutating func parseIdentificationList(_ v: Node, into def: inout RuleSetDefinition) {
+        if let path = v.string {
+            do {
+                let l = try NumberListReader.readIdentificationList(path: resolve(path))
+                def.identificationNumbers = l.numbers
+                def.identificationLabels = l.labelIndices
+                def.labels = l.labels
+            } catch let e as NumberListError { issue(v, "identificationList", e.description) } catch {
+                issue(v, "identificationList", "\(error)")
+            }
+        } else { issue(v, "identificationList", "expected the path of an identification list file") }
+    }
+
+    /// `rules:`: each rule parsed (names must be unique).
+    mutating func parseRules(_ v: Node, into def: inout RuleSetDefinition) {
+        guard let seq = v.sequence else { issue(v, "rules", "expected a list of rules"); return }
+        var names: [String: Int] = [:]
+        for (i, r) in seq.enumerated() {
+            if let name = r.mapping?["name"]?.string {
+                if let first = names[name] {
+                    issue(r, "rules[\(i)].name", "duplicate rule name \"\(name)\" (first used by rules[\(first)]); names must be unique")
+                } else {
+                    names[name] = i
+                }
+            }
+            if let rule = parseRule(r, index: i) { def.rules.append(rule) }
+        }
     }
 
     func resolve(_ path: String) -> String {

@@ -12,6 +12,16 @@ extension _RuleFileParser {
         return .standard
     }
 
+    /// The `model:` fields read after the others (they need the target count), and which were given.
+    struct ModelNodes {
+        var sawTargets = false, sawBias = false, sawPhrases = false
+        var phraseNodes: [Node] = []
+        var biasNode: Node?
+        var marginsNode: Node?
+        var scriptsNode: Node?
+        var overrulesNode: Node?
+    }
+
     /// Parses the `model:` mapping; nil (with issues) when it is not valid.
     mutating func parseModel(_ node: Node) -> ModelDefinition? {
         guard let map = node.mapping else {
@@ -20,13 +30,20 @@ extension _RuleFileParser {
         }
         var m = ModelDefinition()
         m.line = node.mark?.line ?? 0
+        var nodes = ModelNodes()
+        var ok = parseModelFields(map, into: &m, &nodes)
+        for (missing, key) in [(!nodes.sawTargets, "targets"), (!nodes.sawBias, "bias"), (!nodes.sawPhrases, "phrases")] where missing {
+            issue(node, "model.\(key)", "missing"); ok = false
+        }
+        if nodes.sawTargets, m.targets.count < 2 { issue(node, "model.targets", "a model needs at least two targets"); ok = false }
+        guard ok, parseModelTables(nodes, into: &m) else { return nil }
+        return parseModelPhrases(nodes.phraseNodes, into: &m) ? m : nil
+    }
+
+    /// The fields of `model:` that stand alone (name, priority, threshold, targets, …); the others are kept in
+    /// `nodes` for later. False when one is not valid.
+    mutating func parseModelFields(_ map: Node.Mapping, into m: inout ModelDefinition, _ nodes: inout ModelNodes) -> Bool {
         var ok = true
-        var sawTargets = false, sawBias = false, sawPhrases = false
-        var phraseNodes: [Node] = []
-        var biasNode: Node?
-        var marginsNode: Node?
-        var scriptsNode: Node?
-        var overrulesNode: Node?
         for (k, v) in map {
             let key = k.string ?? ""
             let f = "model.\(key)"
@@ -44,7 +61,7 @@ extension _RuleFileParser {
                     issue(v, f, "expected a number (or null: the model always decides)"); ok = false
                 }
             case "targets":
-                sawTargets = true
+                nodes.sawTargets = true
                 for (i, item) in list(v, f).enumerated() {
                     let s = item.string ?? ""
                     guard let t = ModelDefinition.Target(name: s) else {
@@ -56,22 +73,22 @@ extension _RuleFileParser {
                     m.targets.append(t)
                 }
             case "bias":
-                sawBias = true
-                biasNode = v
+                nodes.sawBias = true
+                nodes.biasNode = v
             case "phrases":
-                sawPhrases = true
+                nodes.sawPhrases = true
                 guard let seq = v.sequence else { issue(v, f, "expected a list of [kind, phrase, idf, weight…] entries"); ok = false; continue }
-                phraseNodes = Array(seq)
+                nodes.phraseNodes = Array(seq)
             case "margins":
-                marginsNode = v
+                nodes.marginsNode = v
             case "minScriptMessages":
                 if let n = v.int, n >= 0, n <= 1_000_000_000 { m.minScriptMessages = n } else {
                     issue(v, f, "expected a count from 0 to 1000000000"); ok = false
                 }
             case "scripts":
-                scriptsNode = v
+                nodes.scriptsNode = v
             case "overrules":
-                overrulesNode = v
+                nodes.overrulesNode = v
             case "generatedScripts":
                 guard let counts = parseScriptCounts(v, f) else { ok = false; continue }
                 m.generatedScripts = counts
@@ -81,49 +98,58 @@ extension _RuleFileParser {
                 issue(k, f, _Suggest.unknown("model field", key, valid: Self.modelKeys)); ok = false
             }
         }
-        for (missing, key) in [(!sawTargets, "targets"), (!sawBias, "bias"), (!sawPhrases, "phrases")] where missing {
-            issue(node, "model.\(key)", "missing"); ok = false
-        }
-        if sawTargets, m.targets.count < 2 { issue(node, "model.targets", "a model needs at least two targets"); ok = false }
-        guard ok else { return nil }
+        return ok
+    }
+
+    /// `bias`, `margins`, `scripts` and `overrules`, each one entry per target; false (with an issue) at the
+    /// first that is not valid.
+    mutating func parseModelTables(_ nodes: ModelNodes, into m: inout ModelDefinition) -> Bool {
         let t = m.targets.count
-        if let biasNode {
+        if let biasNode = nodes.biasNode {
             let values = list(biasNode, "model.bias").map { Self.float($0) }
             if values.count != t || values.contains(where: { $0 == nil }) {
-                issue(biasNode, "model.bias", "expected \(t) numbers, one per target"); return nil
+                issue(biasNode, "model.bias", "expected \(t) numbers, one per target"); return false
             }
             m.bias = values.map { $0! }
         }
-        if let marginsNode {
+        if let marginsNode = nodes.marginsNode {
             let values = list(marginsNode, "model.margins").map { n -> Float? in
                 if n.string == "never" { return .infinity }
                 return Self.float(n).flatMap { $0 >= 0 ? $0 : nil }
             }
             if values.count != t || values.contains(where: { $0 == nil }) {
-                issue(marginsNode, "model.margins", "expected \(t) margins, one per target: numbers ≥ 0 or never"); return nil
+                issue(marginsNode, "model.margins", "expected \(t) margins, one per target: numbers ≥ 0 or never"); return false
             }
             m.margins = values.allSatisfy { $0 == 0 } ? [] : values.map { $0! }
         }
-        if let scriptsNode {
-            guard let map = scriptsNode.mapping else { issue(scriptsNode, "model.scripts", "expected a mapping of script → [messages per target]"); return nil }
+        if let scriptsNode = nodes.scriptsNode {
+            guard let map = scriptsNode.mapping else { issue(scriptsNode, "model.scripts", "expected a mapping of script → [messages per target]"); return false }
             var counts: [Script: [Int]] = [:]
             for (k, v) in map {
                 let name = k.string ?? ""
                 guard let script = Script(name: name) else {
-                    issue(k, "model.scripts.\(name)", _Suggest.unknown("script", name, valid: Script.allCases.map(\.name))); return nil
+                    issue(k, "model.scripts.\(name)", _Suggest.unknown("script", name, valid: Script.allCases.map(\.name))); return false
                 }
                 let row = list(v, "model.scripts.\(name)").map { n -> Int? in n.int.flatMap { $0 >= 0 && $0 <= 1_000_000_000_000 ? $0 : nil } }
                 guard row.count == t, !row.contains(where: { $0 == nil }) else {
-                    issue(v, "model.scripts.\(name)", "expected \(t) counts ≥ 0, one per target"); return nil
+                    issue(v, "model.scripts.\(name)", "expected \(t) counts ≥ 0, one per target"); return false
                 }
                 if row.contains(where: { $0! > 0 }) { counts[script] = row.map { $0! } }
             }
             m.scripts = counts
         }
-        if let overrulesNode {
-            guard let o = parseOverrules(overrulesNode, targets: m.targets) else { return nil }
+        if let overrulesNode = nodes.overrulesNode {
+            guard let o = parseOverrules(overrulesNode, targets: m.targets) else { return false }
             m.overrules = o
         }
+        return true
+    }
+
+    /// `phrases`: `[kind, phrase, idf, weight per target]` entries, each phrase once per kind; false when one is
+    /// not valid (every entry is checked).
+    mutating func parseModelPhrases(_ phraseNodes: [Node], into m: inout ModelDefinition) -> Bool {
+        let t = m.targets.count
+        var ok = true
         var seen = Set<String>()
         m.phrases.reserveCapacity(phraseNodes.count)
         for (i, p) in phraseNodes.enumerated() {
@@ -151,7 +177,7 @@ extension _RuleFileParser {
             }
             m.phrases.append(.init(text: text, kind: kind, idf: idf, weights: weights))
         }
-        return ok ? m : nil
+        return ok
     }
 
     /// `overrules:`: per main script, per rule action (none, junk, promotion, transaction), a mapping of target →
