@@ -164,211 +164,6 @@ struct _WordChain {
     }
 }
 
-/// One character of the model's scan (`_ModelRun.character`): its length in bytes, whether it is a word
-/// character, an ASCII digit, a character of an unspaced script.
-struct _ModelCharacter {
-    var length: Int
-    var word: Bool
-    var digit: Bool
-    var unspaced: Bool
-}
-
-/// The model's scan over one text (`_modelCandidates`), in steps: the run being read (word or symbol
-/// characters), the ring of its characters' byte offsets, and the table's part lengths copied once into
-/// locals (the loop reads them per character). Valid for one `_modelCandidates` call; `ring` indices are
-/// masked by `mask`, part-length indices stay below their counts.
-/// The steps are `@_transparent` (inlined before optimisation: `@inline(__always)` steps were outlined, +10.3
-/// instructions per byte), and the struct holds no class reference (the table and flags are arguments): one
-/// made the struct need a destroy call, which kept its fields in memory across the loop.
-struct _ModelRun {
-    let p: UnsafePointer<UInt8>
-    let n: Int
-    let blocks: UnsafePointer<UInt8>
-    let ring: UnsafeMutablePointer<Int32>
-    let mask: Int
-    let partLength: UnsafeMutablePointer<Int>
-    let partNeed: UnsafeMutablePointer<UInt8>
-    let partCount: Int
-    let symbolLength: UnsafeMutablePointer<Int>
-    let symbolCount: Int
-    let hasWordParts: Bool
-    let hasSymbolParts: Bool
-    let anyPart: Bool
-    let maxDigit: Int
-    let minUnspaced: Int
-    let unspacedLength: UnsafeMutablePointer<Int>
-    let unspacedCount: Int
-    /// The run at the current character: 0 none (after a space), 1 word, 2 symbol.
-    var kind = 0
-    var runStart = 0
-    var runScalars = 0
-    /// Scalar index (in the run) of its last ASCII digit.
-    var lastDigit = Int.min / 2
-    /// Unspaced-script scalars ending here.
-    var unspaced = 0
-    /// ASCII letters seen (tallied as Latin at the end).
-    var latin: UInt32 = 0
-
-    @_transparent
-    init(_ table: _ModelFeatureTable, _ p: UnsafePointer<UInt8>, _ n: Int, _ s: _ModelScratch) {
-        self.p = p
-        self.n = n
-        blocks = table.scriptBlocks
-        ring = s.ring
-        mask = s.ringMask
-        partLength = table.partLength
-        partNeed = table.partNeed
-        partCount = table.partCount
-        symbolLength = table.symbolLength
-        symbolCount = table.symbolCount
-        hasWordParts = partCount > 0
-        hasSymbolParts = symbolCount > 0
-        anyPart = table.anyPart
-        maxDigit = table.maxDigitPart
-        minUnspaced = table.minUnspacedPart
-        unspacedLength = table.unspacedLength
-        unspacedCount = table.unspacedCount
-    }
-
-    /// Reads the character at `i` (an invalid byte: one non-word character), tallying its script.
-    @_transparent
-    mutating func character(_ text: UnsafeRawBufferPointer, _ i: Int, _ flags: _ScalarFlags,
-                            _ tally: inout _ScriptTally) -> _ModelCharacter {
-        let b = p[i]
-        var c = _ModelCharacter(length: 1, word: false, digit: false, unspaced: false)
-        if b < 0x80 {
-            let letter = (b | 0x20) &- 0x61 < 26
-            c.digit = b &- 0x30 < 10
-            c.word = letter || c.digit
-            if letter { latin &+= 1 }
-            return c
-        }
-        let (v, l) = _decodeUTF8(text, i)
-        if l == 0 { return c }
-        c.length = l
-        c.word = flags.isWord(v)
-        if c.word {
-            let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
-            if e != _ScriptBlocks.mixed {
-                tally.add(raw: e & 0x3F)
-                c.unspaced = e & _ScriptBlocks.unspaced != 0
-            } else {
-                tally.add(Script.of(letter: v))
-                c.unspaced = PhraseCandidates.isUnspaced(v)
-            }
-        }
-        return c
-    }
-
-    /// A word character at `i`: extends the run, looks up the part n-grams ending with it, then takes the ASCII
-    /// letters that follow while no part can end at them. Returns where the scan goes on.
-    @_transparent
-    mutating func wordCharacter(_ i: Int, _ c: _ModelCharacter, _ table: _ModelFeatureTable, _ hits: inout _ModelHits) -> Int {
-        if kind != 1 {
-            kind = 1
-            runStart = i
-            runScalars = 0
-            lastDigit = Int.min / 2
-            unspaced = 0
-        }
-        ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
-        if c.digit { lastDigit = runScalars }
-        runScalars &+= 1
-        unspaced = c.unspaced ? unspaced &+ 1 : 0
-        let end = i &+ c.length
-        if hasWordParts && !anyPart && runScalars &- lastDigit > maxDigit {
-            if unspaced >= minUnspaced { probeUnspaced(end, table, &hits) }
-        } else if hasWordParts {
-            probeParts(end, table, &hits)
-        }
-        return takeLetters(end)
-    }
-
-    /// No digit piece or any-substring part can end at `end`: only unspaced n-grams (whose bytes are all
-    /// ≥ 0x80, hashed without folding), the same lengths in the same order as `probeParts`.
-    @_transparent
-    func probeUnspaced(_ end: Int, _ table: _ModelFeatureTable, _ hits: inout _ModelHits) {
-        var q = 0
-        while q < unspacedCount {
-            let length = unspacedLength[q]
-            q &+= 1
-            if length > unspaced { continue }
-            let a = Int(ring[(runScalars &- length) & mask])
-            table.lookup(_highHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
-        }
-    }
-
-    /// The part n-grams of the word run ending at `end`, longest first, as each length's phrases need.
-    @_transparent
-    func probeParts(_ end: Int, _ table: _ModelFeatureTable, _ hits: inout _ModelHits) {
-        var q = 0
-        while q < partCount {
-            let length = partLength[q]
-            let need = partNeed[q]
-            q &+= 1
-            if length > runScalars { continue }
-            if need & _ModelFeatureTable.needNothing != 0
-                || (need & _ModelFeatureTable.needDigit != 0 && lastDigit >= runScalars &- length)
-                || (need & _ModelFeatureTable.needUnspaced != 0 && unspaced >= length) {
-                let a = Int(ring[(runScalars &- length) & mask])
-                table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
-            }
-        }
-    }
-
-    /// ASCII letters from `i`, while no part can end at them (no digit within `maxDigit` scalars behind, no
-    /// any-substring part; an ASCII letter ends every unspaced stretch): each only extends the run, so they are
-    /// taken in a tight loop (what `wordCharacter` does for them, minus the probes it would skip). Returns
-    /// where the scan goes on.
-    @_transparent
-    mutating func takeLetters(_ i: Int) -> Int {
-        guard !anyPart && runScalars &- lastDigit >= maxDigit else { return i }
-        var j = i
-        while j < n {
-            let c = p[j]
-            if (c | 0x20) &- 0x61 >= 26 { break }
-            ring[runScalars & mask] = Int32(truncatingIfNeeded: j)
-            runScalars &+= 1
-            j &+= 1
-        }
-        if j != i {
-            latin &+= UInt32(truncatingIfNeeded: j &- i)
-            unspaced = 0
-        }
-        return j
-    }
-
-    /// A character that is not a word character, at `i` (`length` bytes, first byte `b`): a space ends the
-    /// run; another character extends a symbol run and looks up its symbol parts ending there.
-    @_transparent
-    mutating func nonWordCharacter(_ b: UInt8, _ i: Int, _ length: Int, _ table: _ModelFeatureTable,
-                                   _ hits: inout _ModelHits) {
-        if b == 0x20 {
-            kind = 0
-            return
-        }
-        guard hasSymbolParts else {
-            kind = 2
-            return
-        }
-        if kind != 2 {
-            kind = 2
-            runScalars = 0
-        }
-        ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
-        runScalars &+= 1
-        let end = i &+ length
-        var q = 0
-        while q < symbolCount {
-            let length = symbolLength[q]
-            q &+= 1
-            if length > runScalars { continue }
-            let a = Int(ring[(runScalars &- length) & mask])
-            table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.symbolSeed), p, a, end, &hits)
-        }
-    }
-}
-
 /// A model's packed rows (`_CompiledModel.rows`) in memory owned here: allocated and filled in `init`,
 /// read-only afterwards, freed in `deinit`; the model keeps this object, so the pointer lives as long as it.
 final class _ModelRows: @unchecked Sendable {
@@ -639,34 +434,161 @@ extension Classifier {
 
     /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
     /// automaton reported them (by end; at one end, longest first); returns the main script.
-    /// (The steps are `_ModelRun`'s, inlined: one loop over the text's characters.)
     @inline(__always)
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
                           _ hits: inout _ModelHits) -> Script {
         var tally = _ScriptTally(counts: s.scriptCounts)
+        let blocks = table.scriptBlocks
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
-        var run = _ModelRun(table, p, n, s)
         let flags = table.flags
+        let ring = s.ring
+        let mask = s.ringMask
+        let chainKey = s.chainKey
+        let chainStart = s.chainStart
+        let maxWords = table.maxWords
+        let partLength = table.partLength
+        let partNeed = table.partNeed
+        let partCount = table.partCount
+        let symbolLength = table.symbolLength
+        let symbolCount = table.symbolCount
+        let hasWordParts = partCount > 0
+        let hasSymbolParts = symbolCount > 0
+        let anyPart = table.anyPart
+        let maxDigit = table.maxDigitPart
+        let minUnspaced = table.minUnspacedPart
+        let unspacedLength = table.unspacedLength
+        let unspacedCount = table.unspacedCount
+        var kind = 0  // the run at i: 0 none (after a space), 1 word, 2 symbol
+        var runStart = 0
+        var runScalars = 0
+        var lastDigit = Int.min / 2  // scalar index (in the run) of its last ASCII digit
+        var unspaced = 0  // unspaced-script scalars ending here
+        var latin: UInt32 = 0
+
         // (The word chain is a struct with explicit arguments, not a nested function: one capturing these
         // counters allocated a box per counter per message in unoptimised builds.)
-        var chain = _WordChain(key: s.chainKey, start: s.chainStart, maxWords: table.maxWords)
+        var chain = _WordChain(key: chainKey, start: chainStart, maxWords: maxWords)
         var i = 0
         while i < n {
-            let c = run.character(text, i, flags, &tally)
-            if c.word {
-                i = run.wordCharacter(i, c, table, &hits)
+            let b = p[i]
+            var len = 1
+            var word: Bool
+            var digit = false
+            var isUnspaced = false
+            if b < 0x80 {
+                let letter = (b | 0x20) &- 0x61 < 26
+                digit = b &- 0x30 < 10
+                word = letter || digit
+                if letter { latin &+= 1 }
+            } else {
+                let (v, l) = _decodeUTF8(text, i)
+                if l == 0 {
+                    word = false
+                } else {
+                    len = l
+                    word = flags.isWord(v)
+                    if word {
+                        let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
+                        if e != _ScriptBlocks.mixed {
+                            tally.add(raw: e & 0x3F)
+                            isUnspaced = e & _ScriptBlocks.unspaced != 0
+                        } else {
+                            tally.add(Script.of(letter: v))
+                            isUnspaced = PhraseCandidates.isUnspaced(v)
+                        }
+                    }
+                }
+            }
+            if word {
+                if kind != 1 {
+                    kind = 1
+                    runStart = i
+                    runScalars = 0
+                    lastDigit = Int.min / 2
+                    unspaced = 0
+                }
+                ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
+                if digit { lastDigit = runScalars }
+                runScalars &+= 1
+                unspaced = isUnspaced ? unspaced &+ 1 : 0
+                let end = i &+ len
+                if hasWordParts && !anyPart && runScalars &- lastDigit > maxDigit {
+                    // No digit piece or any-substring part can end here: only unspaced n-grams (whose bytes are
+                    // all ≥ 0x80, hashed without folding), the same lengths in the same order as the loop below.
+                    if unspaced >= minUnspaced {
+                        var q = 0
+                        while q < unspacedCount {
+                            let length = unspacedLength[q]
+                            q &+= 1
+                            if length > unspaced { continue }
+                            let a = Int(ring[(runScalars &- length) & mask])
+                            table.lookup(_highHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
+                        }
+                    }
+                } else if hasWordParts {
+                    var q = 0
+                    while q < partCount {
+                        let length = partLength[q]
+                        let need = partNeed[q]
+                        q &+= 1
+                        if length > runScalars { continue }
+                        if need & _ModelFeatureTable.needNothing != 0
+                            || (need & _ModelFeatureTable.needDigit != 0 && lastDigit >= runScalars &- length)
+                            || (need & _ModelFeatureTable.needUnspaced != 0 && unspaced >= length) {
+                            let a = Int(ring[(runScalars &- length) & mask])
+                            table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
+                        }
+                    }
+                }
+                i = end
+                // ASCII letters that follow, while no part can end at them (no digit within `maxDigit` scalars
+                // behind, no any-substring part; an ASCII letter ends every unspaced stretch): each only
+                // extends the run, so they are taken in a tight loop (what the loop above does for them, minus
+                // the probes it would skip).
+                if !anyPart && runScalars &- lastDigit >= maxDigit {
+                    var j = i
+                    while j < n {
+                        let c = p[j]
+                        if (c | 0x20) &- 0x61 >= 26 { break }
+                        ring[runScalars & mask] = Int32(truncatingIfNeeded: j)
+                        runScalars &+= 1
+                        j &+= 1
+                    }
+                    if j != i {
+                        latin &+= UInt32(truncatingIfNeeded: j &- i)
+                        unspaced = 0
+                        i = j
+                    }
+                }
                 continue
             }
-            if run.kind == 1 { chain.end(p, run.runStart, i, count: n, table, &hits) }
-            run.nonWordCharacter(p[i], i, c.length, table, &hits)
-            i &+= c.length
+            if kind == 1 { chain.end(p, runStart, i, count: n, table, &hits) }
+            if b == 0x20 {
+                kind = 0
+            } else if hasSymbolParts {
+                if kind != 2 {
+                    kind = 2
+                    runScalars = 0
+                }
+                ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
+                runScalars &+= 1
+                let end = i &+ len
+                var q = 0
+                while q < symbolCount {
+                    let length = symbolLength[q]
+                    q &+= 1
+                    if length > runScalars { continue }
+                    let a = Int(ring[(runScalars &- length) & mask])
+                    table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.symbolSeed), p, a, end, &hits)
+                }
+            } else {
+                kind = 2
+            }
+            i &+= len
         }
-        if run.kind == 1 { chain.end(p, run.runStart, n, count: n, table, &hits) }
-        if run.latin > 0 {
-            s.scriptCounts[Int(Script.latin.rawValue)] &+= run.latin
-            tally.mask |= 1 << UInt32(Script.latin.rawValue)
-        }
+        if kind == 1 { chain.end(p, runStart, n, count: n, table, &hits) }
+        if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
         return tally.finish()
     }
 
