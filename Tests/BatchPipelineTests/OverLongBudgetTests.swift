@@ -119,7 +119,7 @@ final class OverLongBudgetTests: XCTestCase {
             var options = PipelineOptions()
             options.threads = threads
             options.chunkSize = chunk
-            options.maxRecord = maxRecord
+            options.input.maxRecord = maxRecord
             options.outputPath = folder.appendingPathComponent("out-\(threads)-\(chunk).jsonl").path
             options.rejectsPath = folder.appendingPathComponent("rejects-\(threads)-\(chunk).jsonl").path
             let frozen = options
