@@ -89,7 +89,7 @@ final class OverLongBudgetTests: XCTestCase {
                 let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: chunk, folders: 1, rules: 1)
                 var read = _ReadOptions()
                 read.chunkSize = chunk
-                read.maxRecord = maxRecord
+                read.record.maxRecord = maxRecord
                 let reader = _RecordReader(inputs: [path], options: read, pool: pool)
                 let problems = Problems()
                 let sink = CountingSink()

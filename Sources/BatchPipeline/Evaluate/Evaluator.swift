@@ -59,7 +59,7 @@ public final class Evaluator {
         let threads = max(1, options.threads)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: 1, rules: 1)
         var read = options.readOptions(threads: threads)
-        read.fields.extra = [options.truthField]
+        read.record.fields.extra = [options.truthField]
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)
         let sink = _EvaluationSink(report: report, context: context, progress: options.progress, reader: reader.progress, fileCount: inputs.count)
         try _FanOut(pool: pool).run(

@@ -33,29 +33,11 @@ extension _ReadOptions {
         record = format
     }
 
-    // The reader's own names for the parts of ``record``.
-    var inputFormat: InputFormat? {
-        get { record.inputFormat }
-        set { record.inputFormat = newValue }
-    }
-    var fields: FieldNames {
-        get { record.fields }
-        set { record.fields = newValue }
-    }
-    var hasHeader: Bool {
-        get { record.hasHeader }
-        set { record.hasHeader = newValue }
-    }
-    var maxRecord: Int {
-        get { record.maxRecord }
-        set { record.maxRecord = newValue }
-    }
-    var stdinName: String {
-        get { record.stdinName }
-        set { record.stdinName = newValue }
-    }
-    var maxWindowBytes: Int {
-        get { record.maxWindowBytes }
-        set { record.maxWindowBytes = newValue }
-    }
+    // The reader's own names for the parts of ``record`` (set them through ``record``).
+    var inputFormat: InputFormat? { record.inputFormat }
+    var fields: FieldNames { record.fields }
+    var hasHeader: Bool { record.hasHeader }
+    var maxRecord: Int { record.maxRecord }
+    var stdinName: String { record.stdinName }
+    var maxWindowBytes: Int { record.maxWindowBytes }
 }

@@ -25,7 +25,7 @@ enum _LearnInput {
         progress: (Int, Int64, Int64?) -> Void = { _, _, _ in }
     ) throws(PipelineError) {
         var options = _ReadOptions(input)
-        options.fields.extra = [truthField]
+        options.record.fields.extra = [truthField]
         let reader = _SequentialReader(inputs: inputs, options: options)
         try reader.run(chunk: { chunk, parsed throws(PipelineError) in
             let labelSlot = chunk.file!.driver.layout.extra(0)
