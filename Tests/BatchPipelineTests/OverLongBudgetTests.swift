@@ -89,7 +89,7 @@ final class OverLongBudgetTests: XCTestCase {
                 let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: chunk, folders: 1, rules: 1)
                 var read = _ReadOptions()
                 read.chunkSize = chunk
-                read.maxRecord = maxRecord
+                read.record.maxRecord = maxRecord
                 let reader = _RecordReader(inputs: [path], options: read, pool: pool)
                 let problems = Problems()
                 let sink = CountingSink()
@@ -119,7 +119,7 @@ final class OverLongBudgetTests: XCTestCase {
             var options = PipelineOptions()
             options.threads = threads
             options.chunkSize = chunk
-            options.maxRecord = maxRecord
+            options.input.maxRecord = maxRecord
             options.outputPath = folder.appendingPathComponent("out-\(threads)-\(chunk).jsonl").path
             options.rejectsPath = folder.appendingPathComponent("rejects-\(threads)-\(chunk).jsonl").path
             let frozen = options

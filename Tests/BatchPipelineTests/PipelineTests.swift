@@ -129,7 +129,7 @@ final class PipelineTests: XCTestCase {
                     $0.explain = true
                     $0.threads = threads
                     $0.chunkSize = chunk
-                    if format == "xml" { $0.fields = FieldNames(id: "id", sender: "address", body: "body") }
+                    if format == "xml" { $0.input.fields = FieldNames(id: "id", sender: "address", body: "body") }
                 }
                 let context = "\(format) threads \(threads) chunk \(chunk)"
                 XCTAssertEqual(outcome.counts.labelled, n, context)
@@ -338,7 +338,7 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(whole.counts.labelled, 3)
         XCTAssertEqual(whole.output.split(separator: 0x0A).count, 3)
         XCTAssertGreaterThan(whole.output.count, 10_000_000)
-        let limited = try run([path]) { $0.chunkSize = 64 * 1024; $0.maxRecord = 1 << 20 }
+        let limited = try run([path]) { $0.chunkSize = 64 * 1024; $0.input.maxRecord = 1 << 20 }
         XCTAssertEqual(limited.counts.labelled, 2)
         XCTAssertEqual(limited.counts.rejected, 1)
         XCTAssertEqual(limited.rejects.first?["line"] as? Int, 2)
@@ -469,8 +469,8 @@ final class PipelineTests: XCTestCase {
         let tsv = "1\tAD-FOO\tWin a FREE prize\n2\t12345\thello there\n"
         let path = try file("in.tsv", Array(tsv.utf8))
         let outcome = try run([path]) {
-            $0.hasHeader = false
-            $0.fields = FieldNames(id: "1", sender: "2", body: "3")
+            $0.input.hasHeader = false
+            $0.input.fields = FieldNames(id: "1", sender: "2", body: "3")
         }
         XCTAssertEqual(outcome.counts.labelled, 2)
         let rows = String(decoding: outcome.output, as: UTF8.self).split(separator: "\n")
@@ -568,7 +568,7 @@ final class PipelineXMLOverlongTests: XCTestCase {
         try Data(xml.utf8).write(to: URL(fileURLWithPath: input))
         var options = PipelineOptions()
         options.chunkSize = 4096
-        options.maxRecord = 64 * 1024
+        options.input.maxRecord = 64 * 1024
         options.outputPath = folder.appendingPathComponent("out.xml").path
         let frozen = options
         let result = try Deadline.run("Pipeline.run over an XML file with an over-long element") {

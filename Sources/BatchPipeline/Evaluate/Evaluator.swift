@@ -4,12 +4,8 @@ import MessageFilter
 
 /// Settings of one `evaluate` run.
 public struct EvaluationOptions: Sendable {
-    /// The record format; nil: guessed from each input's name and first bytes, as `classify` does.
-    public var inputFormat: InputFormat?
-    /// CSV/TSV: whether the first row names the columns.
-    public var hasHeader = true
-    /// The id, sender and body fields.
-    public var fields = FieldNames()
+    /// How the inputs' records are read: format, fields, header row, longest record, the stdin name.
+    public var input = RecordFormat()
     /// The field holding the corpus's own label.
     public var truthField = "label"
     /// How truth labels map onto actions or folders.
@@ -18,14 +14,10 @@ public struct EvaluationOptions: Sendable {
     public var granularity: TruthMapping.Granularity?
     /// How many conflict examples to keep.
     public var conflictExamples = 20
-    /// Longest record read; a longer one is skipped and counted.
-    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Worker threads (the same chunk fan-out as `classify`).
     public var threads = 2
     /// Bytes of records per work unit.
     public var chunkSize = 1 << 20
-    /// The name standard input (`-`) goes by.
-    public var stdinName = "<stdin>"
     /// Called about four times a second with the progress so far.
     public var progress: (@Sendable (Progress) -> Void)?
 
@@ -61,13 +53,13 @@ public final class Evaluator {
         try _Inputs.check(inputs)
         let granularity = options.granularity ?? options.mapping.granularity
         var report = EvaluationReport(ruleSet: ruleSet, mapping: options.mapping, granularity: granularity)
-        report.corpus = inputs.map { $0 == "-" ? options.stdinName : $0 }
+        report.corpus = inputs.map(options.input.name(of:))
         report.truthField = options.truthField
         let context = _EvaluationContext(ruleSet: ruleSet, report: report, conflictExamples: options.conflictExamples)
         let threads = max(1, options.threads)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: 1, rules: 1)
         var read = options.readOptions(threads: threads)
-        read.fields.extra = [options.truthField]
+        read.record.fields.extra = [options.truthField]
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)
         let sink = _EvaluationSink(report: report, context: context, progress: options.progress, reader: reader.progress, fileCount: inputs.count)
         try _FanOut(pool: pool).run(

@@ -42,15 +42,11 @@ public struct ExportOptions: Sendable {
         case field(String)
     }
 
-    /// The record format of the inputs; nil: guessed from each input's name and first bytes.
-    public var inputFormat: InputFormat?
-    /// CSV/TSV: whether the first row names the columns.
-    public var hasHeader = true
+    /// How the inputs' records are read: format, fields, header row, longest record, the stdin name.
+    public var input = RecordFormat()
     public var format = OutputFormat.jsonl
     public var labelKind = LabelKind.folder
     public var labelSource = LabelSource.auto
-    /// The id, sender and body fields.
-    public var fields = FieldNames()
     /// The key of the labels object written by `classify`.
     public var filterKey = "filter"
     /// Shares of train, validation and test.
@@ -74,14 +70,10 @@ public struct ExportOptions: Sendable {
     public var frameSize: Int? = ZstdSeekableEncoder.defaultFrameSize
     /// What the outputs do with a regular file already at their path (``OutputFile/Existing``).
     public var existing = OutputFile.Existing.replace
-    /// Longest record read; a longer one is skipped and counted.
-    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Worker threads (the same chunk fan-out as `classify`).
     public var threads = 2
     /// Bytes of records per work unit.
     public var chunkSize = 1 << 20
-    /// The name standard input (`-`) goes by.
-    public var stdinName = "<stdin>"
     /// Called about four times a second with the progress so far.
     public var progress: (@Sendable (Progress) -> Void)?
 

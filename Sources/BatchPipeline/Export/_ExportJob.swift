@@ -334,7 +334,7 @@ struct _ExportJob {
         let threads = max(1, options.threads)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: 1, rules: 1)
         var read = options.readOptions(threads: threads)
-        if case .field(let name) = options.labelSource { read.fields.extra = [name] }
+        if case .field(let name) = options.labelSource { read.record.fields.extra = [name] }
         read.wantsExistingLabels = options.labelSource == .auto
         read.filterKey = options.filterKey
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)

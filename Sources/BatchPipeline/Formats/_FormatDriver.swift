@@ -57,14 +57,9 @@ extension _ExistingLabels {
 
 /// What a reader wants from every record (besides id, sender and body, which it always gets).
 struct _ReadOptions: Sendable {
-    var inputFormat: InputFormat?
-    var fields = FieldNames()
-    /// CSV/TSV: whether the first row names the columns.
-    var hasHeader = true
-    var maxRecord = RecordLimits.defaultMaxRecord
+    /// The format, fields, header row, record cap, stdin name and window cap (``RecordFormat``).
+    var record = RecordFormat()
     var chunkSize = 1 << 20
-    var stdinName = "<stdin>"
-    var maxWindowBytes = 128 << 20
     /// Threads decoding a multi-frame zstd input (`ZstdParallelDecoder`); 1: one `ZstdDecoder`.
     var decodeThreads = 1
     /// The key, column or attribute prefix of labels written by `classify`.

@@ -3,12 +3,8 @@ import MessageFilter
 
 /// Settings of one `learn` run.
 public struct LearnOptions: Sendable {
-    /// The record format; nil: guessed from each input's name and first bytes, as `classify` does.
-    public var inputFormat: InputFormat?
-    /// CSV/TSV: whether the first row names the columns.
-    public var hasHeader = true
-    /// The id, sender and body fields.
-    public var fields = FieldNames()
+    /// How the inputs' records are read: format, fields, header row, longest record (lines), the stdin name.
+    public var input = RecordFormat()
     /// The field holding the truth label.
     public var truthField = "label"
     /// Truth label → target (exactly one per label; `ignore` leaves the label's records out).
@@ -61,8 +57,6 @@ public struct LearnOptions: Sendable {
     public var maxCandidates = 2_000_000
     /// Training messages held at once (beyond it, a deterministic hash sample).
     public var maxExamples = 2_000_000
-    /// Longest line read.
-    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Hand rules to combine with the model (cross-validation classifies with them, as `classify` would).
     public var base: RuleSetDefinition?
     /// The model's name, priority and threshold in the rule file.

@@ -300,8 +300,7 @@ extension Learner {
         let k = options.folds
         do {
             try _LearnInput.read(
-                inputs: inputs, format: options.inputFormat, hasHeader: options.hasHeader, fields: options.fields,
-                truthField: options.truthField, maxRecord: options.maxRecord,
+                inputs: inputs, input: options.input, truthField: options.truthField,
                 record: { r in
                     guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let truth = entry else { return }
                     let fold = Self.fold(candidates.normalized(r.body), k)

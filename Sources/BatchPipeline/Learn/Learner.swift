@@ -134,8 +134,7 @@ public final class Learner {
         var throttle = _ProgressThrottle()
         do {
             try _LearnInput.read(
-                inputs: inputs, format: options.inputFormat, hasHeader: options.hasHeader, fields: options.fields,
-                truthField: options.truthField, maxRecord: options.maxRecord,
+                inputs: inputs, input: options.input, truthField: options.truthField,
                 record: { r throws(PipelineError) in
                     report.records += 1
                     let label = String(decoding: r.label, as: UTF8.self)
@@ -284,8 +283,7 @@ public final class Learner {
         let baseTrace = DecisionTrace(detail: .rules)
         let priority = options.priority
         try _LearnInput.read(
-            inputs: inputs, format: options.inputFormat, hasHeader: options.hasHeader, fields: options.fields,
-            truthField: options.truthField, maxRecord: options.maxRecord,
+            inputs: inputs, input: options.input, truthField: options.truthField,
             record: { r in
                 guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let target = entry else { return }
                 let fold = k > 0 ? Self.fold(candidates.normalized(r.body), k) : 0

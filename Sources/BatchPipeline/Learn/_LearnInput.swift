@@ -19,17 +19,13 @@ enum _LearnInput {
     /// `skip` gets the reason (a reject's category, or "no truth label"), the file index and the line.
     /// - Throws: ``PipelineError`` (missing input, damaged archive) or what `record` throws.
     static func read(
-        inputs: [String], format: InputFormat?, hasHeader: Bool, fields: FieldNames, truthField: String, maxRecord: Int,
+        inputs: [String], input: RecordFormat, truthField: String,
         record: (_LearnRecord) throws(PipelineError) -> Void,
         skip: (String, Int, Int) -> Void,
         progress: (Int, Int64, Int64?) -> Void = { _, _, _ in }
     ) throws(PipelineError) {
-        var options = _ReadOptions()
-        options.inputFormat = format
-        options.hasHeader = hasHeader
-        options.fields = fields
-        options.fields.extra = [truthField]
-        options.maxRecord = maxRecord
+        var options = _ReadOptions(input)
+        options.record.fields.extra = [truthField]
         let reader = _SequentialReader(inputs: inputs, options: options)
         try reader.run(chunk: { chunk, parsed throws(PipelineError) in
             let labelSlot = chunk.file!.driver.layout.extra(0)

@@ -27,10 +27,10 @@ public struct LoadedMessages: Sendable {
         let room = limit + limit / 4
         loaded.buffer.reserveCapacity(room)
         var full = false
-        var options = _ReadOptions()
-        options.inputFormat = format
-        options.fields = fields
-        let reader = _SequentialReader(inputs: [path], options: options)
+        var input = RecordFormat()
+        input.inputFormat = format
+        input.fields = fields
+        let reader = _SequentialReader(inputs: [path], options: _ReadOptions(input))
         try reader.run(stop: { full }, chunk: { chunk, parsed in
             for k in 0..<parsed.records.count where !parsed.records[k].isRejected && !full {
                 let s = parsed.spans[k]

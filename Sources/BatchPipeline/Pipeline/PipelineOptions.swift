@@ -3,11 +3,8 @@ import ZstdStream
 
 /// Settings of one `classify` run.
 public struct PipelineOptions: Sendable {
-    /// The record format; nil: guessed from each input's name and first bytes (``InputFormat/sniff(_:path:)``).
-    public var inputFormat: InputFormat?
-    public var fields = FieldNames()
-    /// CSV/TSV: whether the first row names the columns (else columns are 1-based numbers).
-    public var hasHeader = true
+    /// How the inputs' records are read: format, fields, header row, `--max-record`, the stdin name.
+    public var input = RecordFormat()
     /// The format labelled records are written in; nil: the first input's (records of other formats are
     /// converted). An output name whose suffix says another format is refused.
     public var outputFormat: InputFormat?
@@ -51,8 +48,6 @@ public struct PipelineOptions: Sendable {
     public static func defaultCompressionWorkers(threads: Int) -> Int {
         threads > 1 ? (threads + 7) / 8 : 0
     }
-    /// The longest record processed whole; a longer one is rejected with its length.
-    public var maxRecord = RecordLimits.defaultMaxRecord
     /// Stop at the first malformed record (exit 65) instead of rejecting it and going on.
     public var strict = false
     /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).
@@ -67,10 +62,6 @@ public struct PipelineOptions: Sendable {
     /// the output and rejects are put in place; a throw abandons them, so nothing that looks finished is
     /// left. `classify` writes its `--counts` file here.
     public var beforeCommit: (@Sendable (RunCounts) throws(PipelineError) -> Void)?
-    /// The name standard input (`-`) goes by in counts, rejects and errors (default `<stdin>`).
-    public var stdinName = "<stdin>"
-    /// zstd decoding window cap.
-    public var maxWindowBytes = 128 << 20
     /// Time each stage and each chunk's latency (``RunResult/stages``, ``RunResult/chunkLatencies``).
     public var collectStats = false
     /// Called on the writer thread about four times a second with the progress so far.
@@ -104,14 +95,8 @@ public struct PipelineOptions: Sendable {
 
     /// What the record reader needs from these options.
     var readOptions: _ReadOptions {
-        var r = _ReadOptions()
-        r.inputFormat = inputFormat
-        r.fields = fields
-        r.hasHeader = hasHeader
-        r.maxRecord = maxRecord
+        var r = _ReadOptions(input)
         r.chunkSize = chunkSize
-        r.stdinName = stdinName
-        r.maxWindowBytes = maxWindowBytes
         r.filterKey = filterKey
         return r
     }

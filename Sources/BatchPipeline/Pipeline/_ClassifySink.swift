@@ -75,7 +75,7 @@ final class _ClassifySink: _ChunkSink {
         counts.threads = max(1, options.threads)
         for folder in folders { counts.folders[folder.path] = 0 }
         for name in ruleSet.ruleNames { counts.rules[name] = 0 }
-        counts.files = inputs.map { RunCounts.File(path: $0 == "-" ? options.stdinName : $0, format: "") }
+        counts.files = inputs.map { RunCounts.File(path: options.input.name(of: $0), format: "") }
     }
 
     func consume(_ chunk: _Chunk) throws(PipelineError) {

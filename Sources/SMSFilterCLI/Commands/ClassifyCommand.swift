@@ -240,13 +240,13 @@ struct ClassifyCommand: ParsableCommand {
         options.compressionWorkers = compressionThreads ?? PipelineOptions.defaultCompressionWorkers(threads: options.threads)
         options.outputFrameSize = frameSize.frameSize
         if let chunkSize { options.chunkSize = chunkSize.bytes }
-        options.maxRecord = maxRecord.bytes
+        options.input.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
         options.maxRejectsBytes = Int64(maxRejectsBytes.bytes)
         options.existing = existing
         options.split = range.map { ArchiveSplit(start: $0.start, end: $0.end, firstLine: firstLine) }
-        if let inputName { options.stdinName = inputName }
+        if let inputName { options.input.stdinName = inputName }
         return options
     }
 

@@ -139,7 +139,7 @@ struct ExportCommand: ParsableCommand {
         options.labelKind = label
         options.labelSource = labelField.map { .field($0) } ?? (rules != nil ? .rules : .auto)
         input.apply(to: &options)
-        if let labelField { options.fields.required.append(.init(option: "--label-field", name: labelField)) }
+        if let labelField { options.input.fields.required.append(.init(option: "--label-field", name: labelField)) }
         options.filterKey = filterKey
         options.ratios = split
         options.deduplicate = dedup

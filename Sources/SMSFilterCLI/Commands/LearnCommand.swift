@@ -282,7 +282,7 @@ struct LearnCommand: ParsableCommand {
         options.trainModel = output != nil
         options.maxCandidates = maxCandidates
         options.maxExamples = maxExamples
-        options.maxRecord = maxRecord.bytes
+        options.input.maxRecord = maxRecord.bytes
         options.base = base?.definition
         options.minimumOverrules = minOverrules
         if let base {

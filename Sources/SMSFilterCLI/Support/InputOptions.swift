@@ -34,20 +34,18 @@ struct RecordFormatOptions: ParsableArguments {
     @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
     var noHeader = false
 
-    /// Sets the format, header row and fields of a job's options.
+    /// Sets the format, header row and fields of a job's options (its ``RecordFormat``).
     func apply<Options: RecordFormatSettings>(to options: inout Options) {
-        options.inputFormat = inputFormat
-        options.hasHeader = !noHeader
-        options.fields = fields.names
+        options.input.inputFormat = inputFormat
+        options.input.hasHeader = !noHeader
+        options.input.fields = fields.names
     }
 }
 
 /// The options of a BatchPipeline job that say what its records look like, as
 /// ``RecordFormatOptions/apply(to:)`` sets them.
 protocol RecordFormatSettings {
-    var inputFormat: InputFormat? { get set }
-    var hasHeader: Bool { get set }
-    var fields: FieldNames { get set }
+    var input: RecordFormat { get set }
 }
 
 /// The options of a BatchPipeline job that reads records on worker threads, as ``InputOptions/apply(to:)``
@@ -67,7 +65,7 @@ extension TruthLabelSettings {
     /// Reads the truth label from `field` (`--truth-field`): without it nothing can be scored or learned, so
     /// it must be found, given or not.
     mutating func readTruth(from field: String, by granularity: TruthMapping.Granularity?) {
-        fields.required.append(.init(option: "--truth-field", name: field))
+        input.fields.required.append(.init(option: "--truth-field", name: field))
         truthField = field
         self.granularity = granularity
     }
