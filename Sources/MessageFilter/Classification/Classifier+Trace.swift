@@ -98,6 +98,16 @@ extension Classifier {
                                   refinedBy: Int32(refinedBy), vouchedBy: vouchedBy, yieldedTo: yieldedTo))
     }
 
+    /// Records, in a full trace, that the model (if any) did not decide and how each rule that fired fared
+    /// against the leading one, `best`.
+    func _recordRulesDecided(_ model: _CompiledModel?, best: _Leader, yielded: Bool, _ trace: DecisionTrace) {
+        if let model {
+            _recordModel(model, decided: false, refinedBy: -1, yielded: yielded,
+                         outranked: best.rule >= 0 && best.priority >= model.priority, trace)
+        }
+        _recordFates(best: best.rule, bestPriority: best.priority, bestPos: best.position, modelDecided: false, trace)
+    }
+
     /// Records how each rule that fired fared against the winner (`best`, at `bestPriority` and `bestPos`), or
     /// that the model decided (full traces only).
     func _recordFates(best: Int, bestPriority: Int, bestPos: Int32, modelDecided: Bool, _ trace: DecisionTrace) {

@@ -281,18 +281,13 @@ public final class Classifier {
         return nil
     }
 
-    /// Weighs the rules (and the model) for one message.
+    /// Weighs the rules (and the model) for one message: records its matches (and the body conditions that can
+    /// matter) in the rules' scratch, chooses the leading firing rule, then lets the model decide or not.
     @discardableResult
     func _weigh(sender: UnsafeRawBufferPointer?, body: UnsafeRawBufferPointer, matches: UnsafeBufferPointer<_RawMatch>,
                 info: SenderInfo?, trace: DecisionTrace?) -> Verdict {
         let set = ruleSet
-
-        generation &+= 1
-        if generation == 0 {
-            for i in 0..<ruleCount { scratch[i].stamp = 0 }
-            generation = 1
-        }
-        let gen = generation
+        let gen = _nextGeneration()
         var touchedCount = 0
         // Where a `startsWith` phrase must start (-1: the rule set has none).
         let anchor: Int32 = set.hasAnchoredPhrases ? _anchorOffset(body) : -1
@@ -301,34 +296,9 @@ public final class Classifier {
             if full { trace!.record(match: m) }
             _apply(m, generation: gen, anchor: anchor, touchedCount: &touchedCount)
         }
-        // Body conditions, found only when they can matter: for the kinds some rule needs without any phrase
-        // (`_BodyFeatures.eagerKinds`), and for the rules a phrase touched that can still fire: not vetoed,
-        // with their keyword and every group that is not a body condition. (A trace records every touched
-        // rule's groups, so it takes the kinds of every touched rule; tracing in full scans every kind: the
-        // extra matches only touch rules that cannot fire.)
-        // Without a trace, the eager URL scan of rules that only want a URL with an IP host (`urls: [ip]`) is
-        // skipped for a body that cannot hold one (`_BodyFeatures.mayHoldIPURL`), unless a candidate asks for URLs.
+        // Body conditions, found only when they can matter (`_bodyConditionKinds`).
         if let features = set.bodyFeatures {
-            var candidateKinds: UInt8 = full ? 7 : 0
-            var t = 0
-            let kindsOf = set.ruleFeatureKinds
-            while t < touchedCount, candidateKinds != 7 {
-                let r = Int(touched[t])
-                t += 1
-                let k = kindsOf[r]
-                if k == 0 || k | candidateKinds == candidateKinds { continue }
-                if trace == nil {
-                    let rule = rules[r]
-                    if scratch[r].veto || (rule.needsKeyword && !scratch[r].keyword)
-                        || (scratch[r].mask | rule.featureGroups) & rule.allMask != rule.allMask { continue }
-                }
-                candidateKinds |= k
-            }
-            var kinds = candidateKinds | features.eagerKinds
-            if trace == nil, kinds & _BodyFeatures.url != 0, candidateKinds & _BodyFeatures.url == 0, features.eagerURLsAreIP,
-               !_BodyFeatures.mayHoldIPURL(body) {
-                kinds &= ~_BodyFeatures.url
-            }
+            let kinds = _bodyConditionKinds(features, body: body, touchedCount: touchedCount, full: full, traced: trace != nil)
             if kinds != 0 {
                 featureBuffer.removeAll(keepingCapacity: true)
                 features.scan(body, kinds: kinds, span: 0, into: &featureBuffer)
@@ -341,17 +311,13 @@ public final class Classifier {
             }
         }
 
-        // Choose the winner: priority, then earliest match, then file order. (Plain loops and a method,
-        // no local closure, so nothing is captured and boxed.)
-        var best = -1
-        var bestPriority = Int.min
-        var bestPos = Int32.max
-        // With a model: the best firing rule below its priority that can refine its verdict (see `_refining`).
+        // Choose the winner (`_Leader`). With a model: also the best firing rule below its priority that can
+        // refine its verdict (see `_refining`). (Plain loops and a struct, no local closure, so nothing is
+        // captured and boxed.)
+        var best = _Leader()
         let model = set.model
         let refiningAction = model.map { _refiningAction($0) } ?? nil
-        var refine = -1
-        var refinePriority = Int.min
-        var refinePos = Int32.max
+        var refine = _Leader()
         var vouched = false  // a registered transactional sender's rule fired
         var yielded = false  // a rule below the model fired whose action the model did not learn in this script
         var k = 0
@@ -374,55 +340,97 @@ public final class Classifier {
             if rules[r].vouches { vouched = true }
             if let model, rules[r].priority < model.priority, _yields(model, to: rules[r].action) { yielded = true }
             let priority = rules[r].priority
-            if priority > bestPriority || (priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
-                best = r
-                bestPriority = priority
-                bestPos = pos
-            }
-            if let refiningAction, rules[r].action == refiningAction, priority < model!.priority,
-               priority > refinePriority || (priority == refinePriority && (pos < refinePos || (pos == refinePos && r < refine))) {
-                refine = r
-                refinePriority = priority
-                refinePos = pos
+            best.consider(r, priority: priority, position: pos)
+            if let refiningAction, rules[r].action == refiningAction, priority < model!.priority {
+                refine.consider(r, priority: priority, position: pos)
             }
         }
 
         // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        // Any TRAI DLT header is a registered sender: the model alone does not call its message junk.
-        if let model, !yielded, sender != nil, model.targets[Int(modelScratch!.slotWinner[modelScratch!.current])].action == .junk,
-           (info ?? SenderInfo.classify(sender, defaultCountryCode: set.definition.defaultCountryCode)).isTRAIHeader {
-            yielded = true
-        }
+        if let model, !yielded, _junkFromRegisteredSender(model, sender: sender, info: info) { yielded = true }
         // The rule the model would overrule: the best firing rule below it (what the rules alone would decide).
-        if model != nil { modelScratch!.below = best >= 0 && bestPriority < model!.priority ? Int32(best) : -1 }
-        if let model, best < 0 || bestPriority < model.priority, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
-            let out = _refined(v, by: refine)
+        if model != nil { modelScratch!.below = best.rule >= 0 && best.priority < model!.priority ? Int32(best.rule) : -1 }
+        if let model, best.rule < 0 || best.priority < model.priority, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
+            let out = _refined(v, by: refine.rule)
             if full {
-                _recordModel(model, decided: true, refinedBy: refine, yielded: yielded, outranked: false, trace!)
-                _recordFates(best: best, bestPriority: bestPriority, bestPos: bestPos, modelDecided: true, trace!)
+                _recordModel(model, decided: true, refinedBy: refine.rule, yielded: yielded, outranked: false, trace!)
+                _recordFates(best: best.rule, bestPriority: best.priority, bestPos: best.position, modelDecided: true, trace!)
             }
             return out
         }
-        if full {
-            if let model {
-                _recordModel(model, decided: false, refinedBy: -1, yielded: yielded,
-                             outranked: best >= 0 && bestPriority >= model.priority, trace!)
-            }
-            _recordFates(best: best, bestPriority: bestPriority, bestPos: bestPos, modelDecided: false, trace!)
+        if full { _recordRulesDecided(model, best: best, yielded: yielded, trace!) }
+        return _ruleVerdict(best)
+    }
+
+    /// Whether the model's winner for the message in the current slot is junk and the sender a TRAI DLT header:
+    /// a registered sender, so the model alone does not call its message junk.
+    @inline(__always)
+    func _junkFromRegisteredSender(_ model: _CompiledModel, sender: UnsafeRawBufferPointer?, info: SenderInfo?) -> Bool {
+        guard sender != nil, model.targets[Int(modelScratch!.slotWinner[modelScratch!.current])].action == .junk else { return false }
+        return (info ?? SenderInfo.classify(sender, defaultCountryCode: ruleSet.definition.defaultCountryCode)).isTRAIHeader
+    }
+
+    /// The generation stamp of a new message (the rules' scratch entries of older stamps read as untouched);
+    /// on wrap-around every stamp is cleared.
+    @inline(__always)
+    func _nextGeneration() -> UInt32 {
+        generation &+= 1
+        if generation == 0 {
+            for i in 0..<ruleCount { scratch[i].stamp = 0 }
+            generation = 1
         }
+        return generation
+    }
+
+    /// The body-condition kinds to scan for: those some rule needs without any phrase
+    /// (`_BodyFeatures.eagerKinds`), and those of the rules a phrase touched that can still fire: not vetoed,
+    /// with their keyword and every group that is not a body condition. (A trace records every touched
+    /// rule's groups, so it takes the kinds of every touched rule; tracing in full scans every kind: the
+    /// extra matches only touch rules that cannot fire.)
+    /// Without a trace, the eager URL scan of rules that only want a URL with an IP host (`urls: [ip]`) is
+    /// skipped for a body that cannot hold one (`_BodyFeatures.mayHoldIPURL`), unless a candidate asks for URLs.
+    @inline(__always)
+    func _bodyConditionKinds(_ features: _BodyFeatures, body: UnsafeRawBufferPointer, touchedCount: Int, full: Bool,
+                             traced: Bool) -> UInt8 {
+        var candidateKinds: UInt8 = full ? 7 : 0
+        var t = 0
+        let kindsOf = ruleSet.ruleFeatureKinds
+        while t < touchedCount, candidateKinds != 7 {
+            let r = Int(touched[t])
+            t += 1
+            let k = kindsOf[r]
+            if k == 0 || k | candidateKinds == candidateKinds { continue }
+            if !traced {
+                let rule = rules[r]
+                if scratch[r].veto || (rule.needsKeyword && !scratch[r].keyword)
+                    || (scratch[r].mask | rule.featureGroups) & rule.allMask != rule.allMask { continue }
+            }
+            candidateKinds |= k
+        }
+        var kinds = candidateKinds | features.eagerKinds
+        if !traced, kinds & _BodyFeatures.url != 0, candidateKinds & _BodyFeatures.url == 0, features.eagerURLsAreIP,
+           !_BodyFeatures.mayHoldIPURL(body) {
+            kinds &= ~_BodyFeatures.url
+        }
+        return kinds
+    }
+
+    /// The verdict of the leading firing rule (an empty verdict when none fired).
+    @inline(__always)
+    func _ruleVerdict(_ best: _Leader) -> Verdict {
         var v = Verdict()
-        guard best >= 0 else { return v }
-        let rule = rules[best]
+        guard best.rule >= 0 else { return v }
+        let rule = rules[best.rule]
         v.action = rule.action
         v.requestedSubAction = rule.requested
         v.subAction = rule.validation.subAction
         v.dropped = rule.validation.dropped
         v.folder = rule.validation.folder
-        v.rule = Int32(best)
-        if bestPos != Int32.max {
-            v.matchStart = bestPos
-            v.matchEnd = scratch[best].end
-            v.phrase = scratch[best].phrase
+        v.rule = Int32(best.rule)
+        if best.position != Int32.max {
+            v.matchStart = best.position
+            v.matchEnd = scratch[best.rule].end
+            v.phrase = scratch[best.rule].phrase
         }
         return v
     }
