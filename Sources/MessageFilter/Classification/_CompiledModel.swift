@@ -434,6 +434,13 @@ extension Classifier {
 
     /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
     /// automaton reported them (by end; at one end, longest first); returns the main script.
+    ///
+    /// One function of about 150 lines on purpose: it is the model's hot loop (53 of the 97 instructions per
+    /// decoded byte of classification with the default model). Split into steps, it cost more whatever the
+    /// shape: `@inline(__always)` steps were outlined (63.8 instructions per byte instead of 53.5), a state
+    /// struct with `@_transparent` mutating steps kept the struct in memory across the loop (56.1 to 58.6)
+    /// (docs/PERFORMANCE.md, "The model's scan in steps, round two"). Keep it whole until a split measures
+    /// the same.
     @inline(__always)
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
                           _ hits: inout _ModelHits) -> Script {
