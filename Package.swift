@@ -5,7 +5,7 @@
 // Modules, each depending only on modules listed before it:
 //   CZstd          system library over libzstd (pkg-config `libzstd`; apt `libzstd-dev`, brew `zstd`)
 //   CZlib          system library over zlib (pkg-config `zlib`; apt `zlib1g-dev`, brew `zlib`)
-//   ZstdStream     streaming decoders/encoders: zstd both ways, gzip decoding, recognising other inputs;
+//   ArchiveIO      archive input and output: zstd both ways, gzip, recognising other inputs, atomic output files;
 //                  general purpose
 //   CSIMDDispatch  the runtime CPU dispatch of the C SIMD kernels (a header: CPUID, NEON, scalar)
 //   CAhoCorasickSIMD  the SIMD kernels of AhoCorasick's prefilter (C, runtime CPU dispatch)
@@ -34,7 +34,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .executable(name: "smsfilter", targets: ["SMSFilterCLI"]),
-        .library(name: "ZstdStream", targets: ["ZstdStream"]),
+        .library(name: "ArchiveIO", targets: ["ArchiveIO"]),
         .library(name: "AhoCorasick", targets: ["AhoCorasick"]),
         .library(name: "MessageFilter", targets: ["MessageFilter"]),
         .library(name: "BatchPipeline", targets: ["BatchPipeline"]),
@@ -54,7 +54,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "ZstdStream", dependencies: ["CZstd", "CZlib"], swiftSettings: strict),
+        .target(name: "ArchiveIO", dependencies: ["CZstd", "CZlib"], swiftSettings: strict),
         .target(name: "CSIMDDispatch"),
         .target(name: "CAhoCorasickSIMD", dependencies: ["CSIMDDispatch"]),
         .target(name: "AhoCorasick", dependencies: ["CAhoCorasickSIMD"], swiftSettings: strict),
@@ -65,17 +65,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "CJSONSIMD", dependencies: ["CSIMDDispatch"]),
-        .target(name: "BatchPipeline", dependencies: ["ZstdStream", "MessageFilter", "CJSONSIMD"], swiftSettings: strict),
+        .target(name: "BatchPipeline", dependencies: ["ArchiveIO", "MessageFilter", "CJSONSIMD"], swiftSettings: strict),
         .executableTarget(
             name: "SMSFilterCLI",
             dependencies: [
-                "BatchPipeline", "MessageFilter", "AhoCorasick", "ZstdStream",
+                "BatchPipeline", "MessageFilter", "AhoCorasick", "ArchiveIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", dependencies: ["AhoCorasick", "ZstdStream"], swiftSettings: strict),
-        .testTarget(name: "ZstdStreamTests", dependencies: ["ZstdStream", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["AhoCorasick", "ArchiveIO"], swiftSettings: strict),
+        .testTarget(name: "ArchiveIOTests", dependencies: ["ArchiveIO", "TestSupport"]),
         .testTarget(name: "AhoCorasickTests", dependencies: ["AhoCorasick", "TestSupport"]),
         .testTarget(name: "MessageFilterTests", dependencies: ["MessageFilter", "TestSupport"]),
         .testTarget(name: "BatchPipelineTests", dependencies: ["BatchPipeline", "TestSupport"]),

@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "Zstd",
             dependencies: [
-                .product(name: "ZstdStream", package: root),
+                .product(name: "ArchiveIO", package: root),
                 .product(name: "BatchPipeline", package: root),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "Pipeline",
             dependencies: [
-                .product(name: "ZstdStream", package: root),
+                .product(name: "ArchiveIO", package: root),
                 .product(name: "MessageFilter", package: root),
                 .product(name: "BatchPipeline", package: root),
                 .product(name: "Benchmark", package: "benchmark"),

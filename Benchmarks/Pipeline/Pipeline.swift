@@ -7,7 +7,7 @@ import BatchPipeline
 import Benchmark
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 final class PipelineFixtures: @unchecked Sendable {
     static let shared = PipelineFixtures()

@@ -1,11 +1,11 @@
-// The Zstd suite: ZstdStream's decoder and encoder on a generated JSON Lines corpus.
+// The Zstd suite: ArchiveIO's decoder and encoder on a generated JSON Lines corpus.
 //
 // One iteration = the whole file (throughput = files per second; the corpus size is printed in the
 // benchmark's name). Fixtures are written once, outside the measurement.
 import BatchPipeline
 import Benchmark
 import Foundation
-import ZstdStream
+import ArchiveIO
 
 final class ZstdFixtures: @unchecked Sendable {
     static let shared = ZstdFixtures()

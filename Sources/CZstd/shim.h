@@ -1,4 +1,4 @@
-// The C boundary to libzstd. Only Sources/ZstdStream/_Zstd+Syscalls.swift calls into it.
+// The C boundary to libzstd. Only Sources/ArchiveIO/_Zstd+Syscalls.swift calls into it.
 #ifndef SMSFILTER_CZSTD_SHIM_H
 #define SMSFILTER_CZSTD_SHIM_H
 #include <zstd.h>

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import ZstdStream
+import ArchiveIO
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
-@testable import ZstdStream
+@testable import ArchiveIO
 
 @testable import BatchPipeline
 

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
-import ZstdStream
+import ArchiveIO
 
 @testable import BatchPipeline
 

@@ -399,7 +399,7 @@ final class ExportTests: XCTestCase {
     }
 }
 
-import ZstdStream
+import ArchiveIO
 
 /// Reads a whole (zstd or plain) file as text.
 enum ZstdDecoderForTests {

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
-import ZstdStream
+import ArchiveIO
 
 /// One archive in several runs (issue 24): `smsfilter plan` lists the splits of a multi-frame zstd archive,
 /// `classify --range START:END` reads the records that start in a split's frames. The oracle is one

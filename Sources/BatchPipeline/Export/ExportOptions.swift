@@ -1,4 +1,4 @@
-import ZstdStream
+import ArchiveIO
 
 /// Settings of one `export` run: turning an archive into train/validation/test files.
 public struct ExportOptions: Sendable {

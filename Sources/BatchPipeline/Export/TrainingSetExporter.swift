@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter export`: archives in (any record format), `train`, `validation` and `test` files out.
 ///

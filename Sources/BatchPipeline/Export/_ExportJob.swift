@@ -7,7 +7,7 @@
 
 import Dispatch
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// One formatted record of a chunk.
 struct _ExportLine {

@@ -1,4 +1,4 @@
-import ZstdStream
+import ArchiveIO
 
 /// A deterministic, realistic synthetic SMS corpus with a ground-truth label per record.
 ///

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 // Learner's training, cross-validation and provenance (the run itself is in Learner.swift).
 extension Learner {

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter learn`: a linear model over phrases from labelled records.
 ///

@@ -1,5 +1,5 @@
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// Message bodies (and senders) of an archive, loaded into one buffer: what `bench` scans to measure
 /// the matcher alone, with decoding and parsing out of the timing.

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// The classify job: archives in, labelled records, rejects and counts out, in bounded memory.
 ///

@@ -1,5 +1,5 @@
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// Settings of one `classify` run.
 public struct PipelineOptions: Sendable {

@@ -6,7 +6,7 @@
 
 import Dispatch
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 final class _ClassifySink: _ChunkSink {
     let options: PipelineOptions

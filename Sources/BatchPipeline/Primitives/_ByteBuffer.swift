@@ -4,7 +4,7 @@
 // path allocates nothing per message: appends copy with memcpy into capacity reserved up front, and the
 // buffer only grows (doubling) when a chunk produces more bytes than any chunk before it.
 
-import ZstdStream
+import ArchiveIO
 
 #if canImport(Glibc)
 import Glibc

@@ -3,7 +3,7 @@
 // What a run of `classify --range` reads: a primitive value (bounds and the frame index), so that the format
 // drivers can carry it without depending on Reading, which owns the split's byte source (`_SplitSource`).
 
-import ZstdStream
+import ArchiveIO
 
 /// A split's bounds and what the reader knows about it (`PipelineOptions.split`, checked by the pipeline).
 struct _ReadSplit: Sendable {

@@ -13,7 +13,7 @@
 // parallel path; decoding unit by unit hands out every block before a damaged one (and the whole frame
 // before a wrong checksum) at every thread count, so outputs, rejects and counts do not depend on --threads.
 
-import ZstdStream
+import ArchiveIO
 
 /// A stream of decoded bytes.
 protocol _ByteSource: AnyObject {

@@ -4,7 +4,7 @@
 // bytes still choose the driver (format, header row, byte-order mark, the field checks), exactly as for the
 // whole archive, then the split's own records are read from its frames.
 
-import ZstdStream
+import ArchiveIO
 
 extension _RecordReader {
     /// Reads the split `split` of the archive at `path` (the run's only input).

@@ -21,7 +21,7 @@
 
 import Dispatch
 import Foundation
-import ZstdStream
+import ArchiveIO
 
 /// Where the reader is, for a progress line: set by the reader thread, read by the writer.
 final class _ReadProgress: @unchecked Sendable {

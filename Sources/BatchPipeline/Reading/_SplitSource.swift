@@ -22,7 +22,7 @@
 // Together the splits of an archive hand over every decoded byte of it once (the bytes before the first
 // record of split k are split k−1's), so records, counts and rejects add up to one whole-archive run.
 
-import ZstdStream
+import ArchiveIO
 
 final class _SplitSource: _ByteSource {
     private enum State { case skipping, own, tail, done }

@@ -1,5 +1,5 @@
 import Foundation
-import ZstdStream
+import ArchiveIO
 
 /// How an archive can be cut into splits that separate `classify --range` runs read (`smsfilter plan`): one
 /// archive across a cluster.

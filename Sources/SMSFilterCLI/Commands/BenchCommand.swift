@@ -4,7 +4,7 @@ import BatchPipeline
 import Dispatch
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter bench`: throughput of the matcher alone and of the whole job.
 struct BenchCommand: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import BatchPipeline
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter classify`: the main job.
 struct ClassifyCommand: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import BatchPipeline
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter evaluate`: how well a rule set agrees with a corpus's own labels.
 struct EvaluateCommand: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import BatchPipeline
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter export`: training sets from labelled (or unlabelled) archives.
 struct ExportCommand: ParsableCommand {

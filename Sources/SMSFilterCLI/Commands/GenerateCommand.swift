@@ -1,7 +1,7 @@
 import ArgumentParser
 import BatchPipeline
 import Foundation
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter generate`: a synthetic corpus with ground truth.
 struct GenerateCommand: ParsableCommand {

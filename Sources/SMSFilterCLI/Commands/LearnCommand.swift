@@ -2,7 +2,7 @@ import ArgumentParser
 import BatchPipeline
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter learn`: a linear model over phrases, learned from labelled records, written as a rule file.
 struct LearnCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BatchPipeline
 import Foundation
-import ZstdStream
+import ArchiveIO
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BatchPipeline
 import Foundation
-import ZstdStream
+import ArchiveIO
 
 /// `smsfilter plan`: where a big archive can be split for `classify --range` runs (one archive across a
 /// cluster; the Spark job runs it).

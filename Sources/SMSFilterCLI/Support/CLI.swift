@@ -2,7 +2,7 @@ import BatchPipeline
 import ArgumentParser
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 #if canImport(Glibc)
 import Glibc

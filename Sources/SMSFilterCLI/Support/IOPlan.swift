@@ -1,6 +1,6 @@
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BatchPipeline
-import ZstdStream
+import ArchiveIO
 
 /// The allowed range of every number a flag sets, checked in `validate()` with a usage error (exit 64)
 /// that says what is allowed. Nothing a flag sets is trusted to fit in memory or in an `Int`.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MessageFilter
-import ZstdStream
+import ArchiveIO
 
 /// The `--rules` option shared by the rule subcommands.
 struct RuleOptions: ParsableArguments {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import ZstdStream
+@testable import ArchiveIO
 
 /// ``ZstdParallelDecoder``: the zstd CLI is the oracle for what a clean archive holds, and ``ZstdDecoder``
 /// (itself checked against the CLI) for what a damaged one delivers and how the damage is reported: the

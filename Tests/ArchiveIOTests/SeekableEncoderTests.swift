@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import ZstdStream
+@testable import ArchiveIO
 
 /// Deterministic, compressible, text-like bytes with some binary noise (the zstd tests' sample data).
 func codecSample(_ count: Int, seed: UInt64 = 1) -> [UInt8] {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import ZstdStream
+@testable import ArchiveIO
 
 /// The `zstd` command-line tool is the oracle: what it writes we must decode to the same bytes, what we
 /// write it must decode.

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import ZstdStream
+@testable import ArchiveIO
 
 /// ``OutputFile``'s existing-file policy and temporary names, and where ``ZstdDecoder`` says damage is
 /// (issue 14).

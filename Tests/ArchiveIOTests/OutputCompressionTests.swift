@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import ZstdStream
+@testable import ArchiveIO
 
 /// gzip outputs (issue 21 item 7) and the memory of large seekable frames (item 4).
 final class OutputCompressionTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import ZstdStream
+@testable import ArchiveIO
 
 /// The `gzip` command-line tool is the oracle: what it writes we must decode to the same bytes; what it
 /// decodes from a truncated file we must hand out before the error; a file it refuses we must refuse with an

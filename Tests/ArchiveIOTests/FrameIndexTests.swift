@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import ZstdStream
+@testable import ArchiveIO
 
 /// ``ZstdFrameIndex`` (where an archive can be cut) and ``ZstdParallelDecoder/init(path:range:options:)`` (one
 /// range of frames). Oracles: the frames are made one by one by the zstd CLI (or our seekable encoder), so
