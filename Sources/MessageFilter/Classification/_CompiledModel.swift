@@ -435,12 +435,13 @@ extension Classifier {
     /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
     /// automaton reported them (by end; at one end, longest first); returns the main script.
     ///
-    /// The model's hot loop (53 of the 97 instructions per decoded byte of classification with the default
-    /// model): the run's counters stay locals here, its steps are pure `@inline(__always)` functions taking
-    /// them by value (`_ModelScan.swift`), its per-message constants a `let` (`_ModelScanPlan`). Earlier splits
-    /// cost more: steps taking a state struct `inout` were outlined (63.8 instructions per byte instead of
-    /// 53.5), or kept the struct in memory across the loop (56.1 to 58.6) (docs/PERFORMANCE.md, "The model's
-    /// scan in steps, round two"). Measure a change to its shape with callgrind.
+    /// The model's hot loop (53.7 of the 97 instructions per decoded byte of classification with the default
+    /// model): the run's counters stay locals here, its steps are pure `@_transparent` functions taking them
+    /// by value (`_ModelScan.swift`), its per-message constants a `let` (`_ModelScanPlan`); 0.2 per byte over
+    /// the one-function loop it was. Other shapes cost more: the same steps `@inline(__always)` (two outlined:
+    /// 62.7), a state struct passed `inout` (outlined: 63.8; `@_transparent`, kept in memory: 56.1 to 58.6),
+    /// `_WordChain.end` inlined (55.5) (docs/PERFORMANCE.md, "The model's scan in steps, round two" and
+    /// "Round three"). Measure a change to its shape with callgrind.
     @inline(__always)
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
                           _ hits: inout _ModelHits) -> Script {

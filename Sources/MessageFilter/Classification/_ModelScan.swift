@@ -1,7 +1,8 @@
 /// The model's scan (`Classifier._modelCandidates`) in pieces: what it reads of the table and the scratch per
 /// message (`_ModelScanPlan`, built once), and its steps as pure functions that take everything by value and
-/// return values (the probes also pass hits to `_ModelHits`). No state struct passed `inout`: that kept the
-/// run's counters in memory across the loop or had the steps outlined (docs/PERFORMANCE.md, "The model's scan
+/// return values (besides, the probes pass hits to the `inout _ModelHits` and the scalar step counts its script
+/// in the `inout _ScriptTally`, as the loop did). The run's counters are not a state struct passed `inout`:
+/// that kept them in memory across the loop or had the steps outlined (docs/PERFORMANCE.md, "The model's scan
 /// in steps, round two"). Each step is `@_transparent` (inlined before the optimiser, always): as
 /// `@inline(__always)` the word-part probes were outlined (62.7 instructions per byte instead of 53.5).
 
@@ -125,7 +126,8 @@ func _modelProbeSymbols(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p
 /// The ASCII letters from byte `i` of `p` (`n` bytes) on, entered in the ring as the word run's scalars
 /// `runScalars`, `runScalars + 1`, …; returns the byte after the last of them (`i`: none).
 @_transparent
-func _modelASCIILetters(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: Int, _ plan: _ModelScanPlan, _ runScalars: Int) -> Int {
+func _modelASCIILetters(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: Int, _ plan: _ModelScanPlan,
+                        _ runScalars: Int) -> Int {
     var j = i
     var r = runScalars
     while j < n {
