@@ -79,13 +79,23 @@ func _modelProbeWordRun(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p
 func _modelProbeUnspaced(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: UnsafePointer<UInt8>,
                          _ runScalars: Int, _ unspaced: Int, _ end: Int, _ hits: inout _ModelHits) {
     guard unspaced >= plan.minUnspaced else { return }
+    _modelProbeLengths(table, plan, p, plan.unspacedLength, plan.unspacedCount, upTo: unspaced, runScalars, end,
+                       seed: _ModelFeatureTable.partSeed, fold: false, &hits)
+}
+
+/// Probes the n-grams of the run ending at `end` (the run's `runScalars`-th scalar ends there) of each of the
+/// `count` lengths at `lengths` (longest first) up to `limit` scalars, their keys `_hash(…, seed:, fold:)`.
+@_transparent
+func _modelProbeLengths(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: UnsafePointer<UInt8>,
+                        _ lengths: UnsafeMutablePointer<Int>, _ count: Int, upTo limit: Int, _ runScalars: Int,
+                        _ end: Int, seed: UInt64, fold: Bool, _ hits: inout _ModelHits) {
     var q = 0
-    while q < plan.unspacedCount {
-        let length = plan.unspacedLength[q]
+    while q < count {
+        let length = lengths[q]
         q &+= 1
-        if length > unspaced { continue }
+        if length > limit { continue }
         let a = Int(plan.ring[(runScalars &- length) & plan.mask])
-        table.lookup(_highHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
+        table.lookup(_hash(p + a, end &- a, seed: seed, fold: fold), p, a, end, &hits)
     }
 }
 
@@ -113,14 +123,8 @@ func _modelProbeParts(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: 
 @_transparent
 func _modelProbeSymbols(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: UnsafePointer<UInt8>,
                         _ runScalars: Int, _ end: Int, _ hits: inout _ModelHits) {
-    var q = 0
-    while q < plan.symbolCount {
-        let length = plan.symbolLength[q]
-        q &+= 1
-        if length > runScalars { continue }
-        let a = Int(plan.ring[(runScalars &- length) & plan.mask])
-        table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.symbolSeed), p, a, end, &hits)
-    }
+    _modelProbeLengths(table, plan, p, plan.symbolLength, plan.symbolCount, upTo: runScalars, runScalars, end,
+                       seed: _ModelFeatureTable.symbolSeed, fold: true, &hits)
 }
 
 /// The ASCII letters from byte `i` of `p` (`n` bytes) on, entered in the ring as the word run's scalars
