@@ -435,12 +435,13 @@ extension Classifier {
     /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
     /// automaton reported them (by end; at one end, longest first); returns the main script.
     ///
-    /// One function of about 150 lines on purpose: it is the model's hot loop (53 of the 97 instructions per
-    /// decoded byte of classification with the default model). Split into steps, it cost more whatever the
-    /// shape: `@inline(__always)` steps were outlined (63.8 instructions per byte instead of 53.5), a state
-    /// struct with `@_transparent` mutating steps kept the struct in memory across the loop (56.1 to 58.6)
-    /// (docs/PERFORMANCE.md, "The model's scan in steps, round two"). Keep it whole until a split measures
-    /// the same.
+    /// The model's hot loop (53.7 of the 97 instructions per decoded byte of classification with the default
+    /// model): the run's counters stay locals here, its steps are pure `@_transparent` functions taking them
+    /// by value (`_ModelScan.swift`), its per-message constants a `let` (`_ModelScanPlan`); 0.2 per byte over
+    /// the one-function loop it was. Other shapes cost more: the same steps `@inline(__always)` (two outlined:
+    /// 62.7), a state struct passed `inout` (outlined: 63.8; `@_transparent`, kept in memory: 56.1 to 58.6),
+    /// `_WordChain.end` inlined (55.5) (docs/PERFORMANCE.md, "The model's scan in steps, round two" and
+    /// "Round three"). Measure a change to its shape with callgrind.
     @inline(__always)
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
                           _ hits: inout _ModelHits) -> Script {
@@ -449,63 +450,27 @@ extension Classifier {
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
         let flags = table.flags
-        let ring = s.ring
-        let mask = s.ringMask
-        let chainKey = s.chainKey
-        let chainStart = s.chainStart
-        let maxWords = table.maxWords
-        let partLength = table.partLength
-        let partNeed = table.partNeed
-        let partCount = table.partCount
-        let symbolLength = table.symbolLength
-        let symbolCount = table.symbolCount
-        let hasWordParts = partCount > 0
-        let hasSymbolParts = symbolCount > 0
-        let anyPart = table.anyPart
-        let maxDigit = table.maxDigitPart
-        let minUnspaced = table.minUnspacedPart
-        let unspacedLength = table.unspacedLength
-        let unspacedCount = table.unspacedCount
+        let plan = _ModelScanPlan(table, s)
         var kind = 0  // the run at i: 0 none (after a space), 1 word, 2 symbol
         var runStart = 0
         var runScalars = 0
         var lastDigit = Int.min / 2  // scalar index (in the run) of its last ASCII digit
         var unspaced = 0  // unspaced-script scalars ending here
         var latin: UInt32 = 0
-
         // (The word chain is a struct with explicit arguments, not a nested function: one capturing these
         // counters allocated a box per counter per message in unoptimised builds.)
-        var chain = _WordChain(key: chainKey, start: chainStart, maxWords: maxWords)
+        var chain = _WordChain(key: s.chainKey, start: s.chainStart, maxWords: table.maxWords)
         var i = 0
         while i < n {
             let b = p[i]
-            var len = 1
-            var word: Bool
-            var digit = false
-            var isUnspaced = false
+            var (len, word, digit, isUnspaced) = (1, false, false, false)
             if b < 0x80 {
                 let letter = (b | 0x20) &- 0x61 < 26
                 digit = b &- 0x30 < 10
                 word = letter || digit
                 if letter { latin &+= 1 }
             } else {
-                let (v, l) = _decodeUTF8(text, i)
-                if l == 0 {
-                    word = false
-                } else {
-                    len = l
-                    word = flags.isWord(v)
-                    if word {
-                        let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
-                        if e != _ScriptBlocks.mixed {
-                            tally.add(raw: e & 0x3F)
-                            isUnspaced = e & _ScriptBlocks.unspaced != 0
-                        } else {
-                            tally.add(Script.of(letter: v))
-                            isUnspaced = PhraseCandidates.isUnspaced(v)
-                        }
-                    }
-                }
+                (len, word, isUnspaced) = _modelHighScalar(text, i, flags, blocks, &tally)
             }
             if word {
                 if kind != 1 {
@@ -515,54 +480,20 @@ extension Classifier {
                     lastDigit = Int.min / 2
                     unspaced = 0
                 }
-                ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
+                plan.ring[runScalars & plan.mask] = Int32(truncatingIfNeeded: i)
                 if digit { lastDigit = runScalars }
                 runScalars &+= 1
                 unspaced = isUnspaced ? unspaced &+ 1 : 0
                 let end = i &+ len
-                if hasWordParts && !anyPart && runScalars &- lastDigit > maxDigit {
-                    // No digit piece or any-substring part can end here: only unspaced n-grams (whose bytes are
-                    // all ≥ 0x80, hashed without folding), the same lengths in the same order as the loop below.
-                    if unspaced >= minUnspaced {
-                        var q = 0
-                        while q < unspacedCount {
-                            let length = unspacedLength[q]
-                            q &+= 1
-                            if length > unspaced { continue }
-                            let a = Int(ring[(runScalars &- length) & mask])
-                            table.lookup(_highHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
-                        }
-                    }
-                } else if hasWordParts {
-                    var q = 0
-                    while q < partCount {
-                        let length = partLength[q]
-                        let need = partNeed[q]
-                        q &+= 1
-                        if length > runScalars { continue }
-                        if need & _ModelFeatureTable.needNothing != 0
-                            || (need & _ModelFeatureTable.needDigit != 0 && lastDigit >= runScalars &- length)
-                            || (need & _ModelFeatureTable.needUnspaced != 0 && unspaced >= length) {
-                            let a = Int(ring[(runScalars &- length) & mask])
-                            table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.partSeed), p, a, end, &hits)
-                        }
-                    }
-                }
+                _modelProbeWordRun(table, plan, p, runScalars, lastDigit, unspaced, end, &hits)
                 i = end
                 // ASCII letters that follow, while no part can end at them (no digit within `maxDigit` scalars
-                // behind, no any-substring part; an ASCII letter ends every unspaced stretch): each only
-                // extends the run, so they are taken in a tight loop (what the loop above does for them, minus
-                // the probes it would skip).
-                if !anyPart && runScalars &- lastDigit >= maxDigit {
-                    var j = i
-                    while j < n {
-                        let c = p[j]
-                        if (c | 0x20) &- 0x61 >= 26 { break }
-                        ring[runScalars & mask] = Int32(truncatingIfNeeded: j)
-                        runScalars &+= 1
-                        j &+= 1
-                    }
+                // behind, no any-substring part; an ASCII letter ends every unspaced stretch), only extend the
+                // run: taken in a tight loop (what the loop above does for them, minus the probes it skips).
+                if !plan.anyPart && runScalars &- lastDigit >= plan.maxDigit {
+                    let j = _modelASCIILetters(p, n, i, plan, runScalars)
                     if j != i {
+                        runScalars &+= j &- i
                         latin &+= UInt32(truncatingIfNeeded: j &- i)
                         unspaced = 0
                         i = j
@@ -573,22 +504,14 @@ extension Classifier {
             if kind == 1 { chain.end(p, runStart, i, count: n, table, &hits) }
             if b == 0x20 {
                 kind = 0
-            } else if hasSymbolParts {
+            } else if plan.symbolCount > 0 {
                 if kind != 2 {
                     kind = 2
                     runScalars = 0
                 }
-                ring[runScalars & mask] = Int32(truncatingIfNeeded: i)
+                plan.ring[runScalars & plan.mask] = Int32(truncatingIfNeeded: i)
                 runScalars &+= 1
-                let end = i &+ len
-                var q = 0
-                while q < symbolCount {
-                    let length = symbolLength[q]
-                    q &+= 1
-                    if length > runScalars { continue }
-                    let a = Int(ring[(runScalars &- length) & mask])
-                    table.lookup(_foldedHash(p + a, end &- a, seed: _ModelFeatureTable.symbolSeed), p, a, end, &hits)
-                }
+                _modelProbeSymbols(table, plan, p, runScalars, i &+ len, &hits)
             } else {
                 kind = 2
             }
