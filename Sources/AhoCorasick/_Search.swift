@@ -480,30 +480,50 @@ extension _Image {
         }
     }
 
+    /// What a lockstep driver has still to hand to its lanes: the spans from `next` on, and whether the
+    /// prefilter is still asked.
+    struct _Feed<E: _Engine> {
+        let e: E
+        let base: UnsafePointer<UInt8>
+        let spans: UnsafeBufferPointer<Range<Int>>
+        var next = 0
+        var prefilter: _PrefilterUse
+
+        /// A lane with nothing to scan (span -1: `_finishLane` skips it).
+        var idle: _Lane<E.State> { _Lane(start: base, at: base, end: base, state: e.initial, span: -1) }
+    }
+
     /// Takes the next span with a possible match into `lane`; false when there is none. With a prefilter
     /// the lane starts at the span's first candidate (no match starts before it) and spans without one
     /// are skipped.
     @inline(__always)
-    func _refill<E: _Engine>(
-        _ e: E, _ lane: inout _Lane<E.State>, _ next: inout Int, _ prefilter: inout _PrefilterUse,
-        _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>
-    ) -> Bool {
-        while next < spans.count {
-            let span = spans[next]
-            next &+= 1
+    func _refill<E: _Engine>(_ feed: inout _Feed<E>, _ lane: inout _Lane<E.State>) -> Bool {
+        let base = feed.base
+        while feed.next < feed.spans.count {
+            let span = feed.spans[feed.next]
+            feed.next &+= 1
             if span.isEmpty { continue }
             var from = 0
-            if prefilter.on, let teddy {
+            if feed.prefilter.on, let teddy {
                 from = teddy.firstCandidate(base + span.lowerBound, span.count)
-                prefilter.record(span.count, from)
+                feed.prefilter.record(span.count, from)
                 if from >= span.count { continue }
             }
             lane = _Lane(
                 start: base + span.lowerBound, at: base + span.lowerBound + from, end: base + span.upperBound,
-                state: e.initial, span: next &- 1)
+                state: feed.e.initial, span: feed.next &- 1)
             return true
         }
         return false
+    }
+
+    /// Reports the matches of `lane` if its last step (the byte before `at`) put it in a match state.
+    @inline(__always)
+    func _reportIfMatch<E: _Engine>(
+        _ e: E, _ lane: _Lane<E.State>, _ body: (_ spanIndex: Int, Match) -> Void
+    ) {
+        let id = e.id(lane.state)
+        if id <= e.maxMatch { _reportLane(e.index(id), lane, lane.at, body) }
     }
 
     /// The standard kind over many spans, four at a time in lockstep.
@@ -518,16 +538,12 @@ extension _Image {
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
         let classes = self.classes
-        let maxMatch = e.maxMatch
-        var next = 0
-        var prefilter = _PrefilterUse(on: teddy != nil)
-        let idle = _Lane(start: base, at: base, end: base, state: e.initial, span: -1)
-        var l0 = idle
-        var l1 = idle
-        var l2 = idle
-        var l3 = idle
-        var full = _refill(e, &l0, &next, &prefilter, base, spans) && _refill(e, &l1, &next, &prefilter, base, spans)
-            && _refill(e, &l2, &next, &prefilter, base, spans) && _refill(e, &l3, &next, &prefilter, base, spans)
+        var feed = _Feed(e: e, base: base, spans: spans, prefilter: _PrefilterUse(on: teddy != nil))
+        var l0 = feed.idle
+        var l1 = feed.idle
+        var l2 = feed.idle
+        var l3 = feed.idle
+        var full = _refill(&feed, &l0) && _refill(&feed, &l1) && _refill(&feed, &l2) && _refill(&feed, &l3)
         while full {
             let n = min(min(l0.left, l1.left), min(l2.left, l3.left))
             let p0 = l0.at
@@ -536,23 +552,19 @@ extension _Image {
             let p3 = l3.at
             var states = (l0.state, l1.state, l2.state, l3.state)
             let j = Self._steps4(e, classes, p0, p1, p2, p3, n, &states)
-            let (s0, s1, s2, s3) = states
+            (l0.state, l1.state, l2.state, l3.state) = states
             l0.at = p0 + j
             l1.at = p1 + j
             l2.at = p2 + j
             l3.at = p3 + j
-            l0.state = s0
-            l1.state = s1
-            l2.state = s2
-            l3.state = s3
-            if e.id(s0) <= maxMatch { _reportLane(e.index(e.id(s0)), l0, l0.at, body) }
-            if e.id(s1) <= maxMatch { _reportLane(e.index(e.id(s1)), l1, l1.at, body) }
-            if e.id(s2) <= maxMatch { _reportLane(e.index(e.id(s2)), l2, l2.at, body) }
-            if e.id(s3) <= maxMatch { _reportLane(e.index(e.id(s3)), l3, l3.at, body) }
-            if l0.left == 0 { full = _refill(e, &l0, &next, &prefilter, base, spans) }
-            if full && l1.left == 0 { full = _refill(e, &l1, &next, &prefilter, base, spans) }
-            if full && l2.left == 0 { full = _refill(e, &l2, &next, &prefilter, base, spans) }
-            if full && l3.left == 0 { full = _refill(e, &l3, &next, &prefilter, base, spans) }
+            _reportIfMatch(e, l0, body)
+            _reportIfMatch(e, l1, body)
+            _reportIfMatch(e, l2, body)
+            _reportIfMatch(e, l3, body)
+            if l0.left == 0 { full = _refill(&feed, &l0) }
+            if full && l1.left == 0 { full = _refill(&feed, &l1) }
+            if full && l2.left == 0 { full = _refill(&feed, &l2) }
+            if full && l3.left == 0 { full = _refill(&feed, &l3) }
         }
         // Out of spans: finish the lanes still holding bytes, one at a time.
         _finishLane(e, l0, body)
@@ -584,14 +596,24 @@ extension _Image {
         // Why in bounds: each lane has at least n bytes left and j < n; states are validated ids and
         // classes are < the stride, so every table index is in its table.
         while j < n {
-            s0 = e.next(s0, classes[Int(p0[j])])
-            s1 = e.next(s1, classes[Int(p1[j])])
-            s2 = e.next(s2, classes[Int(p2[j])])
-            s3 = e.next(s3, classes[Int(p3[j])])
+            _step4(e, classes, p0, p1, p2, p3, j, &s0, &s1, &s2, &s3)
             j &+= 1
             if min(min(e.id(s0), e.id(s1)), min(e.id(s2), e.id(s3))) <= maxMatch { break }
         }
         return j
+    }
+
+    /// One step of four lanes, each by its byte `j` (the loop body of `_steps4`, twice in `_steps8`).
+    @inline(__always)
+    static func _step4<E: _Engine>(
+        _ e: E, _ classes: UnsafePointer<UInt8>,
+        _ p0: UnsafePointer<UInt8>, _ p1: UnsafePointer<UInt8>, _ p2: UnsafePointer<UInt8>, _ p3: UnsafePointer<UInt8>,
+        _ j: Int, _ s0: inout E.State, _ s1: inout E.State, _ s2: inout E.State, _ s3: inout E.State
+    ) {
+        s0 = e.next(s0, classes[Int(p0[j])])
+        s1 = e.next(s1, classes[Int(p1[j])])
+        s2 = e.next(s2, classes[Int(p2[j])])
+        s3 = e.next(s3, classes[Int(p3[j])])
     }
 
     /// `_steps4` for eight lanes, byte by byte: used when the dense DFA is larger than the L2 cache, where
@@ -623,14 +645,8 @@ extension _Image {
         var j = 0
         // Why in bounds: as in `_steps4`.
         while j < n {
-            s0 = e.next(s0, classes[Int(p0[j])])
-            s1 = e.next(s1, classes[Int(p1[j])])
-            s2 = e.next(s2, classes[Int(p2[j])])
-            s3 = e.next(s3, classes[Int(p3[j])])
-            s4 = e.next(s4, classes[Int(p4[j])])
-            s5 = e.next(s5, classes[Int(p5[j])])
-            s6 = e.next(s6, classes[Int(p6[j])])
-            s7 = e.next(s7, classes[Int(p7[j])])
+            _step4(e, classes, p0, p1, p2, p3, j, &s0, &s1, &s2, &s3)
+            _step4(e, classes, p4, p5, p6, p7, j, &s4, &s5, &s6, &s7)
             j &+= 1
             let low = min(min(min(e.id(s0), e.id(s1)), min(e.id(s2), e.id(s3))),
                           min(min(e.id(s4), e.id(s5)), min(e.id(s6), e.id(s7))))
@@ -654,18 +670,15 @@ extension _Image {
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
         let classes = self.classes
-        let maxMatch = e.maxMatch
         withUnsafeTemporaryAllocation(of: _Lane<E.State>.self, capacity: 8) { lanes in
             withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 8) { pointers in
                 withUnsafeTemporaryAllocation(of: E.State.self, capacity: 8) { states in
-                    let idle = _Lane(start: base, at: base, end: base, state: e.initial, span: -1)
-                    lanes.initialize(repeating: idle)
+                    var feed = _Feed(e: e, base: base, spans: spans, prefilter: _PrefilterUse(on: teddy != nil))
+                    lanes.initialize(repeating: feed.idle)
                     states.initialize(repeating: e.initial)
                     pointers.initialize(repeating: base)
-                    var next = 0
                     var full = true
-                    var prefilter = _PrefilterUse(on: teddy != nil)
-                    for k in 0..<8 where full { full = _refill(e, &lanes[k], &next, &prefilter, base, spans) }
+                    for k in 0..<8 where full { full = _refill(&feed, &lanes[k]) }
                     while full {
                         var n = Int.max
                         for k in 0..<8 {
@@ -677,12 +690,9 @@ extension _Image {
                         for k in 0..<8 {
                             lanes[k].at += j
                             lanes[k].state = states[k]
-                            let id = e.id(states[k])
-                            if id <= maxMatch { _reportLane(e.index(id), lanes[k], lanes[k].at, body) }
+                            _reportIfMatch(e, lanes[k], body)
                         }
-                        for k in 0..<8 where full && lanes[k].left == 0 {
-                            full = _refill(e, &lanes[k], &next, &prefilter, base, spans)
-                        }
+                        for k in 0..<8 where full && lanes[k].left == 0 { full = _refill(&feed, &lanes[k]) }
                     }
                     for k in 0..<8 { _finishLane(e, lanes[k], body) }
                 }

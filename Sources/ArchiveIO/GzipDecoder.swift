@@ -33,9 +33,9 @@ import Darwin
 /// ```
 ///
 /// Not thread-safe: use one decoder per stream.
-public final class GzipDecoder {
+public final class GzipDecoder: _PathDecoder {
     /// Settings of a decoder.
-    public struct Options: Sendable {
+    public struct Options: Sendable, _ClosingOptions {
         /// Whether the decoder closes the file descriptor when it is done with it.
         public var closeWhenDone: Bool = false
 
@@ -79,9 +79,7 @@ public final class GzipDecoder {
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String) throws(ZstdError) {
-        let opened = try _OpenedPath(path)
-        try self.init(fileDescriptor: opened.fd, path: path, options: Options(closeWhenDone: true))
-        opened.handOver()
+        try self.init(opening: path, options: Options())
     }
 
     deinit {

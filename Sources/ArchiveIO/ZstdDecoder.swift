@@ -35,9 +35,9 @@ import Darwin
 /// ```
 ///
 /// Not thread-safe: use one decoder per stream.
-public final class ZstdDecoder {
+public final class ZstdDecoder: _PathDecoder {
     /// Settings of a decoder.
-    public struct Options: Sendable {
+    public struct Options: Sendable, _ClosingOptions {
         /// The largest decoding window a frame may ask for; a frame over it is `.windowTooLarge`.
         /// Rounded down to a power of two, at least 1 KiB. Default 128 MiB (`zstd --long`'s window).
         public var maxWindowBytes: Int = 128 << 20
@@ -86,7 +86,7 @@ public final class ZstdDecoder {
         self.options = options
         self.path = path
         self.startOffset = _Sys.currentOffset(fileDescriptor).map { $0 - Int64(initialBytes.count) }
-        let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
+        let logMax = _DContext.windowLog(maxWindowBytes: options.maxWindowBytes)
         self.windowLogMax = logMax
         self.context = try _DContext(windowLogMax: logMax)
         self.file = _InputFile(capacity: _Zstd.recommendedInputSize, initialBytes: initialBytes, decoder: "ZstdDecoder")
@@ -94,11 +94,7 @@ public final class ZstdDecoder {
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String, options: Options = Options()) throws(ZstdError) {
-        let opened = try _OpenedPath(path)
-        var options = options
-        options.closeWhenDone = true
-        try self.init(fileDescriptor: opened.fd, path: path, options: options)
-        opened.handOver()
+        try self.init(opening: path, options: options)
     }
 
     deinit {

@@ -44,9 +44,9 @@ import Darwin
 ///
 /// Not thread-safe: one reader at a time (the workers are internal). The walker and the copying run in the
 /// calling thread, inside `read(into:)`.
-public final class ZstdParallelDecoder {
+public final class ZstdParallelDecoder: _PathDecoder {
     /// Settings of a parallel decoder.
-    public struct Options: Sendable {
+    public struct Options: Sendable, _ClosingOptions {
         /// The largest decoding window a frame may ask for, as ``ZstdDecoder/Options/maxWindowBytes``.
         public var maxWindowBytes: Int
         /// Whether the decoder closes the file descriptor when it is done with it.
@@ -141,7 +141,7 @@ public final class ZstdParallelDecoder {
         self.options = options
         self.path = path
         self.initialBytes = initialBytes
-        let logMax = max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, options.maxWindowBytes).leadingZeroBitCount)))
+        let logMax = _DContext.windowLog(maxWindowBytes: options.maxWindowBytes)
         windowLogMax = logMax
         startOffset = _Sys.currentOffset(fileDescriptor).map { $0 - Int64(initialBytes.count) }
         consumedOffset = startOffset ?? 0
@@ -158,11 +158,7 @@ public final class ZstdParallelDecoder {
 
     /// Opens `path` and decodes it; the decoder closes the file when it is deallocated.
     public convenience init(path: String, options: Options = Options()) throws(ZstdError) {
-        let opened = try _OpenedPath(path)
-        var options = options
-        options.closeWhenDone = true
-        try self.init(fileDescriptor: opened.fd, path: path, options: options)
-        opened.handOver()
+        try self.init(opening: path, options: options)
     }
 
     /// Decodes the frames of the file at `path` that lie in `range` (compressed offsets): the stream starts at
@@ -172,15 +168,9 @@ public final class ZstdParallelDecoder {
     /// - Precondition: `range.lowerBound` ≥ 0.
     public convenience init(path: String, range: Range<Int64>, options: Options = Options()) throws(ZstdError) {
         precondition(range.lowerBound >= 0, "a range of a file starts at offset 0 or later")
-        let opened = try _OpenedPath(path)
-        guard lseek(opened.fd, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
-            throw ZstdError(.readFailed, offset: range.lowerBound, errno: errno, path: path)
-        }
         var options = options
-        options.closeWhenDone = true
         options.inputEnd = range.upperBound
-        try self.init(fileDescriptor: opened.fd, path: path, options: options)
-        opened.handOver()
+        try self.init(opening: path, at: range.lowerBound, options: options)
     }
 
     deinit {

@@ -67,7 +67,7 @@ struct _InputFile {
 
 /// A file opened for reading: its descriptor is closed when this value goes out of scope, unless it was
 /// handed over (``handOver()``) to a decoder whose init succeeded and which closes it when done. So a
-/// decoder's `init(path:)` that throws leaves no descriptor open:
+/// decoder's `init(path:)` that throws leaves no descriptor open (``_PathDecoder/init(opening:at:options:)``):
 ///
 ///     let opened = try _OpenedPath(path)
 ///     try self.init(fileDescriptor: opened.fd, path: path, options: closing)
@@ -93,6 +93,36 @@ struct _OpenedPath: ~Copyable {
     consuming func handOver() { discard self }
 
     deinit { _Sys.close(fd) }
+}
+
+/// Decoder settings that say whether the decoder closes its file descriptor when it is done with it.
+protocol _ClosingOptions {
+    var closeWhenDone: Bool { get set }
+}
+
+/// A decoder of a file descriptor (`GzipDecoder`, `ZstdDecoder`, `ZstdParallelDecoder`): their
+/// `init(path:)` plumbing, written once.
+protocol _PathDecoder: AnyObject {
+    associatedtype Options: _ClosingOptions
+    init(fileDescriptor: Int32, path: String?, initialBytes: [UInt8], options: Options) throws(ZstdError)
+}
+
+extension _PathDecoder {
+    /// Opens `path` (moved to `offset` when given) and decodes it with `options`; the decoder closes the
+    /// file when it is deallocated, and a throw leaves no descriptor open.
+    ///
+    /// - Throws: ``ZstdError`` `.fileFailed` when the file cannot be opened, `.readFailed` when it cannot
+    ///   be moved to `offset`, or what the decoder's init throws.
+    init(opening path: String, at offset: Int64? = nil, options: Options) throws(ZstdError) {
+        let opened = try _OpenedPath(path)
+        if let offset, lseek(opened.fd, off_t(offset), SEEK_SET) != off_t(offset) {
+            throw ZstdError(.readFailed, offset: offset, errno: errno, path: path)
+        }
+        var options = options
+        options.closeWhenDone = true
+        try self.init(fileDescriptor: opened.fd, path: path, initialBytes: [], options: options)
+        opened.handOver()
+    }
 }
 
 /// Fills `buffer` from `read` until it is full or `read` returns 0 (the end); returns how many bytes it

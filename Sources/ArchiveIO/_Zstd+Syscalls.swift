@@ -347,6 +347,12 @@ private func _writeHook(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
 final class _DContext: @unchecked Sendable {
     let ctx: OpaquePointer
 
+    /// The window log a decoder allows for `maxWindowBytes`: its base-2 logarithm rounded down, from 10
+    /// (1 KiB) to 31.
+    static func windowLog(maxWindowBytes: Int) -> Int32 {
+        max(10, min(31, Int32(Int.bitWidth - 1 - max(1024, maxWindowBytes).leadingZeroBitCount)))
+    }
+
     init(windowLogMax: Int32) throws(ZstdError) {
         guard let ctx = ZSTD_createDCtx() else {
             throw ZstdError(.corrupt, detail: "ZSTD_createDCtx failed (out of memory)")

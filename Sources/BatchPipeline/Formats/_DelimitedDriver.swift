@@ -62,12 +62,7 @@ final class _DelimitedDriver: _FormatDriver {
         return out + (headerTerminator.isEmpty ? [0x0A] : headerTerminator)
     }
 
-    func parse(_ chunk: _Chunk, into parsed: inout _Parsed) {
-        chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { parseRecords(chunk, $0, into: &parsed) }
-    }
-
-    /// Parses the chunk's records, `input` (appends decoded strings to the chunk within reserved room).
-    private func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed) {
+    func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed) {
         let end = chunk.recordBytes
         // A NUL byte is what neither CSV nor TSV can hold (``_FormatLimits``): rows with one are rejected. One
         // search per chunk; rows are searched only when it finds one.

@@ -21,8 +21,9 @@ protocol _FormatDriver: AnyObject, Sendable {
     var layout: _SlotLayout { get }
     /// A framer for one pass over the file (owned by the reader thread).
     func makeFramer() -> _Framer
-    /// Parses the chunk's records (`[0, chunk.recordBytes)`) into `parsed` (cleared first by the caller).
-    func parse(_ chunk: _Chunk, into parsed: inout _Parsed)
+    /// Parses the chunk's records, `input` (`[0, chunk.recordBytes)` of the chunk), into `parsed` (cleared
+    /// first by the caller); appends decoded strings to the chunk within reserved room. Called by `parse`.
+    func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed)
     /// Appends the records of `parsed` with their labels, in this format, to `out` (the bytes between
     /// records, such as XML outside `<sms>` elements, pass through).
     func emitLabelled(_ chunk: _Chunk, _ parsed: _Parsed, _ emitter: _Emitter, into out: _ByteBuffer)
@@ -32,6 +33,16 @@ protocol _FormatDriver: AnyObject, Sendable {
     /// The labels a record already carries (a `filter` object, `filter_*` columns or attributes), when
     /// `_ReadOptions.wantsExistingLabels` asked for them.
     func existingLabels(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> _ExistingLabels?
+}
+
+extension _FormatDriver {
+    /// Parses the chunk's records (`[0, chunk.recordBytes)`) into `parsed` (cleared first by the caller).
+    func parse(_ chunk: _Chunk, into parsed: inout _Parsed) {
+        chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { parseRecords(chunk, $0, into: &parsed) }
+    }
+
+    /// No preamble (every format but CSV/TSV).
+    func preamble(_ emitter: _Emitter) -> [UInt8] { [] }
 }
 
 /// The labels a record carried in: what `export` uses instead of classifying it again.

@@ -62,14 +62,7 @@ final class _JSONLDriver: _FormatDriver {
         return _ReadOptions.missingMessage(required[k], records: objects, found: found)
     }
 
-    func preamble(_ emitter: _Emitter) -> [UInt8] { [] }
-
-    func parse(_ chunk: _Chunk, into parsed: inout _Parsed) {
-        chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { parseRecords(chunk, $0, into: &parsed) }
-    }
-
-    /// Parses the chunk's records, `input` (appends decoded strings to the chunk within reserved room).
-    private func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed) {
+    func parseRecords(_ chunk: _Chunk, _ input: UnsafeRawBufferPointer, into parsed: inout _Parsed) {
         let end = chunk.recordBytes
         var lineStart = 0
         var line = 0

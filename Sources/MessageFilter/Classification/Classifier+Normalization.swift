@@ -22,15 +22,14 @@ extension Classifier {
     /// every match back to the original bytes (a match that starts or ends inside a rewritten character
     /// covers the whole character).
     func _scanNormalized(_ body: UnsafeRawBufferPointer) {
+        let latin = ruleSet.latinWordPhrases
         let n = normalizer.text
         n.normalize(body, mode: normalizer.mode)
         let text = n.output
         let starts = n.sourceStart
         let ends = n.sourceEnd
-        let latin = ruleSet.latinWordPhrases
-        for mode in 0..<2 {
-            guard let matcher = ruleSet.matchers[mode] else { continue }
-            let map = ruleSet.localToGlobal[mode]
+        for i in phraseScans.indices {
+            let (matcher, map) = phraseScans[i]
             matcher.forEachMatch(in: text) { p, s, e in
                 // Word edges are judged in the normalised text (look-alike letters are Latin letters there).
                 if latin[Int(map[p])], !_isLatinWordMatch(text, s, e) { return }
@@ -66,9 +65,8 @@ extension Classifier {
         let starts = n.sourceStart
         let ends = n.sourceEnd
         let latin = ruleSet.latinWordPhrases
-        for mode in 0..<2 {
-            guard let matcher = ruleSet.matchers[mode] else { continue }
-            let map = ruleSet.localToGlobal[mode]
+        for i in phraseScans.indices {
+            let (matcher, map) = phraseScans[i]
             scratch.plainSpans.withUnsafeBufferPointer { spans in
                 scratch.plainOrigin.withUnsafeBufferPointer { origin in
                     matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in

@@ -15,6 +15,9 @@ public final class Classifier {
     let rules: [_CompiledRule]
     let useStart: [Int32]
     let uses: [UInt32]
+    /// The rule set's phrase automata (one per case mode its rules use), each with its map from the
+    /// automaton's pattern numbers to the rule set's phrase ids.
+    let phraseScans: [(matcher: _PhraseMatcher, map: [Int32])]
 
     // Scratch, reused for every message (see `_evaluate`). A Classifier is used by one thread at a time
     // and these are never accessed re-entrantly, so the dynamic exclusivity checks are switched off.
@@ -50,6 +53,7 @@ public final class Classifier {
         rules = ruleSet.rules
         useStart = ruleSet.useStart
         uses = ruleSet.uses
+        phraseScans = (0..<2).compactMap { mode in ruleSet.matchers[mode].map { ($0, ruleSet.localToGlobal[mode]) } }
         let n = ruleSet.rules.count
         ruleCount = n
         scratch = .allocate(capacity: max(1, n))
@@ -198,10 +202,9 @@ public final class Classifier {
         if rewritten {
             _scanNormalized(body)
         } else {
-            for mode in 0..<2 {
-                guard let matcher = ruleSet.matchers[mode] else { continue }
-                let map = ruleSet.localToGlobal[mode]
-                let latin = ruleSet.latinWordPhrases
+            let latin = ruleSet.latinWordPhrases
+            for i in phraseScans.indices {
+                let (matcher, map) = phraseScans[i]
                 matcher.forEachMatch(in: body) { p, s, e in
                     let g = map[p]
                     if latin[Int(g)], !_isLatinWordMatch(body, s, e) { return }
@@ -222,10 +225,9 @@ public final class Classifier {
         if normalizer.mode != .none {
             _scanBatchNormalized(buffer)
         } else {
-            for mode in 0..<2 {
-                guard let matcher = ruleSet.matchers[mode] else { continue }
-                let map = ruleSet.localToGlobal[mode]
-                let latin = ruleSet.latinWordPhrases
+            let latin = ruleSet.latinWordPhrases
+            for i in phraseScans.indices {
+                let (matcher, map) = phraseScans[i]
                 spanBuffer.withUnsafeBufferPointer { spans in
                     matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
                         let g = map[p]

@@ -114,20 +114,9 @@ struct _AmountScanner {
             s = e + 1
             guard s < body.count else { return nil }
         }
-        do {
-            let key = Int(_HostLists._lower(body[s]))
-            var k = Int(x.firstStart[key])
-            let kEnd = Int(x.firstStart[key + 1])
-            while k < kEnd {
-                let m = Int(x.firstOrder[k])
-                k += 1
-                guard s == e || !x.flagA[m], x.matches(m, body, at: s) else { continue }
-                let end = s + Int(x.length[m])
-                if x.flagB[m], end < body.count, _Currencies.isLetter(body[end]) { continue }
-                return (Double(bitPattern: x.value[m]), end)
-            }
-        }
-        return nil
+        // After a space, the attached multipliers (`flagA`: `k`, `万`) do not count.
+        guard let (m, end) = x.first(startingAt: s, in: body, skip: { s != e && x.flagA[$0] }) else { return nil }
+        return (Double(bitPattern: x.value[m]), end)
     }
 
     /// The next amount, or nil at the end of the body.

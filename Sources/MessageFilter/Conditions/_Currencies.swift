@@ -120,20 +120,8 @@ enum _Currencies {
     /// it when it ends with a letter.
     @inline(__always)
     static func suffixMarker(startingAt start: Int, in body: UnsafeRawBufferPointer) -> (end: Int, mask: UInt64)? {
-        guard start >= 0, start < body.count else { return nil }
-        let x = index
-        let key = Int(_HostLists._lower(body[start]))
-        var k = Int(x.firstStart[key])
-        let kEnd = Int(x.firstStart[key + 1])
-        while k < kEnd {
-            let m = Int(x.firstOrder[k])
-            k += 1
-            guard x.matches(m, body, at: start) else { continue }
-            let e = start + Int(x.length[m])
-            if x.flagB[m], e < body.count, isLetter(body[e]) { continue }
-            return (e, x.value[m])
-        }
-        return nil
+        guard start >= 0, start < body.count, let (m, e) = index.first(startingAt: start, in: body) else { return nil }
+        return (e, index.value[m])
     }
 
     /// A prefix marker ending at `end`, or at `end - 1` when a space stands there.
@@ -202,6 +190,28 @@ final class _MarkerIndex: Sendable {
         }
         (lastStart, lastOrder) = csr { $0.lastKey ? $0.bytes[$0.bytes.count - 1] : nil }
         (firstStart, firstOrder) = csr { $0.firstKey ? $0.bytes[0] : nil }
+    }
+
+    /// The first word in list order (of those with `firstKey`) that stands at `body[s...]`, is not passed
+    /// over by `skip`, and is not followed by an ASCII letter when it has `flagB`: its number and end.
+    ///
+    /// - Precondition: `s` < `body.count`.
+    @inline(__always)
+    func first(
+        startingAt s: Int, in body: UnsafeRawBufferPointer, skip: (Int) -> Bool = { _ in false }
+    ) -> (word: Int, end: Int)? {
+        let key = Int(_HostLists._lower(body[s]))
+        var k = Int(firstStart[key])
+        let kEnd = Int(firstStart[key + 1])
+        while k < kEnd {
+            let m = Int(firstOrder[k])
+            k += 1
+            guard !skip(m), matches(m, body, at: s) else { continue }
+            let end = s + Int(length[m])
+            if flagB[m], end < body.count, _Currencies.isLetter(body[end]) { continue }
+            return (m, end)
+        }
+        return nil
     }
 
     /// Whether marker `m` is at `body[p...]` (ASCII compared in lower case).

@@ -26,4 +26,19 @@ enum _GrowableStorage {
         p.deallocate()
         p = n
     }
+
+    /// Grows three parallel allocations holding `count` elements each, of `capacity` elements, so that
+    /// `needed` elements fit (``capacity(from:toHold:)``), and updates `capacity`.
+    ///
+    /// - Precondition: `needed` > `capacity` > 0.
+    static func grow<A, B, C>(
+        _ a: inout UnsafeMutablePointer<A>, _ b: inout UnsafeMutablePointer<B>, _ c: inout UnsafeMutablePointer<C>,
+        count: Int, capacity: inout Int, toHold needed: Int
+    ) {
+        let grown = Self.capacity(from: capacity, toHold: needed)
+        move(&a, count: count, toCapacity: grown)
+        move(&b, count: count, toCapacity: grown)
+        move(&c, count: count, toCapacity: grown)
+        capacity = grown
+    }
 }

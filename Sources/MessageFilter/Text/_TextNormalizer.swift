@@ -366,20 +366,13 @@ final class _TextNormalizer {
 
     private func growScalars(_ needed: Int) {
         guard needed > scalarCapacity else { return }
-        let c = _GrowableStorage.capacity(from: scalarCapacity, toHold: needed)
-        _GrowableStorage.move(&scalars, count: scalarCount, toCapacity: c)
-        _GrowableStorage.move(&scalarStart, count: scalarCount, toCapacity: c)
-        _GrowableStorage.move(&scalarEnd, count: scalarCount, toCapacity: c)
-        scalarCapacity = c
+        _GrowableStorage.grow(
+            &scalars, &scalarStart, &scalarEnd, count: scalarCount, capacity: &scalarCapacity, toHold: needed)
     }
 
     private func growBytes(_ needed: Int) {
         guard needed > capacity else { return }
-        let c = _GrowableStorage.capacity(from: capacity, toHold: needed)
-        _GrowableStorage.move(&bytes, count: count, toCapacity: c)
-        _GrowableStorage.move(&starts, count: count, toCapacity: c)
-        _GrowableStorage.move(&ends, count: count, toCapacity: c)
-        capacity = c
+        _GrowableStorage.grow(&bytes, &starts, &ends, count: count, capacity: &capacity, toHold: needed)
     }
 
     /// `decode`'s state between characters: the scalar buffers (locals, re-read after the rare expanding
