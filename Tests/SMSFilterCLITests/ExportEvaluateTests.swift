@@ -188,6 +188,44 @@ final class ExportEvaluateTests: CLITestCase {
         XCTAssertEqual(rows, GeneratedFixture.recordCount)
     }
 
+    // MARK: --max-record
+
+    /// `export` and `evaluate` offer `--max-record` as classify does (one option of the record-format group):
+    /// a record longer than it is neither scored nor written but counted as classify rejects it, under
+    /// classify's reason, and the records around it are read as usual; with the default limit it is read.
+    func testExportAndEvaluateHonourMaxRecord() throws {
+        let long = "{\"id\": \"2\", \"label\": \"Junk\", \"body\": \"\(String(repeating: "x", count: 3000))\"}"
+        let input = try write("long.jsonl", "{\"id\": \"1\", \"label\": \"Junk\", \"body\": \"a\"}\n\(long)\n{\"id\": \"3\", \"label\": \"Inbox\", \"body\": \"b\"}\n")
+        // classify: the over-long record is rejected (line 2), with its reason.
+        let classify = try Fixtures.run(bin, ["classify", input, "-o", path("labels.jsonl"), "--rejects", path("rejects.jsonl"), "--max-record", "1K", "-q"])
+        XCTAssertEqual(classify.status, 0, text(classify.stderr))
+        let reject = try json(Data(contentsOf: URL(fileURLWithPath: path("rejects.jsonl"))))
+        XCTAssertEqual(reject["line"] as? Int, 2)
+        let reason = "record longer than --max-record"
+        XCTAssertTrue((reject["reason"] as? String ?? "").contains("--max-record"), "\(reject)")
+        for (limit, skipped, kept) in [(["--max-record", "1K"], [reason: 1], 2), ([], [:], 3)] {
+            let evaluate = try Fixtures.run(bin, ["evaluate", input, "--map", "identity", "--json-file", "-", "--quiet"] + limit)
+            XCTAssertEqual(evaluate.status, 0, text(evaluate.stderr))
+            let figures = try json(evaluate.stdout)
+            XCTAssertEqual(figures["skipped"] as? [String: Int], skipped, "evaluate \(limit)")
+            XCTAssertEqual(figures["scored"] as? Int, kept, "evaluate \(limit)")
+            let folder = path("sets\(limit.count)")
+            let export = try Fixtures.run(bin, ["export", input, "-o", folder, "--label-field", "label", "--format", "csv", "--stats-file", "-", "--quiet"] + limit)
+            XCTAssertEqual(export.status, 0, text(export.stderr))
+            let stats = try json(export.stdout)
+            XCTAssertEqual(stats["skipped"] as? [String: Int], skipped, "export \(limit)")
+            XCTAssertEqual(stats["written"] as? Int, kept, "export \(limit)")
+            let rows = try ["train", "validation", "test"].map { try String(contentsOfFile: "\(folder)/\($0).csv", encoding: .utf8) }
+            XCTAssertEqual(rows.joined().contains(String(repeating: "x", count: 3000)), kept == 3, "export \(limit)")
+        }
+        // Out of range, as classify says it.
+        for command in [["evaluate", input, "--map", "identity"], ["export", input, "-o", path("bad")]] {
+            let r = try Fixtures.run(bin, command + ["--max-record", "100G"])
+            XCTAssertEqual(r.status, 64, command[0])
+            XCTAssertTrue(text(r.stderr).contains("1K to 1G"), "\(command[0]): \(text(r.stderr))")
+        }
+    }
+
     func testExportUsageErrors() throws {
         let input = GeneratedFixture.jsonl
         XCTAssertEqual(try Fixtures.run(bin, ["export", input]).status, 64)  // no --out-dir

@@ -238,6 +238,9 @@ OPTIONS:
                           (default: body)
   --no-header             CSV/TSV input has no header row (name fields by
                           1-based column number).
+  --max-record <max-record>
+                          Longest record read, 1K to 1G; a longer one is
+                          rejected and counted. (default: 64M)
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --output-format <output-format>
                           Write records as jsonl, csv, tsv or xml (default: the
@@ -248,9 +251,6 @@ OPTIONS:
   --chunk-size <chunk-size>
                           Bytes of records per work unit, 4K to 64M (default
                           768K at 1 thread, 512K at 2, less above).
-  --max-record <max-record>
-                          Longest record processed, 1K to 1G; a longer one is
-                          rejected with its length. (default: 64M)
   --level <level>         Compression level of the output: zstd -7 to 19, gzip
                           (.gz) 1 to 9 (default 1 for a .zst or .gz name).
   --compression-threads <compression-threads>
@@ -441,6 +441,9 @@ OPTIONS:
                           (default: body)
   --no-header             CSV/TSV input has no header row (name fields by
                           1-based column number).
+  --max-record <max-record>
+                          Longest record read, 1K to 1G; a longer one is
+                          rejected and counted. (default: 64M)
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --filter-key <filter-key>
                           Key (column or attribute prefix) of the labels
@@ -522,6 +525,9 @@ OPTIONS:
                           (default: body)
   --no-header             CSV/TSV input has no header row (name fields by
                           1-based column number).
+  --max-record <max-record>
+                          Longest record read, 1K to 1G; a longer one is
+                          rejected and counted. (default: 64M)
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
@@ -822,6 +828,9 @@ OPTIONS:
                           (default: body)
   --no-header             CSV/TSV input has no header row (name fields by
                           1-based column number).
+  --max-record <max-record>
+                          Longest record read, 1K to 1G; a longer one is
+                          rejected and counted. (default: 64M)
   --normalize <normalize> Text normalisation: none, standard or leet (default:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>
@@ -881,9 +890,6 @@ OPTIONS:
   --max-examples <max-examples>
                           Training messages held at once; beyond, a
                           deterministic sample. (default: 2000000)
-  --max-record <max-record>
-                          Longest record read; a longer one is skipped and
-                          counted. (default: 64M)
   -q, --quiet             Print no summary.
   --json                  Print the summary as JSON on standard output
                           (standard error with -o -) instead of the table.

@@ -114,7 +114,7 @@ final class _EvaluationWorker: _ChunkWorker {
             let start = tally.fired.count
             for rule in trace.firedRules(message: k) { tally.fired.append(Int32(rule)) }
             let event = _EvaluationEvent(
-                label: label.isPresent ? tally.labelIndex(chunk.bytes(label.start, label.end)) : -1,
+                label: label.isPresent ? chunk.input.withUnsafeBytes(label.start..<label.end) { tally.labelIndex($0) } : -1,
                 predicted: Int16(context.predicted(v, folder: folder)), folder: Int16(folder), rule: v.rule,
                 firedStart: Int32(start), firedCount: Int32(tally.fired.count - start))
             tally.events.append(event)
@@ -134,7 +134,7 @@ final class _EvaluationWorker: _ChunkWorker {
     private func example(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int, _ e: _EvaluationEvent, _ tally: _EvaluationTally, _ v: Verdict) -> EvaluationReport.ConflictExample {
         let r = parsed.records[k]
         let s = parsed.spans[k]
-        let body = String(decoding: chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount), as: UTF8.self)
+        let body = chunk.input.string(s.bodyStart..<(s.bodyStart + s.bodyCount))
         let id = chunk.idText(r).map { String(decoding: $0, as: UTF8.self) } ?? "line \(chunk.firstLine + r.relativeLine)"
         let winner = Int(v.rule)
         var others: [(rule: String, folder: String)] = []

@@ -71,7 +71,12 @@ final class _ExportWorker: _ChunkWorker {
         tally.reset()
         guard chunk.piece == nil, let file = chunk.file else { return }
         scratch.parse(chunk)
-        let parsed = scratch.parsed
+        // One scope over the parsed chunk's bytes (records and decoded strings); nothing appends to them.
+        chunk.input.withUnsafeBytes { all in labelAndFormat(chunk, all, scratch.parsed, file, tally) }
+    }
+
+    /// Labels the records of `chunk` (its bytes `all`) and formats those with a label into its output.
+    private func labelAndFormat(_ chunk: _Chunk, _ all: UnsafeRawBufferPointer, _ parsed: _Parsed, _ file: _FileState, _ tally: _ExportTally) {
         var labels = [String?](repeating: nil, count: parsed.records.count)
         ruled.removeAll(keepingCapacity: true)
         ruled.append(contentsOf: repeatElement(false, count: parsed.records.count))
@@ -82,35 +87,37 @@ final class _ExportWorker: _ChunkWorker {
             let slot = file.driver.layout.extra(0)
             for k in 0..<parsed.records.count {
                 let f = parsed.field(k, slot)
-                if f.isPresent { labels[k] = String(decoding: chunk.bytes(f.start, f.end), as: UTF8.self) }
+                if f.isPresent { labels[k] = String(decoding: UnsafeRawBufferPointer(rebasing: all[f.start..<f.end]), as: UTF8.self) }
             }
         case .auto:
             for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
                 labels[k] = file.driver.existingLabels(chunk, parsed, k).flatMap(label)
             }
-            labelWithRules(chunk, parsed, &labels, tally)
+            labelWithRules(all, parsed, &labels, tally)
         case .rules:
-            labelWithRules(chunk, parsed, &labels, tally)
+            labelWithRules(all, parsed, &labels, tally)
         }
         for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
             guard let label = labels[k] else {
                 tally.noLabel += 1
                 continue
             }
-            if options.format == .csv, holdsNUL(chunk, parsed, k) {
+            if options.format == .csv, holdsNUL(chunk, all, parsed, k) {
                 tally.unwritable += 1
                 continue
             }
             tally.sources[ruled[k] ? "rules" : source == "field" ? "field" : "filter", default: 0] += 1
-            line(chunk, parsed, k, label: label, tally)
+            line(chunk, all, parsed, k, label: label, tally)
         }
     }
 
     /// Whether record `k`'s id, body or sender holds a NUL byte, which a CSV file cannot hold (``_FormatLimits``).
-    private func holdsNUL(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> Bool {
+    private func holdsNUL(_ chunk: _Chunk, _ all: UnsafeRawBufferPointer, _ parsed: _Parsed, _ k: Int) -> Bool {
         let s = parsed.spans[k]
-        if _FormatLimits.delimited(chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount), tsv: false) != nil { return true }
-        if s.senderCount > 0, _FormatLimits.delimited(chunk.bytes(s.senderStart, s.senderStart + s.senderCount), tsv: false) != nil {
+        if _FormatLimits.delimited(UnsafeRawBufferPointer(rebasing: all[s.bodyStart..<(s.bodyStart + s.bodyCount)]), tsv: false) != nil { return true }
+        if s.senderCount > 0,
+            _FormatLimits.delimited(UnsafeRawBufferPointer(rebasing: all[s.senderStart..<(s.senderStart + s.senderCount)]), tsv: false) != nil
+        {
             return true
         }
         return chunk.idText(parsed.records[k])?.contains(0) ?? false
@@ -128,7 +135,7 @@ final class _ExportWorker: _ChunkWorker {
     }
 
     /// Classifies, in one batch call, the records still without a label.
-    private func labelWithRules(_ chunk: _Chunk, _ parsed: _Parsed, _ labels: inout [String?], _ tally: _ExportTally) {
+    private func labelWithRules(_ buffer: UnsafeRawBufferPointer, _ parsed: _Parsed, _ labels: inout [String?], _ tally: _ExportTally) {
         pending.removeAll(keepingCapacity: true)
         pendingIndex.removeAll(keepingCapacity: true)
         for k in 0..<parsed.records.count where !parsed.records[k].isRejected && labels[k] == nil {
@@ -138,7 +145,6 @@ final class _ExportWorker: _ChunkWorker {
         guard !pending.isEmpty else { return }
         tally.usedRules = true
         if verdicts.count < pending.count { verdicts += repeatElement(Verdict(), count: pending.count - verdicts.count) }
-        let buffer = chunk.bytes(0, chunk.input.count)
         pending.withUnsafeBufferPointer { spans in
             verdicts.withUnsafeMutableBufferPointer { out in
                 classifier.classify(buffer: buffer, messages: spans, into: UnsafeMutableBufferPointer(rebasing: out[0..<spans.count]))
@@ -152,10 +158,10 @@ final class _ExportWorker: _ChunkWorker {
     }
 
     /// The split, the duplicate key and the formatted line of record `k`.
-    private func line(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int, label: String, _ tally: _ExportTally) {
+    private func line(_ chunk: _Chunk, _ all: UnsafeRawBufferPointer, _ parsed: _Parsed, _ k: Int, label: String, _ tally: _ExportTally) {
         let r = parsed.records[k]
         let s = parsed.spans[k]
-        let body = chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount)
+        let body = UnsafeRawBufferPointer(rebasing: all[s.bodyStart..<(s.bodyStart + s.bodyCount)])
         let id = chunk.idText(r)
         let hash: UInt64
         if let id {
@@ -167,8 +173,8 @@ final class _ExportWorker: _ChunkWorker {
         let key = options.trackDuplicates || options.deduplicate ? StableHash.normalizedBody(body) : 0
         let out = chunk.output
         let start = out.count
-        let sender = s.senderCount >= 0 ? chunk.bytes(s.senderStart, s.senderStart + s.senderCount) : nil
-        format(chunk, r, body: body, id: id, sender: sender, label: label, out)
+        let sender = s.senderCount >= 0 ? UnsafeRawBufferPointer(rebasing: all[s.senderStart..<(s.senderStart + s.senderCount)]) : nil
+        format(all, r, body: body, id: id, sender: sender, label: label, out)
         tally.lines.append(_ExportLine(
             start: start, end: out.count, split: options.ratios.split(forHash: hash), label: tally.labelIndex(label), idHash: hash, key: key))
     }
@@ -176,7 +182,7 @@ final class _ExportWorker: _ChunkWorker {
     /// One record of a split. The sender is kept (last, so that readers of the three older columns are
     /// unchanged): an exported test split must exercise sender rules in `evaluate` as the archive would.
     private func format(
-        _ chunk: _Chunk, _ r: _Record, body: UnsafeRawBufferPointer, id: [UInt8]?, sender: UnsafeRawBufferPointer?, label: String,
+        _ all: UnsafeRawBufferPointer, _ r: _Record, body: UnsafeRawBufferPointer, id: [UInt8]?, sender: UnsafeRawBufferPointer?, label: String,
         _ out: _ByteBuffer
     ) {
         switch options.format {
@@ -184,7 +190,7 @@ final class _ExportWorker: _ChunkWorker {
             // JSON Lines input keeps its raw id and body values; other formats' text is encoded.
             out.append("{\"id\": ")
             if r.idIsJSON {
-                out.append(chunk.bytes(r.idStart, r.idEnd))
+                out.append(all, r.idStart..<r.idEnd)
             } else if let id {
                 id.withUnsafeBytes { out.appendJSONString($0) }
             } else {
@@ -193,7 +199,7 @@ final class _ExportWorker: _ChunkWorker {
             out.append(", \"label\": ")
             out.appendJSONString(label)
             out.append(", \"body\": ")
-            if r.bodyRawEnd > r.bodyRawStart { out.append(chunk.bytes(r.bodyRawStart, r.bodyRawEnd)) } else { out.appendJSONString(body) }
+            if r.bodyRawEnd > r.bodyRawStart { out.append(all, r.bodyRawStart..<r.bodyRawEnd) } else { out.appendJSONString(body) }
             out.append(", \"sender\": ")
             if let sender { out.appendJSONString(sender) } else { out.append("null") }
             out.append("}\n")

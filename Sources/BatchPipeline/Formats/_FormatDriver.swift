@@ -286,12 +286,10 @@ final class _ParseScratch {
         }
         out.removeAll(fieldsPerRecord: file.driver.layout.count)
         // Decoded strings go after the records; they are never longer than their source, so reserving the
-        // records' size up front means the buffer cannot move while the parser runs, nor afterwards: the
-        // input is pinned until the chunk goes back to the pool (``_Chunk/bytes(_:_:)`` lends it out).
-        chunk.input.unpin()
+        // records' size up front means the buffer cannot move while the parser runs (it appends them inside
+        // its `withUnsafeBytes` scope; `-DBATCHPIPELINE_INTERNAL_CHECKS` traps if the buffer would move).
         chunk.input.removeLast(from: chunk.recordBytes)
         chunk.input.reserve(chunk.recordBytes + 16)
-        chunk.input.pin()
         file.driver.parse(chunk, into: &out)
         out._checkInvariants(recordBytes: chunk.recordBytes, inputBytes: chunk.input.count)
     }

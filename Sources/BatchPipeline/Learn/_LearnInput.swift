@@ -5,6 +5,8 @@
 // same field options.
 
 /// One usable record: its body and truth label (decoded), where it came from.
+/// - warning: Its bytes are lent for the `record` call of ``_LearnInput/read(inputs:input:truthField:record:skip:progress:)``
+///   only: copy what must outlive it.
 struct _LearnRecord {
     var body: UnsafeRawBufferPointer
     var label: UnsafeRawBufferPointer
@@ -41,10 +43,13 @@ enum _LearnInput {
                 }
                 let id = chunk.idText(r)
                 try withOptionalBytes(id) { idBytes throws(PipelineError) in
-                    try record(_LearnRecord(
-                        body: chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount), label: chunk.bytes(label.start, label.end),
-                        id: idBytes, sender: s.senderCount >= 0 ? chunk.bytes(s.senderStart, s.senderStart + s.senderCount) : nil,
-                        fileIndex: fileIndex, line: line))
+                    try chunk.input.withUnsafeBytes { (all) throws(PipelineError) in
+                        try record(_LearnRecord(
+                            body: UnsafeRawBufferPointer(rebasing: all[s.bodyStart..<(s.bodyStart + s.bodyCount)]),
+                            label: UnsafeRawBufferPointer(rebasing: all[label.start..<label.end]), id: idBytes,
+                            sender: s.senderCount >= 0 ? UnsafeRawBufferPointer(rebasing: all[s.senderStart..<(s.senderStart + s.senderCount)]) : nil,
+                            fileIndex: fileIndex, line: line))
+                    }
                 }
             }
             let (file, read, total) = reader.reader.progress.snapshot()

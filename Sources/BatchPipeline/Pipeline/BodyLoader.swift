@@ -42,10 +42,10 @@ public struct LoadedMessages: Sendable {
                 var sender = (0, -1)
                 if s.senderCount >= 0 {
                     sender = (loaded.buffer.count, s.senderCount)
-                    loaded.buffer += chunk.bytes(s.senderStart, s.senderStart + s.senderCount)
+                    chunk.input.withUnsafeBytes(s.senderStart..<(s.senderStart + s.senderCount)) { loaded.buffer += $0 }
                 }
                 let bodyStart = loaded.buffer.count
-                loaded.buffer += chunk.bytes(s.bodyStart, s.bodyStart + s.bodyCount)
+                chunk.input.withUnsafeBytes(s.bodyStart..<(s.bodyStart + s.bodyCount)) { loaded.buffer += $0 }
                 loaded.bodyBytes += s.bodyCount
                 loaded.spans.append(MessageSpan(senderStart: sender.0, senderCount: sender.1, bodyStart: bodyStart, bodyCount: s.bodyCount))
                 if loaded.bodyBytes >= limit { full = true }

@@ -33,26 +33,28 @@ let _returnLargeBlocks: Void = {
 /// A reusable, growable byte buffer. Not thread-safe; owned by one chunk slot or one worker.
 ///
 /// ### Access to the bytes
-/// The allocation never leaves this type except inside a scope: ``withUnsafeBytes(_:)`` lends the bytes
-/// `[0, count)` to a closure, ``appendWithUnsafeSpace(upTo:_:)`` lends the free space after them to a writer.
+/// Unsafe, fenced: the allocation never leaves this type except inside a scope. ``withUnsafeBytes(_:)``
+/// lends the bytes `[0, count)` to a non-escaping closure, ``appendWithUnsafeSpace(upTo:_:)`` lends the free
+/// space after them to a writer; no accessor returns a pointer. Everything else gets owned values
+/// (``copyBytes(_:)``, ``string(_:)``). This holds for a chunk's input too: the jobs' workers (evaluate,
+/// export, learn, the body loader) read a parsed chunk's records through `chunk.input.withUnsafeBytes`, one
+/// scope per record or per chunk, and keep offsets, never pointers, between scopes.
 /// - warning: Do not escape the pointer a closure is given: the storage moves when the buffer grows.
 ///
 /// A closure may append to the buffer it reads (a parser decodes strings after a chunk's records) as long
 /// as the appends fit the capacity reserved before the scope: then the storage does not move and the lent
-/// pointer stays valid. The one pointer that outlives a scope is a pinned chunk's (``_Chunk/bytes(_:_:)``):
-/// between ``pin()`` and ``unpin()`` the buffer must not grow or shrink.
+/// pointer stays valid.
 ///
 /// ### Invariants (``_checkInvariants()``, compiled with `-DBATCHPIPELINE_INTERNAL_CHECKS`)
 /// - `0 <= count <= capacity`, `capacity >= 64`; `storage` holds `capacity` bytes.
-/// - While a scope holds the bytes or the buffer is pinned, the storage does not move.
+/// - While a scope holds the bytes, the storage does not move (a resize traps).
 final class _ByteBuffer: @unchecked Sendable {
     private var storage: UnsafeMutableRawPointer
     private(set) var capacity: Int
     private(set) var count = 0
     #if BATCHPIPELINE_INTERNAL_CHECKS
-    /// Scopes holding a pointer into `storage` (``withUnsafeBytes(_:)``), and whether the buffer is pinned.
+    /// Scopes holding a pointer into `storage` (``withUnsafeBytes(_:)``).
     private var lent = 0
-    private var pinned = false
     #endif
 
     init(capacity: Int) {
@@ -88,6 +90,11 @@ final class _ByteBuffer: @unchecked Sendable {
     /// A copy of the bytes `range` (all of them by default).
     func copyBytes(_ range: Range<Int>? = nil) -> [UInt8] {
         withUnsafeBytes { Array($0[range ?? 0..<$0.count]) }
+    }
+
+    /// The bytes `range` decoded as UTF-8 (ill-formed sequences repaired).
+    func string(_ range: Range<Int>) -> String {
+        withUnsafeBytes(range) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Lends `body` the free space after the bytes, at least `limit - count` bytes of it (growing first);
@@ -140,35 +147,6 @@ final class _ByteBuffer: @unchecked Sendable {
         if count + extra > capacity { grow(count + extra) }
     }
 
-    /// Pins the storage: it may not move until ``unpin()`` (a chunk whose bytes are lent out by
-    /// ``_Chunk/bytes(_:_:)`` between its parse and its return to the pool). Checked only with
-    /// `-DBATCHPIPELINE_INTERNAL_CHECKS`; nothing in a release build.
-    @inline(__always)
-    func pin() {
-        #if BATCHPIPELINE_INTERNAL_CHECKS
-        pinned = true
-        #endif
-    }
-
-    @inline(__always)
-    func unpin() {
-        #if BATCHPIPELINE_INTERNAL_CHECKS
-        pinned = false
-        #endif
-    }
-
-    /// The bytes `range` for a pointer that outlives the call: the one escaping accessor, fenced.
-    /// - Precondition: the buffer is pinned (``pin()``) and stays so while the pointer is used; `range` lies
-    ///   in `[0, count)`. Only ``_Chunk/bytes(_:_:)`` calls it.
-    @inline(__always)
-    func _pinnedBytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
-        #if BATCHPIPELINE_INTERNAL_CHECKS
-        precondition(pinned, "a chunk's bytes lent out of a scope while the chunk is not pinned")
-        precondition(range.lowerBound >= 0 && range.upperBound <= count)
-        #endif
-        return UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(start: storage, count: count)[range])
-    }
-
     /// Checks the invariants in the type's documentation; compiled to nothing without
     /// `-DBATCHPIPELINE_INTERNAL_CHECKS`.
     @inline(__always)
@@ -190,7 +168,6 @@ final class _ByteBuffer: @unchecked Sendable {
     private func resize(to newCapacity: Int) {
         #if BATCHPIPELINE_INTERNAL_CHECKS
         precondition(lent == 0, "the buffer would move while a scope holds its bytes (reserve before the scope)")
-        precondition(!pinned, "the buffer would move while pinned (its bytes are lent out)")
         #endif
         guard let p = realloc(storage, newCapacity) else { Self.outOfMemory(newCapacity) }
         storage = p

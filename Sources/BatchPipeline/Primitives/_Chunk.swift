@@ -125,7 +125,6 @@ final class _Chunk: @unchecked Sendable {
     }
 
     func reset() {
-        input.unpin()
         input.removeAll()
         recordBytes = 0
         output.removeAll()
@@ -270,7 +269,6 @@ final class _ChunkPool: @unchecked Sendable {
 
     func put(_ chunk: _Chunk) {
         // A huge record grew the buffers: give the memory back (realloc returns the pages).
-        chunk.input.unpin()
         chunk.input.removeAll()
         chunk.output.removeAll()
         chunk.rejects.removeAll(keepingCapacity: true)

@@ -24,20 +24,6 @@ extension _Chunk {
             return out
         }
     }
-
-    /// The bytes `[start, end)` of the chunk's buffer (records and scratch), for a job's worker (evaluate,
-    /// export, learn) after the chunk was parsed.
-    ///
-    /// Unsafe, fenced: the one pointer into a chunk that outlives a scope. It stays valid because a parsed
-    /// chunk's input is pinned (``_ParseScratch/parse(_:)`` reserves room for every decoded string, then
-    /// pins it) until the chunk goes back to the pool (``_ChunkPool/put(_:)`` unpins it before shrinking):
-    /// nothing appends past the reserved room in between (`-DBATCHPIPELINE_INTERNAL_CHECKS` traps if it would).
-    /// - Precondition: the chunk was parsed and is still owned by the caller; `start <= end <= input.count`.
-    /// - warning: Do not keep the pointer past the chunk's hand-over to the writer.
-    @inline(__always)
-    func bytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer {
-        input._pinnedBytes(start..<end)
-    }
 }
 
 final class _SequentialReader {

@@ -24,15 +24,16 @@ public struct ArchivePlan: Sendable, Equatable {
     public struct Options: Sendable {
         /// Decoded bytes per split, at least (the last split holds what is left).
         public var splitSize: Int64 = 256 << 20
-        /// The record format; nil: guessed from the name and first bytes, as classify guesses it.
-        public var inputFormat: InputFormat?
+        /// How the archive's records are read, as classify reads them: of it a plan uses the record format
+        /// (`input.inputFormat`; nil: guessed from the name and first bytes) and the zstd window cap
+        /// (`input.maxWindowBytes`).
+        public var input = RecordFormat()
         /// Decode every split: exact decoded sizes, newlines and first lines.
         public var countLines = false
         /// Plan only the frames in this range of the archive (frame boundaries); nil: the whole archive.
         public var range: Range<Int64>?
         /// Decoding threads for `countLines` (and the first frame of unknown size).
         public var threads = 1
-        public var maxWindowBytes = 128 << 20
 
         public init() {}
     }
@@ -157,7 +158,7 @@ public struct ArchivePlan: Sendable, Equatable {
     private static func head(_ path: String, _ options: Options) throws(PipelineError) -> (String, InputFormat) {
         let source: any _ByteSource
         do {
-            source = try _ByteSources.open(path, stdinName: path, maxWindowBytes: options.maxWindowBytes, threads: 1)
+            source = try _ByteSources.open(path, stdinName: path, maxWindowBytes: options.input.maxWindowBytes, threads: 1)
         } catch {
             throw PipelineError(error.code == .unsupportedInput ? .badInput : .inputMissing, error.description)
         }
@@ -174,7 +175,7 @@ public struct ArchivePlan: Sendable, Equatable {
         let decoder = (source as? _DecodedPrefix)?.inner ?? source
         let container = decoder is GzipDecoder ? "gzip" : decoder.isCompressed == true ? "zstd" : "plain"
         let format =
-            options.inputFormat ?? bytes.withUnsafeBytes { InputFormat.sniff(UnsafeRawBufferPointer(rebasing: $0[..<count]), path: path) }
+            options.input.inputFormat ?? bytes.withUnsafeBytes { InputFormat.sniff(UnsafeRawBufferPointer(rebasing: $0[..<count]), path: path) }
         return (container, format)
     }
 
@@ -190,7 +191,7 @@ public struct ArchivePlan: Sendable, Equatable {
     }
 
     private static func measuredRatio(_ path: String, _ frame: ZstdFrameIndex.Frame, _ options: Options) -> Double {
-        var one = ZstdParallelDecoder.Options(maxWindowBytes: options.maxWindowBytes, threads: 1, streamingWhenSingleThreaded: false)
+        var one = ZstdParallelDecoder.Options(maxWindowBytes: options.input.maxWindowBytes, threads: 1, streamingWhenSingleThreaded: false)
         one.framesInFlight = 1
         guard let decoder = try? ZstdParallelDecoder(path: path, range: frame.start..<frame.end, options: one) else { return 4 }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -229,7 +230,7 @@ public struct ArchivePlan: Sendable, Equatable {
     /// Decodes every split: exact decoded sizes, newlines, first lines.
     private mutating func count(_ path: String, _ options: Options, startsArchive: Bool) {
         let decoding = ZstdParallelDecoder.Options(
-            maxWindowBytes: options.maxWindowBytes, threads: max(1, options.threads), streamingWhenSingleThreaded: false)
+            maxWindowBytes: options.input.maxWindowBytes, threads: max(1, options.threads), streamingWhenSingleThreaded: false)
         var line: Int? = startsArchive ? 1 : nil
         var decoded: Int64? = startsArchive ? 0 : nil
         for k in splits.indices {

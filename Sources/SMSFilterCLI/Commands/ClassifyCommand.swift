@@ -96,9 +96,6 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Bytes of records per work unit, 4K to 64M (default 768K at 1 thread, 512K at 2, less above).")
     var chunkSize: ByteSize?
 
-    @Option(name: .long, parsing: .unconditional, help: "Longest record processed, 1K to 1G; a longer one is rejected with its length.")
-    var maxRecord = ByteSize(RecordLimits.defaultMaxRecord)
-
     @Option(name: .long, parsing: .unconditional, help: "Compression level of the output: zstd -7 to 19, gzip (.gz) 1 to 9 (default 1 for a .zst or .gz name).")
     var level: Int32?
 
@@ -135,7 +132,7 @@ struct ClassifyCommand: ParsableCommand {
         if noOutput && outputPath != nil { throw ValidationError("Please give either -o or --no-output, not both.") }
         try Limits.check(input.threads, Limits.threads, "--threads")
         try Limits.check(size: chunkSize, Limits.chunkSize, "--chunk-size")
-        try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
+        try Limits.check(size: input.format.maxRecord, Limits.maxRecord, "--max-record")
         try Limits.check(size: maxRejectsBytes, Limits.maxRejectsBytes, "--max-rejects-bytes")
         try Limits.check(level, Limits.level, "--level")
         try Limits.checkGzipLevel(level, output: noOutput ? nil : outputPath)
@@ -240,7 +237,6 @@ struct ClassifyCommand: ParsableCommand {
         options.compressionWorkers = compressionThreads ?? PipelineOptions.defaultCompressionWorkers(threads: options.threads)
         options.outputFrameSize = frameSize.frameSize
         if let chunkSize { options.chunkSize = chunkSize.bytes }
-        options.input.maxRecord = maxRecord.bytes
         options.strict = strict
         options.rejectsPath = rejects
         options.maxRejectsBytes = Int64(maxRejectsBytes.bytes)

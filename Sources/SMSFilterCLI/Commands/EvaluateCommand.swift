@@ -78,6 +78,7 @@ struct EvaluateCommand: ParsableCommand {
         }
         try Limits.check(conflictExamples, Limits.conflictExamples, "--conflict-examples")
         try Limits.check(input.threads, Limits.threads, "--threads")
+        try Limits.check(size: input.format.maxRecord, Limits.maxRecord, "--max-record")
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }

@@ -115,6 +115,7 @@ struct ExportCommand: ParsableCommand {
         if output != nil && outDirAlias != nil { throw ValidationError("Please give -o/--output once (--out-dir is its old name).") }
         try Limits.check(level, Limits.level, "--level")
         try Limits.check(input.threads, Limits.threads, "--threads")
+        try Limits.check(size: input.format.maxRecord, Limits.maxRecord, "--max-record")
         try Limits.check(frameSize: frameSize)
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }

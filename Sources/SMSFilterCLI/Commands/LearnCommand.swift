@@ -128,9 +128,6 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Training messages held at once; beyond, a deterministic sample.")
     var maxExamples = 2_000_000
 
-    @Option(name: .long, parsing: .unconditional, help: "Longest record read; a longer one is skipped and counted.")
-    var maxRecord = ByteSize(RecordLimits.defaultMaxRecord)
-
     @Flag(name: [.short, .long], help: "Print no summary.")
     var quiet = false
 
@@ -174,7 +171,7 @@ struct LearnCommand: ParsableCommand {
         if cost <= 0 || !cost.isFinite { throw ValidationError("Please give a positive --cost.") }
         if tolerance <= 0 || !tolerance.isFinite { throw ValidationError("Please give a positive --tolerance.") }
         if maxCandidates < 1024 { throw ValidationError("Please give --max-candidates of at least 1024.") }
-        try Limits.check(size: maxRecord, Limits.maxRecord, "--max-record")
+        try Limits.check(size: input.maxRecord, Limits.maxRecord, "--max-record")
         if maxExamples < 16 { throw ValidationError("Please give --max-examples of at least 16.") }
         if let normalize, TextNormalization(name: normalize) == nil {
             throw ValidationError("Please give --normalize as none, standard or leet.")
@@ -282,7 +279,6 @@ struct LearnCommand: ParsableCommand {
         options.trainModel = output != nil
         options.maxCandidates = maxCandidates
         options.maxExamples = maxExamples
-        options.input.maxRecord = maxRecord.bytes
         options.base = base?.definition
         options.minimumOverrules = minOverrules
         if let base {

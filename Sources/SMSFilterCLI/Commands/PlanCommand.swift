@@ -75,7 +75,7 @@ struct PlanCommand: ParsableCommand {
         try io.check()
         var options = ArchivePlan.Options()
         options.splitSize = Int64(splitSize.bytes)
-        options.inputFormat = inputFormat
+        options.input.inputFormat = inputFormat
         options.countLines = lines
         options.range = range.map { $0.start..<$0.end }
         options.threads = threads ?? CLI.cores

@@ -24,7 +24,8 @@ struct InputOptions: ParsableArguments {
     }
 }
 
-/// What the records look like: the input format, the field names and whether CSV/TSV has a header row.
+/// What the records look like: the input format, the field names, whether CSV/TSV has a header row, and
+/// the longest record read (`--max-record`, offered by every command that reads records).
 struct RecordFormatOptions: ParsableArguments {
     @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
     var inputFormat: InputFormat?
@@ -34,11 +35,15 @@ struct RecordFormatOptions: ParsableArguments {
     @Flag(name: .long, help: "CSV/TSV input has no header row (name fields by 1-based column number).")
     var noHeader = false
 
-    /// Sets the format, header row and fields of a job's options (its ``RecordFormat``).
+    @Option(name: .long, parsing: .unconditional, help: "Longest record read, 1K to 1G; a longer one is rejected and counted.")
+    var maxRecord = ByteSize(RecordLimits.defaultMaxRecord)
+
+    /// Sets the format, header row, fields and longest record of a job's options (its ``RecordFormat``).
     func apply<Options: RecordFormatSettings>(to options: inout Options) {
         options.input.inputFormat = inputFormat
         options.input.hasHeader = !noHeader
         options.input.fields = fields.names
+        options.input.maxRecord = maxRecord.bytes
     }
 }
 
