@@ -59,7 +59,7 @@ extension _ExistingLabels {
         func text(_ i: Int) -> String? {
             let f = parsed.field(k, base + i)
             guard f.isPresent, f.end > f.start else { return nil }
-            return chunk.input.withUnsafeBytes(f.start..<f.end) { String(decoding: $0, as: UTF8.self) }
+            return chunk.input.string(f.start..<f.end)
         }
         guard let folder = text(2) else { return nil }
         self.init(action: text(0), subAction: text(1), folder: folder)
