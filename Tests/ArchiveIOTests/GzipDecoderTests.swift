@@ -21,20 +21,7 @@ final class GzipDecoderTests: XCTestCase {
     // MARK: Helpers
 
     /// Text-like bytes with some binary noise (compressible, with matches and literals).
-    func sampleBytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var rng = Fixtures.SeededGenerator(seed: seed)
-        let words: [[UInt8]] = ["debited", "a/c", "OTP", "ส่วนลด", "優惠", "\n", "{\"body\": ", "🙂", "1234 "].map { Array($0.utf8) }
-        var out: [UInt8] = []
-        out.reserveCapacity(count + 16)
-        while out.count < count {
-            if rng.next() % 7 == 0 {
-                out.append(UInt8(truncatingIfNeeded: rng.next()))
-            } else {
-                out += words[Int(rng.next() % UInt64(words.count))]
-            }
-        }
-        return Array(out.prefix(count))
-    }
+    func sampleBytes(_ count: Int, seed: UInt64) -> [UInt8] { codecSample(count, seed: seed) }
 
     func write(_ bytes: [UInt8], _ name: String) throws -> String {
         let url = folder.appendingPathComponent(name)
@@ -51,24 +38,7 @@ final class GzipDecoderTests: XCTestCase {
 
     /// Reads until the end or an error with `chunk`-byte reads; returns every byte handed out and the error.
     func drain(_ decoder: GzipDecoder, chunk: Int) throws -> (bytes: [UInt8], error: ZstdError?) {
-        let (bytes, error, largest) = try Deadline.run("GzipDecoder.read until the end (\(chunk)-byte reads)") {
-            var out: [UInt8] = []
-            var largest = 0
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
-            defer { buffer.deallocate() }
-            while true {
-                do {
-                    let n = try decoder.read(into: buffer)
-                    if n == 0 { return (out, ZstdError?.none, largest) }
-                    largest = max(largest, n)
-                    out += buffer[..<n]
-                } catch {
-                    return (out, error as? ZstdError, largest)
-                }
-            }
-        }
-        XCTAssertLessThanOrEqual(largest, chunk, "a read returned more than the buffer holds")
-        return (bytes, error)
+        try drainWithDeadline("GzipDecoder", chunk: chunk, decoder.read(into:))
     }
 
     func decode(_ bytes: [UInt8], chunk: Int = 64 << 10, name: String = "in.gz") throws -> (bytes: [UInt8], error: ZstdError?) {

@@ -56,24 +56,7 @@ final class ZstdDecoderTests: XCTestCase {
     /// Reads until the end or an error; returns every byte handed out and the error.
     /// (On a thread of its own with a time limit: a decoder that never reaches the end fails the test.)
     func drain(_ decoder: ZstdDecoder, chunk: Int) throws -> (bytes: [UInt8], error: ZstdError?) {
-        let (bytes, error, largest) = try Deadline.run("ZstdDecoder.read until the end (\(chunk)-byte reads)") {
-            var out: [UInt8] = []
-            var largest = 0
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
-            defer { buffer.deallocate() }
-            while true {
-                do {
-                    let n = try decoder.read(into: buffer)
-                    if n == 0 { return (out, ZstdError?.none, largest) }
-                    largest = max(largest, n)
-                    out += buffer[..<n]
-                } catch {
-                    return (out, error as? ZstdError, largest)
-                }
-            }
-        }
-        XCTAssertLessThanOrEqual(largest, chunk, "a read returned more than the buffer holds")
-        return (bytes, error)
+        try drainWithDeadline("ZstdDecoder", chunk: chunk, decoder.read(into:))
     }
 
     // MARK: Decoding what the zstd CLI wrote

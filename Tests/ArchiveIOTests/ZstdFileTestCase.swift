@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import XCTest
 
+@testable import ArchiveIO
+
 /// The prologue of the tests that make zstd files on disk (FrameIndexTests, ParallelDecoderTests): a
 /// temporary folder per test, named after the class, and helpers to write bytes, run the zstd CLI (the
 /// oracle) and build skippable frames.
@@ -35,4 +37,30 @@ class ZstdFileTestCase: XCTestCase {
         withUnsafeBytes(of: UInt32(payload.count).littleEndian) { frame += $0 }
         return frame + payload
     }
+}
+
+/// Reads with `read` into a `chunk`-byte buffer until the end or an error; returns every byte handed out and
+/// the error. (On a thread of its own with a time limit: a decoder that never reaches the end fails the test;
+/// a read that returns more than the buffer holds fails it too.)
+func drainWithDeadline(_ decoder: String, chunk: Int, _ read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int)
+    throws -> (bytes: [UInt8], error: ZstdError?)
+{
+    let (bytes, error, largest) = try Deadline.run("\(decoder).read until the end (\(chunk)-byte reads)") {
+        var out: [UInt8] = []
+        var largest = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            do {
+                let n = try read(buffer)
+                if n == 0 { return (out, ZstdError?.none, largest) }
+                largest = max(largest, n)
+                out += buffer[..<n]
+            } catch {
+                return (out, error as? ZstdError, largest)
+            }
+        }
+    }
+    XCTAssertLessThanOrEqual(largest, chunk, "a read returned more than the buffer holds")
+    return (bytes, error)
 }
