@@ -20,20 +20,7 @@ final class ZstdDecoderTests: XCTestCase {
     // MARK: Helpers
 
     /// Deterministic, compressible, text-like bytes with some binary noise.
-    func sampleBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
-        var rng = Fixtures.SeededGenerator(seed: seed)
-        let words: [[UInt8]] = ["debited", "a/c", "OTP", "ส่วนลด", "優惠", "\n", "{\"body\": ", "🙂", "1234 "].map { Array($0.utf8) }
-        var out: [UInt8] = []
-        out.reserveCapacity(count)
-        while out.count < count {
-            if rng.next() % 7 == 0 {
-                out.append(UInt8(truncatingIfNeeded: rng.next()))
-            } else {
-                out += words[Int(rng.next() % UInt64(words.count))]
-            }
-        }
-        return Array(out.prefix(count))
-    }
+    func sampleBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] { codecSample(count, seed: seed) }
 
     func write(_ bytes: [UInt8], _ name: String) throws -> URL {
         let url = folder.appendingPathComponent(name)
