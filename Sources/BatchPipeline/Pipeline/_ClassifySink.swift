@@ -1,8 +1,9 @@
 // MARK: Internal API
 //
 // classify's writer: takes chunks strictly in input order, writes the labelled output (after the preamble
-// the first file gives it), the rejects with their absolute line numbers (the ledger's, resolved in order), merges the counts and reports
-// progress. It owns the counts until the job has finished.
+// the first file gives it), the rejects with their absolute line numbers (the chunk's first line from the
+// ledger, `_LineLedger`, which never waits here: every earlier chunk is written), merges the counts and
+// reports progress. It owns the counts until the job has finished.
 
 import Dispatch
 import MessageFilter

@@ -6,8 +6,8 @@
 //        _RecordReader                              _ChunkWorker             (input order)       _ChunkSink
 //
 // Workers publish each chunk's newline count (`_LineLedger`: the reader no longer counts them), then do the
-// per-record work (parse, classify, format); the sink takes the chunks strictly in input
-// order (writes, merges counts) and the chunk goes back to the pool. A job is `reading` while the reader
+// per-record work (parse, classify, format); the sink takes the chunks strictly in input order (writes,
+// merges counts), the chunk's ledger entry is released and the chunk goes back to the pool. A job is `reading` while the reader
 // produces, `draining` once it has handed over its last chunk, and `failed` from the first error on: the
 // reader stops at its next chunk, the workers and the writer skip what is left, and the error is thrown.
 

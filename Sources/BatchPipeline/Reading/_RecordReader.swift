@@ -9,14 +9,17 @@
 // mark is skipped), then the reader fills a chunk from the source, asks the framer for the last boundary,
 // hands `[0, boundary)` over and carries the rest into the next chunk. Every chunk knows its file, its
 // sequence and the decoded bytes it accounts for. The reader does not count a chunk's newlines (it was its
-// last per-byte work, ~1 instruction a byte, serial): line numbers are resolved by order (`_LineLedger`).
+// last per-byte work beyond decoding, 0.35 instructions a byte, serial): line numbers are resolved by order
+// (`_LineLedger`; docs/PERFORMANCE.md, "Framing on the workers").
 // The first chunk of a file carries an anchor, its absolute first line (1, or a split's first line, plus the
 // lines of the byte-order mark and header row, counted here because the reader takes them off); the thread
 // that takes a chunk counts its newlines, in parallel, and publishes them; every later chunk's first line is
 // the one before it plus that one's count, so line numbers stay exact after anything. The reader still
 // counts where a case is rare and it touches the bytes anyway (a `.cut` reject, the pieces of an over-long
 // record): it hands the count over with the chunk, relative like the rest, so no absolute line is needed.
-// The cases that are not plain records:
+// Counting these on the worker instead would save nothing measurable (they are rare and the reader copies or
+// scans those bytes already) and would make the worker tell a cut chunk's reject bytes, which follow its
+// records and are not in `[0, recordBytes)`, from the rest. The cases that are not plain records:
 //
 // - a record longer than `--max-record`: streamed out in pieces (`_Chunk.piece`), each at most a chunk, so
 //   its bytes reach the rejects (or, for XML bytes that pass through, the output) in bounded memory;
