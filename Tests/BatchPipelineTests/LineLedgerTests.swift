@@ -8,14 +8,14 @@ import XCTest
 /// Line numbers resolved by order (`_LineLedger`): the reader no longer counts newlines, the threads that
 /// take the chunks do. Every line number the pipeline gives (labels of records without an id, rejects of
 /// every kind, evaluate's ids, learn's records and skips) is checked against a naive count over the decoded
-/// file, at 1 to 4 threads and chunks from a few hundred bytes to a megabyte.
+/// file, at 1 to 4 threads (and 8) and chunks from a few hundred bytes to a megabyte.
 final class LineLedgerTests: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("line-ledger") }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
 
-    static let runs: [(threads: Int, chunk: Int)] = [(1, 1 << 20), (1, 256), (2, 333), (3, 700), (4, 4096), (4, 256)]
+    static let runs: [(threads: Int, chunk: Int)] = [(1, 1 << 20), (1, 256), (2, 333), (3, 700), (4, 4096), (4, 256), (8, 300)]
     static let maxRecord = 1024
 
     // MARK: The ledger itself
