@@ -135,7 +135,7 @@ final class _EvaluationWorker: _ChunkWorker {
         let r = parsed.records[k]
         let s = parsed.spans[k]
         let body = chunk.input.string(s.bodyStart..<(s.bodyStart + s.bodyCount))
-        let id = chunk.idText(r).map { String(decoding: $0, as: UTF8.self) } ?? "line \(chunk.firstLine + r.relativeLine)"
+        let id = chunk.idText(r).map { String(decoding: $0, as: UTF8.self) } ?? "line \(chunk.firstLine() + r.relativeLine)"
         let winner = Int(v.rule)
         var others: [(rule: String, folder: String)] = []
         for i in Int(e.firedStart)..<Int(e.firedStart + e.firedCount) where Int(tally.fired[i]) != winner {

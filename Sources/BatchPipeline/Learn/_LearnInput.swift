@@ -32,10 +32,12 @@ enum _LearnInput {
         try reader.run(chunk: { chunk, parsed throws(PipelineError) in
             let labelSlot = chunk.file!.driver.layout.extra(0)
             let fileIndex = chunk.file!.index
+            // The sequential reader published the chunk's count and every earlier one: no wait.
+            let firstLine = chunk.firstLine()
             for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
                 let r = parsed.records[k]
                 let s = parsed.spans[k]
-                let line = chunk.firstLine + r.relativeLine
+                let line = firstLine + r.relativeLine
                 let label = parsed.field(k, labelSlot)
                 guard label.isPresent, label.end > label.start else {
                     skip("no truth label", fileIndex, line)

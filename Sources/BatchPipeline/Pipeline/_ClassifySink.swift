@@ -1,8 +1,9 @@
 // MARK: Internal API
 //
 // classify's writer: takes chunks strictly in input order, writes the labelled output (after the preamble
-// the first file gives it), the rejects with their absolute line numbers, merges the counts and reports
-// progress. It owns the counts until the job has finished.
+// the first file gives it), the rejects with their absolute line numbers (the chunk's first line from the
+// ledger, `_LineLedger`, which never waits here: every earlier chunk is written), merges the counts and
+// reports progress. It owns the counts until the job has finished.
 
 import Dispatch
 import MessageFilter
@@ -145,17 +146,19 @@ final class _ClassifySink: _ChunkSink {
     /// A piece of an over-long record: into the rejects as it streams, or (XML bytes that pass through)
     /// into the output when it is written as XML.
     private func writePiece(_ piece: _Piece, _ chunk: _Chunk, _ file: _FileState) throws(PipelineError) {
-        try chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { (bytes) throws(PipelineError) in try writePiece(piece, bytes, file) }
+        // The record's line: its first piece's first line (in order, so the ledger never waits here).
+        let line = piece.passThrough ? 0 : chunk.firstLine() - piece.linesBefore
+        try chunk.input.withUnsafeBytes(0..<chunk.recordBytes) { (bytes) throws(PipelineError) in try writePiece(piece, line, bytes, file) }
     }
 
-    /// Writes the piece's bytes, `bytes` (the chunk's records).
-    private func writePiece(_ piece: _Piece, _ bytes: UnsafeRawBufferPointer, _ file: _FileState) throws(PipelineError) {
+    /// Writes the piece's bytes, `bytes` (the chunk's records), of the record at `line`.
+    private func writePiece(_ piece: _Piece, _ line: Int, _ bytes: UnsafeRawBufferPointer, _ file: _FileState) throws(PipelineError) {
         if piece.passThrough {
             if !plan.labelsOnly, plan.current?.format == file.format { try write(bytes) }
             return
         }
         if piece.isFirst {
-            if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(piece.line): \(piece.reason) (--strict)") }
+            if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(line): \(piece.reason) (--strict)") }
             counts.rejectReasons[_RejectLines.category(piece.reason), default: 0] += 1
         }
         guard rejects != nil else { return }
@@ -175,7 +178,7 @@ final class _ClassifySink: _ChunkSink {
             if piece.isLast {
                 counts.rejectsShortened += 1
                 try writeRejects(_RejectLines.short(
-                    file.displayPath, piece.line, piece.reason, length: piece.length, prefix: streamedPrefix, sha256: streamedHash.finish()))
+                    file.displayPath, line, piece.reason, length: piece.length, prefix: streamedPrefix, sha256: streamedHash.finish()))
             }
         case .whole:
             // The first piece holds `--max-record` bytes: its text is made and written a slice at a time, so the
@@ -186,14 +189,14 @@ final class _ClassifySink: _ChunkSink {
                 var part = piece
                 part.isFirst = piece.isFirst && start == 0
                 part.isLast = piece.isLast && end == bytes.count
-                try writeRejects(streamed.text(part, UnsafeRawBufferPointer(rebasing: bytes[start..<end]), file: file.displayPath))
+                try writeRejects(streamed.text(part, line: line, UnsafeRawBufferPointer(rebasing: bytes[start..<end]), file: file.displayPath))
                 start = end
             } while start < bytes.count
         }
     }
 
     private func writeReject(_ reject: _Reject, _ chunk: _Chunk, _ file: _FileState) throws(PipelineError) {
-        let line = chunk.firstLine + reject.relativeLine
+        let line = chunk.firstLine() + reject.relativeLine
         if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(line): \(reject.reason) (--strict)") }
         counts.rejectReasons[_RejectLines.category(reject.reason), default: 0] += 1
         guard rejects != nil else { return }

@@ -151,8 +151,13 @@ final class _ClassifyWorker: _ChunkWorker {
         let out = chunk.output
         let emitter = plan.emitter
         if plan.labelsOnly {
+            // The chunk's first line only for a record without an id: the ledger may wait for the counts
+            // of the chunks before it (published by now: `_LineLedger`), so a chunk of ids never asks.
+            var firstLine: Int?
             for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
-                emitter.appendLabelLine(parsed.records[k], parsed.verdicts[k], input, chunk.firstLine, out)
+                let r = parsed.records[k]
+                if r.idEnd < r.idStart && firstLine == nil { firstLine = chunk.firstLine() }
+                emitter.appendLabelLine(r, parsed.verdicts[k], input, firstLine ?? 0, out)
             }
             return
         }

@@ -5,8 +5,9 @@
 //   reader (the caller's thread) ─▶ _WorkQueue ─▶ workers × threads ─▶ _OrderedCompletion ─▶ writer thread
 //        _RecordReader                              _ChunkWorker             (input order)       _ChunkSink
 //
-// Workers do the per-record work (parse, classify, format); the sink takes the chunks strictly in input
-// order (writes, merges counts) and the chunk goes back to the pool. A job is `reading` while the reader
+// Workers publish each chunk's newline count (`_LineLedger`: the reader no longer counts them), then do the
+// per-record work (parse, classify, format); the sink takes the chunks strictly in input order (writes,
+// merges counts), the chunk's ledger entry is released and the chunk goes back to the pool. A job is `reading` while the reader
 // produces, `draining` once it has handed over its last chunk, and `failed` from the first error on: the
 // reader stops at its next chunk, the workers and the writer skip what is left, and the error is thrown.
 
@@ -59,10 +60,14 @@ final class _FanOut: @unchecked Sendable {
     /// - Throws: the first error of the reader, the sink or ``fail(_:)``.
     func run(reader: _RecordReader, threads: Int, makeWorker: () -> _ChunkWorker, sink: _ChunkSink) throws(PipelineError) {
         let group = DispatchGroup()
+        let lines = reader.lines
         for _ in 0..<max(1, threads) {
             let worker = _Unchecked(makeWorker())
             DispatchQueue.global(qos: .userInitiated).async(group: group) {
                 while let chunk = self.work.pop() {
+                    // The chunk's newline count first, before anything that may wait (`_LineLedger`: a later
+                    // chunk's worker may be waiting for it), even when the job has failed.
+                    chunk.publishLines()
                     if !self.failed { worker.value.process(chunk) }
                     self.completion.complete(chunk)
                 }
@@ -71,7 +76,7 @@ final class _FanOut: @unchecked Sendable {
         let writerDone = DispatchSemaphore(value: 0)
         let theSink = _Unchecked(sink)
         let writer = Thread { [self] in
-            write(theSink.value)
+            write(theSink.value, lines)
             writerDone.signal()
         }
         writer.name = "smsfilter-writer"
@@ -97,9 +102,12 @@ final class _FanOut: @unchecked Sendable {
         if case .failed(let error) = end { throw error }
     }
 
-    private func write(_ sink: _ChunkSink) {
+    private func write(_ sink: _ChunkSink, _ lines: _LineLedger) {
         while let chunk = completion.takeNext() {
-            defer { pool.put(chunk) }
+            defer {
+                lines.release(chunk.sequence)
+                pool.put(chunk)
+            }
             if failed { continue }
             do throws(PipelineError) { try sink.consume(chunk) } catch { fail(error) }
         }

@@ -122,12 +122,12 @@ struct _StreamedReject {
     static let slice = 3 << 18
     private var pending: [UInt8] = []
 
-    /// The text for one piece (the head on the first, the length and the end on the last).
-    mutating func text(_ piece: _Piece, _ bytes: UnsafeRawBufferPointer, file: String) -> [UInt8] {
+    /// The text for one piece of the record at `line` (the head on the first, the length and the end on the last).
+    mutating func text(_ piece: _Piece, line: Int, _ bytes: UnsafeRawBufferPointer, file: String) -> [UInt8] {
         let out = _ByteBuffer(capacity: bytes.count * 4 / 3 + 256)
         if piece.isFirst {
             pending = []
-            _RejectLines.head(file, piece.line, piece.reason, out)
+            _RejectLines.head(file, line, piece.reason, out)
             out.append(", \"recordBase64\": \"")
         }
         var data = pending

@@ -353,8 +353,8 @@ func _zeroBytes(_ w: UInt64) -> UInt64 {
 
 /// Counts `\n` bytes in `buffer[from..<to]`, 32 bytes at a time: each lane of a byte vector counts its
 /// hits (at most 255 steps before the lanes are summed), then eight bytes at a time, then byte by byte.
-/// 0.4 instructions per byte against 4.0 for the eight-byte loop alone (callgrind): the reader counts every
-/// chunk's lines (docs/PERFORMANCE.md, "The scaling model").
+/// 0.4 instructions per byte against 4.0 for the eight-byte loop alone (callgrind): every chunk's lines are
+/// counted (by the thread that takes it, `_LineLedger`; docs/PERFORMANCE.md, "The scaling model").
 func _countNewlines(_ buffer: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {
     var n = 0
     var i = from

@@ -36,8 +36,9 @@ struct _Piece {
     var isLast: Bool
     /// Not a record: bytes that pass through to the output (an over-long XML tag other than `<sms>`).
     var passThrough: Bool
-    /// The record's absolute line.
-    var line: Int
+    /// Newlines in the record's earlier pieces: the record's line is the chunk's first line minus these
+    /// (the record starts at the first piece's first byte).
+    var linesBefore: Int
     /// The record's length so far (its whole length on the last piece).
     var length: Int
     var reason: String
@@ -94,8 +95,17 @@ final class _Chunk: @unchecked Sendable {
     var fileObject: AnyObject?
     /// The parser's starting state (XML: the chunk begins inside a comment, CDATA or instruction).
     var entryState: UInt8 = 0
-    /// Absolute 1-based line of the chunk's first byte.
-    var firstLine = 1
+    /// The absolute 1-based line of the chunk's first byte when the reader knows it (the first chunk of a
+    /// file); otherwise the ledger resolves it by order (``firstLine()``).
+    var lineAnchor: Int?
+    /// The newlines of the bytes the chunk takes from the file (its records, and a `.cut` reject after them)
+    /// when the reader counted them (a `.cut` reject, an over-long piece); -1: the thread that takes the chunk
+    /// counts them over `[0, recordBytes)` (``publishLines()``).
+    var newlines = -1
+    /// The ledger that resolves the chunk's first line (the reader's, set when it hands the chunk over).
+    var lines: _LineLedger?
+    /// Whether ``publishLines()`` has run for this hand-over.
+    private(set) var linesPublished = false
     /// Decoded bytes this chunk accounts for (records, headers, rejected and skipped bytes).
     var decodedBytes = 0
     /// Set when the chunk is a piece of an over-long record.
@@ -133,7 +143,10 @@ final class _Chunk: @unchecked Sendable {
         counts.reset()
         fileObject = nil
         entryState = 0
-        firstLine = 1
+        lineAnchor = nil
+        newlines = -1
+        lines = nil
+        linesPublished = false
         decodedBytes = 0
         piece = nil
         isFirstOfFile = false
@@ -151,7 +164,7 @@ final class _Chunk: @unchecked Sendable {
     /// Checks what a chunk holds whenever it changes hands (the pool, the reader's hand-over, a worker's
     /// completion); compiled to nothing without `-DBATCHPIPELINE_INTERNAL_CHECKS`:
     /// - its buffers' invariants; `0 <= recordBytes <= input.count`; `recordBytes <= decodedBytes`;
-    /// - `overLongBytes >= 0`, `firstLine >= 1`;
+    /// - `overLongBytes >= 0`, `lineAnchor >= 1` when set, `newlines >= -1`;
     /// - every reject holds its whole record (`raw.count == length`), and the rejects are in record order.
     @inline(__always)
     func _checkInvariants() {
@@ -160,13 +173,35 @@ final class _Chunk: @unchecked Sendable {
         output._checkInvariants()
         precondition(recordBytes >= 0 && recordBytes <= input.count, "recordBytes \(recordBytes) outside the input's \(input.count)")
         precondition(recordBytes <= decodedBytes, "recordBytes \(recordBytes) beyond decodedBytes \(decodedBytes)")
-        precondition(overLongBytes >= 0 && firstLine >= 1)
+        precondition(overLongBytes >= 0 && (lineAnchor ?? 1) >= 1 && newlines >= -1)
         for (k, r) in rejects.enumerated() {
             precondition(r.raw.count == r.length, "reject \(k) holds \(r.raw.count) of its \(r.length) bytes")
             precondition(k == 0 || rejects[k - 1].offset <= r.offset, "rejects out of record order")
         }
         if let r = tailReject { precondition(r.raw.count == r.length) }
         #endif
+    }
+
+    /// Publishes the chunk's newline count to its ledger (counting `[0, recordBytes)` unless the reader
+    /// did): the first thing the thread that took the chunk does, before it parses or waits for anything
+    /// (``_LineLedger``). Once per hand-over; a chunk without a ledger (one a test
+    /// made) has no count to publish, and its first line is its anchor or 1.
+    func publishLines() {
+        guard !linesPublished, let lines else { return }
+        linesPublished = true
+        let n = newlines >= 0 ? newlines : input.withUnsafeBytes { _countNewlines($0, from: 0, to: recordBytes) }
+        lines.publish(sequence, anchor: lineAnchor, newlines: n)
+    }
+
+    /// The absolute line of the chunk's first byte: its anchor, or the ledger's answer, which may wait
+    /// until every earlier chunk has published its count. Only after ``publishLines()``, and only where a
+    /// line is needed (labels of a record without an id, evaluate's ids, rejects), so that a chunk whose
+    /// records all have ids never waits.
+    func firstLine() -> Int {
+        if let lineAnchor { return lineAnchor }
+        guard let lines else { return 1 }
+        precondition(linesPublished, "chunk \(sequence)'s first line asked before its count was published")
+        return lines.firstLine(of: sequence)
     }
 
     /// Rejects the record `[start, end)` of the chunk (counted; its bytes kept for the rejects file).

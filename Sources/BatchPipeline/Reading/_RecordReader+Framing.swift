@@ -57,8 +57,7 @@ extension _RecordReader {
     func handOverRecords(_ chunk: _Chunk, _ cursor: _FileCursor, upTo boundary: Int) {
         let framer = cursor.framer!
         chunk.entryState = framer.entryState
-        chunk.firstLine = cursor.line
-        cursor.line += chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: boundary) }
+        // No newline count: the thread that takes the chunk counts its lines, in parallel (`_LineLedger`).
         cursor.offset += Int64(boundary)
         chunk.decodedBytes += boundary
         chunk.recordBytes = boundary
@@ -71,7 +70,8 @@ extension _RecordReader {
     func handOverCut(_ chunk: _Chunk, _ cursor: _FileCursor, recordsEnd: Int, rejectEnd: Int, reason: String, category: String) {
         let framer = cursor.framer!
         chunk.entryState = framer.entryState
-        chunk.firstLine = cursor.line
+        // Rare (a quote that never closes, damage): counted here, where the reject's line is made, and
+        // published with the chunk as its count.
         let (relative, rejected) = chunk.input.withUnsafeBytes { bytes in
             (_countNewlines(bytes, from: 0, to: recordsEnd), _countNewlines(bytes, from: recordsEnd, to: rejectEnd))
         }
@@ -80,7 +80,7 @@ extension _RecordReader {
             length: rejectEnd - recordsEnd)
         chunk.counts.records += 1
         chunk.counts.rejected += 1
-        cursor.line += relative + rejected
+        chunk.newlines = relative + rejected
         cursor.offset += Int64(rejectEnd)
         chunk.decodedBytes += rejectEnd
         chunk.recordBytes = recordsEnd
@@ -106,7 +106,7 @@ extension _RecordReader {
     func stream(_ first: _Chunk, _ cursor: _FileCursor, passThrough: Bool, mms: Bool) {
         let framer = cursor.framer!
         let reason = options.overlongReason
-        let line = cursor.line
+        var linesBefore = 0
         var length = 0
         var chunk = first
         var isFirst = true
@@ -119,14 +119,17 @@ extension _RecordReader {
                 end = e
                 isLast = true
             }
-            chunk.firstLine = cursor.line
-            cursor.line += chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: end) }
+            // Rare (a record longer than --max-record): each piece's newlines are counted here and published
+            // as its count; the record's line is the first piece's first line (`_Piece.linesBefore`).
+            chunk.newlines = chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: end) }
             cursor.offset += Int64(end)
             chunk.decodedBytes += end
             chunk.recordBytes = end
             length += end
             if end < count { carryOver(chunk, from: end) }
-            chunk.piece = _Piece(isFirst: isFirst, isLast: isLast, passThrough: passThrough, line: line, length: length, reason: reason)
+            chunk.piece = _Piece(
+                isFirst: isFirst, isLast: isLast, passThrough: passThrough, linesBefore: linesBefore, length: length, reason: reason)
+            linesBefore += chunk.newlines
             if isLast && !passThrough {
                 chunk.counts.records += 1
                 chunk.counts.rejected += 1

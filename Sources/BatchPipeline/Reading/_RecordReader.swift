@@ -7,9 +7,19 @@
 //
 // For each file: the first bytes choose the driver (`_Drivers.open`: format, header row; a UTF-8 byte-order
 // mark is skipped), then the reader fills a chunk from the source, asks the framer for the last boundary,
-// hands `[0, boundary)` over and carries the rest into the next chunk. Every chunk knows its file, its first
-// line (absolute, counted over every byte handed over, so line numbers stay exact after anything) and the
-// decoded bytes it accounts for. The cases that are not plain records:
+// hands `[0, boundary)` over and carries the rest into the next chunk. Every chunk knows its file, its
+// sequence and the decoded bytes it accounts for. The reader does not count a chunk's newlines (it was its
+// last per-byte work beyond decoding, 0.35 instructions a byte, serial): line numbers are resolved by order
+// (`_LineLedger`; docs/PERFORMANCE.md, "Framing on the workers").
+// The first chunk of a file carries an anchor, its absolute first line (1, or a split's first line, plus the
+// lines of the byte-order mark and header row, counted here because the reader takes them off); the thread
+// that takes a chunk counts its newlines, in parallel, and publishes them; every later chunk's first line is
+// the one before it plus that one's count, so line numbers stay exact after anything. The reader still
+// counts where a case is rare and it touches the bytes anyway (a `.cut` reject, the pieces of an over-long
+// record): it hands the count over with the chunk, relative like the rest, so no absolute line is needed.
+// Counting these on the worker instead would save nothing measurable (they are rare and the reader copies or
+// scans those bytes already) and would make the worker tell a cut chunk's reject bytes, which follow its
+// records and are not in `[0, recordBytes)`, from the rest. The cases that are not plain records:
 //
 // - a record longer than `--max-record`: streamed out in pieces (`_Chunk.piece`), each at most a chunk, so
 //   its bytes reach the rejects (or, for XML bytes that pass through, the output) in bounded memory;
@@ -64,8 +74,11 @@ final class _FileCursor {
     /// Why the file could not be read to its end (the source's error, or a construct left open).
     var error: String?
     var readFailed = false
-    /// The absolute line and the decoded offset of the buffer's first byte.
-    var line = 1
+    /// The absolute line of the buffer's first byte while the reader knows it: from the file's (or split's)
+    /// start, with the lines of the byte-order mark and header row it took off, until its first chunk is
+    /// handed over (as that chunk's anchor); nil after, when the ledger resolves lines by order.
+    var line: Int? = 1
+    /// The decoded offset of the buffer's first byte.
     var offset: Int64 = 0
     var state: _FileState?
     var framer: _Framer?
@@ -97,6 +110,8 @@ final class _RecordReader {
     var onOpen: ((_FileState) throws(PipelineError) -> Void)?
     /// Chunks handed over so far.
     var delivered: Int { sequence }
+    /// Resolves the chunks' first lines by order from the counts their takers publish (``_LineLedger``).
+    let lines = _LineLedger()
 
     init(inputs: [String], options: _ReadOptions, pool: _ChunkPool, collectStats: Bool = false) {
         self.inputs = inputs
@@ -150,6 +165,9 @@ final class _RecordReader {
         chunk.file = cursor.state
         chunk.sequence = sequence
         sequence += 1
+        chunk.lines = lines
+        chunk.lineAnchor = cursor.line
+        cursor.line = nil
         if !cursor.deliveredAny {
             chunk.isFirstOfFile = true
             cursor.deliveredAny = true
@@ -223,7 +241,9 @@ final class _RecordReader {
     /// Takes `count` bytes off the front of the chunk (a byte-order mark, a header row): they count as read.
     private func consumeFront(_ chunk: _Chunk, _ cursor: _FileCursor, _ count: Int) {
         guard count > 0 else { return }
-        cursor.line += chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: count) }
+        // Counted here: the reader knows the file's first line (the anchor of its first chunk), and these
+        // few bytes are before it.
+        cursor.line = cursor.line.map { $0 + chunk.input.withUnsafeBytes { _countNewlines($0, from: 0, to: count) } }
         cursor.offset += Int64(count)
         chunk.decodedBytes += count
         chunk.input.removeFirst(count)

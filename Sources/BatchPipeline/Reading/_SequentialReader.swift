@@ -8,10 +8,14 @@ import Dispatch
 
 extension _Chunk {
     /// Every record rejected in the chunk, in order: its category and absolute line.
+    /// Only after ``publishLines()`` (in input order, as the writers and the sequential reader go, it
+    /// never waits).
     func forEachRejected(_ body: (String, Int) -> Void) {
-        for r in rejects { body(r.category, firstLine + r.relativeLine) }
-        if let r = tailReject { body(r.category, firstLine + r.relativeLine) }
-        if let p = piece, p.isLast, !p.passThrough { body(_ReadOptions.overlongCategory, p.line) }
+        guard !rejects.isEmpty || tailReject != nil || piece?.isLast == true else { return }
+        let first = firstLine()
+        for r in rejects { body(r.category, first + r.relativeLine) }
+        if let r = tailReject { body(r.category, first + r.relativeLine) }
+        if let p = piece, p.isLast, !p.passThrough { body(_ReadOptions.overlongCategory, first - p.linesBefore) }
     }
 
     /// The decoded id of record `r` (a JSON string's content, any other value's text), or nil.
@@ -48,8 +52,15 @@ final class _SequentialReader {
     ) throws(PipelineError) {
         var failure: PipelineError?
         let pool = reader.pool
+        let lines = reader.lines
         _ = try reader.run(shouldStop: { failure != nil || stop() }) { chunk in
-            defer { pool.put(chunk) }
+            // One thread, in order: the count is published first and every earlier one is in, so the chunk's
+            // first line never waits.
+            chunk.publishLines()
+            defer {
+                lines.release(chunk.sequence)
+                pool.put(chunk)
+            }
             guard failure == nil, let file = chunk.file else { return }
             self.scratch.parse(chunk)
             do throws(PipelineError) { try body(chunk, self.scratch.parsed) } catch {
