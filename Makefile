@@ -118,7 +118,7 @@ test-aho-checks: deps ## AhoCorasick tests with AHOCORASICK_INTERNAL_CHECKS (_ch
 
 # The suites that read, frame, parse and write records (the library's and the binary's, which the build
 # makes with the flag too).
-BUFFER_CHECK_SUITES := JSONScannerTests|PipelineTests|PipelineXMLOverlongTests|OverLongBudgetTests|LineCountTests|ByteSourceTests|FramingTests|EveryFormatTests|HostileInputTests|FormatLimitsTests|ExportTests|EvaluateTests
+BUFFER_CHECK_SUITES := JSONScannerTests|LineLedgerTests|PipelineTests|PipelineXMLOverlongTests|OverLongBudgetTests|LineCountTests|ByteSourceTests|FramingTests|EveryFormatTests|HostileInputTests|FormatLimitsTests|ExportTests|EvaluateTests
 
 test-buffer-checks: deps ## Reader, format and pipeline tests with BATCHPIPELINE_INTERNAL_CHECKS (buffer, chunk and pool _checkInvariants).
 	$(SWIFT) test -Xswiftc -DBATCHPIPELINE_INTERNAL_CHECKS --scratch-path .build-buffer-checks --filter '$(BUFFER_CHECK_SUITES)'
