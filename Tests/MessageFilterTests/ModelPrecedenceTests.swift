@@ -319,10 +319,13 @@ final class ModelPrecedenceTests: XCTestCase {
         XCTAssertTrue(pending("12345 !!"), "no letters (script none): no scan")
         XCTAssertFalse(pending("免费 win"), "more Latin letters than Han: scanned")
         // The pass that finds the script before the scan agrees with the scan on mixed texts.
-        let pieces = ["win", "免费", "ฟรี", "Привет", "नमस्ते", "東京へ", "Ｆｒｅｅ", "Dеаr", "12", "!!", "é", "\u{FF}", "ß", "안녕"]
+        // (Groups of 64 scalars counted with one load, and their edges: CJK punctuation, an Extension A ideograph
+        // next to Yijing symbols, a danda among Devanagari letters, Thai digits, the kana length mark.)
+        let pieces = ["win", "免费", "ฟรี", "Привет", "नमस्ते", "東京へ", "Ｆｒｅｅ", "Dеаr", "12", "!!", "é", "\u{FF}", "ß", "안녕",
+                      "。", "，", "㐀", "䷀", "।", "१२", "๑๒", "ー", "カタカナ", "ひらがな", "\u{10348}", "😀", "ก", "ẞ"]
         var features: [Int32] = []
-        for _ in 0..<400 {
-            var b = (0..<Int.random(in: 0...5)).map { _ in pieces.randomElement()! }.joined(separator: ["", " "].randomElement()!)
+        for _ in 0..<2000 {
+            var b = (0..<Int.random(in: 0...7)).map { _ in pieces.randomElement()! }.joined(separator: ["", " "].randomElement()!)
             let scanned = b.withUTF8 { c.modelFeatures(body: UnsafeRawBufferPointer($0), into: &features) }
             XCTAssertEqual(b.withUTF8 { c._modelMainScriptBeforeScan(body: UnsafeRawBufferPointer($0)) }, scanned, b)
         }

@@ -316,6 +316,7 @@ public final class Classifier {
         // when it can decide. (Plain loops and structs, no local closure, so nothing is captured and boxed.)
         var best = _Leader()
         let model = set.model
+        let hasModel = model != nil
         let modelPriority = model?.priority ?? Int.max
         var refine = _Refiners()
         var belowActions: UInt8 = 0  // the actions of the firing rules below the model, one bit each
@@ -340,7 +341,7 @@ public final class Classifier {
             if rules[r].vouches { vouched = true }
             let priority = rules[r].priority
             best.consider(r, priority: priority, position: pos)
-            if priority < modelPriority {
+            if hasModel, priority < modelPriority {
                 belowActions |= 1 << UInt8(truncatingIfNeeded: rules[r].action.rawValue)
                 refine.consider(r, action: rules[r].action, priority: priority, position: pos)
             }

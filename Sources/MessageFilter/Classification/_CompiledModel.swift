@@ -433,8 +433,10 @@ extension Classifier {
     }
 
     /// The main script of `text` as the model's scan finds it (`_modelCandidates`: ASCII letters are Latin,
-    /// other word characters by `_modelHighScalar`, the same step), without the scan: a few instructions per
-    /// byte, and only a check that the text holds no byte ≥ 0x80 for an ASCII text.
+    /// other word characters by `_modelHighScalar`), without the scan: for an ASCII text only a check for a byte
+    /// ≥ 0x80 and a letter; otherwise a three-byte character whose 64-scalar group is all word characters of
+    /// one script is counted with one load (`_ScriptBlocks.wordGroups`: CJK ideographs, kana, most of Thai and
+    /// Devanagari), any other by the scan's own step.
     func _modelMainScript(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Script {
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
@@ -448,6 +450,7 @@ extension Classifier {
         }
         var tally = _ScriptTally(counts: s.scriptCounts)
         let blocks = table.scriptBlocks
+        let groups = _ScriptBlocks.shared.wordGroups
         let flags = table.flags
         var latin: UInt32 = 0
         var i = 0
@@ -456,9 +459,17 @@ extension Classifier {
             if b < 0x80 {
                 if (b | 0x20) &- 0x61 < 26 { latin &+= 1 }
                 i &+= 1
-            } else {
-                i &+= _modelHighScalar(text, i, flags, blocks, &tally).len
+                continue
             }
+            if b & 0xF0 == 0xE0, i &+ 2 < n, p[i &+ 1] & 0xC0 == 0x80, p[i &+ 2] & 0xC0 == 0x80 {
+                let e = groups[Int(b & 0x0F) << 6 | Int(p[i &+ 1] & 0x3F)]
+                if e != _ScriptBlocks.mixed {
+                    tally.add(raw: e)
+                    i &+= 3
+                    continue
+                }
+            }
+            i &+= _modelHighScalar(text, i, flags, blocks, &tally).len
         }
         if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
         return tally.finish()
