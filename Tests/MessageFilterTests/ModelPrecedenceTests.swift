@@ -318,11 +318,17 @@ final class ModelPrecedenceTests: XCTestCase {
         XCTAssertTrue(pending("รับฟรีทันที offer"), "Thai, which it learned from 5 messages: no scan")
         XCTAssertTrue(pending("12345 !!"), "no letters (script none): no scan")
         XCTAssertFalse(pending("免费 win"), "more Latin letters than Han: scanned")
+        // The pass is skipped when the first non-ASCII letter is of a script the model speaks on: the text is
+        // scanned (and the model abstains on Han; the verdict is the same either way).
+        XCTAssertFalse(pending("é 我到家了，你在哪里"), "first non-ASCII letter Latin: scanned without the pass")
+        XCTAssertTrue(pending("— ฟรี ฟรี"), "a dash is no letter; then Thai, which it abstains on: the pass, no scan")
         // The pass that finds the script before the scan agrees with the scan on mixed texts.
         // (Groups of 64 scalars counted with one load, and their edges: CJK punctuation, an Extension A ideograph
         // next to Yijing symbols, a danda among Devanagari letters, Thai digits, the kana length mark.)
         let pieces = ["win", "免费", "ฟรี", "Привет", "नमस्ते", "東京へ", "Ｆｒｅｅ", "Dеаr", "12", "!!", "é", "\u{FF}", "ß", "안녕",
-                      "。", "，", "㐀", "䷀", "।", "१२", "๑๒", "ー", "カタカナ", "ひらがな", "\u{10348}", "😀", "ก", "ẞ"]
+                      "。", "，", "㐀", "䷀", "।", "१२", "๑๒", "ー", "カタカナ", "ひらがな", "\u{10348}", "😀", "ก", "ẞ",
+                      // ASCII counted eight bytes at a time: the bytes around the letters' ranges.
+                      "AZaz@[`{", "Hello world 12345678", "__~~^^]]", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"]
         var features: [Int32] = []
         for _ in 0..<2000 {
             var b = (0..<Int.random(in: 0...7)).map { _ in pieces.randomElement()! }.joined(separator: ["", " "].randomElement()!)
@@ -331,7 +337,7 @@ final class ModelPrecedenceTests: XCTestCase {
         }
         // Random messages from the file's words, one at a time and in batches: the same verdicts as `explain`.
         let words = ["win", "free", "debited", "hello", "ฟรี", "otp", "offer", "prize", "hey", "我到家了", "免费", "the",
-                     "1234", "WIN", "Frее"]
+                     "1234", "WIN", "Frее", "é", "—", "😀"]
         let senders: [String?] = [nil, "+447700900001", "+447700900002", "AD-HDFCBK", "VM-PROMOS-G", "friend"]
         var rng = SystemRandomNumberGenerator()
         var messages: [(String?, String)] = []

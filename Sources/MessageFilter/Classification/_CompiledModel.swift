@@ -432,11 +432,52 @@ extension Classifier {
         return (UnsafeRawBufferPointer(start: s.folded, count: sink.count), UnsafePointer(s.foldedStart), UnsafePointer(s.foldedEnd))
     }
 
+    /// Whether the model may speak on `text`'s main script: false only when it certainly abstains on it
+    /// (row 5 of docs/RULES.md §10), so that the scan can be skipped. An ASCII text is Latin, or letterless
+    /// without a letter: found eight bytes at a time. Otherwise a guess decides whether finding the main
+    /// script is worth a pass over every character (`_modelMainScript`): not when the first word character
+    /// among the text's first four non-ASCII characters is of a script the model speaks on (Thai text: one
+    /// look, then the scan, as it would run anyway). The guess never changes a verdict: a text it waves
+    /// through is scanned, and the model then abstains or not on the scan's own tally.
+    func _modelMaySpeak(_ model: _CompiledModel, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Bool {
+        let n = text.count
+        guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            return !model.abstainsOnScript[Int(Script.none.rawValue)]
+        }
+        var i = _skipASCII(p, n, from: 0)
+        if i == n {
+            var letter = false
+            var k = 0
+            while k < n, !letter {
+                letter = (p[k] | 0x20) &- 0x61 < 26
+                k &+= 1
+            }
+            return !model.abstainsOnScript[Int((letter ? Script.latin : Script.none).rawValue)]
+        }
+        let flags = model.table.flags
+        let blocks = model.table.scriptBlocks
+        var looked = 0
+        while i < n, looked < 4 {
+            looked &+= 1
+            let (v, l) = _decodeUTF8(text, i)
+            i &+= max(1, l)
+            if l > 0, flags.isWord(v) {
+                let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
+                let script = e != _ScriptBlocks.mixed ? Int(e & 0x3F) : Int(Script.of(letter: v).rawValue)
+                if !model.abstainsOnScript[script] { return true }
+                break
+            }
+            i = _skipASCII(p, n, from: i)
+        }
+        return !model.abstainsOnScript[Int(_modelMainScript(model.table, text, s).rawValue)]
+    }
+
     /// The main script of `text` as the model's scan finds it (`_modelCandidates`: ASCII letters are Latin,
     /// other word characters by `_modelHighScalar`), without the scan: for an ASCII text only a check for a byte
-    /// ≥ 0x80 and a letter; otherwise a three-byte character whose 64-scalar group is all word characters of
-    /// one script is counted with one load (`_ScriptBlocks.wordGroups`: CJK ideographs, kana, most of Thai and
-    /// Devanagari), any other by the scan's own step.
+    /// ≥ 0x80 and a letter; otherwise ASCII letters are counted eight bytes at a time, a three-byte character
+    /// of a 64-scalar group of one script with one load (`_ScriptBlocks.groups`; and its word flag, unless the
+    /// group is all word characters: CJK ideographs), any other by the scan's own step. (2026-11-27, gen40k: 61.0M instructions one scalar at a time, 59.4M with the groups
+    /// alone; docs/PERFORMANCE.md, "The model only where it can decide".)
     func _modelMainScript(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Script {
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
@@ -450,11 +491,25 @@ extension Classifier {
         }
         var tally = _ScriptTally(counts: s.scriptCounts)
         let blocks = table.scriptBlocks
-        let groups = _ScriptBlocks.shared.wordGroups
+        let groups = _ScriptBlocks.shared.groups
         let flags = table.flags
+        let highs: UInt64 = 0x8080_8080_8080_8080
         var latin: UInt32 = 0
         var i = 0
         while i < n {
+            // Eight ASCII bytes at a time: their letters (`(b | 0x20) - 0x61 < 26` per byte, as the scan counts
+            // them: after `| 0x20` a byte is 0x20…0x7F, so + 0x1F sets its high bit from 0x61 on and + 0x05 from
+            // 0x7B on, with no carry between bytes).
+            if i &+ 8 <= n {
+                let x = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                if x & highs == 0 {
+                    let y = x | 0x2020_2020_2020_2020
+                    let letters = (y &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(y &+ 0x0505_0505_0505_0505) & highs
+                    latin &+= UInt32(truncatingIfNeeded: letters.nonzeroBitCount)
+                    i &+= 8
+                    continue
+                }
+            }
             let b = p[i]
             if b < 0x80 {
                 if (b | 0x20) &- 0x61 < 26 { latin &+= 1 }
@@ -462,9 +517,15 @@ extension Classifier {
                 continue
             }
             if b & 0xF0 == 0xE0, i &+ 2 < n, p[i &+ 1] & 0xC0 == 0x80, p[i &+ 2] & 0xC0 == 0x80 {
-                let e = groups[Int(b & 0x0F) << 6 | Int(p[i &+ 1] & 0x3F)]
-                if e != _ScriptBlocks.mixed {
-                    tally.add(raw: e)
+                let c1 = p[i &+ 1]
+                let e = groups[Int(b & 0x0F) << 6 | Int(c1 & 0x3F)]
+                let script = e & _ScriptBlocks.groupMixed
+                if script != _ScriptBlocks.groupMixed {
+                    // (A group of one script is well-formed: overlong and surrogate groups are mixed.)
+                    if e & _ScriptBlocks.groupAllWords != 0
+                        || flags.isWord(UInt32(b & 0x0F) << 12 | UInt32(c1 & 0x3F) << 6 | UInt32(p[i &+ 2] & 0x3F)) {
+                        tally.add(raw: script)
+                    }
                     i &+= 3
                     continue
                 }

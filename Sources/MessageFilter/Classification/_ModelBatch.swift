@@ -5,7 +5,8 @@
 // `_weigh` scores the slot of the message being decided only when the model can decide it or a full trace
 // records the model: not when a number list or a rule at or above the model's priority decided, nor when the
 // message's main script is one the model abstains on (found first by a cheaper pass over the same text,
-// `_modelMainScript`). Such a message costs no model scan and its verdict is the same as if the model had
+// `_modelMainScript`, run unless the text's first non-ASCII word character is of a script the model speaks
+// on, `_modelMaySpeak`: a guess that only saves the pass, since a text it waves through is scanned). Such a message costs no model scan and its verdict is the same as if the model had
 // been scored: its scores are read nowhere else. The model's phrases are looked up in its own table
 // (`_ModelFeatures.swift`), no automaton, so nothing is gained by scoring a batch's messages together: each
 // slot is scored by the one-message code, which keeps batch and single verdicts the same bit for bit.
@@ -72,12 +73,24 @@ extension Classifier {
             (text, starts, ends) = (UnsafeRawBufferPointer(rebasing: n.output[range]),
                                     n.sourceStart.baseAddress! + range.lowerBound, n.sourceEnd.baseAddress! + range.lowerBound)
         }
-        if checkScript, model.abstainsOnSomeScript,
-           model.abstainsOnScript[Int(_modelMainScript(model.table, text, s).rawValue)] {
+        if checkScript, model.abstainsOnSomeScript, !_modelMaySpeak(model, text, s) {
             return false
         }
         s.slotPending[slot] = false
         _modelScore(model, text, starts: starts, ends: ends, slot: slot)
         return true
     }
+}
+
+/// The index of the first byte ≥ 0x80 in `p[from..<n]` (`n` when none), eight bytes at a time.
+@inline(__always)
+func _skipASCII(_ p: UnsafePointer<UInt8>, _ n: Int, from: Int) -> Int {
+    var i = from
+    while i &+ 8 <= n {
+        let x = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) & 0x8080_8080_8080_8080
+        if x != 0 { return i &+ x.trailingZeroBitCount >> 3 }
+        i &+= 8
+    }
+    while i < n, p[i] < 0x80 { i &+= 1 }
+    return i
 }
