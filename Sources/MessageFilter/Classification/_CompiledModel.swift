@@ -476,8 +476,10 @@ extension Classifier {
     /// other word characters by `_modelHighScalar`), without the scan: for an ASCII text only a check for a byte
     /// ≥ 0x80 and a letter; otherwise ASCII letters are counted eight bytes at a time, a three-byte character
     /// of a 64-scalar group of one script with one load (`_ScriptBlocks.groups`; and its word flag, unless the
-    /// group is all word characters: CJK ideographs), any other by the scan's own step. (2026-11-27, gen40k: 61.0M instructions one scalar at a time, 59.4M with the groups
-    /// alone; docs/PERFORMANCE.md, "The model only where it can decide".)
+    /// group is all word characters: CJK ideographs), any other by the scan's own step. (gen40k, callgrind,
+    /// 2026-11-27: 61.0M instructions one scalar at a time over every non-ASCII text, 54.5M with the groups
+    /// and eight-byte ASCII, 30.4M once `_modelMaySpeak` spares the texts the model speaks on;
+    /// docs/PERFORMANCE.md, "The model only where it can decide".)
     func _modelMainScript(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Script {
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
