@@ -14,7 +14,9 @@
 #        features   _BodyFeatures.scan (URLs, phone numbers, amounts)
 #        senders    SenderInfo.classify and Classifier._senderMatches
 #      batch        Classifier._classifyBatch minus _scanBatch and _evaluate (match sort by message)
-#      model        Classifier._modelScanBatch (default rules + model only)
+#      model        Classifier._modelScanBatch (default rules + model only; binaries before the lazy model of
+#                   2026-11-27), or Classifier._modelScoreCurrent (after: called from _evaluate, so it is
+#                   taken out of the evaluate figure)
 #      classify     BatchPipeline._classifyParsed (everything above)
 # 2. `bench --matcher-only --threads 1 --repeat 1` on the same records, BEFORE and AFTER interleaved, REPS
 #    rounds, medians: classifier and bare-automaton body MB/s for `--rules embedded:rules` and the default.
@@ -50,7 +52,8 @@ side, rules, gb = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keys = {"scan": "AhoCorasickAAC12forEachMatch2in5spans", "normalised": "ClassifierC20_scanBatchNormalized",
         "scanBatch": "ClassifierC10_scanBatch", "evaluate": "ClassifierC9_evaluate", "features": "_BodyFeaturesC4scan",
         "senderInfo": "SenderInfoV8classify_18defaultCountryCode", "senderMatches": "ClassifierC14_senderMatches",
-        "batch": "ClassifierC14_classifyBatch", "model": "ClassifierC15_modelScanBatch", "classify": "_classifyParsed"}
+        "batch": "ClassifierC14_classifyBatch", "model": "ClassifierC15_modelScanBatch",
+        "modelLazy": "ClassifierC18_modelScoreCurrent", "classify": "_classifyParsed"}
 got = dict.fromkeys(keys, 0)
 for line in sys.stdin:
     m = re.match(r"\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(.*)", line)
@@ -62,11 +65,11 @@ for line in sys.stdin:
 stages = {
     "scan": got["scan"],
     "normalise": max(0, got["normalised"] - got["scan"]) if got["normalised"] else 0,
-    "evaluate": got["evaluate"],
+    "evaluate": got["evaluate"] - got["modelLazy"],
     "  features": got["features"],
     "  senders": got["senderInfo"] + got["senderMatches"],
     "batch": got["batch"] - got["scanBatch"] - got["evaluate"],
-    "model": got["model"],
+    "model": got["model"] + got["modelLazy"],
     "classify": got["classify"],
 }
 print(f"{side} {rules}: " + ", ".join(f"{k.strip()} {v / gb:.2f}" for k, v in stages.items()))' "$side" "$rules" "$GB"

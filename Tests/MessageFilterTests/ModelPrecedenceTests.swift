@@ -293,6 +293,78 @@ final class ModelPrecedenceTests: XCTestCase {
             var b = body
             let got = b.withUTF8 { c.modelFeatures(body: UnsafeRawBufferPointer($0), into: &features) }
             XCTAssertEqual(got, script, body)
+            // The pass that decides whether to scan at all finds the same script.
+            XCTAssertEqual(b.withUTF8 { c._modelMainScriptBeforeScan(body: UnsafeRawBufferPointer($0)) }, script, body)
         }
     }
+
+    /// The model is scored only when it can decide (no number list and no rule at or above its priority
+    /// decided) and the verdicts are those of scoring it always: `explain` scores it for every message.
+    func testModelScoredOnlyWhenItCanDecide() throws {
+        let set = try Self.ruleSet(threshold: "null")
+        let c = Classifier(ruleSet: set)
+        let s = try XCTUnwrap(c.modelScratch)
+        func pending(_ body: String, sender: String? = nil) -> Bool {
+            _ = c.classify(sender: sender, body: body)
+            return s.slotPending[0]
+        }
+        XCTAssertTrue(pending("win: your otp is 1234"), "a rule above the model decided: no scan")
+        XCTAssertTrue(pending("win win win", sender: "+447700900001"), "the block list decided: no scan")
+        XCTAssertTrue(pending("win win win", sender: "+447700900002"), "the identification list decided: no scan")
+        XCTAssertFalse(pending("win a prize"), "the model can decide: scanned")
+        XCTAssertFalse(pending("see you at noon"), "no rule fired: scanned")
+        XCTAssertFalse(pending("hey, debited 5"), "a rule below the model fired: scanned")
+        XCTAssertTrue(pending("hey 我到家了，你在哪里"), "a script the model abstains on (Han): no scan")
+        XCTAssertTrue(pending("รับฟรีทันที offer"), "Thai, which it learned from 5 messages: no scan")
+        XCTAssertTrue(pending("12345 !!"), "no letters (script none): no scan")
+        XCTAssertFalse(pending("免费 win"), "more Latin letters than Han: scanned")
+        // The pass is skipped when the first non-ASCII letter is of a script the model speaks on: the text is
+        // scanned (and the model abstains on Han; the verdict is the same either way).
+        XCTAssertFalse(pending("é 我到家了，你在哪里"), "first non-ASCII letter Latin: scanned without the pass")
+        XCTAssertTrue(pending("— ฟรี ฟรี"), "a dash is no letter; then Thai, which it abstains on: the pass, no scan")
+        // The pass that finds the script before the scan agrees with the scan on mixed texts.
+        // (Groups of 64 scalars counted with one load, and their edges: CJK punctuation, an Extension A ideograph
+        // next to Yijing symbols, a danda among Devanagari letters, Thai digits, the kana length mark.)
+        let pieces = ["win", "免费", "ฟรี", "Привет", "नमस्ते", "東京へ", "Ｆｒｅｅ", "Dеаr", "12", "!!", "é", "\u{FF}", "ß", "안녕",
+                      "。", "，", "㐀", "䷀", "।", "१२", "๑๒", "ー", "カタカナ", "ひらがな", "\u{10348}", "😀", "ก", "ẞ",
+                      // ASCII counted eight bytes at a time: the bytes around the letters' ranges.
+                      "AZaz@[`{", "Hello world 12345678", "__~~^^]]", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"]
+        var features: [Int32] = []
+        for _ in 0..<2000 {
+            var b = (0..<Int.random(in: 0...7)).map { _ in pieces.randomElement()! }.joined(separator: ["", " "].randomElement()!)
+            let scanned = b.withUTF8 { c.modelFeatures(body: UnsafeRawBufferPointer($0), into: &features) }
+            XCTAssertEqual(b.withUTF8 { c._modelMainScriptBeforeScan(body: UnsafeRawBufferPointer($0)) }, scanned, b)
+        }
+        // Random messages from the file's words, one at a time and in batches: the same verdicts as `explain`.
+        let words = ["win", "free", "debited", "hello", "ฟรี", "otp", "offer", "prize", "hey", "我到家了", "免费", "the",
+                     "1234", "WIN", "Frее", "é", "—", "😀"]
+        let senders: [String?] = [nil, "+447700900001", "+447700900002", "AD-HDFCBK", "VM-PROMOS-G", "friend"]
+        var rng = SystemRandomNumberGenerator()
+        var messages: [(String?, String)] = []
+        for _ in 0..<600 {
+            let n = Int.random(in: 0...6, using: &rng)
+            messages.append((senders.randomElement(using: &rng)!,
+                             (0..<n).map { _ in words.randomElement(using: &rng)! }.joined(separator: " ")))
+        }
+        var buffer: [UInt8] = []
+        var spans: [MessageSpan] = []
+        for (sender, body) in messages {
+            let senderStart = buffer.count
+            buffer += Array((sender ?? "").utf8)
+            spans.append(MessageSpan(senderStart: senderStart, senderCount: sender == nil ? -1 : buffer.count - senderStart,
+                                     bodyStart: buffer.count, bodyCount: body.utf8.count))
+            buffer += Array(body.utf8)
+        }
+        var batch = [Verdict](repeating: Verdict(), count: messages.count)
+        buffer.withUnsafeBytes { b in
+            spans.withUnsafeBufferPointer { sp in batch.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: sp, into: $0) } }
+        }
+        let oracle = Classifier(ruleSet: set)
+        for (k, (sender, body)) in messages.enumerated() {
+            let always = oracle.explain(sender: sender, body: body).verdict
+            XCTAssertEqual(c.classify(sender: sender, body: body), always, "\(sender ?? "-") \(body)")
+            XCTAssertEqual(batch[k], always, "batch: \(sender ?? "-") \(body)")
+        }
+    }
+
 }

@@ -195,8 +195,8 @@ public final class Classifier {
 
     // MARK: Internal
 
-    /// Appends every phrase match in `body` to `matchBuffer` (span 0), and scores the learned model, if any,
-    /// into its slot 0.
+    /// Appends every phrase match in `body` to `matchBuffer` (span 0), and marks the learned model's slot 0, if
+    /// any, to be scored when `_weigh` needs it.
     func _scan(_ body: UnsafeRawBufferPointer) {
         let rewritten = normalizer.mode.needsRewrite(body)
         if rewritten {
@@ -213,14 +213,11 @@ public final class Classifier {
                 }
             }
         }
-        if let model = ruleSet.model {
-            modelScratch!.current = 0
-            _modelScan(model, body: body, normalized: rewritten, slot: 0)
-        }
+        if ruleSet.model != nil { _modelPrepareOne(normalized: rewritten) }
     }
 
-    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`, and scores the learned
-    /// model, if any, for each span into its slot.
+    /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`, and marks the learned
+    /// model's slot of each span, if any, to be scored when `_weigh` needs it.
     func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
         if normalizer.mode != .none {
             _scanBatchNormalized(buffer)
@@ -238,7 +235,7 @@ public final class Classifier {
                 }
             }
         }
-        if let model = ruleSet.model { _modelScanBatch(model, buffer) }
+        if ruleSet.model != nil { _modelPrepareBatch() }
     }
 
     /// Decides one message from its matches (recording how in `trace`, when given).
@@ -313,15 +310,17 @@ public final class Classifier {
             }
         }
 
-        // Choose the winner (`_Leader`). With a model: also the best firing rule below its priority that can
-        // refine its verdict (see `_refining`). (Plain loops and a struct, no local closure, so nothing is
-        // captured and boxed.)
+        // Choose the winner (`_Leader`). With a model: also, per action that can refine its verdict, the best
+        // firing rule below its priority (see `_refining`), and the actions of the firing rules below it (the
+        // model may yield to one): all the model needs, gathered before it is scored, so that it is scored only
+        // when it can decide. (Plain loops and structs, no local closure, so nothing is captured and boxed.)
         var best = _Leader()
         let model = set.model
-        let refiningAction = model.map { _refiningAction($0) } ?? nil
-        var refine = _Leader()
+        let hasModel = model != nil
+        let modelPriority = model?.priority ?? Int.max
+        var refine = _Refiners()
+        var belowActions: UInt8 = 0  // the actions of the firing rules below the model, one bit each
         var vouched = false  // a registered transactional sender's rule fired
-        var yielded = false  // a rule below the model fired whose action the model did not learn in this script
         var k = 0
         let senderOnly = set.senderOnlyRules
         while k < touchedCount + senderOnly.count {
@@ -340,22 +339,32 @@ public final class Classifier {
             if let trace { _record(r, pos, generation: gen, trace) }
             guard pos >= 0 else { continue }
             if rules[r].vouches { vouched = true }
-            if let model, rules[r].priority < model.priority, _yields(model, to: rules[r].action) { yielded = true }
             let priority = rules[r].priority
             best.consider(r, priority: priority, position: pos)
-            if let refiningAction, rules[r].action == refiningAction, priority < model!.priority {
-                refine.consider(r, priority: priority, position: pos)
+            if hasModel, priority < modelPriority {
+                belowActions |= 1 << UInt8(truncatingIfNeeded: rules[r].action.rawValue)
+                refine.consider(r, action: rules[r].action, priority: priority, position: pos)
             }
         }
-
-        // The model decides unless a rule at or above its priority fired (see ModelDefinition).
-        if let model, !yielded, _junkFromRegisteredSender(model, sender: sender, info: info) { yielded = true }
+        guard let model else {
+            if full { _recordRulesDecided(nil, best: best, yielded: false, trace!) }
+            return _ruleVerdict(best)
+        }
         // The rule the model would overrule: the best firing rule below it (what the rules alone would decide).
-        if model != nil { modelScratch!.below = best.rule >= 0 && best.priority < model!.priority ? Int32(best.rule) : -1 }
-        if let model, best.rule < 0 || best.priority < model.priority, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
-            let out = _refined(v, by: refine.rule)
+        let decidable = best.rule < 0 || best.priority < model.priority
+        modelScratch!.below = decidable ? Int32(best.rule) : -1
+        // The model decides unless a rule at or above its priority fired (see ModelDefinition): only then, or
+        // for a full trace, is it scored.
+        guard decidable || full else { return _ruleVerdict(best) }
+        // (Without a trace, a message of a script the model abstains on is left unscored: it cannot decide.)
+        guard _modelScoreCurrent(model, body: body, checkScript: !full) else { return _ruleVerdict(best) }
+        var yielded = _yieldsToAny(model, belowActions)  // a rule below the model fired whose action it did not learn
+        if !yielded, _junkFromRegisteredSender(model, sender: sender, info: info) { yielded = true }
+        if decidable, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
+            let refiner = refine.rule(for: _refiningAction(model))
+            let out = _refined(v, by: refiner)
             if full {
-                _recordModel(model, decided: true, refinedBy: refine.rule, yielded: yielded, outranked: false, trace!)
+                _recordModel(model, decided: true, refinedBy: refiner, yielded: yielded, outranked: false, trace!)
                 _recordFates(best: best.rule, bestPriority: best.priority, bestPos: best.position, modelDecided: true, trace!)
             }
             return out

@@ -14,6 +14,8 @@ final class _CompiledModel: Sendable {
     let margins: [Double]
     /// Per ``Script`` (raw value): whether the model abstains on messages of that main script.
     let abstainsOnScript: [Bool]
+    /// Whether it abstains on any script (only then is a message's main script worth finding before its scan).
+    let abstainsOnSomeScript: Bool
     /// `yields[(script raw value * 5 + action raw value) * targetCount + target]`: with that winner, the model
     /// yields to a firing rule of that action on messages of that script (``ModelDefinition/yields(to:on:with:)``).
     let yields: [Bool]
@@ -58,6 +60,7 @@ final class _CompiledModel: Sendable {
         threshold = Double(m.threshold ?? 0)
         margins = m.margins.isEmpty ? Array(repeating: 0, count: m.targets.count) : m.margins.map(Double.init)
         abstainsOnScript = Script.allCases.map { m.abstains(on: $0) }
+        abstainsOnSomeScript = abstainsOnScript.contains(true)
         yields = Script.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { s in
             Action.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { a in m.targets.indices.map { m.yields(to: a, on: s, with: $0) } }
         }
@@ -234,6 +237,12 @@ final class _ModelScratch {
     /// Per slot: the winner's margin over the runner-up, and the message's main script.
     let slotMargin: UnsafeMutablePointer<Double>
     let slotScript: UnsafeMutablePointer<Script>
+    /// Per slot: where the message's text for the model is (`_ModelSource`), and whether the slot is still to
+    /// be scored: a slot is scored only when the model can decide or a full trace asks
+    /// (`Classifier._modelScoreCurrent`), so a message a rule at or above the model's priority decides, or a
+    /// number list, costs no model scan.
+    let slotSource: UnsafeMutablePointer<Int32>
+    let slotPending: UnsafeMutablePointer<Bool>
     /// The slot `_evaluate` reads (the message being decided).
     var current = 0
     /// The rule whose folder the last model verdict took (`_refined`), -1 when none.
@@ -276,6 +285,8 @@ final class _ModelScratch {
         slotEvidence = m.make(slots, false)
         slotMargin = m.make(slots, 0)
         slotScript = m.make(slots, Script.none)
+        slotSource = m.make(slots, _ModelSource.body)
+        slotPending = m.make(slots, false)
     }
 
     /// Room for a folded text of `n` bytes of body (a fold may turn 2 bytes into 3: 2 per byte).
@@ -394,25 +405,14 @@ extension Classifier {
         }
     }
 
-    /// Scores one message into slot `slot`: `body` itself, or (`normalized`) the text the classifier's
-    /// normaliser holds for it.
-    func _modelScan(_ model: _CompiledModel, body: UnsafeRawBufferPointer, normalized: Bool, slot: Int) {
-        if normalized {
-            let n = normalizer.text
-            _modelScore(model, n.output, starts: n.sourceStart.baseAddress, ends: n.sourceEnd.baseAddress, slot: slot)
-        } else {
-            _modelScoreBody(model, body, slot: slot)
-        }
-    }
 
-    /// Scores a body that normalisation leaves alone (any body under `none`, whose non-ASCII case is folded
-    /// here first).
+    /// The text the model scores for a body that normalisation leaves alone: the body itself, or under `none`
+    /// with non-ASCII letters, the body with their case folded (in the scratch), with each byte's span of the
+    /// body.
     @inline(__always)
-    func _modelScoreBody(_ model: _CompiledModel, _ body: UnsafeRawBufferPointer, slot: Int) {
-        guard model.foldsText, _hasHighByte(body) else {
-            _modelScore(model, body, starts: nil, ends: nil, slot: slot)
-            return
-        }
+    func _modelBodyText(_ model: _CompiledModel, _ body: UnsafeRawBufferPointer)
+        -> (UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?, ends: UnsafePointer<Int32>?) {
+        guard model.foldsText, _hasHighByte(body) else { return (body, nil, nil) }
         let s = modelScratch!
         s.reserveFolded(body.count)
         var sink = _ByteSink(bytes: s.folded, starts: s.foldedStart, ends: s.foldedEnd, count: 0, flags: _ScalarFlags.shared)
@@ -429,7 +429,113 @@ extension Classifier {
             sink.put(len == 0 ? _TextNormalizer.rawBit | UInt32(b) : v, Int32(truncatingIfNeeded: i), Int32(truncatingIfNeeded: i &+ l))
             i &+= l
         }
-        _modelScore(model, UnsafeRawBufferPointer(start: s.folded, count: sink.count), starts: s.foldedStart, ends: s.foldedEnd, slot: slot)
+        return (UnsafeRawBufferPointer(start: s.folded, count: sink.count), UnsafePointer(s.foldedStart), UnsafePointer(s.foldedEnd))
+    }
+
+    /// Whether the model may speak on `text`'s main script: false only when it certainly abstains on it
+    /// (row 5 of docs/RULES.md §10), so that the scan can be skipped. An ASCII text is Latin, or letterless
+    /// without a letter: found eight bytes at a time. Otherwise a guess decides whether finding the main
+    /// script is worth a pass over every character (`_modelMainScript`): not when the first word character
+    /// among the text's first four non-ASCII characters is of a script the model speaks on (Thai text: one
+    /// look, then the scan, as it would run anyway). The guess never changes a verdict: a text it waves
+    /// through is scanned, and the model then abstains or not on the scan's own tally.
+    func _modelMaySpeak(_ model: _CompiledModel, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Bool {
+        let n = text.count
+        guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            return !model.abstainsOnScript[Int(Script.none.rawValue)]
+        }
+        var i = _skipASCII(p, n, from: 0)
+        if i == n {
+            var letter = false
+            var k = 0
+            while k < n, !letter {
+                letter = (p[k] | 0x20) &- 0x61 < 26
+                k &+= 1
+            }
+            return !model.abstainsOnScript[Int((letter ? Script.latin : Script.none).rawValue)]
+        }
+        let flags = model.table.flags
+        let blocks = model.table.scriptBlocks
+        var looked = 0
+        while i < n, looked < 4 {
+            looked &+= 1
+            let (v, l) = _decodeUTF8(text, i)
+            i &+= max(1, l)
+            if l > 0, flags.isWord(v) {
+                let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
+                let script = e != _ScriptBlocks.mixed ? Int(e & 0x3F) : Int(Script.of(letter: v).rawValue)
+                if !model.abstainsOnScript[script] { return true }
+                break
+            }
+            i = _skipASCII(p, n, from: i)
+        }
+        return !model.abstainsOnScript[Int(_modelMainScript(model.table, text, s).rawValue)]
+    }
+
+    /// The main script of `text` as the model's scan finds it (`_modelCandidates`: ASCII letters are Latin,
+    /// other word characters by `_modelHighScalar`), without the scan: for an ASCII text only a check for a byte
+    /// ≥ 0x80 and a letter; otherwise ASCII letters are counted eight bytes at a time, a three-byte character
+    /// of a 64-scalar group of one script with one load (`_ScriptBlocks.groups`; and its word flag, unless the
+    /// group is all word characters: CJK ideographs), any other by the scan's own step. (gen40k, callgrind,
+    /// 2026-11-27: 61.0M instructions one scalar at a time over every non-ASCII text, 54.5M with the groups
+    /// and eight-byte ASCII, 30.4M once `_modelMaySpeak` spares the texts the model speaks on;
+    /// docs/PERFORMANCE.md, "The model only where it can decide".)
+    func _modelMainScript(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Script {
+        let n = text.count
+        guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
+        if !_hasHighByte(text) {
+            var i = 0
+            while i < n {
+                if (p[i] | 0x20) &- 0x61 < 26 { return .latin }
+                i &+= 1
+            }
+            return .none
+        }
+        var tally = _ScriptTally(counts: s.scriptCounts)
+        let blocks = table.scriptBlocks
+        let groups = _ScriptBlocks.shared.groups
+        let flags = table.flags
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var latin: UInt32 = 0
+        var i = 0
+        while i < n {
+            // Eight ASCII bytes at a time: their letters (`(b | 0x20) - 0x61 < 26` per byte, as the scan counts
+            // them: after `| 0x20` a byte is 0x20…0x7F, so + 0x1F sets its high bit from 0x61 on and + 0x05 from
+            // 0x7B on, with no carry between bytes).
+            if i &+ 8 <= n {
+                let x = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                if x & highs == 0 {
+                    let y = x | 0x2020_2020_2020_2020
+                    let letters = (y &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(y &+ 0x0505_0505_0505_0505) & highs
+                    latin &+= UInt32(truncatingIfNeeded: letters.nonzeroBitCount)
+                    i &+= 8
+                    continue
+                }
+            }
+            let b = p[i]
+            if b < 0x80 {
+                if (b | 0x20) &- 0x61 < 26 { latin &+= 1 }
+                i &+= 1
+                continue
+            }
+            if b & 0xF0 == 0xE0, i &+ 2 < n, p[i &+ 1] & 0xC0 == 0x80, p[i &+ 2] & 0xC0 == 0x80 {
+                let c1 = p[i &+ 1]
+                let e = groups[Int(b & 0x0F) << 6 | Int(c1 & 0x3F)]
+                let script = e & _ScriptBlocks.groupMixed
+                if script != _ScriptBlocks.groupMixed {
+                    // (A group of one script is well-formed: overlong and surrogate groups are mixed.)
+                    if e & _ScriptBlocks.groupAllWords != 0
+                        || flags.isWord(UInt32(b & 0x0F) << 12 | UInt32(c1 & 0x3F) << 6 | UInt32(p[i &+ 2] & 0x3F)) {
+                        tally.add(raw: script)
+                    }
+                    i &+= 3
+                    continue
+                }
+            }
+            i &+= _modelHighScalar(text, i, flags, blocks, &tally).len
+        }
+        if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
+        return tally.finish()
     }
 
     /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
@@ -549,6 +655,19 @@ extension Classifier {
         return model.yields[(Int(s.slotScript[slot].rawValue) &* 5 &+ action.rawValue) &* model.targetCount &+ Int(s.slotWinner[slot])]
     }
 
+    /// Whether the model yields to a firing rule of any action in `actions` (one bit per `Action` raw value), for
+    /// the message in the current slot.
+    @inline(__always)
+    func _yieldsToAny(_ model: _CompiledModel, _ actions: UInt8) -> Bool {
+        var rest = actions
+        while rest != 0 {
+            let a = rest.trailingZeroBitCount
+            rest &= rest &- 1
+            if _yields(model, to: Action(rawValue: a)!) { return true }
+        }
+        return false
+    }
+
     /// The margin the winner needs to overrule the best firing rule below the model (`below`) for the message
     /// in the current slot; -1 when it would not overrule one (no rule below fired, the rule has the winner's
     /// action, or the model's overrules are not calibrated: its `margins` apply).
@@ -623,9 +742,10 @@ extension Classifier {
     @discardableResult
     public func modelFeatures(body: UnsafeRawBufferPointer, into features: inout [Int32]) -> Script {
         features.removeAll(keepingCapacity: true)
-        guard ruleSet.model != nil else { return .none }
+        guard let model = ruleSet.model else { return .none }
         matchBuffer.removeAll(keepingCapacity: true)
         _scan(body)
+        _ = _modelScoreCurrent(model, body: body, checkScript: false)
         let s = modelScratch!
         var k = 0
         while k < s.touchedCount {
@@ -633,6 +753,17 @@ extension Classifier {
             k += 1
         }
         return s.slotScript[0]
+    }
+
+    /// The main script the model's scan would find in `body` (as `modelFeatures` returns it), found by the
+    /// cheaper pass that decides whether to scan (`_modelMainScript`) over the same text; `.none` without a
+    /// model. For tests: the two must agree on every body.
+    func _modelMainScriptBeforeScan(body: UnsafeRawBufferPointer) -> Script {
+        guard let model = ruleSet.model else { return .none }
+        let rewritten = normalizer.mode.needsRewrite(body)
+        if rewritten { normalizer.text.normalize(body, mode: normalizer.mode) }
+        let text = rewritten ? normalizer.text.output : _modelBodyText(model, body).0
+        return _modelMainScript(model.table, text, modelScratch!)
     }
 }
 

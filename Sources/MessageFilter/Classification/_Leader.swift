@@ -15,3 +15,33 @@ struct _Leader {
         }
     }
 }
+
+/// The best firing rule below the model's priority of each action that can refine a model verdict
+/// (`Classifier._refiningAction`: transaction, promotion, allow), gathered before the model is scored, so
+/// that the one its winner asks for is at hand without weighing the rules again.
+struct _Refiners {
+    var transaction = _Leader()
+    var promotion = _Leader()
+    var allow = _Leader()
+
+    @inline(__always)
+    mutating func consider(_ r: Int, action: Action, priority p: Int, position pos: Int32) {
+        switch action {
+        case .transaction: transaction.consider(r, priority: p, position: pos)
+        case .promotion: promotion.consider(r, priority: p, position: pos)
+        case .allow: allow.consider(r, priority: p, position: pos)
+        case .none, .junk: break
+        }
+    }
+
+    /// The leading rule of `action` (-1 when none fired, or `action` is nil or cannot refine).
+    @inline(__always)
+    func rule(for action: Action?) -> Int {
+        switch action {
+        case .some(.transaction): transaction.rule
+        case .some(.promotion): promotion.rule
+        case .some(.allow): allow.rule
+        case .some(.none), .some(.junk), nil: -1
+        }
+    }
+}

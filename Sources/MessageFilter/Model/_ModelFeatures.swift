@@ -381,11 +381,22 @@ struct _ModelHits {
 /// added when every scalar of the block is of an unspaced script; `mixed` when the block is not uniform
 /// (the functions are asked). Built on first use from those functions (so its answers are theirs), 512 bytes,
 /// read-only after `init`, never freed (the shared instance lives as long as the process).
+///
+///
+/// `groups`, for the pass that finds a message's main script before the model's scan
+/// (`Classifier._modelMainScript`): per 64-scalar group of the three-byte UTF-8 range (U+0800…U+FFFF, indexed
+/// by the low 4 bits of the lead byte and the low 6 of the second), the script the scan counts a word character
+/// of the group under (the `table` entry of its block, or `Script.of(letter:)` for a mixed block) when it is
+/// the same for the whole group, else `groupMixed` (surrogates and overlong forms included); `groupAllWords`
+/// added when every scalar of the group is a word character (`_ScalarFlags.isWord`). 1,024 bytes.
 final class _ScriptBlocks: @unchecked Sendable {
     static let shared = _ScriptBlocks()
     static let unspaced: UInt8 = 0x40
     static let mixed: UInt8 = 0xFF
+    static let groupMixed: UInt8 = 0x3F
+    static let groupAllWords: UInt8 = 0x80
     let table: UnsafePointer<UInt8>
+    let groups: UnsafePointer<UInt8>
 
     private init() {
         let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
@@ -398,6 +409,25 @@ final class _ScriptBlocks: @unchecked Sendable {
             t[block] = (first..<(first + 128)).allSatisfy { entry($0) == e } ? e : Self.mixed
         }
         table = UnsafePointer(t)
+        let flags = _ScalarFlags.shared
+        let g = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+        for group in 0..<1024 {
+            let first = UInt32(group) << 6
+            let values = first..<(first + 64)
+            // The script the scan counts a word character under (`_modelHighScalar`); nil for an invalid value.
+            func counted(_ v: UInt32) -> UInt8? {
+                guard v >= 0x800, !(0xD800...0xDFFF).contains(v) else { return nil }
+                let e = t[Int(v >> 7)]
+                return e != Self.mixed ? e & 0x3F : Script.of(letter: v).rawValue
+            }
+            let e = counted(first)
+            guard let e, values.allSatisfy({ counted($0) == e }) else {
+                g[group] = Self.groupMixed
+                continue
+            }
+            g[group] = e | (values.allSatisfy { flags.isWord($0) } ? Self.groupAllWords : 0)
+        }
+        groups = UnsafePointer(g)
     }
 }
 
