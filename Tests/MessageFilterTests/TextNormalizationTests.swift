@@ -1,3 +1,4 @@
+import AhoCorasick
 import Foundation
 import TestSupport
 import XCTest
@@ -6,6 +7,25 @@ import XCTest
 /// `normalize:` (TextNormalization): each step on its own, spans back into the original bytes, phrases and
 /// text normalised alike, and the batch, single and String paths agreeing.
 final class TextNormalizationTests: XCTestCase {
+    /// The precomputed per-scalar facts (`_ScalarFlags`) answer as the functions they are built from, for
+    /// every scalar of the Basic Multilingual Plane, every one of the emoji blocks the table also holds
+    /// (U+1F000…U+1FAFF) and the astral scalars either side of them, which are asked directly.
+    func testScalarFlagsAnswerAsTheFunctions() {
+        let flags = _ScalarFlags.shared
+        var values = Array(UInt32(0)..<0x10000)
+        values += Array(UInt32(0x1EF00)..<0x1FC00) + [0x10000, 0x10348, 0x1D400, 0x20000, 0x2A6D6, 0xE0041, 0x10FFFF, 0x110000]
+        for v in values {
+            guard let s = Unicode.Scalar(v) else {
+                XCTAssertEqual(flags.of(v), 0, "U+\(String(v, radix: 16))")
+                XCTAssertFalse(flags.isWord(v), "U+\(String(v, radix: 16))")
+                continue
+            }
+            XCTAssertEqual(flags.of(v), _ScalarFlags.computed(s), "U+\(String(v, radix: 16))")
+            XCTAssertEqual(flags.isWord(v), AhoCorasick.isWordScalar(s), "U+\(String(v, radix: 16))")
+            XCTAssertEqual(flags.fold(v), AhoCorasick.simpleCaseFold(s).value, "U+\(String(v, radix: 16))")
+        }
+    }
+
     func testEachStep() {
         let cases: [(TextNormalization, String, String)] = [
             // Compatibility forms (NFKC): fullwidth, ligature, circled digit, math bold, no-break space.

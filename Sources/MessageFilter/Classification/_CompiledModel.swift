@@ -444,7 +444,7 @@ extension Classifier {
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             return !model.abstainsOnScript[Int(Script.none.rawValue)]
         }
-        var i = _skipASCII(p, n, from: 0)
+        var i = _skipASCII(text, from: 0)
         if i == n {
             var letter = false
             var k = 0
@@ -467,7 +467,7 @@ extension Classifier {
                 if !model.abstainsOnScript[script] { return true }
                 break
             }
-            i = _skipASCII(p, n, from: i)
+            i = _skipASCII(text, from: i)
         }
         return !model.abstainsOnScript[Int(_modelMainScript(model.table, text, s).rawValue)]
     }

@@ -81,16 +81,3 @@ extension Classifier {
         return true
     }
 }
-
-/// The index of the first byte ≥ 0x80 in `p[from..<n]` (`n` when none), eight bytes at a time.
-@inline(__always)
-func _skipASCII(_ p: UnsafePointer<UInt8>, _ n: Int, from: Int) -> Int {
-    var i = from
-    while i &+ 8 <= n {
-        let x = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) & 0x8080_8080_8080_8080
-        if x != 0 { return i &+ x.trailingZeroBitCount >> 3 }
-        i &+= 8
-    }
-    while i < n, p[i] < 0x80 { i &+= 1 }
-    return i
-}
