@@ -307,6 +307,8 @@ public final class Classifier {
         // when it can decide. (Plain loops and structs, no local closure, so nothing is captured and boxed.)
         var best = _Leader()
         let model = set.model
+        // (`hasModel` tested beside the priority: a sentinel priority for "no model" measured 0.17 instructions
+        // per byte more on gen40k.)
         let hasModel = model != nil
         let modelPriority = model?.priority ?? Int.max
         var refine = _Refiners()

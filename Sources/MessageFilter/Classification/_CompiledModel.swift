@@ -405,7 +405,6 @@ extension Classifier {
         }
     }
 
-
     /// The text the model scores for a body that normalisation leaves alone: the body itself, or under `none`
     /// with non-ASCII letters, the body with their case folded (in the scratch), with each byte's span of the
     /// body.
@@ -462,9 +461,7 @@ extension Classifier {
             let (v, l) = _decodeUTF8(text, i)
             i &+= max(1, l)
             if l > 0, flags.isWord(v) {
-                let e = v < 0x10000 ? blocks[Int(v >> 7)] : _ScriptBlocks.mixed
-                let script = e != _ScriptBlocks.mixed ? Int(e & 0x3F) : Int(Script.of(letter: v).rawValue)
-                if !model.abstainsOnScript[script] { return true }
+                if !model.abstainsOnScript[Int(_ScriptBlocks.script(of: v, blocks))] { return true }
                 break
             }
             i = _skipASCII(text, from: i)
@@ -473,8 +470,8 @@ extension Classifier {
     }
 
     /// The main script of `text` as the model's scan finds it (`_modelCandidates`: ASCII letters are Latin,
-    /// other word characters by `_modelHighScalar`), without the scan: for an ASCII text only a check for a byte
-    /// ≥ 0x80 and a letter; otherwise ASCII letters are counted eight bytes at a time, a three-byte character
+    /// other word characters by `_modelHighScalar`), without the scan: ASCII letters are counted eight bytes at
+    /// a time (an ASCII text never gets here: `_modelMaySpeak` answers it), a three-byte character
     /// of a 64-scalar group of one script with one load (`_ScriptBlocks.groups`; and its word flag, unless the
     /// group is all word characters: CJK ideographs), any other by the scan's own step. (gen40k, callgrind,
     /// 2026-11-27: 61.0M instructions one scalar at a time over every non-ASCII text, 54.5M with the groups
@@ -483,14 +480,6 @@ extension Classifier {
     func _modelMainScript(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Script {
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
-        if !_hasHighByte(text) {
-            var i = 0
-            while i < n {
-                if (p[i] | 0x20) &- 0x61 < 26 { return .latin }
-                i &+= 1
-            }
-            return .none
-        }
         var tally = _ScriptTally(counts: s.scriptCounts)
         let blocks = table.scriptBlocks
         let groups = _ScriptBlocks.shared.groups

@@ -6,8 +6,9 @@
 // records the model: not when a number list or a rule at or above the model's priority decided, nor when the
 // message's main script is one the model abstains on (found first by a cheaper pass over the same text,
 // `_modelMainScript`, run unless the text's first non-ASCII word character is of a script the model speaks
-// on, `_modelMaySpeak`: a guess that only saves the pass, since a text it waves through is scanned). Such a message costs no model scan and its verdict is the same as if the model had
-// been scored: its scores are read nowhere else. The model's phrases are looked up in its own table
+// on, `_modelMaySpeak`: a guess that only saves the pass, since a text it waves through is scanned). Such a
+// message costs no model scan and its verdict is the same as if the model had been scored: its scores are
+// read nowhere else. The model's phrases are looked up in its own table
 // (`_ModelFeatures.swift`), no automaton, so nothing is gained by scoring a batch's messages together: each
 // slot is scored by the one-message code, which keeps batch and single verdicts the same bit for bit.
 

@@ -255,18 +255,8 @@ final class _PhraseMatcher: Sendable {
     }
 }
 
-/// Whether any byte of `bytes` is ≥ 0x80 (8 bytes at a time).
+/// Whether any byte of `bytes` is ≥ 0x80 (8 bytes at a time, `_skipASCII`).
 @inline(__always)
 func _hasHighByte(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    var i = 0
-    let n = bytes.count
-    while i + 8 <= n {
-        if bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return true }
-        i += 8
-    }
-    while i < n {
-        if bytes[i] >= 0x80 { return true }
-        i += 1
-    }
-    return false
+    _skipASCII(bytes, from: 0) < bytes.count
 }

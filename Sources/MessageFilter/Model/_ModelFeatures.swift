@@ -382,7 +382,6 @@ struct _ModelHits {
 /// (the functions are asked). Built on first use from those functions (so its answers are theirs), 512 bytes,
 /// read-only after `init`, never freed (the shared instance lives as long as the process).
 ///
-///
 /// `groups`, for the pass that finds a message's main script before the model's scan
 /// (`Classifier._modelMainScript`): per 64-scalar group of the three-byte UTF-8 range (U+0800…U+FFFF, indexed
 /// by the low 4 bits of the lead byte and the low 6 of the second), the script the scan counts a word character
@@ -397,6 +396,14 @@ final class _ScriptBlocks: @unchecked Sendable {
     static let groupAllWords: UInt8 = 0x80
     let table: UnsafePointer<UInt8>
     let groups: UnsafePointer<UInt8>
+
+    /// The script the model's scan counts word character `v` under (`_modelHighScalar`): its block's entry in
+    /// `table` (`blocks`), or `Script.of(letter:)` for a mixed block or a value above U+FFFF.
+    @inline(__always)
+    static func script(of v: UInt32, _ blocks: UnsafePointer<UInt8>) -> UInt8 {
+        let e = v < 0x10000 ? blocks[Int(v >> 7)] : mixed
+        return e != mixed ? e & 0x3F : Script.of(letter: v).rawValue
+    }
 
     private init() {
         let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
@@ -414,11 +421,10 @@ final class _ScriptBlocks: @unchecked Sendable {
         for group in 0..<1024 {
             let first = UInt32(group) << 6
             let values = first..<(first + 64)
-            // The script the scan counts a word character under (`_modelHighScalar`); nil for an invalid value.
+            // The script the scan counts a word character under; nil for an invalid value.
             func counted(_ v: UInt32) -> UInt8? {
                 guard v >= 0x800, !(0xD800...0xDFFF).contains(v) else { return nil }
-                let e = t[Int(v >> 7)]
-                return e != Self.mixed ? e & 0x3F : Script.of(letter: v).rawValue
+                return Self.script(of: v, UnsafePointer(t))
             }
             let e = counted(first)
             guard let e, values.allSatisfy({ counted($0) == e }) else {
