@@ -261,6 +261,18 @@ final class SplitTests: CLITestCase {
         XCTAssertTrue(r.err.contains("--first-line with --range only"), r.err)
         r = try run(["classify", "--range", "0:\(second)", "-q", "--no-output", "-"], stdin: Data(bytes("b.jsonl.zst")))
         XCTAssertEqual(r.status, 64, r.err)
+        // --first-line at Int64's edge: a line number counted on from it would overflow (it crashed once), so
+        // it is refused with its range (Pipeline checks it, so the library refuses it too); the largest allowed works.
+        let size = bytes("b.jsonl.zst").count
+        let maxFirstLine = 1 << 62  // BatchPipeline's ArchiveSplit.maxFirstLine
+        for huge in ["\(Int.max)", "\(Int.max - 1000)", "\(maxFirstLine + 1)"] {
+            r = try run(["classify", jsonl, "--range", "\(second):\(size)", "--first-line", huge, "--labels-only", "-q", "-o", path("h.out"), "-f"])
+            XCTAssertEqual(r.status, 64, "\(huge): \(r.err)")
+            XCTAssertTrue(r.err.contains("--first-line"), r.err)
+        }
+        r = try run(["classify", jsonl, "--range", "\(second):\(size)", "--first-line", "\(maxFirstLine)",
+                     "--labels-only", "-q", "-o", path("m.out"), "-f"])
+        XCTAssertEqual(r.status, 0, r.err)
 
         let plain = try write("plain.jsonl", "\(record("a"))\n")
         r = try run(["classify", plain, "--range", "0:10", "-q", "--no-output"])

@@ -161,6 +161,9 @@ enum _Splits {
                 .usage,
                 "\(path): --range \(name) \(offset) is not a frame boundary (the nearest are \(near); smsfilter plan lists the splits)")
         }
+        if let first = split.firstLine, !(1...ArchiveSplit.maxFirstLine).contains(first) {
+            throw PipelineError(.usage, "--first-line \(first): expected 1 to \(ArchiveSplit.maxFirstLine)")
+        }
         let linesMatter = options.rejectsPath != nil || options.labelsOnly || options.strict
         return _ReadSplit(start: split.start, end: split.end, index: index, firstLine: split.firstLine, linesMatter: linesMatter)
     }

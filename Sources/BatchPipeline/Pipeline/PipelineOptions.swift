@@ -115,6 +115,9 @@ public struct ArchiveSplit: Sendable, Equatable {
     /// `start` are counted by decoding them, when line numbers reach an output (rejects, `--labels-only`,
     /// `--strict`).
     public var firstLine: Int?
+    /// The largest `firstLine` (2^62): no archive has that many lines (one a byte would be 4 EiB), and a line
+    /// number counted on from it cannot overflow (`_LineLedger` adds each chunk's newlines).
+    public static let maxFirstLine = 1 << 62
 
     public init(start: Int64, end: Int64, firstLine: Int? = nil) {
         self.start = start

@@ -40,7 +40,7 @@ enum Limits {
     /// Decoded bytes per split (`plan --split-size`).
     static let splitSize = 1...(1 << 40)
     /// The archive's line number where a split starts (`classify --first-line`).
-    static let firstLine = 1...Int.max
+    static let firstLine = 1...ArchiveSplit.maxFirstLine
 
     /// Body bytes `bench` loads into memory (`--matcher-bytes`).
     static let matcherBytes = (1 << 10)...(2 << 30)
