@@ -352,7 +352,8 @@ OPTIONS:
                           need no --force).
   -q, --quiet             Print nothing on success.
   --json                  Print the summary as JSON on standard output
-                          (standard error with -o -) instead of a sentence.
+                          (standard error when -o goes there) instead of a
+                          sentence.
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -892,7 +893,8 @@ OPTIONS:
                           deterministic sample. (default: 2000000)
   -q, --quiet             Print no summary.
   --json                  Print the summary as JSON on standard output
-                          (standard error with -o -) instead of the table.
+                          (standard error when -o goes there) instead of the
+                          table.
   --version               Show the version.
   -h, --help              Show help information.
 

@@ -422,6 +422,9 @@ final class HostileInputTests: HostileTestCase {
             // Neither a user name nor an IP: a path's @, a host of letters, five parts.
             ("pay at https://paypal.com/@evil.com", "paypal"),
             ("open http://1.2.3.4.5/ now", nil),
+            // Browsers refuse these (09 is no octal number, 256 no byte): no URL at all.
+            ("open http://09.1.1.1/ now", nil),
+            ("open http://256.1.1.1/ now", nil),
             ("open http://dead.beef/ now", nil),
             ("write to me@bit.ly today", nil),
         ]

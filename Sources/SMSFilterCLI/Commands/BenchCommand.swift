@@ -99,7 +99,7 @@ struct BenchCommand: ParsableCommand {
         progress.clear()
         if json {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", recordsOnStandardOutput: false)
+            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
         } else {
             CLI.stdout(text(report) + "\n")
         }

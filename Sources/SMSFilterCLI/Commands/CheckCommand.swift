@@ -39,7 +39,7 @@ struct CheckCommand: ParsableCommand {
             throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badInput))
         }
         if !quiet {
-            if json { CLI.printSummaryJSON(Self.jsonText(report), recordsOnStandardOutput: false) } else { CLI.stdout(Self.text(report)) }
+            if json { CLI.printSummaryJSON(Self.jsonText(report), plan: nil) } else { CLI.stdout(Self.text(report)) }
         }
         if report.verdict == .failure { throw ExitCode(.badInput) }
     }

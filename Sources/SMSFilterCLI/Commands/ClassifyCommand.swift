@@ -197,7 +197,7 @@ struct ClassifyCommand: ParsableCommand {
             if json {
                 CLI.printSummaryJSON(
                     String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
-                    recordsOnStandardOutput: !noOutput && (outputPath ?? "-") == "-")
+                    plan: plan)
             } else {
                 CLI.stderr(result.counts.table())
             }

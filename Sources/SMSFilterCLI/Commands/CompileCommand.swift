@@ -28,7 +28,7 @@ struct CompileCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error with -o -) instead of a sentence.")
+    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error when -o goes there) instead of a sentence.")
     var json = false
 
     func run() throws {
@@ -47,7 +47,7 @@ struct CompileCommand: ParsableCommand {
                 CLI.printSummaryJSON(RuleCLI.json([
                     "rules": set.ruleNames.count, "model": set.definition.model?.name ?? NSNull(), "phrases": set.phraseCount, "output": output, "bytes": bytes.count,
                     "checksum": set.checksum, "milliseconds": ms,
-                ]), recordsOnStandardOutput: output == "-")
+                ]), plan: plan)
             } else {
                 CLI.stderr(
                     "compiled \(set.ruleNames.count) rules\(set.definition.model.map { " and model \"\($0.name)\"" } ?? ""), \(set.phraseCount) phrases → \(output) "

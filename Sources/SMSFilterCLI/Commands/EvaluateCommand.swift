@@ -124,8 +124,8 @@ struct EvaluateCommand: ParsableCommand {
         }
         if !quiet {
             if json {
-                // With --json-file -, the figures are already on standard output: the summary goes beside them.
-                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: jsonFile == "-")
+                // With --json-file on standard output, the figures are there already: the summary goes beside them.
+                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
             } else {
                 CLI.stderr(result.table())
             }

@@ -36,7 +36,7 @@ struct ExplainCommand: ParsableCommand {
             if quiet {
                 CLI.stdout(e.verdict.folder.path + "\n")
             } else if json {
-                CLI.printSummaryJSON(Self.jsonText(e, set), recordsOnStandardOutput: false)
+                CLI.printSummaryJSON(Self.jsonText(e, set), plan: nil)
             } else {
                 CLI.stdout(Self.text(e, set))
             }

@@ -164,7 +164,7 @@ struct ExportCommand: ParsableCommand {
         if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
         if !quiet {
             if json {
-                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: false)
+                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
             } else {
                 CLI.stderr(result.table())
             }

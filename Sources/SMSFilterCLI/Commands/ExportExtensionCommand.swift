@@ -146,7 +146,7 @@ struct ExportExtensionCommand: ParsableCommand {
                     "capabilities": set.definition.iosCapabilities.map(\.name),
                     "blockList": set.definition.blockList.count,
                     "identificationList": set.definition.identificationNumbers.count, "warnings": warnings,
-                ]), recordsOnStandardOutput: false)
+                ]), plan: nil)
                 return
             }
             let caps = set.definition.iosCapabilities.map(\.name).joined(separator: ", ")

@@ -94,7 +94,7 @@ struct GenerateCommand: ParsableCommand {
                 if json {
                     CLI.printSummaryJSON(
                         RuleCLI.json(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!]),
-                        recordsOnStandardOutput: out == "-")
+                        plan: plan)
                 } else {
                     CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
                         Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))

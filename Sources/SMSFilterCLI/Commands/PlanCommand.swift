@@ -96,7 +96,10 @@ struct PlanCommand: ParsableCommand {
         }
         if !quiet {
             if json {
-                CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), recordsOnStandardOutput: output == "-")
+                CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
+            } else if io.writesStandardOutput {
+                // The plan's JSON is on standard output (-o and a link to it): the table goes beside it.
+                CLI.stderr(plan.table())
             } else {
                 CLI.stdout(plan.table())
             }
