@@ -468,10 +468,15 @@ zstd or gzip; on all cores). Each record is classified; its truth label
 --map-file). Targets: an action (none, allow, junk, promotion, transaction: any
 folder of it), a folder path (Transactions/Finance), other (none or allow),
 ignore (not scored); several as a|b. Scoring is per folder when a target is a
-sub-folder, per action otherwise (--by to choose). Reports precision, recall
-and F1 per class, a confusion matrix (truth label × prediction), per-rule hits,
-precision and share of true positives, conflicts (rules of different folders
-firing on one record) and rules that never fire.
+sub-folder, per action otherwise (--by to choose). The macro F1 is
+scikit-learn's f1_score(average="macro") on one class per record: y_true is the
+label's targets (spam=junk|promotion: junk|promotion), y_pred the same when the
+prediction is accepted, else the targets of the first label that accepts it,
+else the action or folder predicted; --predictions writes both per record.
+Also: precision, recall and F1 per class and per truth label, a confusion
+matrix (truth label × prediction), per-rule hits, precision and share of true
+positives, conflicts (rules of different folders firing on one record) and
+rules that never fire.
 
 The figures go to standard error as tables (--json: as one JSON object on
 standard output), to --json-file as JSON and to --report as a self-contained
@@ -483,6 +488,8 @@ Examples:
   smsfilter evaluate thai_sms.jsonl.zst --map-file thai-map.yaml \
       --json-file thai.json
   smsfilter evaluate generated.jsonl.zst --map identity
+  smsfilter evaluate uci_sms_spam.jsonl.zst --ignore-case \
+      --map 'SPAM=junk|promotion,ham=other' --predictions uci-pred.jsonl
 
 Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input
 missing, 73 an output could not be written.
@@ -506,6 +513,11 @@ OPTIONS:
                           targets.
   --by <by>               Score per action or per folder (default: from the
                           mapping). (values: action, folder)
+  --ignore-case           Truth labels that differ only in case are one label
+                          (spam, Spam, SPAM).
+  --predictions <file>    Write y_true and y_pred of every scored record, one
+                          JSON line each, to this file (.zst or .gz:
+                          compressed; - is standard output), for scikit-learn.
   --json-file <file>      Write the figures as JSON to this file (- is standard
                           output).
   --report <file>         Write a self-contained HTML report to this file.
