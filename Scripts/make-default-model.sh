@@ -55,6 +55,7 @@ renamed=$(grep -c '"label": "thai spam"' "$WORK/thai_sms.jsonl")
 # rules + model. Only the model is kept: the embedded rules are joined to it at run time.
 "$BIN" learn --quiet --force --rules samples/default-rules.yaml --map-file samples/default-model-map.json \
   --model-name default-model --priority "$PRIORITY" --precision-target "$PRECISION" --min-script-messages "$MIN_SCRIPT" \
+  --char-ngrams 3 --digit-ngrams 2-5 --text-ngrams none --max-phrases 10000 \
   --min-overrules "$MIN_OVERRULES" --cv 5 -o "$WORK/learned-with-rules.yaml" "$WORK/uci_sms_spam.jsonl.zst" "$WORK/thai_sms.jsonl"
 [ "$(grep -c '^model:' "$WORK/learned-with-rules.yaml")" = 1 ] && [ "$(grep -c '^normalize:' "$WORK/learned-with-rules.yaml")" = 1 ] \
   || { echo "make-default-model: learn's output has not one model: and one normalize: line" >&2; exit 1; }

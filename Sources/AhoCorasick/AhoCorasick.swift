@@ -239,6 +239,36 @@ public final class AhoCorasick: Sendable {
         _ = image.search(base.assumingMemoryBound(to: UInt8.self), haystack.count, body)
     }
 
+    /// The number of match states: states at which a `standard` scan reports patterns.
+    public var matchStateCount: Int { image.matchStateCount }
+
+    /// The patterns match state `index` (1…``matchStateCount``) reports, in the order `forEachMatch` reports
+    /// them there (every pattern that is a suffix of the text read when the scan stands in that state).
+    /// - Complexity: O(patterns of the state).
+    public func patterns(inMatchState index: Int) -> [Int] {
+        precondition(index >= 1 && index <= image.matchStateCount, "match state \(index) out of 1...\(image.matchStateCount)")
+        let lo = Int(image.matchOffsets[index - 1])
+        let hi = Int(image.matchOffsets[index])
+        return (lo..<hi).map { Int(image.matchList[$0]) }
+    }
+
+    /// Writes, for each position of `haystack` where a `standard` scan reports patterns, the match state
+    /// and the end of the match, as `state << 32 | end`, into `positions`, in order; returns how many it wrote
+    /// (one per such position, however many patterns end there: ``patterns(inMatchState:)`` lists them). For
+    /// callers that precompute what each match state means and walk the positions in a loop of their own,
+    /// without a closure call per position. Never allocates.
+    ///
+    /// - Precondition: the automaton was built with `.standard` matching, without `.unicode` folding and
+    ///   without whole-word patterns, and `positions.count >= haystack.count` (both checked; a violation traps).
+    /// - Complexity: O(n).
+    public func matchStates(in haystack: UnsafeRawBufferPointer, into positions: UnsafeMutableBufferPointer<UInt64>) -> Int {
+        precondition(image.matchKind == .standard && image.caseFolding != .unicode && !image.anyWholeWord,
+                     "matchStates needs standard matching without Unicode folding or whole-word patterns")
+        precondition(positions.count >= haystack.count, "matchStates needs room for one position per haystack byte")
+        guard let base = haystack.baseAddress, haystack.count > 0, let out = positions.baseAddress else { return 0 }
+        return image.searchStates(base.assumingMemoryBound(to: UInt8.self), haystack.count, out)
+    }
+
     /// Whether `haystack` has at least one match (what `forEachMatch` would report first). Never
     /// allocates; stops at the first match.
     /// - Complexity: O(n).

@@ -133,7 +133,7 @@ final class ModelTextTests: XCTestCase {
 
     /// Seeded random models of every phrase shape the look-up handles differently (words and k-grams up to
     /// four words, digit pieces, unspaced-script n-grams of several lengths, letters-only pieces, symbol runs,
-    /// phrases that normalise alike), on seeded random messages, against the naive search.
+    /// text n-grams across words and spaces, phrases that normalise alike), on seeded random messages, against the naive search.
     func testRandomModelsFindWhatTheNaiveSearchFinds() throws {
         let seed: UInt64 = 2311
         print("ModelTextTests random models seed \(seed)")
@@ -141,13 +141,15 @@ final class ModelTextTests: XCTestCase {
         let words = ["to", "free", "entry", "call", "now", "win", "txt", "café", "доставка", "x", "ab", "stop", "a1", "80"]
         let parts = ["0906", "t80", "09", "1", "80x", "ฟรี", "เครดิ", "ดิต", "ฟ", "验证码", "证码", "验", "ee", "ntr", "ต", "ด1"]
         let symbols = ["£", "!", "!!", ".", "'", "€", "...", "?!", "/", "-"]
+        // Text n-grams: anywhere, across words, single spaces and symbols.
+        let texts = ["e e", "ee", " t", "y ", "!!", "e!", "0 ", "ฟรี", "ต1", "a", "码是", "o", ", e", "e-e", "£5", " 2 ", "é", "ка"]
         let bodies = Self.messages(seed: seed, count: 400)
             + ["", "free entry to win", "FREE ENTRY TO WIN now", "ฟรีเครดิต1ด1", "t80x 0906 80", "!!!...", "free entry  to"]
         for round in 0..<12 {
             var chosen = Set<String>()
             var phrases: [(ModelDefinition.MatchKind, String)] = []
             for _ in 0..<Int.random(in: 3...14, using: &rng) {
-                let pick = Int.random(in: 0..<4, using: &rng)
+                let pick = Int.random(in: 0..<5, using: &rng)
                 let entry: (ModelDefinition.MatchKind, String)
                 switch pick {
                 case 0: entry = (.word, words.randomElement(using: &rng)!)
@@ -155,6 +157,7 @@ final class ModelTextTests: XCTestCase {
                     let n = Int.random(in: 2...4, using: &rng)
                     entry = (.word, (0..<n).map { _ in words.randomElement(using: &rng)! }.joined(separator: " "))
                 case 2: entry = (.part, parts.randomElement(using: &rng)!)
+                case 3: entry = (.text, texts.randomElement(using: &rng)!)
                 default: entry = (.part, symbols.randomElement(using: &rng)!)
                 }
                 if chosen.insert("\(entry.0.rawValue)\(entry.1)").inserted { phrases.append(entry) }
@@ -226,6 +229,8 @@ final class ModelTextTests: XCTestCase {
             ("[word, \" free\"", "single spaces"),
             ("[part, \"£5\"", "either all letters and digits or all symbols"),
             ("[part, \"a b\"", "holds no space"),
+            ("[text, \"a  b\"", "no double space"),
+            ("[text, \"a\\tb\"", "no whitespace but single spaces"),
         ]
         for (phrase, message) in bad {
             let yaml = ModelTests.yaml.replacingOccurrences(of: "[word, \"win\"", with: phrase)
@@ -235,6 +240,7 @@ final class ModelTextTests: XCTestCase {
         }
         XCTAssertNil(ModelDefinition.shapeProblem("free entry", kind: .word, normalization: .standard))
         XCTAssertNil(ModelDefinition.shapeProblem("!!", kind: .part, normalization: .standard))
+        XCTAssertNil(ModelDefinition.shapeProblem("e! f", kind: .text, normalization: .standard))
         // Fullwidth letters are words once normalised.
         XCTAssertNil(ModelDefinition.shapeProblem("ｆｒｅｅ", kind: .word, normalization: .standard))
     }

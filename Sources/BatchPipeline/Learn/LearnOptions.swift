@@ -13,11 +13,14 @@ public struct LearnOptions: Sendable {
     public var granularity: TruthMapping.Granularity?
     /// How text is normalised (the rule file's `normalize:`).
     public var normalization: TextNormalization = .standard
-    /// Which phrases are proposed.
-    public var candidates = PhraseCandidates.Options()
-    /// The largest vocabulary: the phrases in most messages are kept. 10,000 by measurement (docs/QUALITY.md:
-    /// the same cross-validated F1 as 20,000 on both corpora, a smaller automaton).
-    public var maxPhrases = 10_000
+    /// Which phrases are proposed (``PhraseCandidates/Options/learnDefaults``: word uni- and bigrams, text
+    /// n-grams of 1 to 4 characters).
+    public var candidates = PhraseCandidates.Options.learnDefaults
+    /// The largest vocabulary: the phrases in most messages are kept (``defaultMaxPhrases``).
+    public var maxPhrases = LearnOptions.defaultMaxPhrases
+    /// 30,000 by cross-validation on English, Thai and Chinese (docs/QUALITY.md, "The learner's defaults"):
+    /// text n-grams need more room than words; 10,000 lost 0.004 F1 on Thai, 50,000 gained nothing.
+    public static let defaultMaxPhrases = 30_000
     /// A phrase must be in at least this many training messages.
     public var minDocuments: UInt32 = 2
     /// The SVM's C.
@@ -31,8 +34,13 @@ public struct LearnOptions: Sendable {
     public var folds = 0
     /// The precision the model's decisions must reach, held out: `learn` picks, per target, the smallest
     /// margin over the runner-up at which they do (junk and promotion count as one: both are filtered; none
-    /// and allow too), and the model abstains below it, leaving the message to the rules. nil: no margins.
-    public var precisionTarget: Double? = 0.98
+    /// and allow too), and the model abstains below it, leaving the message to the rules. nil: no margins; the
+    /// model decides at its best-F1 operating point (``bestF1``).
+    public var precisionTarget: Double?
+    /// Without a precision target: shift each target's bias by the offset at which the held-out macro F1 of
+    /// the calibration folds is highest (the operating point a user of the model alone expects), instead of
+    /// deciding at the plain argmax.
+    public var bestF1 = true
     /// Folds of the calibration when `folds` is 0.
     public var calibrationFolds = 5
     /// Held-out decisions of a target below which its margin is not calibrated (left at 0, and said so).
@@ -147,6 +155,9 @@ public struct LearnReport: Sendable {
     }
     public var calibration: [Calibration] = []
     public var calibrationFolds = 0
+    /// Without a precision target: per target, the offset added to its bias (the held-out best-F1 operating
+    /// point, ``LearnOptions/bestF1``); empty otherwise.
+    public var operatingPoint: [Float] = []
     /// Per (rule action, target) pair whose actions differ: what the overrule calibration found (empty without
     /// base rules).
     public struct OverruleCalibration: Sendable {

@@ -14,13 +14,18 @@ extension Learner {
         var column = [Int32](repeating: -1, count: union.count)
         for (c, u) in vocabulary.enumerated() { column[u] = Int32(c) }
         // Document frequencies over the training rows → idf (smoothed, as scikit-learn's TfidfVectorizer).
+        // (A text phrase is listed once per occurrence: a message counts once in its document frequency.)
         var df = [Int](repeating: 0, count: vocabulary.count)
+        var lastRow = [Int](repeating: -1, count: vocabulary.count)
         var rowsUsed: [Int] = []
         for r in 0..<examples.count where heldOut == nil || Int(examples.folds[r]) != heldOut! {
             rowsUsed.append(r)
             for k in examples.starts[r]..<examples.starts[r + 1] {
-                let c = column[Int(examples.features[k])]
-                if c >= 0 { df[Int(c)] += 1 }
+                let c = Int(column[Int(examples.features[k])])
+                if c >= 0, lastRow[c] != r {
+                    lastRow[c] = r
+                    df[c] += 1
+                }
             }
         }
         let n = Double(rowsUsed.count)
@@ -41,9 +46,20 @@ extension Learner {
                 }
             }
             let inverse = norm > 0 ? 1 / norm.squareRoot() : 0
-            for (c, v) in row {
-                x.columns.append(c)
-                x.values.append(Float(Double(v) * inverse))
+            // Text phrases count every occurrence (docs/RULES.md, "Learned models"): one entry per column, its
+            // value the count × idf (the norm above already sums each occurrence's idf², as the classifier does).
+            row.sort { $0.0 < $1.0 }
+            var k = 0
+            while k < row.count {
+                var v = Double(row[k].1)
+                var j = k + 1
+                while j < row.count, row[j].0 == row[k].0 {
+                    v += Double(row[j].1)
+                    j += 1
+                }
+                x.columns.append(row[k].0)
+                x.values.append(Float(v * inverse))
+                k = j
             }
             x.starts.append(x.columns.count)
             labels.append(Int(examples.targets[r]))
@@ -410,6 +426,7 @@ extension Learner {
         y += "maxPhrases: \(options.maxPhrases), minDocuments: \(options.minDocuments), wordNGrams: \(c.wordNGrams), minWordLength: \(c.minWordLength), "
         y += "charNGrams: \"\(c.charNGrams.lowerBound)-\(c.charNGrams.upperBound)\", "
         y += c.digitNGrams.upperBound < 1 ? "digitNGrams: none, " : "digitNGrams: \"\(c.digitNGrams.lowerBound)-\(c.digitNGrams.upperBound)\", "
+        y += c.textNGrams.upperBound < 1 ? "textNGrams: none, " : "textNGrams: \"\(c.textNGrams.lowerBound)-\(c.textNGrams.upperBound)\", "
         y += "cost: \(options.cost), tolerance: \(options.tolerance), seed: \(options.seed), "
         y += "precisionTarget: \(options.precisionTarget.map { "\($0)" } ?? "null"), minScriptMessages: \(options.minScriptMessages)"
         if model.overrules != nil { y += ", minOverrules: \(options.minimumOverrules)" }
@@ -423,6 +440,10 @@ extension Learner {
                 y += "  \(ModelDefinition.quotedYAML(c.target)): {margin: \(c.margin.isInfinite ? "never" : "\(c.margin)"), "
                 y += "decisions: \(c.decisions), right: \(c.right), kept: \(c.kept), keptRight: \(c.keptRight)\(c.calibrated ? "" : ", calibrated: false")}\n"
             }
+        }
+        if !report.operatingPoint.isEmpty {
+            y += "operatingPoint:  # per target, the offset added to its bias: the best held-out macro F1 of \(report.calibrationFolds) folds\n"
+            for (k, o) in report.operatingPoint.enumerated() { y += "  \(ModelDefinition.quotedYAML(report.targets[k])): \(o)\n" }
         }
         if !report.overrules.isEmpty {
             y += "overruleCalibration:  # per main script, the pairs with held-out overrules (the others: never)\n"

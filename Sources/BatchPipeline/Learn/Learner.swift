@@ -86,6 +86,11 @@ public final class Learner {
             calibrateMargins(
                 &trained, examples, unionCount: phrases.union.count, targets: targets, precision: precision, folds: folds,
                 overrules: baseRules != nil, report: &report)
+        } else if options.bestF1, folds > 0 {
+            calibrateOperatingPoint(&trained, examples, unionCount: phrases.union.count, targets: targets, report: &report)
+            if baseRules != nil {
+                calibrateOverrulesForF1(&trained, examples, unionCount: phrases.union.count, targets: targets, report: &report)
+            }
         }
         // Pass 3: cross-validation through the classifier (the fold's model, with the base rules).
         if options.folds > 0 {
@@ -101,7 +106,7 @@ public final class Learner {
 
     /// Folds: --cv's, or the calibration's (the margins are chosen on held-out messages); 0 for neither.
     var calibrationOrValidationFolds: Int {
-        options.folds > 0 ? options.folds : (options.precisionTarget != nil && options.trainModel ? options.calibrationFolds : 0)
+        options.folds > 0 ? options.folds : ((options.precisionTarget != nil || options.bestF1) && options.trainModel ? options.calibrationFolds : 0)
     }
 
     /// Refuses standard input, a missing file, a folder, a pipe or a device: each input is read two or three
@@ -262,7 +267,7 @@ public final class Learner {
     /// With base rules and calibration: the base rules alone, to tell what the rules below the model's priority
     /// make of each message (the situation the model's overrules are calibrated in). Nil otherwise.
     func baseRulesBelowModel(folds k: Int) throws(PipelineError) -> Classifier? {
-        guard let base = options.base, options.precisionTarget != nil, k > 0 else { return nil }
+        guard let base = options.base, options.precisionTarget != nil || options.bestF1, k > 0 else { return nil }
         var d = base
         d.normalization = options.normalization
         d.model = nil

@@ -1,3 +1,5 @@
+import AhoCorasick
+
 /// A ``ModelDefinition`` ready for scoring: its phrases in a hash table (`_ModelFeatures.swift`), the
 /// weights in one flat array (feature-major), each phrase's id in the rule set's phrase table (for verdicts)
 /// and the verdict of each target, validated against the capabilities.
@@ -51,6 +53,11 @@ final class _CompiledModel: Sendable {
     let table: _ModelFeatureTable
     /// Whether the text must have its non-ASCII case folded before the look-up (normalisation `none`).
     let foldsText: Bool
+    /// The text phrases (kind `text`, found anywhere in the text), nil when the model has none.
+    let textPhrases: _TextPhrases?
+    /// Whether some phrase is a word or part phrase (looked up in `table`); without one, the scan only finds
+    /// the main script (`_modelMainScript`) before the text phrases.
+    let hasTableFeatures: Bool
 
     init(_ m: ModelDefinition, phraseIDs ids: [Int32], ruleIndex: Int32, capabilities: Capabilities,
          normalization: TextNormalization) {
@@ -103,8 +110,10 @@ final class _CompiledModel: Sendable {
             v.rule = ruleIndex
             return v
         }
-        table = _ModelFeatureTable(patterns: m.phrases.map { Self.pattern($0, normalization: normalization) },
-                                   kinds: m.phrases.map(\.kind))
+        let patterns = m.phrases.map { Self.pattern($0, normalization: normalization) }
+        table = _ModelFeatureTable(patterns: patterns, kinds: m.phrases.map(\.kind))
+        textPhrases = _TextPhrases(patterns: patterns, kinds: m.phrases.map(\.kind))
+        hasTableFeatures = m.phrases.contains { $0.kind != .text }
     }
 
     /// The phrase as the text holds it: normalised like the text (and case-folded under `none`), ASCII letters
@@ -119,6 +128,66 @@ final class _CompiledModel: Sendable {
         }
         let bytes = text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         return phrase.kind == .word ? [0x20] + bytes + [0x20] : bytes
+    }
+}
+
+/// A model's text phrases (kind `text`: substrings of the normalised text, across words, spaces and symbols)
+/// in an Aho-Corasick automaton of their own (standard semantics: every occurrence, overlapping; ASCII case
+/// folded, as the patterns are lower case). The scan takes the automaton's match states, not its patterns
+/// (`AhoCorasick.matchStates(in:into:)`): each match state's features are listed once here, and a state met
+/// again in the same message is passed over (its features are present already), so a message costs one list
+/// walk per distinct match state it reaches and one presence check per feature listed there.
+///
+/// The lists live in memory owned here (allocated and filled in `init`, read-only afterwards, freed in
+/// `deinit`), read through pointers by the scan's loop: no closure, no bounds check per feature (every index
+/// comes from the automaton's match states, which `init` sized the lists by).
+final class _TextPhrases: @unchecked Sendable {
+    let automaton: AhoCorasick
+    /// Match state s (1…M): its features are `stateFeature[stateStart[s - 1]..<stateStart[s]]`.
+    let stateStart: UnsafeMutablePointer<Int32>
+    let stateFeature: UnsafeMutablePointer<Int32>
+    /// Per feature of the model: its pattern's length in bytes (0 for other kinds).
+    let length: UnsafeMutablePointer<Int32>
+    let matchStateCount: Int
+
+    /// Nil when no phrase is of kind `text` (or, defensively, when the automaton cannot be built: the rule
+    /// file's checks refuse such phrases before).
+    init?(patterns: [[UInt8]], kinds: [ModelDefinition.MatchKind]) {
+        var list: [Pattern] = []
+        var feature: [Int32] = []
+        var length = [Int32](repeating: 0, count: kinds.count)
+        for (f, kind) in kinds.enumerated() where kind == .text && !patterns[f].isEmpty {
+            list.append(Pattern(patterns[f]))
+            feature.append(Int32(f))
+            length[f] = Int32(patterns[f].count)
+        }
+        guard !list.isEmpty else { return nil }
+        var builder = AhoCorasickBuilder()
+        builder.matchKind = .standard
+        builder.caseFolding = .ascii
+        guard let automaton = try? builder.build(list) else { return nil }
+        var starts: [Int32] = [0]
+        var features: [Int32] = []
+        for state in stride(from: 1, through: automaton.matchStateCount, by: 1) {
+            for p in automaton.patterns(inMatchState: state) { features.append(feature[p]) }
+            starts.append(Int32(features.count))
+        }
+        func copy(_ a: [Int32]) -> UnsafeMutablePointer<Int32> {
+            let p = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, a.count))
+            p.initialize(from: a, count: a.count)
+            return p
+        }
+        self.automaton = automaton
+        matchStateCount = automaton.matchStateCount
+        stateStart = copy(starts)
+        stateFeature = copy(features)
+        self.length = copy(length)
+    }
+
+    deinit {
+        stateStart.deallocate()
+        stateFeature.deallocate()
+        length.deallocate()
     }
 }
 
@@ -195,6 +264,13 @@ enum _ModelAbstention: UInt8 {
 final class _ModelScratch {
     var generation: UInt32 = 0
     let stamp: UnsafeMutablePointer<UInt32>
+    /// Per match state of the text phrases' automaton (index 1…M): the generation that last reached it.
+    let stateStamp: UnsafeMutablePointer<UInt32>
+    let stateCount: Int
+    /// The text automaton's match positions of the message being scored (`AhoCorasick.matchStates`), room for
+    /// `positionCapacity` (grown by `reservePositions`).
+    @exclusivity(unchecked) var positions: UnsafeMutablePointer<UInt64>
+    @exclusivity(unchecked) var positionCapacity = 0
     /// Per present feature: its first match in the original body.
     let firstStart: UnsafeMutablePointer<Int32>
     let firstEnd: UnsafeMutablePointer<Int32>
@@ -259,6 +335,9 @@ final class _ModelScratch {
         targets = model.targetCount
         let m = memory
         stamp = m.make(features, 0)
+        stateCount = (model.textPhrases?.matchStateCount ?? 0) + 1
+        stateStamp = m.make(stateCount, 0)
+        positions = m.make(1, 0)
         firstStart = m.make(features, 0)
         firstEnd = m.make(features, 0)
         touched = m.make(features, 0)
@@ -287,6 +366,14 @@ final class _ModelScratch {
         slotScript = m.make(slots, Script.none)
         slotSource = m.make(slots, _ModelSource.body)
         slotPending = m.make(slots, false)
+    }
+
+    /// Room for the text automaton's match positions in a text of `n` bytes (at most one per byte).
+    func reservePositions(_ n: Int) {
+        guard n > positionCapacity else { return }
+        let needed = max(n, 256)
+        positions = memory.remake(positions, needed, 0)
+        positionCapacity = needed
     }
 
     /// Room for a folded text of `n` bytes of body (a fold may turn 2 bytes into 3: 2 per byte).
@@ -342,6 +429,7 @@ extension Classifier {
         s.generation &+= 1
         if s.generation == 0 {
             s.stamp.update(repeating: 0, count: s.features)
+            s.stateStamp.update(repeating: 0, count: s.stateCount)
             s.generation = 1
         }
         let t = model.targetCount
@@ -355,7 +443,8 @@ extension Classifier {
         var hits = _ModelHits(gen: s.generation, stamp: s.stamp, firstStart: s.firstStart, firstEnd: s.firstEnd,
                               touched: s.touched, deferred: s.deferred, sums: s.sums, wide: model.table.wide,
                               rows: model.rowData.pointer, stride: model.rowStride, targets: t, starts: starts, ends: ends)
-        let script = _modelCandidates(model.table, text, s, &hits)
+        let script = model.hasTableFeatures ? _modelCandidates(model.table, text, s, &hits) : _modelMainScript(model.table, text, s)
+        if let phrases = model.textPhrases { _modelTextPhrases(phrases, text, s, &hits) }
         var d = 0
         while d < hits.deferredCount {
             hits.add(Int(hits.deferred[d]))
@@ -380,18 +469,22 @@ extension Classifier {
             if k != best, s.scores[k] > second { second = s.scores[k] }
             k += 1
         }
-        // The deciding phrase: the present phrase that pushes hardest towards the winner.
+        // The deciding phrase: the present phrase that pushes hardest towards the winner (read from the packed
+        // rows: `weights[f * t + best]` is `rows[f * rowStride + best]`).
         var top = -1
         var topWeight: Float = 0
+        let rows = model.rowData.pointer
+        let stride = model.rowStride
+        let touched = s.touched
         k = 0
-        while k < s.touchedCount {
-            let f = Int(s.touched[k])
-            let w = model.weights[f * t + best]
+        while k < touchedCount {
+            let f = Int(touched[k])
+            let w = rows[f &* stride &+ best]
             if w > topWeight {
                 top = f
                 topWeight = w
             }
-            k += 1
+            k &+= 1
         }
         s.slotWinner[slot] = Int32(best)
         s.slotScore[slot] = s.scores[best]
@@ -402,6 +495,36 @@ extension Classifier {
         if top >= 0 {
             s.slotStart[slot] = s.firstStart[top]
             s.slotEnd[slot] = s.firstEnd[top]
+        }
+    }
+
+    /// Passes the text phrases present in `text` to `hits` (`_TextPhrases`): the automaton writes its match
+    /// positions into the scratch, then each distinct match state's features are checked in.
+    func _modelTextPhrases(_ phrases: _TextPhrases, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch, _ hits: inout _ModelHits) {
+        s.reservePositions(text.count)
+        let positions = s.positions
+        let count = phrases.automaton.matchStates(in: text, into: UnsafeMutableBufferPointer(start: positions, count: s.positionCapacity))
+        let seen = s.stateStamp
+        let gen = s.generation
+        let starts = phrases.stateStart
+        let features = phrases.stateFeature
+        let length = phrases.length
+        var k = 0
+        while k < count {
+            let entry = positions[k]
+            k &+= 1
+            // Why in bounds: the automaton writes states 1…M, the lists' size.
+            let state = Int(truncatingIfNeeded: entry >> 32)
+            if seen[state] == gen { continue }
+            seen[state] = gen
+            let end = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)
+            var q = Int(starts[state &- 1])
+            let last = Int(starts[state])
+            while q < last {
+                let f = Int(features[q])
+                hits.hit(f, end &- Int(length[f]), end)
+                q &+= 1
+            }
         }
     }
 
@@ -723,9 +846,9 @@ extension Classifier {
 }
 
 extension Classifier {
-    /// The learned model's phrases present in `body`, each once, in order of first match, as indices into
-    /// the model's phrase list; what the model's score is computed from (`smsfilter learn` trains on
-    /// exactly these). Empty when the rule set has no model.
+    /// The learned model's phrases present in `body`, each once (word and part phrases in order of first match,
+    /// then text phrases), as indices into the model's phrase list; what the model's score is computed from
+    /// (`smsfilter learn` trains on exactly these). Empty when the rule set has no model.
     /// - Returns: the message's main script (``Script``; `.none` when the rule set has no model).
     /// - Complexity: O(body length + matches); allocates nothing once `features` has grown.
     @discardableResult

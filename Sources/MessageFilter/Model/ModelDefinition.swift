@@ -41,11 +41,21 @@ public struct ModelDefinition: Sendable, Hashable {
     public enum MatchKind: UInt8, Sendable, Hashable, CaseIterable {
         /// As a whole word (word n-grams): not touching a letter or digit on either side.
         case word = 0
-        /// Anywhere (character n-grams of unspaced scripts, pieces of words with digits, symbols).
+        /// Anywhere inside one run of word characters or of symbols (character n-grams of unspaced scripts,
+        /// pieces of words with digits, symbols).
         case part = 1
+        /// Anywhere in the normalised text, across words, spaces and symbols (character n-grams of the whole
+        /// text, `smsfilter learn --text-ngrams`): a substring whose only whitespace is single ASCII spaces.
+        case text = 2
 
         /// The name used in rule files.
-        public var name: String { self == .word ? "word" : "part" }
+        public var name: String {
+            switch self {
+            case .word: "word"
+            case .part: "part"
+            case .text: "text"
+            }
+        }
     }
 
     /// One phrase with its inverse document frequency and its weight for each target (idf included).
@@ -168,6 +178,9 @@ public struct ModelDefinition: Sendable, Hashable {
     /// a rule of another action. A winner with the rule's action overrules nothing.
     public func yields(to action: Action, on script: Script, with target: Int) -> Bool {
         guard minScriptMessages > 0, scripts != nil, isOverrule(of: action, by: target) else { return false }
+        // Held-out overrules of such a rule calibrated a margin (`learn --rules` without a precision target
+        // judges them as the labels can: filtered or not): the margin decides, not the counts.
+        if let m = overruleMargin(rule: action, target: target, script: script), m.isFinite { return false }
         func learned(_ a: Action) -> Int { realMessages(script, action: a) ?? 0 }
         return learned(action) < minScriptMessages || learned(targets[target].action) < minScriptMessages
     }
@@ -232,6 +245,8 @@ extension ModelDefinition.Phrase {
             if scalars.contains(where: { $0.properties.numericType != nil }) { return "digit piece" }
             if scalars.allSatisfy({ PhraseCandidates.isUnspaced($0.value) }) { return "\(scalars.count)-character n-gram" }
             return "piece"
+        case .text:
+            return "\(scalars.count)-character text n-gram"
         }
     }
 }

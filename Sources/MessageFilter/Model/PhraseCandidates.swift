@@ -21,7 +21,7 @@ import AhoCorasick
 public final class PhraseCandidates {
     /// What to propose.
     public struct Options: Sendable, Hashable {
-        /// Longest word n-gram (1: single words).
+        /// Longest word n-gram (1: single words; 0: no word n-grams).
         public var wordNGrams = 2
         /// Shortest word (in characters) that word n-grams are made of; an n-gram holding a shorter word is
         /// not proposed (2 leaves out `i`, `u`, `a`, as scikit-learn's default token pattern does).
@@ -32,8 +32,26 @@ public final class PhraseCandidates {
         /// Lengths of the pieces of words that hold a digit (0...0: none). 2–5 by cross-validation
         /// (docs/QUALITY.md, "Evidence hygiene").
         public var digitNGrams: ClosedRange<Int> = 2...5
+        /// Lengths (in scalars) of the text n-grams: substrings of the whole normalised text, across words,
+        /// spaces and symbols (kind `text`; 0...0: none). Substrings holding whitespace other than a single
+        /// ASCII space, a control character or an invalid byte are never proposed, nor one without a letter or
+        /// digit, nor one character outside the unspaced scripts.
+        public var textNGrams: ClosedRange<Int> = 0...0
 
         public init() {}
+
+        /// The defaults of `smsfilter learn` (docs/QUALITY.md, "The learner's defaults"): word uni- and bigrams
+        /// and text n-grams of 1 to 4 characters, which hold the unspaced scripts' character n-grams and the
+        /// pieces of words with digits, so neither is proposed apart.
+        public static var learnDefaults: Options {
+            var o = Options()
+            o.wordNGrams = 2
+            o.minWordLength = 2
+            o.charNGrams = 0...0
+            o.digitNGrams = 0...0
+            o.textNGrams = 1...4
+            return o
+        }
     }
 
     public let normalization: TextNormalization
@@ -42,6 +60,7 @@ public final class PhraseCandidates {
     private var scalars: [UInt32] = []
     private var offsets: [Int] = []
     private var piece: [UInt8] = []
+    private var wordish: [Bool] = []
 
     public init(normalization: TextNormalization, options: Options) {
         self.normalization = normalization
@@ -78,6 +97,7 @@ public final class PhraseCandidates {
         }
         offsets.append(text.count)
         let n = scalars.count
+        if options.textNGrams.upperBound >= 1 { emitText(n, visit) }
         var k = 0
         // Word tokens of the current chain of single-space-separated words: (start scalar, end scalar).
         var chain: [(Int, Int)] = []
@@ -112,14 +132,16 @@ public final class PhraseCandidates {
                     j += 1
                 }
                 if !(chain.last.map { $0.1 + 1 == k && scalars[k - 1] == 0x20 } ?? false) { chain.removeAll(keepingCapacity: true) }
-                if chain.count == options.wordNGrams { chain.removeFirst() }
-                chain.append((k, j))
-                // Every n-gram ending with this word (none holding a word shorter than minWordLength).
-                var first = chain.count - 1
-                while first >= 0, chain[first].1 - chain[first].0 >= options.minWordLength {
-                    // A lone character is no evidence (it may still stand in an n-gram of several words).
-                    if first != chain.count - 1 || !isSingleCharacter(k, j) { emit(chain[first].0, j, .word, visit) }
-                    first -= 1
+                if options.wordNGrams >= 1 {
+                    if chain.count == options.wordNGrams { chain.removeFirst() }
+                    chain.append((k, j))
+                    // Every n-gram ending with this word (none holding a word shorter than minWordLength).
+                    var first = chain.count - 1
+                    while first >= 0, chain[first].1 - chain[first].0 >= options.minWordLength {
+                        // A lone character is no evidence (it may still stand in an n-gram of several words).
+                        if first != chain.count - 1 || !isSingleCharacter(k, j) { emit(chain[first].0, j, .word, visit) }
+                        first -= 1
+                    }
                 }
                 if digit && options.digitNGrams.upperBound >= 1 {
                     // Only pieces that hold a digit: a letters-only piece would match inside every word.
@@ -136,6 +158,39 @@ public final class PhraseCandidates {
                 k = j
             }
         }
+    }
+
+    /// Every text n-gram (``Options/textNGrams``) of the `n` scalars.
+    private func emitText(_ n: Int, _ visit: (ModelDefinition.MatchKind, UnsafeRawBufferPointer) -> Void) {
+        // From each scalar, the n-grams starting there, until a scalar that cannot stand in one or a second space.
+        wordish.removeAll(keepingCapacity: true)
+        for k in 0..<n {
+            let c = Self.classify(scalars[k])
+            wordish.append(c == .word || c == .unspaced)
+        }
+        var s = 0
+        while s < n {
+            var end = s
+            var hasWord = false
+            let longest = min(n, s + options.textNGrams.upperBound)
+            while end < longest, Self.textUsable(scalars[end]), !(scalars[end] == 0x20 && end > s && scalars[end - 1] == 0x20) {
+                hasWord = hasWord || wordish[end]
+                end += 1
+                // Never punctuation, symbols and spaces alone (docs/QUALITY.md, "Evidence hygiene").
+                guard hasWord else { continue }
+                // A text n-gram of one character only in unspaced scripts (a Han, kana or Thai character can be
+                // a word; a lone Latin letter, digit or symbol says little and matches at nearly every byte).
+                if end - s >= options.textNGrams.lowerBound, end - s > 1 || Self.isUnspaced(scalars[s]) { emit(s, end, .text, visit) }
+            }
+            s += 1
+        }
+    }
+
+    /// Whether scalar `v` may stand in a text n-gram: not whitespace other than the ASCII space, not a control
+    /// character, not U+FFFD (an invalid byte reads as it).
+    static func textUsable(_ v: UInt32) -> Bool {
+        if v < 0x80 { return v >= 0x20 && v != 0x7F }
+        return v != 0xFFFD && !ModelDefinition.isWhitespaceOrControl(v)
     }
 
     /// Whether scalars `[from, to)` are one character: one scalar that is not a mark, with any marks after it

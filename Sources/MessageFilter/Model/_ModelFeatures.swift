@@ -99,7 +99,8 @@ final class _ModelFeatureTable: @unchecked Sendable {
         var keys: [UInt64?] = []
         var shapes = Shapes(flags: flags)
         for (f, pattern) in patterns.enumerated() {
-            wide.append(pattern.contains { $0 >= 0x80 })
+            // (Text phrases are added as met: no earlier scan order to keep.)
+            wide.append(kinds[f] != .text && pattern.contains { $0 >= 0x80 })
             var p = pattern
             if kinds[f] == .word, p.count >= 2, p.first == 0x20, p.last == 0x20 { p = Array(p[1..<(p.count - 1)]) }
             bytes += p
@@ -187,7 +188,7 @@ final class _ModelFeatureTable: @unchecked Sendable {
         /// The key of pattern `p` (a word phrase without its spaces), nil when no run of a text can be it.
         mutating func key(_ p: [UInt8], _ kind: ModelDefinition.MatchKind) -> UInt64? {
             let scalars = _ModelFeatureTable.scalars(p)
-            guard !scalars.isEmpty else { return nil }
+            guard !scalars.isEmpty, kind != .text else { return nil }  // text phrases: `_TextPhrases`
             if kind == .word {
                 // Words of word characters separated by single spaces, as the model text holds them.
                 let words = p.split(separator: 0x20, omittingEmptySubsequences: false)

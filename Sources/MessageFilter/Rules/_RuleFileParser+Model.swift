@@ -159,7 +159,7 @@ extension _RuleFileParser {
             }
             let kindName = items[0].string ?? ""
             guard let kind = ModelDefinition.MatchKind.allCases.first(where: { $0.name == kindName }) else {
-                issue(items[0], f, _Suggest.unknown("phrase kind", kindName, valid: ["word", "part"])); ok = false; continue
+                issue(items[0], f, _Suggest.unknown("phrase kind", kindName, valid: ModelDefinition.MatchKind.allCases.map(\.name))); ok = false; continue
             }
             guard let text = items[1].scalar?.string, !text.isEmpty, text.utf8.count <= 1024 else {
                 issue(items[1], f, "expected a non-empty phrase of at most 1024 bytes"); ok = false; continue

@@ -12,14 +12,17 @@ struct LearnCommand: ParsableCommand {
         discussion: """
             Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain, .zst or .gz), maps each truth label to a target (an action or \
             a folder) with --map, and learns one weight per phrase per target and a bias per target: word \
-            n-grams for spaced scripts, character n-grams for Thai, Chinese and Japanese and pieces of words \
-            with digits, after normalisation (never punctuation, symbols or a lone character); the \
-            --max-phrases phrases in most messages; binary TF-IDF, L2-normalised, one-vs-rest linear SVMs. The \
-            classifier finds the model's phrases with the same automaton as the rules' and adds their weights \
-            (docs/RULES.md, "Learned models"). The model records how many real messages of each script it \
-            learned from and abstains on a script with fewer than --min-script-messages; on held-out folds it \
-            picks, per target, the smallest margin over the runner-up at which its decisions reach \
-            --precision-target (junk and promotion count as one, both filtered), and abstains below it. Records of `smsfilter generate` (ids gen:N) and --generated-input files count \
+            uni- and bigrams and text n-grams (1 to 4 characters of the normalised text, across words, spaces \
+            and symbols, in every script: Thai, Chinese and Japanese included) by default; the --max-phrases \
+            phrases in most messages; binary TF-IDF, L2-normalised, one-vs-rest linear SVMs (defaults chosen \
+            by cross-validation on English, Thai and Chinese corpora: docs/QUALITY.md). The classifier finds \
+            the model's phrases as learn found them and adds their weights (docs/RULES.md, "Learned models"). \
+            The model records how many real messages of each script it learned from and abstains on a script \
+            with fewer than --min-script-messages. On held-out folds it picks its operating point: by default \
+            the bias per target at which the held-out macro F1 is highest, so the model decides every message \
+            it has evidence on; with --precision-target P, per target the smallest margin over the runner-up \
+            at which its decisions reach P (junk and promotion count as one, both filtered), and it abstains \
+            below it, leaving the message to the rules. Records of `smsfilter generate` (ids gen:N) and --generated-input files count \
             as generated, not real. \
             --cv K prints cross-validated precision, recall and F1 per target (folds by a hash of the \
             normalised body, so duplicates share a fold); with -o as well, the figures go into the model's \
@@ -69,25 +72,28 @@ struct LearnCommand: ParsableCommand {
     var normalize: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Largest vocabulary: the phrases found in most messages.")
-    var maxPhrases = 10_000
+    var maxPhrases = LearnOptions.defaultMaxPhrases
 
     @Option(name: .long, parsing: .unconditional, help: "A phrase must be in at least this many messages.")
     var minDocuments = 2
 
-    @Option(name: .long, parsing: .unconditional, help: "Longest word n-gram.")
+    @Option(name: .long, parsing: .unconditional, help: "Longest word n-gram (0: no word n-grams).")
     var wordNgrams = 2
 
     @Option(name: .long, parsing: .unconditional, help: "Shortest word (in characters) a word n-gram may hold.")
     var minWordLength = 2
 
-    @Option(name: .long, parsing: .unconditional, help: "Character n-gram lengths in Thai, Chinese and Japanese, as N or MIN-MAX.")
-    var charNgrams = "3"
+    @Option(name: .long, parsing: .unconditional, help: "Text n-gram lengths (substrings of the normalised text across words, spaces and symbols), as N or MIN-MAX (none: no text n-grams).")
+    var textNgrams = "1-4"
 
-    @Option(name: .long, parsing: .unconditional, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX (none: no digit pieces).")
-    var digitNgrams = "2-5"
+    @Option(name: .long, parsing: .unconditional, help: "Character n-gram lengths within runs of Thai, Chinese and Japanese, as N or MIN-MAX (none: none; text n-grams hold them).")
+    var charNgrams = "none"
 
-    @Option(name: .long, parsing: .unconditional, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: no margins).")
-    var precisionTarget = "0.98"
+    @Option(name: .long, parsing: .unconditional, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX (none: none; text n-grams hold them).")
+    var digitNgrams = "none"
+
+    @Option(name: .long, parsing: .unconditional, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: it decides at its best held-out macro F1).")
+    var precisionTarget = "none"
 
     @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action or to overrule a rule with it (0: always).")
     var minScriptMessages = 100
@@ -116,8 +122,8 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "The model's name in verdicts and counts.")
     var modelName = "model"
 
-    @Option(name: .long, parsing: .unconditional, help: "Hand rules of this priority or higher decide before the model.")
-    var priority = 0
+    @Option(name: .long, parsing: .unconditional, help: "Hand rules of this priority or higher decide before the model (default: with --rules, one above the highest rule, so the model sees every rule's verdict and overrules one only where held-out overrules of its kind paid off; else 0).")
+    var priority: Int?
 
     @Option(name: .long, parsing: .unconditional, help: "The winning score must reach this for the model to decide (default: it always decides).")
     var threshold: Float?
@@ -152,6 +158,11 @@ struct LearnCommand: ParsableCommand {
         return a...b
     }
 
+    /// N or MIN-MAX (1…16), or `none` (0...0).
+    static func lengths(_ text: String, _ option: String) throws -> ClosedRange<Int> {
+        text == "none" ? 0...0 : try range(text, option)
+    }
+
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Please name the labelled input files.") }
         if inputs.contains("-") { throw ValidationError("learn reads its inputs more than once: give files, not standard input (-).") }
@@ -166,7 +177,7 @@ struct LearnCommand: ParsableCommand {
         }
         if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
         if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
-        if !(1...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 1 to 5.") }
+        if !(0...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 0 (none) to 5.") }
         if !(1...16).contains(minWordLength) { throw ValidationError("Please give --min-word-length from 1 to 16.") }
         if cost <= 0 || !cost.isFinite { throw ValidationError("Please give a positive --cost.") }
         if tolerance <= 0 || !tolerance.isFinite { throw ValidationError("Please give a positive --tolerance.") }
@@ -184,9 +195,10 @@ struct LearnCommand: ParsableCommand {
             throw ValidationError("--generated-input \(g) is not one of the inputs; name it among the inputs too.")
         }
         // Not abs(): abs(Int.min) traps.
-        if !(-1_000_000...1_000_000).contains(priority) { throw ValidationError("Please give --priority from -1000000 to 1000000.") }
-        _ = try Self.range(charNgrams, "--char-ngrams")
-        if digitNgrams != "none" { _ = try Self.range(digitNgrams, "--digit-ngrams") }
+        if let priority, !(-1_000_000...1_000_000).contains(priority) { throw ValidationError("Please give --priority from -1000000 to 1000000.") }
+        _ = try Self.lengths(charNgrams, "--char-ngrams")
+        _ = try Self.lengths(digitNgrams, "--digit-ngrams")
+        _ = try Self.lengths(textNgrams, "--text-ngrams")
     }
 
     func run() throws {
@@ -265,8 +277,9 @@ struct LearnCommand: ParsableCommand {
         options.normalization = normalization
         options.candidates.wordNGrams = wordNgrams
         options.candidates.minWordLength = minWordLength
-        options.candidates.charNGrams = try Self.range(charNgrams, "--char-ngrams")
-        options.candidates.digitNGrams = digitNgrams == "none" ? 0...0 : try Self.range(digitNgrams, "--digit-ngrams")
+        options.candidates.charNGrams = try Self.lengths(charNgrams, "--char-ngrams")
+        options.candidates.digitNGrams = try Self.lengths(digitNgrams, "--digit-ngrams")
+        options.candidates.textNGrams = try Self.lengths(textNgrams, "--text-ngrams")
         options.precisionTarget = try Self.precision(precisionTarget)
         options.minScriptMessages = minScriptMessages
         options.generatedInputs = Set(inputs.indices.filter { generatedInput.contains(inputs[$0]) })
@@ -286,7 +299,7 @@ struct LearnCommand: ParsableCommand {
             options.baseChecksum = Learner.checksum(path: base.path)
         }
         options.modelName = modelName
-        options.priority = priority
+        options.priority = priority ?? base.map { b in min(1_000_001, (b.definition.rules.map(\.priority).max() ?? -1) + 1) } ?? 0
         options.threshold = threshold
         options.foldsFile = foldsFile
         options.replaceExisting = force
@@ -379,6 +392,10 @@ struct LearnCommand: ParsableCommand {
             }
             s += "\n"
         }
+        if !r.operatingPoint.isEmpty {
+            s += "operating point (\(r.calibrationFolds) folds, held out; best macro F1): bias offsets "
+            s += zip(r.targets, r.operatingPoint).map { "\($0) \(Classifier.format(Double($1)))" }.joined(separator: ", ") + "\n"
+        }
         if !r.overrules.isEmpty {
             s += "overrules (held out, per main script; margin a target needs to overrule a rule of another action):\n"
             for c in r.overrules where c.cases > 0 || !c.margin.isInfinite {
@@ -430,6 +447,9 @@ struct LearnCommand: ParsableCommand {
                 ["target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any, "decisions": $0.decisions,
                  "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
             }
+        }
+        if !r.operatingPoint.isEmpty {
+            o["operatingPoint"] = Dictionary(uniqueKeysWithValues: zip(r.targets, r.operatingPoint.map(Double.init)))
         }
         if !r.overrules.isEmpty || r.minimumOverrules > 0 {
             o["minimumOverrules"] = r.minimumOverrules

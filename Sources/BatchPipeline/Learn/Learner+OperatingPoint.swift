@@ -1,0 +1,252 @@
+import MessageFilter
+
+// The operating point of a model used without a precision target: per target, an offset added to its bias,
+// chosen where the held-out macro F1 of the calibration folds is highest.
+extension Learner {
+    /// The fold models' held-out scores, one row of `targets` scores per held-out message the fold model would
+    /// decide (a phrase present, a script it speaks on), computed as the classifier computes them.
+    struct _HeldOutScores {
+        var truth: [Int] = []
+        var fold: [Int] = []
+        /// `scores[row * targets + target]`.
+        var scores: [Double] = []
+        let targets: Int
+    }
+
+    /// Every fold model's scores of its held-out messages.
+    func heldOutScoreRows(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int, targets t: Int)
+        -> _HeldOutScores {
+        var out = _HeldOutScores(targets: t)
+        var weights = [Float](repeating: 0, count: unionCount * t)
+        var idf = [Float](repeating: 0, count: unionCount)
+        var sums = [Double](repeating: 0, count: t)
+        for (fold, model) in models.enumerated() {
+            for (p, u) in kept[fold].enumerated() {
+                idf[u] = model.phrases[p].idf
+                for j in 0..<t { weights[u * t + j] = model.phrases[p].weights[j] }
+            }
+            for r in 0..<examples.count where Int(examples.folds[r]) == fold && !model.abstains(on: examples.script(r)) {
+                var norm = 0.0
+                for j in 0..<t { sums[j] = 0 }
+                for q in examples.starts[r]..<examples.starts[r + 1] {
+                    let u = Int(examples.features[q])
+                    guard idf[u] > 0 else { continue }
+                    norm += Double(idf[u]) * Double(idf[u])
+                    for j in 0..<t { sums[j] += Double(weights[u * t + j]) }
+                }
+                guard norm > 0 else { continue }
+                let inverse = 1 / norm.squareRoot()
+                out.truth.append(Int(examples.targets[r]))
+                out.fold.append(fold)
+                for j in 0..<t { out.scores.append(Double(model.bias[j]) + sums[j] * inverse) }
+            }
+            for u in kept[fold] {
+                idf[u] = 0
+                for j in 0..<t { weights[u * t + j] = 0 }
+            }
+        }
+        return out
+    }
+
+    /// Shifts the final model's biases (and, under --cv, each fold model's, chosen without its own fold) by the
+    /// offsets at which the held-out macro F1 is highest.
+    func calibrateOperatingPoint(_ trained: inout _Trained, _ examples: _Examples, unionCount: Int,
+                                 targets: [ModelDefinition.Target], report: inout LearnReport) {
+        let t = targets.count
+        let rows = heldOutScoreRows(examples, models: trained.folds, kept: trained.foldKept, unionCount: unionCount, targets: t)
+        let all = Array(0..<rows.truth.count)
+        let offsets = Self.bestOffsets(rows, rows: all)
+        report.operatingPoint = offsets.map { Float($0) }
+        report.calibrationFolds = trained.folds.count
+        if trained.final != nil { Self.shift(&trained.final!, by: offsets) }
+        for i in trained.folds.indices {
+            let own = options.folds > 0 ? Self.bestOffsets(rows, rows: all.filter { rows.fold[$0] != i }) : offsets
+            Self.shift(&trained.folds[i], by: own)
+        }
+    }
+
+    static func shift(_ model: inout ModelDefinition, by offsets: [Double]) {
+        for j in model.bias.indices { model.bias[j] = Float(Double(model.bias[j]) + offsets[j]) }
+    }
+
+    /// The offsets (the last target's fixed at 0: a common shift changes nothing) that maximise the macro F1 of
+    /// the argmax of `scores + offsets` over `rows`: coordinate ascent, each target's offset swept over a grid
+    /// of -1…1 in steps of 0.005 (three rounds at most); among equal F1s the offset nearest 0 is kept.
+    /// - Complexity: O(rounds × targets × (n log n + grid × targets)).
+    static func bestOffsets(_ h: _HeldOutScores, rows: [Int]) -> [Double] {
+        let t = h.targets
+        var offsets = [Double](repeating: 0, count: t)
+        guard t >= 2, !rows.isEmpty else { return offsets }
+        var truthCount = [Int](repeating: 0, count: t)
+        for r in rows { truthCount[h.truth[r]] += 1 }
+        func macroF1(_ tp: [Int], _ predicted: [Int]) -> Double {
+            var sum = 0.0
+            for k in 0..<t where predicted[k] + truthCount[k] > 0 { sum += 2 * Double(tp[k]) / Double(predicted[k] + truthCount[k]) }
+            return sum / Double(t)
+        }
+        let grid = (0...400).map { -1.0 + Double($0) * 0.005 }
+        // (threshold, other winner, truth) per row for the target being swept.
+        var flips: [(Double, Int, Int)] = []
+        flips.reserveCapacity(rows.count)
+        for _ in 0..<3 {
+            var changed = false
+            for j in 0..<(t - 1) {
+                flips.removeAll(keepingCapacity: true)
+                for r in rows {
+                    var other = -1
+                    var best = -Double.infinity
+                    for k in 0..<t where k != j {
+                        let v = h.scores[r * t + k] + offsets[k]
+                        if v > best { best = v; other = k }
+                    }
+                    // Target j wins when its score + offset exceeds `best`.
+                    flips.append((best - h.scores[r * t + j], other, h.truth[r]))
+                }
+                flips.sort { $0.0 < $1.0 }
+                var tp = [Int](repeating: 0, count: t)
+                var predicted = [Int](repeating: 0, count: t)
+                for f in flips {
+                    predicted[f.1] += 1
+                    if f.1 == f.2 { tp[f.1] += 1 }
+                }
+                var next = 0
+                var bestF1 = -1.0
+                var bestOffset = offsets[j]
+                for c in grid {
+                    while next < flips.count, flips[next].0 < c {
+                        let f = flips[next]
+                        predicted[f.1] -= 1
+                        if f.1 == f.2 { tp[f.1] -= 1 }
+                        predicted[j] += 1
+                        if j == f.2 { tp[j] += 1 }
+                        next += 1
+                    }
+                    let f1 = macroF1(tp, predicted)
+                    if f1 > bestF1 + 1e-12 || (abs(f1 - bestF1) <= 1e-12 && abs(c) < abs(bestOffset)) {
+                        bestF1 = f1
+                        bestOffset = c
+                    }
+                }
+                if bestOffset != offsets[j] {
+                    offsets[j] = bestOffset
+                    changed = true
+                }
+            }
+            if !changed { break }
+        }
+        return offsets
+    }
+
+    // MARK: Overrules without a precision target
+
+    /// With base rules and no precision target: per main script and (rule action, target) pair, the margin at
+    /// which the model overrules a firing base rule below it, chosen where the held-out messages gain most:
+    /// overruling a message helps when the model's winner is its true action and the rule's is not, and hurts the
+    /// other way round, so the margin kept is the one that maximises (model right − rule right) over the overrules
+    /// at or above it (0: always; never when no margin gains). The model alone is the table of zeros and the rules
+    /// first the table of nevers, so the joined file is at least as right as the better of the two on the
+    /// held-out messages. Pairs with fewer than ``LearnOptions/minimumOverrules`` cases take the choice of all the
+    /// script's cases of that target (the same rule, with more evidence).
+    func calibrateOverrulesForF1(_ trained: inout _Trained, _ examples: _Examples, unionCount: Int,
+                                 targets: [ModelDefinition.Target], report: inout LearnReport) {
+        let heldOut = heldOutScores(examples, models: trained.folds, kept: trained.foldKept, unionCount: unionCount, targets: targets)
+        let table = overruleTableForF1(examples, heldOut, models: trained.folds, targets: targets, report: &report)
+        trained.final?.overrules = table
+        for i in trained.folds.indices {
+            if options.folds > 0 {
+                var scratch = LearnReport()
+                trained.folds[i].overrules = overruleTableForF1(examples, heldOut.filter { $0.fold != i }, models: trained.folds, targets: targets,
+                                                                report: &scratch)
+            } else {
+                trained.folds[i].overrules = table
+            }
+        }
+    }
+
+    func overruleTableForF1(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition], targets: [ModelDefinition.Target],
+                            report: inout LearnReport) -> [Script: [Action: [Float]]] {
+        let t = targets.count
+        let rows = ModelDefinition.overruleRows
+        func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
+        // Per script, row, target: (margin, gain) with gain +1 model right, -1 rule right, 0 neither.
+        var cases: [Script: [[[(Double, Int)]]]] = [:]
+        for h in heldOut {
+            let c = examples.contexts[h.example]
+            let model = models[h.fold]
+            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
+            let winner = targets[h.winner].action
+            let script = examples.script(h.example)
+            if winner == .junk && c & _Examples.traiSender != 0 { continue }
+            if winner != .transaction && c & _Examples.vouched != 0 { continue }
+            if let threshold = model.threshold, h.score < Double(threshold) { continue }
+            let truth = same(targets[Int(examples.targets[h.example])].action)
+            // A rule action the model has no target of is judged as the user's labels can judge it: filtered
+            // (junk, promotion) or not. A spam/ham model's "none" says "not spam", which a transaction rule agrees with.
+            let known = targets.contains { same($0.action) == same(rule) }
+            func right(_ a: Action) -> Bool { known ? a == truth : Self.filtered(a) == Self.filtered(truth) }
+            let gain = (right(same(winner)) ? 1 : 0) - (right(same(rule)) ? 1 : 0)
+            cases[script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][rows.firstIndex(of: same(rule))!][h.winner]
+                .append((h.margin, gain))
+        }
+        var table: [Script: [Action: [Float]]] = [:]
+        report.overrules = []
+        let minimum = max(1, options.minimumOverrules)
+        report.minimumOverrules = minimum
+        for script in Script.allCases {
+            guard let byRow = cases[script] else { continue }
+            for (i, row) in rows.enumerated() {
+                var margins = [Float](repeating: .infinity, count: t)
+                for j in 0..<t where same(targets[j].action) != row {
+                    var c = LearnReport.OverruleCalibration(script: script, rule: row, target: targets[j].name)
+                    let d = byRow[i][j].sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+                    c.cases = d.count
+                    c.right = d.filter { $0.1 > 0 }.count
+                    c.calibrated = d.count >= minimum
+                    // Too few cases: never when the model learned too little of the rule's action or its own to tell
+                    // them apart (it yields, docs/RULES.md §10), else the pooled choice over the script's rule rows.
+                    let unlearned = models.first.map { m in
+                        (m.realMessages(script, action: row) ?? 0) < m.minScriptMessages
+                            || (m.realMessages(script, action: targets[j].action) ?? 0) < m.minScriptMessages
+                    } ?? true
+                    let basis = c.calibrated ? d : unlearned ? [] : byRow.map { $0[j] }.joined().sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+                    let (k, m) = Self.bestGainMargin(basis)
+                    c.margin = m
+                    if m.isFinite, c.calibrated {
+                        c.kept = d.count - k
+                        c.keptRight = d[k...].filter { $0.1 > 0 }.count
+                    } else if m.isFinite {
+                        let kept = d.filter { $0.0 >= Double(m) }
+                        c.kept = kept.count
+                        c.keptRight = kept.filter { $0.1 > 0 }.count
+                    }
+                    margins[j] = c.margin
+                    report.overrules.append(c)
+                }
+                table[script, default: [:]][row] = margins
+            }
+        }
+        return table
+    }
+
+    static func filtered(_ a: Action) -> Bool { a == .junk || a == .promotion }
+
+    /// The margin m maximising Σ gain over the cases at or above it (`d` sorted by margin): 0 (every case) or a
+    /// case's margin (taken at the first case that has it, as a Float never above it); +inf when no suffix gains
+    /// (a tie keeps the smaller set, the rule). Returns the index of the first case kept and m.
+    static func bestGainMargin(_ d: [(Double, Int)]) -> (Int, Float) {
+        var suffix = 0
+        var best = 0
+        var bestIndex = d.count
+        for i in stride(from: d.count - 1, through: 0, by: -1) {
+            suffix += d[i].1
+            if (i == 0 || d[i].0 != d[i - 1].0), suffix > best {
+                best = suffix
+                bestIndex = i
+            }
+        }
+        guard bestIndex < d.count else { return (d.count, .infinity) }
+        var m: Float = bestIndex == 0 ? 0 : Float(d[bestIndex].0)
+        if Double(m) > d[bestIndex].0 { m = m.nextDown }
+        return (bestIndex, m)
+    }
+}
