@@ -97,11 +97,10 @@ public final class Pipeline: Sendable {
                 .internalError,
                 "internal error: accounting invariant broken: \(c.records) records read, \(c.labelled) labelled, \(c.rejected) rejected")
         }
-        // Records refused by the output format were read: they do not make a run in which nothing was read.
-        let unread = sink.counts.rejectReasons.filter { !$0.key.hasPrefix("not writable as ") }
-        if !sink.damaged, let failure = PipelineError.nothingRead(
-            records: sink.counts.records - (sink.counts.rejected - unread.values.reduce(0, +)), rejected: unread,
-            formats: sink.counts.files.map(\.format)) {
+        // A split is part of a run: whether anything of the archive could be read is known once its splits'
+        // counts are merged (RunCounts.merged asks then).
+        if !sink.damaged, split?.isPartial != true, let failure = PipelineError.nothingRead(
+            records: sink.counts.records, rejected: sink.counts.rejectReasons, formats: sink.counts.files.map(\.format)) {
             throw failure
         }
         var result = RunResult(counts: sink.counts, damaged: sink.damaged)

@@ -179,6 +179,13 @@ extension RunCounts {
             try add(&total.rejectReasons, part.rejectReasons, "rejectReasons")
         }
         total.files = try joiningSplits(total.files)
+        // Splits joined into whole archives are one run: when nothing of them could be read, the merge fails as
+        // that run does (a split alone cannot tell).
+        let joined = parts.contains { $0.counts.files.contains { $0.range != nil } }
+        if joined, total.files.allSatisfy({ $0.range == nil && $0.error == nil }),
+            let failure = PipelineError.nothingRead(records: total.records, rejected: total.rejectReasons, formats: total.files.map(\.format)) {
+            throw PipelineError(.badInput, "the splits merged: \(failure.message)")
+        }
         return total
     }
 
