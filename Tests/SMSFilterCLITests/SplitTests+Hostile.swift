@@ -70,3 +70,73 @@ extension SplitTests {
         XCTAssertEqual(try run(["merge-counts", path("n0.json"), path("n1.json"), "-q"]).status, 0)
     }
 }
+
+extension SplitTests {
+    /// Bytes after (or between) zstd frames that are no frame are damage wherever they are read from: a split
+    /// that starts on them reports the damage at the offset the whole run names, exit 65, and writes no record;
+    /// `plan --lines` says the plan is damaged. On main of 2026-11-28 the range decoder took the bytes for an
+    /// uncompressed file: `plan --lines` said `damaged: false` and the last split labelled the plain JSON lines,
+    /// exit 0, which no zstd reader decodes.
+    func testASplitSeesDamageWhereTheWholeRunDoes() throws {
+        let first = (0..<30).map { record("a\($0)") + "\n" }.joined()
+        let second = (0..<30).map { record("b\($0)") + "\n" }.joined()
+        let plain = (0..<20).map { record("c\($0)") + "\n" }.joined()
+        _ = try archive([first, second], "frames.jsonl.zst")
+        let framesBytes = bytes("frames.jsonl.zst")
+        let cases: [(String, [UInt8])] = [
+            ("plain JSON lines after the frames", framesBytes + Array(plain.utf8)),
+            ("plain JSON lines between frames", framesBytes + Array(plain.utf8) + framesBytes),
+        ]
+        for (what, content) in cases {
+            let a = path("garbled-\(cases.firstIndex { $0.0 == what }!).jsonl.zst")
+            try Data(content).write(to: URL(fileURLWithPath: a))
+            let garbage = framesBytes.count
+            // The whole run: the records before the damage, then the damage at its offset.
+            let whole = try run(["classify", a, "-o", path("w.out"), "--counts", path("w.json"), "-q", "-f"])
+            XCTAssertEqual(whole.status, 65, "\(what): \(whole.err)")
+            XCTAssertTrue(whole.err.contains("compressed bytes \(garbage)..<"), "\(what): \(whole.err)")
+            // plan --lines decodes every split: damaged, exit 65, the split that holds the bytes names them.
+            let lines = try run(["plan", a, "--split-size", "1", "--lines", "--json"])
+            XCTAssertEqual(lines.status, 65, "\(what): \(lines.err)")
+            let object = try json(lines.out)
+            XCTAssertEqual(object["damaged"] as? Bool, true, what)
+            let splits = try XCTUnwrap(object["splits"] as? [[String: Any]])
+            let damaged = splits.filter { $0["error"] != nil }
+            XCTAssertEqual(damaged.count, 1, "\(what): \(splits)")
+            XCTAssertEqual(damaged.first?["start"] as? Int, garbage, what)
+            XCTAssertTrue((damaged.first?["error"] as? String ?? "").contains("compressed bytes \(garbage)..<"), "\(what): \(damaged)")
+            // Each split as the whole run: the clean ones exit 0, the one that holds the bytes 65 with the whole
+            // run's message and no record; their outputs joined are the whole run's, their merged counts too.
+            let p = try plan(a, ["--split-size", "1"])
+            var joined: [UInt8] = []
+            var countFiles: [String] = []
+            for (k, range) in p.ranges.enumerated() {
+                let r = try run(["classify", a, "--range", range, "-o", path("s\(k).out"), "--counts", path("s\(k).json"), "-q", "-f"])
+                let start = Int(range.split(separator: ":")[0])!
+                if start == garbage {
+                    XCTAssertEqual(r.status, 65, "\(what), split \(range): \(r.err)")
+                    XCTAssertTrue(r.err.contains("compressed bytes \(garbage)..<"), "\(what): \(r.err)")
+                    XCTAssertEqual(bytes("s\(k).out"), [], "\(what): no record of the bytes after the damage")
+                    break
+                }
+                XCTAssertEqual(r.status, 0, "\(what), split \(range): \(r.err)")
+                joined += bytes("s\(k).out")
+                countFiles.append(path("s\(k).json"))
+            }
+            countFiles.append(path("s\(countFiles.count).json"))
+            XCTAssertTrue(joined == bytes("w.out"), "\(what): the splits' records joined are the whole run's")
+            let merged = try run(["merge-counts", "-q", "-f", "-o", path("merged.json")] + countFiles)
+            XCTAssertEqual(merged.status, 0, merged.err)
+            let mergedCounts = try counts("merged.json")
+            let wholeCounts = try counts("w.json")
+            for key in ["records", "labelled", "rejected", "folders", "rules"] {
+                XCTAssertEqual(mergedCounts[key] as? NSObject, wholeCounts[key] as? NSObject, "\(what): \(key)")
+            }
+            // The damage is named once, in the split's entry as in the whole run's.
+            let mergedFiles = try XCTUnwrap(mergedCounts["files"] as? [[String: Any]])
+            let wholeFiles = try XCTUnwrap(wholeCounts["files"] as? [[String: Any]])
+            XCTAssertNotNil(wholeFiles.first?["error"] as? String, what)
+            XCTAssertEqual(mergedFiles.first?["error"] as? String, wholeFiles.first?["error"] as? String, what)
+        }
+    }
+}

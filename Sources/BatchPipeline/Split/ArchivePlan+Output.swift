@@ -38,7 +38,7 @@ extension ArchivePlan {
         if container == "zstd" { about += ", \(frames) frame\(frames == 1 ? "" : "s") (\(frameIndex ?? "frame headers"))" }
         about += ", \(format.rawValue), \(groupedDigits(Int(decodedBytes))) decoded bytes\(decodedExact ? "" : " (estimated)")"
         lines.append(about)
-        if let walkStopped { lines.append("the frame headers could not be walked past byte \(walkStopped); the rest is the last split's") }
+        if let walkStopped { lines.append("the walk of the frame headers stopped \(walkStopped); the rest is the last split's") }
         if !splittable {
             lines.append("not splittable: \(reason ?? "")")
         } else {
