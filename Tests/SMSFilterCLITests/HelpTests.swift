@@ -241,6 +241,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --output-format <output-format>
                           Write records as jsonl, csv, tsv or xml (default: the
@@ -308,13 +310,18 @@ OPTIONS:
 OVERVIEW: Check a rule file in three phases (resolve, confirm, verdict) and say
 whether it is ready.
 
+Warnings (a sub-action that iOS would drop, a rule that can never fire, a
+keyword claimed by rules of different folders) leave the rules ready; --strict
+makes them a failure too, for a CI step that must keep a rule file free of
+them.
+
 Example:
-  smsfilter check --target ios rules.yaml
+  smsfilter check --target ios --strict rules.yaml
 
-Exit status: 0 ready, 64 usage, 65 failure (the report says why), 66 rule file
-missing.
+Exit status: 0 ready, 64 usage, 65 failure (the report says why; with --strict,
+warnings too), 66 rule file missing.
 
-USAGE: smsfilter check <rules> [--target <target>] [--json] [--quiet]
+USAGE: smsfilter check <rules> [--target <target>] [--json] [--quiet] [--strict]
 
 ARGUMENTS:
   <rules>                 The rule file to check (YAML or .smsf).
@@ -326,6 +333,7 @@ OPTIONS:
   --json                  Print the report as JSON.
   -q, --quiet             Print nothing: the exit status says ready (0) or
                           failure (65).
+  --strict                Fail (65) on warnings too, not only on errors.
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -410,7 +418,8 @@ OPTIONS:
                           Take each record's label verbatim from this field
                           instead.
   --split <split>         Weights of train, validation and test (whole numbers
-                          up to 1000000), e.g. 80,10,10. (default: 80,10,10)
+                          up to 1000000), e.g. 80,10,10; a part of weight 0
+                          (90,10) gets no file. (default: 80,10,10)
   --dedup                 Drop records whose body (lowercased, whitespace
                           collapsed) was seen before.
   --no-duplicate-check    Do not count duplicates and leaks (memory then stays
@@ -445,6 +454,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --filter-key <filter-key>
                           Key (column or attribute prefix) of the labels
@@ -541,6 +552,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
@@ -844,6 +857,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --normalize <normalize> Text normalisation: none, standard or leet (default:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>

@@ -75,7 +75,8 @@ public final class Pipeline: Sendable {
         _ inputs: [String], _ output: OutputFile?, _ rejects: OutputFile?, split: _ReadSplit?, started: DispatchTime
     ) throws(PipelineError) -> RunResult {
         let threads = max(1, options.threads)
-        let emitter = _Emitter(ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain)
+        let emitter = _Emitter(
+            ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain, csvSeparator: options.input.delimiter)
         let plan = _OutputPlan(emitter: emitter, labelsOnly: options.labelsOnly, requested: options.outputFormat, path: options.outputPath)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: emitter.folders.count, rules: ruleSet.ruleNames.count)
         var read = options.readOptions

@@ -193,14 +193,13 @@ struct ClassifyCommand: ParsableCommand {
             options.progress = progress
             return try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
         }
-        if !quiet {
-            if json {
-                CLI.printSummaryJSON(
-                    String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
-                    plan: plan)
-            } else {
-                CLI.stderr(result.counts.table())
-            }
+        // An explicitly asked --json is printed even with -q (which silences the table and the progress).
+        if json {
+            CLI.printSummaryJSON(
+                String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
+                plan: plan)
+        } else if !quiet {
+            CLI.stderr(result.counts.table())
         }
         for file in result.counts.files where file.error != nil {
             CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")

@@ -94,15 +94,11 @@ struct PlanCommand: ParsableCommand {
                 throw CLI.fail("\(error)", code: .cannotCreate)
             }
         }
-        if !quiet {
-            if json {
-                CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
-            } else if io.writesStandardOutput {
-                // The plan's JSON is on standard output (-o and a link to it): the table goes beside it.
-                CLI.stderr(plan.table())
-            } else {
-                CLI.stdout(plan.table())
-            }
+        if json {
+            CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
+        } else if !quiet {
+            // With the plan's JSON on standard output (-o and a link to it), the table goes beside it.
+            if io.writesStandardOutput { CLI.stderr(plan.table()) } else { CLI.stdout(plan.table()) }
         }
         if plan.damaged {
             for (k, split) in plan.splits.enumerated() where split.error != nil {
