@@ -83,8 +83,16 @@ final class HelpTests: CLITestCase {
         for (source, target) in [("example-rules.yaml", "rules.yaml"), ("example-block.txt", "example-block.txt"), ("example-ids.tsv", "example-ids.tsv")] {
             try FileManager.default.copyItem(atPath: samples.appendingPathComponent(source).path, toPath: at(target))
         }
+        // Two shards: two archives (merge-counts refuses two runs of one archive: they count it twice).
         for k in 1...2 {
-            let r = try run(["classify", at("generated.jsonl"), "--no-output", "--counts", at("shard-\(k).counts.json"), "-q"])
+            let shard = at("shard-\(k).jsonl")
+            try FileManager.default.copyItem(atPath: at("generated.jsonl"), toPath: shard)
+            try FileHandle(forWritingAtPath: shard).map { handle in
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("{\"id\": \"shard-\(k)\", \"body\": \"hello\"}\n".utf8))
+                try handle.close()
+            }
+            let r = try run(["classify", shard, "--no-output", "--counts", at("shard-\(k).counts.json"), "-q"])
             XCTAssertEqual(r.status, 0, r.err)
         }
     }
@@ -715,8 +723,20 @@ checksum), and count files that are damaged: a field missing or of the wrong
 type, a negative count, or records that are not labelled + rejected. Sums that
 would overflow are refused too.
 
+An archive is known by its bytes (its size and the SHA-256 of its first and
+last 64 KiB, files[].archive), not by the path a run named it by. The splits of
+an archive (classify --range) join into its entry where they meet; counts of
+one archive that overlap (two splits, a whole run and a split, whole runs in
+two count files, a copy of the archive included) would count its records twice
+and are refused. When the splits join into archives of which no record could be
+read, the merge fails as one whole run fails.
+
 Example:
   smsfilter merge-counts shard-*.counts.json -o total.json
+
+Exit status: 0 success, 64 usage (a count file named twice), 65 a count file
+that is damaged, of another rule set, a copy of another, or counts that overlap
+or overflow, 66 a count file missing, 73 the output could not be written.
 
 USAGE: smsfilter merge-counts [<files> ...] [--output <file>] [--force] [--quiet]
 

@@ -140,3 +140,67 @@ extension SplitTests {
         }
     }
 }
+
+extension SplitTests {
+    /// Runs the binary in `folder` (the archive named relative to it, as a user in another folder would).
+    func run(in folder: String, _ args: [String]) throws -> (status: Int32, err: String) {
+        let r = try Fixtures.run("sh", ["-c", "cd \"$0\" && exec \"$@\"", folder, bin] + args)
+        return (r.status, String(decoding: r.stderr, as: UTF8.self))
+    }
+
+    /// `merge-counts` knows an archive by its bytes (its size and the SHA-256 of its first and last 64 KiB,
+    /// `files[].archive`), not by the path a run named it by: a whole run beside a split of the same archive,
+    /// or two whole runs of it (a copy), are refused as counted twice; splits named by other paths (from
+    /// another folder, a copy) join into the archive's entry; splits of different archives of one name stay
+    /// apart. On main of 2026-11-28 a whole run and a split merged (exit 0, more records than the archive
+    /// holds), and splits were matched by the path as written.
+    func testMergeCountsKnowsAnArchiveByItsBytesNotItsPath() throws {
+        let pieces = (0..<3).map { f in (0..<10).map { record("m\(f)-\($0)") + "\n" }.joined() }
+        let a = try archive(pieces, "m.jsonl.zst")
+        let p = try plan(a, ["--split-size", "1"])
+        XCTAssertEqual(p.ranges.count, 3)
+        XCTAssertEqual(try run(["classify", a, "--no-output", "--counts", path("whole.json"), "-q", "-f"]).status, 0)
+        for (k, range) in p.ranges.enumerated() {
+            let r = try run(["classify", a, "--range", range, "--no-output", "--counts", path("s\(k).json"), "-q", "-f"])
+            XCTAssertEqual(r.status, 0, r.err)
+        }
+        // A whole run and a split of it; a whole run and all its splits; two whole runs (one of a copy).
+        try FileManager.default.createDirectory(atPath: path("copy"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: a, toPath: path("copy/m.jsonl.zst"))
+        let copied = try run(in: path("copy"), ["classify", "m.jsonl.zst", "--no-output", "--counts", path("copy.json"), "-q", "-f"])
+        XCTAssertEqual(copied.status, 0, copied.err)
+        for files in [["whole.json", "s1.json"], ["s0.json", "whole.json"], ["s0.json", "s1.json", "s2.json", "whole.json"], ["whole.json", "copy.json"]] {
+            let r = try run(["merge-counts", "-q"] + files.map(path))
+            XCTAssertEqual(r.status, 65, "\(files): \(r.err)")
+            XCTAssertTrue(r.err.contains("would be counted twice"), "\(files): \(r.err)")
+            XCTAssertTrue(r.err.contains(files.contains("copy.json") ? "copy.json" : "whole.json"), "the message names the count files: \(r.err)")
+        }
+        // The last split run in another folder on the same bytes (a copy there, named relatively): the three
+        // join into the whole run's entry.
+        let moved = try run(in: path("copy"), ["classify", "m.jsonl.zst", "--range", p.ranges[2], "--no-output", "--counts", path("s2-copy.json"), "-q", "-f"])
+        XCTAssertEqual(moved.status, 0, moved.err)
+        let merged = try run(["merge-counts", "-q", "-o", path("merged.json"), path("s0.json"), path("s1.json"), path("s2-copy.json")])
+        XCTAssertEqual(merged.status, 0, merged.err)
+        XCTAssertEqual(try counts("merged.json"), try counts("whole.json"), "the splits join into the whole run's counts")
+        // Another archive of the same name in another folder: its split is not this archive's.
+        try FileManager.default.createDirectory(atPath: path("other"), withIntermediateDirectories: true)
+        let other = try archive(pieces.map { $0.replacingOccurrences(of: "prize", with: "price") + record("extra") + "\n" }, "other/m.jsonl.zst")
+        let op = try plan(other, ["--split-size", "1"])
+        let foreign = try run(in: path("other"), ["classify", "m.jsonl.zst", "--range", op.ranges[2], "--no-output", "--counts", path("foreign.json"), "-q", "-f"])
+        XCTAssertEqual(foreign.status, 0, foreign.err)
+        let apart = try run(["merge-counts", path("s0.json"), path("s1.json"), path("foreign.json")])
+        XCTAssertEqual(apart.status, 0, apart.err)
+        let files = try XCTUnwrap(try json(apart.out)["files"] as? [[String: Any]])
+        XCTAssertEqual(files.count, 2, "splits 0-1 of one archive and split 2 of another: \(files)")
+        XCTAssertTrue(files.allSatisfy { $0["range"] != nil }, "neither covers its archive: \(files)")
+        // A count file whose identity is not what classify writes is refused, naming the field.
+        var broken = try json(String(decoding: bytes("s0.json"), as: UTF8.self))
+        var entries = try XCTUnwrap(broken["files"] as? [[String: Any]])
+        entries[0]["archive"] = ["bytes": 5, "endsSHA256": "00"]
+        broken["files"] = entries
+        try JSONSerialization.data(withJSONObject: broken).write(to: URL(fileURLWithPath: path("broken.json")))
+        let refused = try run(["merge-counts", path("broken.json"), path("s1.json")])
+        XCTAssertEqual(refused.status, 65)
+        XCTAssertTrue(refused.err.contains("files[0].archive"), refused.err)
+    }
+}
