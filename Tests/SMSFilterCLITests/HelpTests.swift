@@ -204,9 +204,9 @@ OPTIONS:
   --shard <shard>         Process only the K-th of N deterministic shares of
                           the inputs, as K/N (1-based).
   --range <range>         Classify only the records that start in these frames
-                          of one zstd archive (JSON Lines or TSV): compressed
-                          offsets START:END at frame boundaries, as smsfilter
-                          plan lists them.
+                          of one zstd archive (JSON Lines or TSV, a regular
+                          file): compressed offsets START:END at frame
+                          boundaries, as smsfilter plan lists them.
   --first-line <first-line>
                           With --range: the archive's line number where the
                           range starts (plan --lines), so lines before it need
@@ -682,8 +682,12 @@ Examples:
   smsfilter plan big.jsonl.zst --split-size 256M
   smsfilter plan big.jsonl.zst --lines --json -o plan.json
 
-Exit status: 0 success, 64 usage, 65 damaged archive (--lines) or unreadable
-input, 66 input missing, 73 the plan could not be written.
+The archive must be a regular file (it is read at offsets): a pipe, a FIFO or
+standard input is refused at once.
+
+Exit status: 0 success, 64 usage (an archive that is not a regular file
+included), 65 damaged archive (--lines) or unreadable input, 66 input missing,
+73 the plan could not be written.
 
 USAGE: smsfilter plan <archive> [--split-size <split-size>] [--lines] [--range <range>] [--input-format <input-format>] [--threads <threads>] [--output <file>] [--force] [--quiet] [--json]
 

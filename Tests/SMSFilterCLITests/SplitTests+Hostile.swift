@@ -204,3 +204,60 @@ extension SplitTests {
         XCTAssertTrue(refused.err.contains("files[0].archive"), refused.err)
     }
 }
+
+extension SplitTests {
+    /// `plan` and `classify --range` read an archive at offsets, so they need a regular file: a FIFO with no
+    /// writer, a pipe (through a link of the test's own to this process's standard input) and standard input
+    /// are usage errors that say what the file is, at once. On main of 2026-11-28 a pipe was exit 66 "Illegal
+    /// seek" and a FIFO without a writer blocked for ever.
+    func testPlanAndRangeRefusePipesAtOnce() throws {
+        let a = try archive([record("a") + "\n", record("b") + "\n"], "p.jsonl.zst")
+        let fifo = path("fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let link = path("stdin-link")
+        XCTAssertEqual(symlink("/proc/self/fd/0", link), 0)
+        let size = bytes("p.jsonl.zst").count
+        for command in [["plan"], ["plan", "--lines"], ["classify", "--range", "0:\(size)", "--no-output"]] {
+            let what = command.prefix(2).joined(separator: " ")
+            // A FIFO nobody writes to: answered within the time limit, not waited on.
+            let r = try Fixtures.run(bin, command + [fifo], timeout: 30)
+            let err = String(decoding: r.stderr, as: UTF8.self)
+            XCTAssertEqual(r.status, 64, "\(what) on a FIFO: \(err)")
+            XCTAssertTrue(err.contains("fifo: \(command[0] == "plan" ? "plan" : "--range") reads a regular file, and this is a pipe (FIFO)"), err)
+            // A pipe: the archive's bytes through `cat`.
+            let piped = try Fixtures.run("sh", ["-c", "f=$1; shift; cat \"$f\" | exec \"$0\" \"$@\"", bin, a] + command + [link], timeout: 30)
+            let pipedErr = String(decoding: piped.stderr, as: UTF8.self)
+            XCTAssertEqual(piped.status, 64, "\(what) on a pipe: \(pipedErr)")
+            XCTAssertTrue(pipedErr.contains("is a pipe (FIFO); save it to a file first"), pipedErr)
+            XCTAssertFalse(pipedErr.contains("Illegal seek"), pipedErr)
+        }
+        let stdin = try run(["plan", "-"], stdin: Data(bytes("p.jsonl.zst")))
+        XCTAssertEqual(stdin.status, 64, stdin.err)
+        XCTAssertTrue(stdin.err.contains("plan reads a file, not standard input"), stdin.err)
+        // A regular file reached through a link is read as itself.
+        XCTAssertEqual(symlink(a, path("link.jsonl.zst")), 0)
+        XCTAssertEqual(try run(["plan", path("link.jsonl.zst"), "-q"]).status, 0)
+    }
+
+    /// A size option out of range is quoted as the user wrote it: `0` (or `0k`) said "got 0G" on main of
+    /// 2026-11-28, in every command that takes a size.
+    func testASizeOutOfRangeIsQuotedAsGiven() throws {
+        let a = try archive([record("a") + "\n"], "s.jsonl.zst")
+        let cases: [[String]] = [
+            ["plan", a, "--split-size"], ["classify", a, "--no-output", "--max-record"], ["classify", a, "--no-output", "--chunk-size"],
+            ["classify", a, "--no-output", "--max-rejects-bytes"], ["classify", a, "-o", path("x.jsonl.zst"), "--frame-size"],
+            ["export", a, "-o", path("ex"), "--max-record"], ["export", a, "-o", path("ex"), "--zst", "--frame-size"],
+            ["evaluate", a, "--map", "x=junk", "--max-record"], ["generate", "--count", "10", "-o", path("g.jsonl.zst"), "--frame-size"],
+            ["bench", a, "--matcher-bytes"],
+        ]
+        for command in cases {
+            let values = command.last == "--frame-size" ? ["5", "-1k"] : ["0", "0k", "-1M"]
+            for value in values {
+                let r = try run(command + [value])
+                XCTAssertEqual(r.status, 64, "\(command) \(value): \(r.err)")
+                XCTAssertTrue(r.err.contains("(got \(value))"), "\(command) \(value): \(r.err)")
+                XCTAssertFalse(r.err.contains("got 0G"), r.err)
+            }
+        }
+    }
+}

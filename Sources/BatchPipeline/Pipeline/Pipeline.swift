@@ -138,6 +138,7 @@ enum _Splits {
         guard inputs.count == 1, let path = inputs.first, path != "-" else {
             throw PipelineError(.usage, "--range reads one archive, named as a file (not standard input)")
         }
+        try _SeekableInput.check(path, for: "--range")
         let index: ZstdFrameIndex
         do {
             guard let found = try ZstdFrameIndex.read(path: path) else {

@@ -26,8 +26,11 @@ struct PlanCommand: ParsableCommand {
               smsfilter plan big.jsonl.zst --split-size 256M
               smsfilter plan big.jsonl.zst --lines --json -o plan.json
 
-            Exit status: 0 success, 64 usage, 65 damaged archive (--lines) or unreadable input, 66 input \
-            missing, 73 the plan could not be written.
+            The archive must be a regular file (it is read at offsets): a pipe, a FIFO or standard input \
+            is refused at once.
+
+            Exit status: 0 success, 64 usage (an archive that is not a regular file included), 65 damaged \
+            archive (--lines) or unreadable input, 66 input missing, 73 the plan could not be written.
             """
     )
 
