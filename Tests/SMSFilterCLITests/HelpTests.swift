@@ -208,7 +208,9 @@ OPTIONS:
   --range <range>         Classify only the records that start in these frames
                           of one zstd archive (JSON Lines or TSV, a regular
                           file): compressed offsets START:END at frame
-                          boundaries, as smsfilter plan lists them.
+                          boundaries, as smsfilter plan lists them. The run
+                          keeps its rejects within its share of
+                          --max-rejects-bytes (by compressed bytes).
   --first-line <first-line>
                           With --range: the archive's line number where the
                           range starts (plan --lines), so lines before it need
