@@ -83,8 +83,16 @@ final class HelpTests: CLITestCase {
         for (source, target) in [("example-rules.yaml", "rules.yaml"), ("example-block.txt", "example-block.txt"), ("example-ids.tsv", "example-ids.tsv")] {
             try FileManager.default.copyItem(atPath: samples.appendingPathComponent(source).path, toPath: at(target))
         }
+        // Two shards: two archives (merge-counts refuses two runs of one archive: they count it twice).
         for k in 1...2 {
-            let r = try run(["classify", at("generated.jsonl"), "--no-output", "--counts", at("shard-\(k).counts.json"), "-q"])
+            let shard = at("shard-\(k).jsonl")
+            try FileManager.default.copyItem(atPath: at("generated.jsonl"), toPath: shard)
+            try FileHandle(forWritingAtPath: shard).map { handle in
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("{\"id\": \"shard-\(k)\", \"body\": \"hello\"}\n".utf8))
+                try handle.close()
+            }
+            let r = try run(["classify", shard, "--no-output", "--counts", at("shard-\(k).counts.json"), "-q"])
             XCTAssertEqual(r.status, 0, r.err)
         }
     }
@@ -152,6 +160,8 @@ SUBCOMMANDS:
                           a rule set.
   learn                   Learn phrase weights from labelled records and write
                           them as the model: section of a rule file.
+  show-rules              Print the built-in rule file (YAML), to start a rule
+                          file of your own from it.
 
   See 'smsfilter help <subcommand>' for detailed help.
 
@@ -196,9 +206,11 @@ OPTIONS:
   --shard <shard>         Process only the K-th of N deterministic shares of
                           the inputs, as K/N (1-based).
   --range <range>         Classify only the records that start in these frames
-                          of one zstd archive (JSON Lines or TSV): compressed
-                          offsets START:END at frame boundaries, as smsfilter
-                          plan lists them.
+                          of one zstd archive (JSON Lines or TSV, a regular
+                          file): compressed offsets START:END at frame
+                          boundaries, as smsfilter plan lists them. The run
+                          keeps its rejects within its share of
+                          --max-rejects-bytes (by compressed bytes).
   --first-line <first-line>
                           With --range: the archive's line number where the
                           range starts (plan --lines), so lines before it need
@@ -241,6 +253,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --output-format <output-format>
                           Write records as jsonl, csv, tsv or xml (default: the
@@ -308,16 +322,22 @@ OPTIONS:
 OVERVIEW: Check a rule file in three phases (resolve, confirm, verdict) and say
 whether it is ready.
 
+Warnings (a sub-action that iOS would drop, a rule that can never fire, a
+keyword claimed by rules of different folders) leave the rules ready; --strict
+makes them a failure too, for a CI step that must keep a rule file free of
+them.
+
 Example:
-  smsfilter check --target ios rules.yaml
+  smsfilter check --target ios --strict rules.yaml
 
-Exit status: 0 ready, 64 usage, 65 failure (the report says why), 66 rule file
-missing.
+Exit status: 0 ready, 64 usage, 65 failure (the report says why; with --strict,
+warnings too), 66 rule file missing.
 
-USAGE: smsfilter check <rules> [--target <target>] [--json] [--quiet]
+USAGE: smsfilter check <rules> [--target <target>] [--json] [--quiet] [--strict]
 
 ARGUMENTS:
-  <rules>                 The rule file to check (YAML or .smsf).
+  <rules>                 The rule file to check (YAML or .smsf;
+                          embedded:rules: the built-in one).
 
 OPTIONS:
   --target <target>       What the rules must be fit for: offline or ios (at
@@ -326,6 +346,7 @@ OPTIONS:
   --json                  Print the report as JSON.
   -q, --quiet             Print nothing: the exit status says ready (0) or
                           failure (65).
+  --strict                Fail (65) on warnings too, not only on errors.
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -344,7 +365,8 @@ output could not be written.
 USAGE: smsfilter compile <input> --output <file> [--force] [--quiet] [--json]
 
 ARGUMENTS:
-  <input>                 The rule file (YAML, or a .smsf to rewrite).
+  <input>                 The rule file (YAML, or a .smsf to rewrite;
+                          embedded:rules: the built-in one).
 
 OPTIONS:
   -o, --output <file>     The compiled rule set to write.
@@ -410,7 +432,8 @@ OPTIONS:
                           Take each record's label verbatim from this field
                           instead.
   --split <split>         Weights of train, validation and test (whole numbers
-                          up to 1000000), e.g. 80,10,10. (default: 80,10,10)
+                          up to 1000000), e.g. 80,10,10; a part of weight 0
+                          (90,10) gets no file. (default: 80,10,10)
   --dedup                 Drop records whose body (lowercased, whitespace
                           collapsed) was seen before.
   --no-duplicate-check    Do not count duplicates and leaks (memory then stays
@@ -445,6 +468,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --filter-key <filter-key>
                           Key (column or attribute prefix) of the labels
@@ -541,6 +566,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
@@ -661,8 +688,12 @@ Examples:
   smsfilter plan big.jsonl.zst --split-size 256M
   smsfilter plan big.jsonl.zst --lines --json -o plan.json
 
-Exit status: 0 success, 64 usage, 65 damaged archive (--lines) or unreadable
-input, 66 input missing, 73 the plan could not be written.
+The archive must be a regular file (it is read at offsets): a pipe, a FIFO or
+standard input is refused at once.
+
+Exit status: 0 success, 64 usage (an archive that is not a regular file
+included), 65 damaged archive (--lines) or unreadable input, 66 input missing,
+73 the plan could not be written.
 
 USAGE: smsfilter plan <archive> [--split-size <split-size>] [--lines] [--range <range>] [--input-format <input-format>] [--threads <threads>] [--output <file>] [--force] [--quiet] [--json]
 
@@ -694,6 +725,40 @@ OPTIONS:
 
 
 """#,
+        "show-rules": #"""
+OVERVIEW: Print the built-in rule file (YAML), to start a rule file of your own
+from it.
+
+Prints the rule file built into smsfilter byte for byte
+(samples/default-rules.yaml in the source): the rules --rules embedded:rules
+classifies with, and that the default joins to the embedded model. Edit a copy
+and give it to --rules, check, compile or export-extension (an iOS extension
+needs capabilities: with at most five sub-actions; smsfilter check --target ios
+says what to change).
+
+Examples:
+  smsfilter show-rules > my-rules.yaml
+  smsfilter show-rules embedded -o my-rules.yaml --force
+  smsfilter check my-rules.yaml
+
+Exit status: 0 success, 64 usage, 73 the output could not be written.
+
+USAGE: smsfilter show-rules [<name>] [--output <file>] [--force]
+
+ARGUMENTS:
+  <name>                  Which rule file: embedded (also embedded:rules), the
+                          built-in one. (default: embedded)
+
+OPTIONS:
+  -o, --output <file>     Write it to this file instead of standard output (-
+                          is standard output).
+  -f, --force             Replace an existing output file (devices, FIFOs and -
+                          need no --force).
+  --version               Show the version.
+  -h, --help              Show help information.
+
+
+"""#,
         "merge-counts": #"""
 OVERVIEW: Sum the count files of several classify runs into one, exactly.
 
@@ -702,8 +767,20 @@ checksum), and count files that are damaged: a field missing or of the wrong
 type, a negative count, or records that are not labelled + rejected. Sums that
 would overflow are refused too.
 
+An archive is known by its bytes (its size and the SHA-256 of its first and
+last 64 KiB, files[].archive), not by the path a run named it by. The splits of
+an archive (classify --range) join into its entry where they meet; counts of
+one archive that overlap (two splits, a whole run and a split, whole runs in
+two count files, a copy of the archive included) would count its records twice
+and are refused. When the splits join into archives of which no record could be
+read, the merge fails as one whole run fails.
+
 Example:
   smsfilter merge-counts shard-*.counts.json -o total.json
+
+Exit status: 0 success, 64 usage (a count file named twice), 65 a count file
+that is damaged, of another rule set, a copy of another, or counts that overlap
+or overflow, 66 a count file missing, 73 the output could not be written.
 
 USAGE: smsfilter merge-counts [<files> ...] [--output <file>] [--force] [--quiet]
 
@@ -745,8 +822,9 @@ missing, 73 DIR could not be written.
 USAGE: smsfilter export-extension <rules> --output <folder> [--message-filter-class <message-filter-class>] [--call-directory-class <call-directory-class>] [--batch-size <batch-size>] [--force] [--quiet] [--json]
 
 ARGUMENTS:
-  <rules>                 The rule file (YAML or .smsf); it must pass
-                          `smsfilter check --target ios`.
+  <rules>                 The rule file (YAML or .smsf; embedded:rules: the
+                          built-in one); it must pass `smsfilter check --target
+                          ios`.
 
 OPTIONS:
   -o, --output <folder>   The folder to write the extension files into (created
@@ -824,7 +902,8 @@ OPTIONS:
   --by <by>               Targets are actions or folders (default: from the
                           mapping). (values: action, folder)
   --rules <rules>         A YAML rule file whose rules the model joins (its
-                          text is copied into the output).
+                          text is copied into the output); embedded:rules: the
+                          built-in one.
   -o, --output <output>   The rule file to write (YAML; required unless --cv).
   -f, --force             Replace an existing output file.
   --input-format <input-format>
@@ -844,6 +923,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --normalize <normalize> Text normalisation: none, standard or leet (default:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>

@@ -674,7 +674,13 @@ final class HostileOutputTests: HostileTestCase {
         // The table says so, and merge-counts adds them up.
         let table = try run(["classify", garbage, "--no-output", "--rejects", path("t.jsonl"), "--max-rejects-bytes", "64K"])
         XCTAssertTrue(table.err.contains("rejects past --max-rejects-bytes"), table.err)
-        let merged = try run(["merge-counts", path("counts-1.json"), path("counts-4.json")])
+        // Another archive (merge-counts refuses two runs of one) with the same bad lines under a name of the same
+        // length, and one more good record after them: the same rejects, byte for byte.
+        let other = try write("garbag2.jsonl", text + "{\"id\": 2, \"body\": \"fine\"}\n")
+        let second = try run(["classify", other, "--no-output", "--rejects", path("t2.jsonl"), "--max-rejects-bytes", "64K",
+                              "--max-record", "2K", "--counts", path("counts-other.json"), "-q"])
+        XCTAssertEqual(second.status, 0, second.err)
+        let merged = try run(["merge-counts", path("counts-1.json"), path("counts-other.json")])
         XCTAssertEqual(merged.status, 0, merged.err)
         let sum = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(merged.out.utf8)) as? [String: Any])
         XCTAssertEqual(sum["rejectsShortened"] as? Int, 2 * short)

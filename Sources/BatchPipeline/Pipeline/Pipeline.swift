@@ -75,7 +75,8 @@ public final class Pipeline: Sendable {
         _ inputs: [String], _ output: OutputFile?, _ rejects: OutputFile?, split: _ReadSplit?, started: DispatchTime
     ) throws(PipelineError) -> RunResult {
         let threads = max(1, options.threads)
-        let emitter = _Emitter(ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain)
+        let emitter = _Emitter(
+            ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain, csvSeparator: options.input.delimiter)
         let plan = _OutputPlan(emitter: emitter, labelsOnly: options.labelsOnly, requested: options.outputFormat, path: options.outputPath)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: emitter.folders.count, rules: ruleSet.ruleNames.count)
         var read = options.readOptions
@@ -84,8 +85,12 @@ public final class Pipeline: Sendable {
         read.split = split
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool, collectStats: options.collectStats)
         reader.onOpen = { file throws(PipelineError) in try plan.decide(first: file) }
+        // A split writes rejects within its share of the budget, so that an archive's splits together hold
+        // what one whole run may (docs/RELIABILITY.md, "A reject keeps its bytes").
+        var sinkOptions = options
+        if let split, split.isPartial { sinkOptions.maxRejectsBytes = _Splits.rejectsShare(options.maxRejectsBytes, of: split) }
         let sink = _ClassifySink(
-            options: options, plan: plan, output: output, rejects: rejects, ruleSet: ruleSet, inputs: inputs, progress: reader.progress)
+            options: sinkOptions, plan: plan, output: output, rejects: rejects, ruleSet: ruleSet, inputs: inputs, progress: reader.progress)
         sink.split = split
         try _FanOut(pool: pool).run(
             reader: reader, threads: threads,
@@ -97,11 +102,10 @@ public final class Pipeline: Sendable {
                 .internalError,
                 "internal error: accounting invariant broken: \(c.records) records read, \(c.labelled) labelled, \(c.rejected) rejected")
         }
-        // Records refused by the output format were read: they do not make a run in which nothing was read.
-        let unread = sink.counts.rejectReasons.filter { !$0.key.hasPrefix("not writable as ") }
-        if !sink.damaged, let failure = PipelineError.nothingRead(
-            records: sink.counts.records - (sink.counts.rejected - unread.values.reduce(0, +)), rejected: unread,
-            formats: sink.counts.files.map(\.format)) {
+        // A split is part of a run: whether anything of the archive could be read is known once its splits'
+        // counts are merged (RunCounts.merged asks then).
+        if !sink.damaged, split?.isPartial != true, let failure = PipelineError.nothingRead(
+            records: sink.counts.records, rejected: sink.counts.rejectReasons, formats: sink.counts.files.map(\.format)) {
             throw failure
         }
         var result = RunResult(counts: sink.counts, damaged: sink.damaged)
@@ -138,6 +142,7 @@ enum _Splits {
         guard inputs.count == 1, let path = inputs.first, path != "-" else {
             throw PipelineError(.usage, "--range reads one archive, named as a file (not standard input)")
         }
+        try _SeekableInput.check(path, for: "--range")
         let index: ZstdFrameIndex
         do {
             guard let found = try ZstdFrameIndex.read(path: path) else {
@@ -166,6 +171,18 @@ enum _Splits {
         }
         let linesMatter = options.rejectsPath != nil || options.labelsOnly || options.strict
         return _ReadSplit(start: split.start, end: split.end, index: index, firstLine: split.firstLine, linesMatter: linesMatter)
+    }
+}
+
+extension _Splits {
+    /// A split's share of the rejects budget: `budget × its compressed bytes / the archive's` (rounded down),
+    /// so that the shares of an archive's splits add up to at most the budget. Known from the split alone
+    /// (no plan needed): every split of any plan of the archive gets the same share for the same bytes.
+    static func rejectsShare(_ budget: Int64, of split: _ReadSplit) -> Int64 {
+        let size = split.index.fileSize
+        guard size > 0 else { return budget }
+        let product = budget.multipliedFullWidth(by: split.end - split.start)
+        return size.dividingFullWidth((product.high, product.low)).quotient
     }
 }
 

@@ -138,13 +138,11 @@ struct EvaluateCommand: ParsableCommand {
         if let report {
             try CLI.writeOutput(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
         }
-        if !quiet {
-            if json {
-                // With --json-file on standard output, the figures are there already: the summary goes beside them.
-                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
-            } else {
-                CLI.stderr(result.table())
-            }
+        if json {
+            // With --json-file on standard output, the figures are there already: the summary goes beside them.
+            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
+        } else if !quiet {
+            CLI.stderr(result.table())
         }
         if result.records > 0 && result.scored == 0 && !quiet {
             CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(truthField)\" right, and are its labels in the mapping?\n")
