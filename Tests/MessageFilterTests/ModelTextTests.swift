@@ -93,7 +93,8 @@ final class ModelTextTests: XCTestCase {
         }
         var found: [Int: Range<Int>] = [:]
         for (f, (kind, phrase)) in phrases.enumerated() {
-            let p = folded(normalization == .none ? phrase : normalization.apply(phrase))
+            // (A text phrase is stored normalised, as a substring of a normalised text: it is not normalised again.)
+            let p = folded(normalization == .none || kind == .text ? phrase : normalization.apply(phrase))
             guard p.count <= hay.count else { continue }
             for i in 0...(hay.count - p.count) where Array(hay[i..<(i + p.count)]) == p {
                 if kind == .word {

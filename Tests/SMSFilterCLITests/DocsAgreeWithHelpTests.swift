@@ -42,7 +42,7 @@ final class DocsAgreeWithHelpTests: CLITestCase {
         environment["COLUMNS"] = "80"
         let help = String(decoding: try Fixtures.run(bin, ["learn", "--help"], environment: environment).stdout, as: UTF8.self)
         let defaults = Self.defaults(inHelp: help)
-        XCTAssertEqual(defaults["--max-phrases"], "10000", "the help parses")
+        XCTAssertEqual(defaults["--max-phrases"], "30000", "the help parses")
         let rules = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("docs/RULES.md"), encoding: .utf8)
         let start = try XCTUnwrap(rules.range(of: "## 10. Learned models"))
         let end = rules.range(of: "### The embedded default model", range: start.upperBound..<rules.endIndex)?.lowerBound ?? rules.endIndex

@@ -16,8 +16,8 @@ final class LearnTests: CLITestCase {
     /// the weight times the idf; the score of "spam" for junk is a = 2/3.
     func testWeightsOfATinyCorpusMatchTheHandComputedOptimum() throws {
         let input = try write("tiny.jsonl", try lines([["body": "spam", "label": "s"], ["body": "ham", "label": "h"]]))
-        let r = try run(["learn", "--map", "s=junk,h=none", "--min-documents", "1", "--precision-target", "none", "--tolerance", "1e-9",
-                         "-o", path("m.yaml"), "-q", input])
+        let r = try run(["learn", "--map", "s=junk,h=none", "--min-documents", "1", "--operating-point", "argmax", "--text-ngrams", "none",
+                         "--tolerance", "1e-9", "-o", path("m.yaml"), "-q", input])
         XCTAssertEqual(r.status, 0, r.err)
         let yaml = try String(contentsOfFile: path("m.yaml"), encoding: .utf8)
         let idf = log(1.5) + 1
@@ -62,7 +62,7 @@ final class LearnTests: CLITestCase {
         let train = try write("train.jsonl", try lines(records))
         let thai = try write("thai.jsonl", try lines((0..<30).map { ["id": "t\($0)", "body": $0 % 2 == 0 ? "รับเงินฟรีทันที" : "กินข้าวหรือยัง", "label": $0 % 2 == 0 ? "spam" : "ham"] }))
         let r = try run(["learn", "--json", "--map", "spam=junk,ham=none", "--min-script-messages", "50", "--generated-input", thai,
-                         "-o", path("m.yaml"), train, thai])
+                         "--precision-target", "0.98", "-o", path("m.yaml"), train, thai])
         XCTAssertEqual(r.status, 0, r.err)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
         // Scripts: 400 real Latin messages (134 junk, 266 none); the Chinese ids gen:N and the --generated-input
@@ -93,7 +93,9 @@ final class LearnTests: CLITestCase {
         let en = try run(["explain", "--rules", path("m.yaml"), "WIN a FREE prize now"])
         XCTAssertTrue(en.out.contains("→ decided junk"), en.out)
         XCTAssertTrue(en.out.contains("main script latin, learned from 400 real messages of it (needs 50)"), en.out)
-        XCTAssertTrue(en.out.contains("\"prize\" word"), en.out)
+        // The strongest evidence is one of the spam words, as a word or a text n-gram of it.
+        let strongest = try XCTUnwrap(en.out.range(of: #"strongest phrase "[^"]*""#, options: .regularExpression).map { String(en.out[$0]) }, en.out)
+        XCTAssertTrue(["win", "in ", "n ", "free", "fre", "ree", "priz", "rize", "now", "ow"].contains { strongest.contains($0) }, en.out)
         // Margins: each calibrated target's kept decisions reach 0.98 held out, and the margin is in the file.
         let calibration = try XCTUnwrap(report["calibration"] as? [[String: Any]])
         XCTAssertEqual(calibration.count, 2)
@@ -203,8 +205,9 @@ final class LearnTests: CLITestCase {
         let targets = try XCTUnwrap(cv["targets"] as? [[String: Any]])
         let junk = try XCTUnwrap(targets.first { $0["target"] as? String == "junk" })
         print("QUALITY learn uci junk: \(junk)")
-        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.962)  // measured 0.9656 (2026-11-26; 0.9677 with symbols)
-        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.99)  // measured 0.9929
+        // At the default operating point (best held-out F1); LinearSVC on the same folds: 0.9691 (docs/QUALITY.md).
+        XCTAssertGreaterThanOrEqual(junk["f1"] as? Double ?? 0, 0.970)  // measured 0.9742 (2026-12-07)
+        XCTAssertGreaterThanOrEqual(junk["precision"] as? Double ?? 0, 0.98)  // measured 0.9876
         let folds = try String(contentsOfFile: path("folds.jsonl"), encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(folds.count, 5574)
         var foldOfBody: [String: Int] = [:]
@@ -219,7 +222,7 @@ final class LearnTests: CLITestCase {
         }
         XCTAssertTrue(sizes.allSatisfy { $0 > 900 }, "\(sizes)")
 
-        let t = try run(["learn", "--cv", "5", "--json", "--map", "OTP=transaction,scam=junk,spam=promotion,OK=none", thai])
+        let t = try run(["learn", "--cv", "5", "--json", "--map", "OTP=transaction,scam=junk,spam=promotion,OK=none", "--precision-target", "0.98", thai])
         XCTAssertEqual(t.status, 0, t.err)
         let tcv = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(t.out.utf8)) as? [String: Any])?["crossValidation"] as? [String: Any])
         // The model's plain decisions (as before issue 20), and with the margins it calibrated (abstentions count

@@ -35,7 +35,7 @@ final class OverruleCalibrationTests: CLITestCase {
 
     func learn(_ extra: [String], output: String) throws -> [String: Any] {
         let rules = try write("base.yaml", Self.base)
-        let r = try run(["learn", "--json", "--rules", rules, "--map", "spam=junk,ham=none", "--priority", "50", "-o", path(output)] + extra + [try corpus()])
+        let r = try run(["learn", "--json", "--rules", rules, "--map", "spam=junk,ham=none", "--priority", "50", "--precision-target", "0.98", "-o", path(output)] + extra + [try corpus()])
         XCTAssertEqual(r.status, 0, r.err)
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
     }
@@ -78,7 +78,7 @@ final class OverruleCalibrationTests: CLITestCase {
         XCTAssertEqual(try run(["compile", "-q", path("m.yaml"), "-o", path("m.smsf")]).status, 0)
         XCTAssertEqual(try run(["explain", "-q", "--rules", path("m.smsf"), Self.chat]).out, "Unknown Senders\n")
         // learn's summary (on standard error) names the pair.
-        let text = try run(["learn", "--rules", path("base.yaml"), "--map", "spam=junk,ham=none", "--priority", "50", "-f", "-o", path("t.yaml"), path("train.jsonl")])
+        let text = try run(["learn", "--rules", path("base.yaml"), "--map", "spam=junk,ham=none", "--priority", "50", "--precision-target", "0.98", "-f", "-o", path("t.yaml"), path("train.jsonl")])
         XCTAssertEqual(text.status, 0, text.err)
         XCTAssertTrue(text.err.contains("overrules (held out, per main script; margin a target needs to overrule a rule of another action):\n  latin: junk rule by none: "), text.err)
     }
@@ -102,7 +102,7 @@ final class OverruleCalibrationTests: CLITestCase {
 
     func testAModelLearnedWithoutRulesHasNoTableAndOverrulesWheneverItDecides() throws {
         let train = try corpus()
-        let r = try run(["learn", "--json", "--map", "spam=junk,ham=none", "--priority", "50", "-o", path("m.yaml"), train])
+        let r = try run(["learn", "--json", "--map", "spam=junk,ham=none", "--priority", "50", "--precision-target", "0.98", "-o", path("m.yaml"), train])
         XCTAssertEqual(r.status, 0, r.err)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
         XCTAssertNil(report["overrules"])

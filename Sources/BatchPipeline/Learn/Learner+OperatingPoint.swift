@@ -146,7 +146,11 @@ extension Learner {
     /// at or above it (0: always; never when no margin gains). The model alone is the table of zeros and the rules
     /// first the table of nevers, so the joined file is at least as right as the better of the two on the
     /// held-out messages. Pairs with fewer than ``LearnOptions/minimumOverrules`` cases take the choice of all the
-    /// script's cases of that target (the same rule, with more evidence).
+    /// script's cases of that target. A rule action the model has no target of is judged as the labels can judge
+    /// it, filtered (junk, promotion) or not: a spam/ham model's `none` never overrules a transaction rule (both
+    /// say "not spam"), so the rules' Transactions folders stay, while its junk overrules one where held-out
+    /// spam paid off. A margin calibrated this way replaces the yield to a rule of an action the model learned
+    /// too little of (``ModelDefinition/yields(to:on:with:)``).
     func calibrateOverrulesForF1(_ trained: inout _Trained, _ examples: _Examples, unionCount: Int,
                                  targets: [ModelDefinition.Target], report: inout LearnReport) {
         let heldOut = heldOutScores(examples, models: trained.folds, kept: trained.foldKept, unionCount: unionCount, targets: targets)
@@ -202,13 +206,8 @@ extension Learner {
                     c.cases = d.count
                     c.right = d.filter { $0.1 > 0 }.count
                     c.calibrated = d.count >= minimum
-                    // Too few cases: never when the model learned too little of the rule's action or its own to tell
-                    // them apart (it yields, docs/RULES.md §10), else the pooled choice over the script's rule rows.
-                    let unlearned = models.first.map { m in
-                        (m.realMessages(script, action: row) ?? 0) < m.minScriptMessages
-                            || (m.realMessages(script, action: targets[j].action) ?? 0) < m.minScriptMessages
-                    } ?? true
-                    let basis = c.calibrated ? d : unlearned ? [] : byRow.map { $0[j] }.joined().sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+                    // Too few cases: the pooled choice over the script's rule rows for this target.
+                    let basis = c.calibrated ? d : byRow.map { $0[j] }.joined().sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
                     let (k, m) = Self.bestGainMargin(basis)
                     c.margin = m
                     if m.isFinite, c.calibrated {

@@ -120,7 +120,10 @@ final class _CompiledModel: Sendable {
     /// in lower case, a word phrase between two spaces (the form the model's automaton matched in the model
     /// text before issue 23; `_ModelFeatureTable` takes the spaces off).
     static func pattern(_ phrase: ModelDefinition.Phrase, normalization: TextNormalization) -> [UInt8] {
-        var text = normalization == .none ? phrase.text : normalization.apply(phrase.text)
+        // A text phrase is a substring of a normalised text as learn found it: normalising it again, out of its
+        // context, could read it otherwise (look-alike letters are folded by the word they stand in: "ос" alone
+        // reads as Latin, inside "доставка" it stays Cyrillic).
+        var text = normalization == .none || phrase.kind == .text ? phrase.text : normalization.apply(phrase.text)
         if text.isEmpty { text = phrase.text }
         if normalization == .none {
             let flags = _ScalarFlags.shared

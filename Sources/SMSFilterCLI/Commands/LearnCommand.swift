@@ -95,6 +95,14 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: it decides at its best held-out macro F1).")
     var precisionTarget = "none"
 
+    @Option(name: .long, help: "Without --precision-target: best-f1 (each target's bias shifted to the best held-out macro F1) or argmax (the plain decisions).")
+    var operatingPoint: OperatingPoint = .bestF1
+
+    enum OperatingPoint: String, ExpressibleByArgument, CaseIterable {
+        case bestF1 = "best-f1"
+        case argmax
+    }
+
     @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action or to overrule a rule with it (0: always).")
     var minScriptMessages = 100
 
@@ -188,7 +196,9 @@ struct LearnCommand: ParsableCommand {
             throw ValidationError("Please give --normalize as none, standard or leet.")
         }
         if let threshold, !threshold.isFinite { throw ValidationError("Please give a finite --threshold.") }
-        _ = try Self.precision(precisionTarget)
+        if try Self.precision(precisionTarget) != nil, operatingPoint == .argmax {
+            throw ValidationError("--operating-point argmax and --precision-target both choose where the model decides: give one of them.")
+        }
         if !(0...1_000_000_000).contains(minScriptMessages) { throw ValidationError("Please give --min-script-messages from 0 to 1000000000.") }
         if !(1...1_000_000_000).contains(minOverrules) { throw ValidationError("Please give --min-overrules from 1 to 1000000000.") }
         for g in generatedInput where !inputs.contains(g) {
@@ -282,6 +292,7 @@ struct LearnCommand: ParsableCommand {
         options.candidates.digitNGrams = try Self.lengths(digitNgrams, "--digit-ngrams")
         options.candidates.textNGrams = try Self.lengths(textNgrams, "--text-ngrams")
         options.precisionTarget = try Self.precision(precisionTarget)
+        options.bestF1 = operatingPoint == .bestF1
         options.minScriptMessages = minScriptMessages
         options.generatedInputs = Set(inputs.indices.filter { generatedInput.contains(inputs[$0]) })
         options.maxPhrases = maxPhrases
