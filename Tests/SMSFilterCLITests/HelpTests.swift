@@ -855,22 +855,25 @@ model: section of a rule file.
 
 Reads labelled records (JSON Lines, CSV, TSV or Android XML; plain, .zst or
 .gz), maps each truth label to a target (an action or a folder) with --map, and
-learns one weight per phrase per target and a bias per target: word n-grams for
-spaced scripts, character n-grams for Thai, Chinese and Japanese and pieces of
-words with digits, after normalisation (never punctuation, symbols or a lone
-character); the --max-phrases phrases in most messages; binary TF-IDF,
-L2-normalised, one-vs-rest linear SVMs. The classifier finds the model's
-phrases with the same automaton as the rules' and adds their weights
+learns one weight per phrase per target and a bias per target: word uni- and
+bigrams and text n-grams (1 to 4 characters of the normalised text, across
+words, spaces and symbols, in every script: Thai, Chinese and Japanese
+included) by default; the --max-phrases phrases in most messages; binary
+TF-IDF, L2-normalised, one-vs-rest linear SVMs (defaults chosen by
+cross-validation on English, Thai and Chinese corpora: docs/QUALITY.md). The
+classifier finds the model's phrases as learn found them and adds their weights
 (docs/RULES.md, "Learned models"). The model records how many real messages of
 each script it learned from and abstains on a script with fewer than
---min-script-messages; on held-out folds it picks, per target, the smallest
-margin over the runner-up at which its decisions reach --precision-target (junk
-and promotion count as one, both filtered), and abstains below it. Records of
-`smsfilter generate` (ids gen:N) and --generated-input files count as
-generated, not real. --cv K prints cross-validated precision, recall and F1 per
-target (folds by a hash of the normalised body, so duplicates share a fold);
-with -o as well, the figures go into the model's provenance. Same inputs and
-options, same bytes.
+--min-script-messages. On held-out folds it picks its operating point: by
+default the bias per target at which the held-out macro F1 is highest, so the
+model decides every message it has evidence on; with --precision-target P, per
+target the smallest margin over the runner-up at which its decisions reach P
+(junk and promotion count as one, both filtered), and it abstains below it,
+leaving the message to the rules. Records of `smsfilter generate` (ids gen:N)
+and --generated-input files count as generated, not real. --cv K prints
+cross-validated precision, recall and F1 per target (folds by a hash of the
+normalised body, so duplicates share a fold); with -o as well, the figures go
+into the model's provenance. Same inputs and options, same bytes.
 
 Examples:
   smsfilter learn --truth-field label --map 'spam=junk,ham=none' \
@@ -929,26 +932,37 @@ OPTIONS:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>
                           Largest vocabulary: the phrases found in most
-                          messages. (default: 10000)
+                          messages. (default: 30000)
   --min-documents <min-documents>
                           A phrase must be in at least this many messages.
                           (default: 2)
   --word-ngrams <word-ngrams>
-                          Longest word n-gram. (default: 2)
+                          Longest word n-gram (0: no word n-grams). (default: 2)
   --min-word-length <min-word-length>
                           Shortest word (in characters) a word n-gram may hold.
                           (default: 2)
+  --text-ngrams <text-ngrams>
+                          Text n-gram lengths (substrings of the normalised
+                          text across words, spaces and symbols), as N or
+                          MIN-MAX (none: no text n-grams). (default: 1-4)
   --char-ngrams <char-ngrams>
-                          Character n-gram lengths in Thai, Chinese and
-                          Japanese, as N or MIN-MAX. (default: 3)
+                          Character n-gram lengths within runs of Thai, Chinese
+                          and Japanese, as N or MIN-MAX (none: none; text
+                          n-grams hold them). (default: none)
   --digit-ngrams <digit-ngrams>
                           Lengths of the pieces of words that hold a digit, as
-                          MIN-MAX (none: no digit pieces). (default: 2-5)
+                          MIN-MAX (none: none; text n-grams hold them).
+                          (default: none)
   --precision-target <precision-target>
                           Precision, from 0.5 to 1, that the model's held-out
                           decisions of each target must reach; it abstains
-                          below the margin that gets there (none: no margins).
-                          (default: 0.98)
+                          below the margin that gets there (none: it decides at
+                          its best held-out macro F1). (default: none)
+  --operating-point <operating-point>
+                          Without --precision-target: best-f1 (each target's
+                          bias shifted to the best held-out macro F1) or argmax
+                          (the plain decisions). (values: best-f1, argmax;
+                          default: best-f1)
   --min-script-messages <min-script-messages>
                           Real messages of a script the model needs to speak on
                           it, and of an action in a script to overrule a rule
@@ -975,7 +989,10 @@ OPTIONS:
                           The model's name in verdicts and counts. (default:
                           model)
   --priority <priority>   Hand rules of this priority or higher decide before
-                          the model. (default: 0)
+                          the model (default: with --rules, one above the
+                          highest rule, so the model sees every rule's verdict
+                          and overrules one only where held-out overrules of
+                          its kind paid off; else 0).
   --threshold <threshold> The winning score must reach this for the model to
                           decide (default: it always decides).
   --max-candidates <max-candidates>
@@ -990,7 +1007,6 @@ OPTIONS:
                           table.
   --version               Show the version.
   -h, --help              Show help information.
-
 
 """#,
     ]

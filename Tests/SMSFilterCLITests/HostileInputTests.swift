@@ -80,7 +80,7 @@ final class HostileInputTests: HostileTestCase {
             (["export-extension", rules, "-o", path("ext")], "--batch-size", "1000000"),
             (learn, "--max-phrases", "at least 1"),
             (learn, "--min-documents", "at least 1"),
-            (learn, "--word-ngrams", "1 to 5"),
+            (learn, "--word-ngrams", "0 (none) to 5"),
             (learn, "--min-word-length", "1 to 16"),
             (learn, "--char-ngrams", "MIN-MAX"),
             (learn, "--digit-ngrams", "MIN-MAX"),

@@ -229,9 +229,10 @@ extension Learner {
 
     static func filtered(_ a: Action) -> Bool { a == .junk || a == .promotion }
 
-    /// The margin m maximising Σ gain over the cases at or above it (`d` sorted by margin): 0 (every case) or a
-    /// case's margin (taken at the first case that has it, as a Float never above it); +inf when no suffix gains
-    /// (a tie keeps the smaller set, the rule). Returns the index of the first case kept and m.
+    /// The margin m maximising Σ gain over the cases at or above it (`d` sorted by margin): 0 (every case) or
+    /// midway between the last case left out and the first kept (as a Float never above the first kept, and
+    /// above the last left out); +inf when no suffix gains (a tie keeps the smaller set, the rule). Returns the
+    /// index of the first case kept and m.
     static func bestGainMargin(_ d: [(Double, Int)]) -> (Int, Float) {
         var suffix = 0
         var best = 0
@@ -244,8 +245,12 @@ extension Learner {
             }
         }
         guard bestIndex < d.count else { return (d.count, .infinity) }
-        var m: Float = bestIndex == 0 ? 0 : Float(d[bestIndex].0)
+        // Midway between the last case left out and the first kept: a margin at the first kept case's own
+        // value would leave a gap below it that no held-out case argued for.
+        let midpoint = bestIndex == 0 ? 0 : (d[bestIndex - 1].0 + d[bestIndex].0) / 2
+        var m = Float(midpoint)
         if Double(m) > d[bestIndex].0 { m = m.nextDown }
+        if Double(m) <= (bestIndex == 0 ? -Double.infinity : d[bestIndex - 1].0) { m = Float(d[bestIndex].0) }
         return (bestIndex, m)
     }
 }
