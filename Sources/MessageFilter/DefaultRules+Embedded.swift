@@ -56,7 +56,7 @@ rules:
     action: junk
     priority: 80
     all: [[" won ", "have won", "you've won", "u have won", "winner", "awarded", "selected to receive",
-           "prize", "lottery", "jackpot", "lucky draw", "congratulations", "congrats", "guaranteed",
+           "prize", "prizes", "lottery", "jackpot", "lucky draw", "lucky day", "congratulations", "congrats", "guaranteed",
            "लॉटरी", "इनाम", "जीता", "jeeta", "inaam", "lucky number",
            "中奖", "恭喜您", "奖金", "获奖", "ถูกรางวัล", "รางวัลใหญ่", "ได้รับรางวัล", "ผู้โชคดี", "คุณได้รับเงิน"],
           [claim, "call ", collect, redeem, "txt", "text ", "reply", "send ", "click", "http://", "https://", "www.", "visit",
@@ -66,17 +66,17 @@ rules:
     action: junk
     priority: 80
     keywords: ["150p", "150ppm", "ppm", "p/min", "per min", "p per min", "/msg", "p/msg", "msg/wk",
-               "pobox", "po box", "18+", "16+", "hot singles", "call 09", "call 087", "call 0800", "freephone",
+               "pobox", "po box", "18+", "16+", "hot singles", "call 09", "call 087", "call 0800", "freephone", "per minute",
                "urgent message", "awaiting collection", "awaiting your collection", "new voicemail",
                "customer service announcement", "un-redeemed", "unredeemed", "identifier code", "network mins",
                "anytime any network", "video phone", "free text", "text messages", "ringtones", "mobile update",
                "latest nokia", "latest motorola", "txt the word", "text the word", "reply yes", "text yes",
                "chance to win", "to win ", "win a ", "10p", "25p", "50p", "100p", "300p", "p/sms", "totally free",
                "free!", "free entry", "singles", "final attempt", "attempt to contact", "call credit",
-               "mobile community", "filthy", "sms.ac", "sms. ac", "dating service", "flirt",
-               "chat service", "ringtone", "polyphonic", "tones 4", "camera phone", "national rate",
+               "mobile community", "filthy", "sms.ac", "sms. ac", "dating service", "flirt", "flirting", "flirty",
+               "chat service", "ringtone", "ringtones", "polyphonic", "tones 4", "camera phone", "camera phones", "national rate",
                "t&c", "t&cs", "tcs apply", "unclaimed", "your mobile number has", "won a",
-               "your mob", "cash prize", "urgent!", "bonus caller", "await collection", "secret admirer"]
+               "your mob", "your mobile", "cash prize", "urgent!", "bonus caller", "await collection", "secret admirer"]
     unless: ["debited", "credited"]
   - name: gambling
     action: junk
@@ -94,7 +94,7 @@ rules:
     action: junk
     priority: 80
     amounts: [{currency: [GBP, USD, EUR]}]
-    keywords: [free, win, " won ", winner, prize, claim, bonus, award, guaranteed, jackpot, "draw", chance, txt,
+    keywords: [free, win, " won ", winner, winners, prize, prizes, claim, bonus, award, guaranteed, jackpot, "draw", chance, txt,
                "text ", reply, "/wk", "per wk", "per week", "/week", "a week", "/msg", "per msg", "/min", "per min",
                ringtone, tones, "18+", sexy, dating, "chat ", auction]
   - name: gambling-in-context       # lottery tickets and board games only with gambling wording
@@ -116,24 +116,65 @@ rules:
                "รับเงินเป็นรายวัน", "งานออนไลน์", "ยื่นขอสินเชื่อ", "ทุกอาชีพ", "ได้รับการอนุมัติ", "สินเชื่อธุรกิจ", "หารายได้", "ผู้ช่วยขาย", "ทำงานที่บ้าน", "รายได้ต่อวัน", "บาทต่อวัน", "งานพาร์ทไทม์",
                "ทรัพยากรบุคคล", "ยื่นสิทธิ์", "ยื่นได้", "ผลกำไร", "เพิ่มเพื่อน", "เพื่อธุรกิจ", "วงเงินกู้",
                "ผู้ติดตาม"]
-  - name: phishing
+  # Phishing needs a link, a phone number or a request for credentials besides the alarm, and never decides
+  # against a registered transactional sender (TRAI -T/-S/-G headers, the listed banks and carriers) on its
+  # own: "your account" and a "Not you? Call 1800…" line are how genuine bank notices read. Words that only
+  # name an account ("your account", บัญชี, 账户) need a call to click and a link as well.
+  - name: phishing                  # the alarm and a link written out (also glued to a word: "BTChttp://…")
     action: junk
     priority: 80
-    all: [["account suspended", "account blocked", "account will be blocked", "kyc", "update your pan",
-           "verify your account", "unusual activity", "suspended", "blocked", "parcel is on hold", "customs fee",
-           "unpaid toll", "electricity will be disconnected", "bijli", "बंद हो जाएगा", "केवाईसी",
-           "账户异常", "冻结", "บัญชีของคุณถูกระงับ", "ระงับ", "ค้างชำระ", "ไปรษณีย์ไทยได้ส่ง", "พัสดุตกค้าง",
-           "บัญชี", "ธนาคาร", "อัพเดต", "อัปเดต", "ยืนยันตัวตน", "your account", "bank account", "银行", "账户"],
-          ["http://", "https://", "www.", "bit.ly", "cutt.ly", "lin.ee", "line.me", "click", "link", "लिंक", "链接", "คลิก", "คลิ๊ก", "ลิงก์"]]
+    unlessSender: &registered [{suffix: [T, S, G]},
+                               {entity: &banks [HDFCBK, ICICIB, ICICIT, SBIINB, SBIPSG, AXISBK, KOTAKB, PNBSMS, BOBTXN, CANBNK,
+                                                UNIONB, IDFCFB, INDUSB, YESBNK, PAYTMB, AUBANK, FEDBNK, SCBANK, CITIBK, HSBCIN, AMEXIN]},
+                               {entity: &carriers [AIRTEL, AIRTIN, JIOINF, JIONET, VIINFO, VICARE, BSNLIN, MTNLIN]}]
+    all: [&alarm ["account suspended", "account blocked", "account will be blocked", "kyc", "update your pan",
+                  "verify your account", "unusual activity", "suspended", "blocked", "parcel is on hold", "customs fee",
+                  "unpaid toll", "electricity will be disconnected", "bijli", "बंद हो जाएगा", "केवाईसी",
+                  "账户异常", "冻结", "บัญชีของคุณถูกระงับ", "ระงับ", "ค้างชำระ", "ไปรษณีย์ไทยได้ส่ง", "พัสดุตกค้าง", "ยืนยันตัวตน"],
+          ["http://", "https://", "www."]]
+  - name: phishing-link             # the alarm and a URL (docs/RULES.md §2.1)
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [*alarm]
+    urls: any
+  - name: phishing-account          # words that name an account: with a call to click or update, and a link
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [["your account", "bank account", "บัญชี", "ธนาคาร", "银行", "账户"],
+          [click, link, "लिंक", "链接", "点击", "คลิก", "คลิ๊ก", "ลิงก์", "ลิ้งค์", update, verify, confirm, upgrade,
+           "อัพเดต", "อัปเดต", "อัพเกรด", "อัปเกรด", "ยืนยัน", "更新", "验证", "登录", "अपडेट"],
+          ["http://", "https://", "www.", "bit.ly", "cutt.ly", "lin.ee", "line.me"]]
+  - name: phishing-phone            # the alarm and a number to call: only the words that alarm most
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [["account suspended", "account blocked", "account will be blocked", "will be blocked", "has been blocked",
+           "kyc", "update your pan", "verify your account", "unusual activity", "electricity will be disconnected",
+           "power will be disconnected", "will be disconnected", "बंद हो जाएगा", "केवाईसी", "block ho gaya", "band ho jayega",
+           "账户异常", "冻结", "บัญชีของคุณถูกระงับ"]]
+    phones: any
+  - name: phishing-credentials      # the alarm and a request for what only the owner knows: above one-time codes
+    action: junk
+    priority: 91
+    unlessSender: *registered
+    unless: ["do not share", "don't share", "dont share", "never share", "never ask", "never asks", "किसी के साथ साझा न", "请勿"]
+    all: [["account suspended", "account blocked", "account will be blocked", "kyc", "verify your account",
+           "unusual activity", "suspended", "blocked", "your account", "账户异常", "冻结", "บัญชีของคุณถูกระงับ"],
+          ["share your otp", "send your otp", "share the otp", "enter your pin", "your atm pin", "cvv", "card details",
+           "login details", "net banking password", "your password", "otp bhej", "ओटीपी भेज", "ओटीपी बताएं",
+           "提供验证码", "告知验证码", "银行卡密码", "แจ้งรหัส"]]
 
   - name: link-bait                 # shortener names anywhere (also glued: "100bit.ly/…") next to money words
     action: junk
     priority: 79
+    wholeWord: false                # phrases match inside words: "1OObit.ly", "oline.me" (so no short English words)
     all: [["bit.ly", "cutt.ly", "lin.ee", "line.me", "tinyurl", "lii.bz", "rb.gy", "shorturl", "is.gd", "t.ly/",
            "s.id/", "goo.gl", "ow.ly", "bit.do"],
           ["ฝาก", "รับเงิน", "รับโบนัส", "รับฟรี", "รับทุน", "ได้เงิน", "เงินก้อน", "ฟร๊", "โบนัส", "แจก", "เครดิต", "สินเชื่อ",
            "กู้", "อนุมัติ", "ทุน", "฿", "ให้ฟรี", "รับเลย", "รับสูงสุด", "สนใจ", "เล่น", "ถอน", "คืนเงิน", "วงเงิน",
-           "free", "bonus", "claim", "won", "prize", "cash", "loan", "loans", "earn", "earning", "reward", "贷款", "领取", "奖",
+           "free", "bonus", "claim", " won ", "prize", "cash", "loan", " earn", "earning", "reward", "贷款", "领取", "奖",
            "पैसे", "इनाम", "ऋण"]]
   - name: link-bait-url             # any shortener or chat-app link (the lists in docs/RULES.md) next to money words
     action: junk
@@ -276,7 +317,7 @@ rules:
     subAction: promotionalOffers
     priority: 40
     wholeWord: true
-    keywords: [sale, sales, clearance, "mega sale", "end of season"]
+    keywords: [sale, clearance, "mega sale", "end of season"]
   - name: promotional-wording
     action: promotion
     subAction: promotionalOthers
@@ -295,7 +336,7 @@ rules:
     action: promotion
     subAction: promotionalOthers
     priority: 20
-    keywords: ["unsubscribe", "opt out", "opt-out", "optout", "txt stop", "text stop", "reply stop", "send stop",
+    keywords: ["unsubscribe", "unsubscribed", "opt out", "opt-out", "optout", "txt stop", "text stop", "reply stop", "send stop",
                "to stop receiving", "stop2", "stop to 8", "sms stop", "dnd", "退订", "回t", "回复td", "ยกเลิกกด", "ยกเลิก กด"]
   - name: trai-promotional-header
     action: promotion
@@ -311,13 +352,12 @@ rules:
     action: transaction
     subAction: transactionalFinance
     priority: 1
-    sender: {entity: [HDFCBK, ICICIB, ICICIT, SBIINB, SBIPSG, AXISBK, KOTAKB, PNBSMS, BOBTXN, CANBNK, UNIONB,
-                      IDFCFB, INDUSB, YESBNK, PAYTMB, AUBANK, FEDBNK, SCBANK, CITIBK, HSBCIN, AMEXIN]}
+    sender: {entity: *banks}
   - name: carrier-header
     action: transaction
     subAction: transactionalCarrier
     priority: 1
-    sender: {entity: [AIRTEL, AIRTIN, JIOINF, JIONET, VIINFO, VICARE, BSNLIN, MTNLIN]}
+    sender: {entity: *carriers}
   - name: shortcode-marketing
     action: promotion
     subAction: promotionalOthers

@@ -200,6 +200,40 @@ final class DefaultRulesTests: XCTestCase {
         XCTAssertEqual(rule("双十一红包雨，点击领取最高888元红包"), "coupons-red-packet")
     }
 
+    /// Issue 34 item 4, one case each way: keywords are not found inside longer words, phishing needs a link, a
+    /// phone number or a request for credentials and never decides against a registered transactional sender on
+    /// its own, and a bare `name.tld` is a URL only where a linkifier would make it one.
+    func testIssue34PrecisionTraps() throws {
+        let c = Classifier(ruleSet: try RuleSet.parse(yaml: Self.sampleYAML, file: "default"))
+        func verdict(_ body: String, _ sender: String?) -> (String, String) {
+            let v = c.classify(sender: sender, body: body)
+            return (v.folder.path, v.rule >= 0 ? c.ruleSet.ruleNames[Int(v.rule)] : "none")
+        }
+        let cases: [(String?, String, String)] = [
+            // `sale` is not `sales`; a keyword is not found inside a longer word of a spaced script.
+            (nil, "The sales team meeting is moved to 3pm", "Unknown Senders"),
+            (nil, "Big sale this weekend: everything 20% off", "Promotions/Offers"),
+            // Phishing: the alarm alone is not enough; with a link, a phone number or a request for credentials it is.
+            (nil, "Your account has been suspended for a day, sorry for the trouble", "Unknown Senders"),
+            ("+919812345678", "Your account will be blocked today. Update KYC at http://kyc-check.xyz", "Junk"),
+            ("+919812345678", "Your SBI account will be blocked today, call 9876543210 to update KYC", "Junk"),
+            ("+919812345678", "Your account is blocked. Share your OTP with our officer to unblock it", "Junk"),
+            // … and never decides against a registered transactional sender (TRAI -T/-S/-G, listed banks).
+            ("VM-HDFCBK-S", "Your account will be blocked today. Update KYC at http://kyc-check.xyz", "Transactions/Finance"),
+            ("JM-NACHMS-S", "NACH mandate for your account XX1234 is suspended as requested. Details: https://nach.example.in/m/12",
+             "Transactions/Others"),
+            ("VM-PHONPE-S", "Rs 500 sent from your account to Ramesh. Not you? Click https://phon.pe/help or call 08068727374",
+             "Transactions/Others"),
+            // A bare name.tld with a word-like TLD is no URL without context (link-prize needs a URL).
+            (nil, "Oops.today we got the prize for the best team!", "Unknown Senders"),
+            (nil, "You are a winner! Collect your prize at win88.today", "Junk"),
+        ]
+        for (sender, body, want) in cases {
+            let (folder, rule) = verdict(body, sender)
+            XCTAssertEqual(folder, want, "\(sender ?? "-") \(body) (rule \(rule))")
+        }
+    }
+
     struct Record { var id: String; var body: String; var label: String }
 
     static func corpus(_ name: String, in folder: URL) throws -> [Record] {

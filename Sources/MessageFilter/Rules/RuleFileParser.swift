@@ -12,7 +12,7 @@ struct _RuleFileParser {
     static let topKeys = ["version", "capabilities", "defaultCountryCode", "blockList", "identificationList", "rules",
                           "normalize", "model"]
     static let ruleKeys = ["name", "action", "subAction", "priority", "keywords", "unless", "all", "caseFold",
-                           "wholeWord", "sender", "startsWith", "urls", "phones", "amounts"]
+                           "wholeWord", "sender", "unlessSender", "startsWith", "urls", "phones", "amounts"]
     static let senderKeys = ["exact", "prefix", "kind", "suffix", "entity", "countryCode"]
 
     init(file: String, baseFolder: String?) {
@@ -206,6 +206,14 @@ struct _RuleFileParser {
                 } else { issue(v, f, "expected true or false"); ok = false }
             case "sender":
                 if let c = parseSender(v, f) { rule.sender = c } else { ok = false }
+            case "unlessSender":
+                // One sender condition, or a list of them (any one vetoes the rule).
+                if let seq = v.sequence {
+                    if seq.isEmpty { issue(v, f, "expected a sender condition or a non-empty list of them"); ok = false }
+                    for (j, item) in seq.enumerated() {
+                        if let c = parseSender(item, "\(f)[\(j)]") { rule.unlessSender.append(c) } else { ok = false }
+                    }
+                } else if let c = parseSender(v, f) { rule.unlessSender = [c] } else { ok = false }
             default:
                 if parseBodyCondition(key, v, f, into: &rule, ok: &ok) { continue }
                 issue(k, f, _Suggest.unknown("rule field", key, valid: Self.ruleKeys)); ok = false
