@@ -65,9 +65,9 @@ final class DefaultRulesTests: XCTestCase {
         }
         // Every phrase is in the default rule set's look-up table.
         XCTAssertEqual(RuleSet.embeddedDefault.model?.table.featureCount, model.phrases.count)
-        // Only the government sender rules (priority 100) rank above it.
+        // Only the government sender rules (priority 100: any -G header, and a -G weather warning) rank above it.
         let above = RuleSet.embeddedDefault.definition.rules.filter { $0.priority >= model.priority }.map(\.name)
-        XCTAssertEqual(above, ["trai-government-header"])
+        XCTAssertEqual(Set(above), ["trai-government-header", "trai-government-weather"])
     }
 
     /// The embedded model's base64 decoder against Foundation's, on seeded random bytes of every length
@@ -166,7 +166,8 @@ final class DefaultRulesTests: XCTestCase {
             ("<#> ExampleApp: 482913 FA+9qCX9VSu", "Transactions/Others"),
             ("  <#> 482913 FA+9qCX9VSu", "Transactions/Others"),
             ("双十一红包雨，点击领取最高888元红包", "Promotions/Coupons"),
-            ("会员日活动，全场满减，回T退订", "Promotions/Others"),
+            ("会员日活动，全场满减，回T退订", "Promotions/Offers"),  // 退订 marks an ad (issue 34); 满减 is its offer
+            ("会员专享礼遇，详询门店", "Promotions/Others"),
             ("您尾号1234的账户于5月1日消费人民币500.00元", "Transactions/Finance"),
             ("彩票平台注册送彩金", "Junk"),
             ("无抵押贷款，秒到账，加微信", "Junk"),
@@ -196,7 +197,8 @@ final class DefaultRulesTests: XCTestCase {
             XCTAssertEqual(verdicts[k], c.classify(sender: nil, body: body), "batch and single differ on \(body)")
         }
         XCTAssertEqual(rule("<#> ExampleApp: 482913 FA+9qCX9VSu"), "otp-retriever")
-        XCTAssertEqual(rule("会员日活动，全场满减，回T退订"), "promotional-wording-zh")
+        XCTAssertEqual(rule("会员专享礼遇，详询门店"), "promotional-wording-zh")
+        XCTAssertEqual(rule("会员日活动，全场满减，回T退订"), "ad-marker-offers")
         XCTAssertEqual(rule("双十一红包雨，点击领取最高888元红包"), "coupons-red-packet")
     }
 
