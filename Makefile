@@ -8,8 +8,12 @@ SAMPLE ?= samples/sample.jsonl.zst
 # a warning: `make test SWIFT_BUILD_FLAGS=` (the default) or CI's strictness with
 # `make test SWIFT_BUILD_FLAGS='-Xswiftc -warnings-as-errors'`.
 SWIFT_BUILD_FLAGS ?=
+# The release binary is one file to copy: on Linux the Swift runtime and Foundation (with its ICU data) are
+# linked in statically, so it needs only the C library, libstdc++, libzstd and zlib (Scripts/check-one-file.sh;
+# sizes and start-up in docs/PERFORMANCE.md). Every release build of the Makefile uses the same flags.
+RELEASE_FLAGS := -c release $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
 
-.PHONY: all deps build demo test bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks test-buffer-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env
+.PHONY: all deps build demo test test-one-file test-dataframes bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks test-buffer-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env
 
 all: build
 
@@ -35,14 +39,14 @@ deps: ## Install libzstd-dev and zlib1g-dev (apt-get) when pkg-config cannot fin
 	fi
 	@command -v zstd >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && apt-get install -y -qq zstd >/dev/null; } || true
 
-build: deps ## Build the release binary (.build/release/smsfilter).
-	$(SWIFT) build -c release --product smsfilter
+build: deps ## Build the release binary (.build/release/smsfilter), the Swift runtime linked in: one file to copy.
+	$(SWIFT) build $(RELEASE_FLAGS) --product smsfilter
 
 demo: build ## Classify the bundled sample with the embedded default rules and print the per-folder counts.
 	$(BIN) classify $(SAMPLE) -o /tmp/smsfilter-demo.jsonl.zst --counts /tmp/smsfilter-demo-counts.json --force
 	@echo "labelled records: /tmp/smsfilter-demo.jsonl.zst   counts: /tmp/smsfilter-demo-counts.json"
 
-test: deps ## Build everything and run the whole test suite (and the portability, test-path, exit-status and layering checks).
+test: deps ## Build everything and run the whole test suite (and the portability, test-path, exit-status and layering checks, and the release binary copied alone).
 	bash Scripts/check-portability.sh
 	bash Scripts/check-simd.sh
 	bash Scripts/check-test-paths.sh
@@ -50,6 +54,10 @@ test: deps ## Build everything and run the whole test suite (and the portability
 	bash Scripts/check-layers.sh
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+	$(MAKE) test-one-file
+
+test-one-file: build ## The release binary loads nothing of the toolchain and classifies the sample when copied alone (env -i; a fresh root as root).
+	bash Scripts/check-one-file.sh $(BIN) $(SAMPLE)
 
 mutate: deps ## Plant each bug of Scripts/mutations in a scratch copy without ../shared; every one must fail the tests (not in make test).
 	bash Scripts/mutate.sh
@@ -101,11 +109,11 @@ peers-matcher: ## The matcher alone beside pyahocorasick, ahocorasick_rs, hypers
 
 default-model: build ## Retrain the embedded default model (samples/default-model.yaml and its embedded copy; same bytes each time), then rebuild.
 	bash Scripts/make-default-model.sh
-	$(SWIFT) build -c release --product smsfilter
+	$(SWIFT) build $(RELEASE_FLAGS) --product smsfilter
 
 embed-default-model: build ## Compile the committed samples/default-model.yaml and embed it again (no learning), then rebuild.
 	bash Scripts/make-default-model.sh --embed-only
-	$(SWIFT) build -c release --product smsfilter
+	$(SWIFT) build $(RELEASE_FLAGS) --product smsfilter
 
 quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the table there.
 	python3 Scripts/quality.py $(QUALITY_ARGS)

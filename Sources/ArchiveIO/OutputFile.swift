@@ -54,6 +54,29 @@ public final class OutputFile {
         return .none
     }
 
+    /// A compression or archive format that `path`'s name asks for and that ``OutputFile`` does not write
+    /// (`.bz2`, `.xz`, `.lz4`, `.zstd`, `.zip`, `.7z`, `.br`…, case-insensitively): its suffix as the name
+    /// spells it and the format's name; nil for `.zst`, `.gz` and every other name. An output named so
+    /// would otherwise be plain text under a name that says otherwise.
+    public static func unwrittenCompression(namedBy path: String) -> (suffix: String, format: String)? {
+        let lower = path.lowercased()
+        for (suffix, format) in unwrittenSuffixes where lower.hasSuffix(suffix) && lower.count > suffix.count {
+            return (String(path.suffix(suffix.count)), format)
+        }
+        return nil
+    }
+
+    /// Suffixes of compressed files and archives that are not written (longest first where one ends another).
+    static let unwrittenSuffixes: [(String, String)] = [
+        (".tar.gz", "a gzip-compressed tar archive"), (".tgz", "a gzip-compressed tar archive"),
+        (".tar.zst", "a zstd-compressed tar archive"), (".tzst", "a zstd-compressed tar archive"),
+        (".tar", "a tar archive"), (".zstd", "zstd, which smsfilter writes under the name .zst"),
+        (".bz2", "bzip2"), (".tbz2", "bzip2"), (".tbz", "bzip2"), (".bz", "bzip2"), (".xz", "xz"), (".txz", "xz"),
+        (".lzma", "lzma"), (".lz4", "lz4"), (".lz", "lzip"), (".lzo", "lzop"), (".zip", "zip"), (".7z", "7-Zip"),
+        (".rar", "RAR"), (".br", "Brotli"), (".sz", "Snappy"), (".snappy", "Snappy"), (".z", "compress (.Z)"),
+        (".zz", "zlib"), (".gzip", "gzip, which smsfilter writes under the name .gz"),
+    ]
+
     /// What to do with a regular file already at the destination.
     public enum Existing: Sendable, Equatable {
         /// Replace it atomically when finished (`rename(2)`).

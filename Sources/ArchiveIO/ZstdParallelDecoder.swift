@@ -235,7 +235,7 @@ public final class ZstdParallelDecoder: _PathDecoder {
         return named
     }
 
-    /// Reads the first 4 bytes and picks frames or pass-through.
+    /// Reads the first 4 bytes and picks frames or pass-through (a range of a file is always frames).
     private func sniff() {
         let reader = initialBytes.withUnsafeBytes {
             _InputReader(fd: fd, capacity: 256 << 10, prefix: $0, base: startOffset ?? 0, limit: options.inputEnd)
@@ -243,12 +243,15 @@ public final class ZstdParallelDecoder: _PathDecoder {
         initialBytes = []
         self.reader = reader
         guard reader.fill(4) else {
-            mode = reader.readError == nil ? .plain : .frames  // a read error: reported in order by the walker
+            // A read error, or a range shorter than a magic number: reported in order by the walker.
+            mode = reader.readError == nil && options.inputEnd == nil ? .plain : .frames
             return
         }
         let magic = UInt32(littleEndian: reader.bytes.loadUnaligned(as: UInt32.self))
         let zstd = magic == _Zstd.frameMagic || magic & _Zstd.skippableMagicMask == _Zstd.skippableMagicStart
-        mode = zstd ? .frames : .plain
+        // A range of a file is frames: bytes there that are no frame are damage, named as the walker names
+        // them in a whole-file read, never text passed through.
+        mode = zstd || options.inputEnd != nil ? .frames : .plain
     }
 
     private func readPlain(into buffer: UnsafeMutableRawBufferPointer) throws(ZstdError) -> Int {

@@ -11,6 +11,10 @@ public enum DefaultModel {
     /// The model, decoded on first use.
     public static var definition: ModelDefinition { compiled.definition.model! }
 
+    /// The model's checksum: that of its compiled rule table, as ``RuleSet/checksum`` gives it for
+    /// `samples/default-model.yaml` loaded alone (what `smsfilter check` and `compile` print for that file).
+    public static var checksum: String { String(_Checksum.hash(compiled.definitionBytes), radix: 16).leftPadded(to: 16) }
+
     /// The embedded `.smsf`, loaded and checked like a file (magic, version, length, both checksums, every
     /// section and the rule table) on first use. Phrase shapes are not re-checked here (they cost ~30M instructions at every start): the image is the
     /// compile of `samples/default-model.yaml`, whose parser checks them, and `DefaultRulesTests` checks

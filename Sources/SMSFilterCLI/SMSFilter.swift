@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import ArchiveIO
+import MessageFilter
 
 #if canImport(Glibc)
 import Glibc
@@ -21,6 +22,10 @@ struct SMSFilter: ParsableCommand {
             source.setEventHandler(handler: onSignal(sig))
             source.resume()
             signalSources.append(source)
+        }
+        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+            CLI.stdout(versionText())
+            _exitProcess(ExitStatus.success.rawValue)
         }
         var command: ParsableCommand
         do {
@@ -55,6 +60,23 @@ struct SMSFilter: ParsableCommand {
     }
 
     static let version = "0.1.0"
+
+    /// `smsfilter --version`: the version, the zstd library, and the embedded rule set and model with the
+    /// checksums that counts files (`ruleSet`), `explain`, `check` and `compile` cite, so that a counts file
+    /// can be traced to the binary that wrote it.
+    static func versionText() -> String {
+        let all = RuleSet.embeddedDefault, rules = RuleSet.embeddedDefaultRulesOnly
+        let model = DefaultModel.definition
+        return """
+            smsfilter \(version) (libzstd \(zstdLibraryVersion))
+            embedded rule set (the default --rules): checksum \(all.checksum), the "ruleSet" of counts files
+              rules: \(rules.definition.rules.count) rules, \(rules.phraseCount) phrases (samples/default-rules.yaml); \
+            alone (--rules \(RuleSet.embeddedRulesOnlyPath)): checksum \(rules.checksum)
+              model: "\(model.name)", \(model.phrases.count) phrases × \(model.targets.count) targets, priority \(model.priority) \
+            (samples/default-model.yaml): checksum \(DefaultModel.checksum)
+
+            """
+    }
 
     static let configuration = CommandConfiguration(
         commandName: "smsfilter",

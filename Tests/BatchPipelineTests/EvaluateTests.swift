@@ -83,25 +83,35 @@ final class EvaluateTests: XCTestCase {
 
         let none = 0, junk = 2, promotion = 3, transaction = 4
         XCTAssertEqual(r.classNames, ["none", "allow", "junk", "promotion", "transaction"])
+        // scikit-learn's classes: the targets junk and none, then the columns no target accepts (only
+        // predicted here: promotion, record 2; transaction, records 4 and 6).
+        let s = r.scores
+        XCTAssertEqual(s.names, ["junk", "none", "allow", "promotion", "transaction"])
+        XCTAssertEqual(s.scoredClasses.map { s.names[$0] }, ["junk", "none", "promotion", "transaction"])
+        let (sj, sn, sp, st) = (0, 1, 3, 4)
         // junk: predicted 2 (1, 3), both right; missed: record 2.
-        XCTAssertEqual(r.predicted[junk], 2)
-        XCTAssertEqual(r.truePositives[junk], 2)
-        XCTAssertEqual(r.falseNegatives[junk], 1)
-        XCTAssertEqual(r.precision(junk)!, 1.0)
-        XCTAssertEqual(r.recall(junk)!, 2.0 / 3.0, accuracy: 1e-12)
-        XCTAssertEqual(r.f1(junk)!, 0.8, accuracy: 1e-12)
+        XCTAssertEqual(s.predicted(sj), 2)
+        XCTAssertEqual(s.truePositives(sj), 2)
+        XCTAssertEqual(s.falseNegatives(sj), 1)
+        XCTAssertEqual(s.precision(sj), 1.0)
+        XCTAssertEqual(s.recall(sj), 2.0 / 3.0, accuracy: 1e-12)
+        XCTAssertEqual(s.f1(sj), 0.8, accuracy: 1e-12)
         // none: predicted 2 (5, 7), both right; missed: 4 and 6.
-        XCTAssertEqual(r.precision(none)!, 1.0)
-        XCTAssertEqual(r.recall(none)!, 0.5)
-        XCTAssertEqual(r.f1(none)!, 2.0 / 3.0, accuracy: 1e-12)
-        // promotion: predicted once, wrongly; no record is truly promotion.
-        XCTAssertEqual(r.precision(promotion)!, 0)
-        XCTAssertNil(r.recall(promotion))
-        XCTAssertEqual(r.f1(promotion)!, 0)
-        XCTAssertEqual(r.falsePositives[transaction], 2)
-        XCTAssertEqual(r.precision(transaction)!, 0)
-        XCTAssertEqual(r.support[junk], 3)
-        XCTAssertEqual(r.support[none], 4)
+        XCTAssertEqual(s.precision(sn), 1.0)
+        XCTAssertEqual(s.recall(sn), 0.5)
+        XCTAssertEqual(s.f1(sn), 2.0 / 3.0, accuracy: 1e-12)
+        // promotion: predicted once, wrongly; no record is truly promotion (zero_division=0).
+        XCTAssertEqual(s.precision(sp), 0)
+        XCTAssertEqual(s.recall(sp), 0)
+        XCTAssertEqual(s.f1(sp), 0)
+        XCTAssertEqual(s.falsePositives(st), 2)
+        XCTAssertEqual(s.support(sj), 3)
+        XCTAssertEqual(s.support(sn), 4)
+        XCTAssertEqual(s.support(st), 0)
+        // scikit-learn 1.9.1 on these y_true/y_pred (Scripts/pin-sklearn-f1.py, "hand"): 0.3666666666666667.
+        XCTAssertEqual(r.macroF1!, 0.3666666666666667, accuracy: 1e-12)
+        XCTAssertEqual(r.accuracy!, s.accuracy!, accuracy: 1e-12)
+        _ = (none, junk, promotion, transaction)
 
         // Confusion: rows spam, ham, weird; columns per action.
         XCTAssertEqual(r.labels, ["spam", "ham", "weird"])
@@ -150,8 +160,16 @@ final class EvaluateTests: XCTestCase {
         XCTAssertEqual(json["scored"] as? Int, 7)
         XCTAssertEqual(json["accuracy"] as? Double, 0.5714)
         let classes = json["classes"] as! [String: [String: Any]]
+        XCTAssertEqual(Set(classes.keys), ["junk", "none", "promotion", "transaction"])
         XCTAssertEqual(classes["junk"]?["f1"] as? Double, 0.8)
+        XCTAssertEqual(classes["junk"]?["accepts"] as? [String], ["junk"])
+        XCTAssertEqual(classes["junk"]?["target"] as? Bool, true)
+        XCTAssertEqual(classes["transaction"]?["target"] as? Bool, false)
         XCTAssertEqual(classes["none"]?["recall"] as? Double, 0.5)
+        XCTAssertEqual(json["macroF1"] as? Double, 0.3667)
+        XCTAssertEqual(json["macroF1Labels"] as? Double, 0.7333)
+        XCTAssertNil(json["macroF1Classes"])
+        XCTAssertEqual((json["labels"] as! [String: [String: Any]])["spam"]?["class"] as? String, "junk")
         let rules = json["rules"] as! [String: [String: Any]]
         XCTAssertEqual(rules["win-prize"]?["shareOfTruePositives"] as? Double, 1.0)
         XCTAssertEqual(rules["sale"]?["hits"] as? Int, 1)
@@ -249,16 +267,25 @@ final class EvaluateTests: XCTestCase {
         // spam may be junk or promotion: record 2 is now right.
         let r = try evaluate("spam=junk|promotion,ham=none")
         XCTAssertEqual(r.correct, 5)
-        XCTAssertEqual(r.truePositives[3], 1)
-        XCTAssertEqual(r.falseNegatives[2], 0)
+        // One class for the whole target list, with the label's support once (not once per action).
+        let jp = try XCTUnwrap(r.scores.index(of: "junk|promotion"))
+        XCTAssertEqual(r.scores.truePositives(jp), 3)
+        XCTAssertEqual(r.scores.support(jp), 3)
+        XCTAssertEqual(r.scores.f1(jp), 1)
+        XCTAssertNil(r.scores.index(of: "junk"))
+        // scikit-learn ("list"): 0.5555555555555555.
+        XCTAssertEqual(r.macroF1!, 0.5555555555555555, accuracy: 1e-12)
         XCTAssertEqual(r.rules.first { $0.name == "sale" }!.precision!, 1.0)
         // A folder target switches to per-folder scoring; `other` accepts none and allow.
         let f = try evaluate("spam=Promotions/Offers|junk,ham=other")
         XCTAssertEqual(f.granularity, .folder)
         XCTAssertEqual(f.correct, 5)
-        let offers = f.classNames.firstIndex(of: "Promotions/Offers")!
-        XCTAssertEqual(f.truePositives[offers], 1)
-        XCTAssertEqual(f.predicted[f.classNames.firstIndex(of: "Transactions/Others")!], 2)
+        let spam = try XCTUnwrap(f.scores.index(of: "Promotions/Offers|junk"))
+        XCTAssertEqual(f.scores.accepts(f, spam), ["Promotions/Offers", "Junk"])
+        XCTAssertEqual(f.scores.truePositives(spam), 3)
+        // other accepts Unknown Senders and Inbox; Transactions/Others is only predicted (records 4 and 6).
+        XCTAssertEqual(f.scores.truePositives(try XCTUnwrap(f.scores.index(of: "other"))), 2)
+        XCTAssertEqual(f.scores.predicted(try XCTUnwrap(f.scores.index(of: "Transactions/Others"))), 2)
         // `ignore` leaves a label out of the scores.
         let i = try evaluate("spam=junk,ham=ignore")
         XCTAssertEqual(i.scored, 3)
@@ -315,4 +342,9 @@ final class EvaluateTests: XCTestCase {
 
 extension EvaluationReport {
     var ruleNames: [String] { rules.map(\.name) }
+}
+
+extension ClassScores {
+    /// The columns (action or folder names) class `c` of `report` accepts.
+    func accepts(_ report: EvaluationReport, _ c: Int) -> [String] { report.scoreAccepts[c].map { report.classNames[$0] } }
 }

@@ -221,9 +221,8 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(object["body"] as? String, body)
         XCTAssertEqual(object["id"] as? String, "x,1")
         XCTAssertEqual(object["label"] as? String, "Junk")
-        // Validation and test files exist (empty) and nothing else is left in the folder.
-        XCTAssertEqual(
-            try FileManager.default.contentsOfDirectory(atPath: path("jsonl")).sorted(), ["test.jsonl", "train.jsonl", "validation.jsonl"])
+        // Validation and test have weight 0: no file for them (issue 35), and nothing else is left in the folder.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("jsonl")).sorted(), ["train.jsonl"])
     }
 
     // MARK: Labels

@@ -65,15 +65,19 @@ final class BodyScannerOracleTests: XCTestCase {
             var ok = false
             var ip = false
             if m.range(at: 1).location != NSNotFound {
-                ok = true
-                ip = schemeHost.hasPrefix("[") || isIPv4(schemeHost) || isWebIPv4(schemeHost)
+                // A host whose last label is a number is an IPv4 address or no URL (WHATWG "ends in a number").
+                let last = schemeHost.split(separator: ".", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+                let endsInNumber = !last.isEmpty && (last.allSatisfy { $0.isASCII && $0.isNumber }
+                    || (last.lowercased().hasPrefix("0x") && last.dropFirst(2).allSatisfy { $0.isHexDigit }))
+                ok = !endsInNumber || isWebIPv4(schemeHost)
+                ip = schemeHost.hasPrefix("[") || endsInNumber
             } else {
                 let labels = bareHost.split(separator: ".", omittingEmptySubsequences: false)
                 let after = hostRange.location + hostRange.length
                 let next = after < ns.length ? ns.substring(with: NSRange(location: after, length: min(2, ns.length - after))) : ""
                 if labels.count >= 2, bareHost.lowercased().hasPrefix("www.") {
                     ok = true
-                } else if isIPv4(bareHost) {
+                } else if isIPv4(bareHost) && isWebIPv4(bareHost) {
                     ok = next.hasPrefix("/") || (next.count == 2 && next.first == ":" && next.last!.isASCII && next.last!.isNumber)
                     ip = ok
                 } else if labels.count >= 2, let tld = labels.last {
@@ -276,6 +280,37 @@ final class BodyScannerOracleTests: XCTestCase {
         XCTAssertGreaterThan(c.amounts, 300)
     }
 
+    /// IPv4 hosts as the WHATWG URL standard's host parser reads them (what browsers do): a host whose last
+    /// label is a number is an IPv4 address, or the URL fails to parse (browsers refuse it: it is no URL).
+    /// Before, `http://09.1.1.1/` was an IP URL (read as decimal; 09 is no octal number, so browsers fail).
+    func testIPv4HostsAreReadAsTheWHATWGParserReadsThem() {
+        let cases: [(String, String?)] = [
+            // Octal: a leading 0; 8 and 9 are no octal digits.
+            ("http://09.1.1.1/", nil), ("http://1.1.1.09/", nil), ("http://019.1.1.1/", nil), ("http://08/", nil),
+            ("http://010.1.1.1/", "ip"), ("http://0377.0377.0377.0377/", "ip"), ("http://0400.1.1.1/", nil), ("http://00/", "ip"),
+            // Hex: 0x, any case, 0x alone is 0; a letter past f is no number.
+            ("http://0x7f.1/", "ip"), ("http://0XC0A80101/", "ip"), ("http://0x/", "ip"), ("http://1.2.3.0x/", "ip"),
+            ("http://0xg.1/", nil), ("http://0x100.1.1.1/", nil), ("http://0x1.com/", "host"),
+            // Fewer parts: the last fills the bytes left.
+            ("http://1.2.3/", "ip"), ("http://1.65535/", "ip"), ("http://1.16777215/", "ip"), ("http://4294967295/", "ip"),
+            // Overflow: a part past 255 but the last, the last past what is left, past 2^32, five parts.
+            ("http://256.1.1.1/", nil), ("http://1.16777216/", nil), ("http://1.2.65536/", nil), ("http://4294967296/", nil),
+            ("http://99999999999999999999/", nil), ("http://1.2.3.4.5/", nil),
+            // A domain ending in a number is none either; one ending in letters is a domain.
+            ("http://example.09/", nil), ("http://example.1/", nil), ("http://1.2.3.a/", "host"), ("http://example.com/", "host"),
+            ("http://a@09.1.1.1/", nil), ("http://09.1.1.1@example.com/", "host"),
+            // Bare hosts (no scheme): only a decimal dotted quad that browsers read the same way.
+            ("see 09.1.1.1/x", nil), ("see 10.0.0.1/x", "ip"), ("see 010.0.0.1/x", "ip"),
+        ]
+        for (text, expected) in cases {
+            let urls = Self.scannedURLs(text)
+            let got: String? = urls.first.map { $0.detail.hasSuffix("ip=true") ? "ip" : "host" }
+            XCTAssertEqual(got, expected, "\(text): \(urls)")
+            XCTAssertLessThanOrEqual(urls.count, 1, text)
+            XCTAssertEqual(urls, Self.oracleURLs(text), "\(text): the oracle")
+        }
+    }
+
     /// Fragments chosen to hit every branch of the definitions, glued at random.
     static let fragments: [String] = [
         "http://", "https://", "HTTP://", "www.", "WWW.", "bit.ly", "Bit.ly", "lin.ee", "example", ".", "..", "/", "-",
@@ -287,6 +322,7 @@ final class BodyScannerOracleTests: XCTestCase {
         "ok.so", "I.ll", "x.xx", "e.g.", "Dr.Rao", "1 2 3 4 5 6 7 8", "1000-2000", "081-2345678", "me@mail.com", "คลิก", "รับเงิน", "验证码", "ก", "é", "'", ")", "!", ",", ";", "\"",
         "<", ">", "=", "&", "%", "*", "~", "\u{00A0}", "0", "9", "00", "123", "4567", "8901", "tel:", "call ",
         "3232235777", "0xC0A80101", "0x", "0300.0250.1.1", "08", "0377", "user:pw@", "paypal.com@",
+        "09", "09.1.1.1", "1.1.1.09", "0x1g", "0X", "4294967296", "0xFFFFFFFF", "019", "1.2.3.4.5",
     ]
 
     func testScannersAgreeWithOraclesOnGeneratedText() {

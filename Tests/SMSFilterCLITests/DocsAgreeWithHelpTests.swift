@@ -65,10 +65,14 @@ final class DocsAgreeWithHelpTests: CLITestCase {
     /// README's "Just the binary" commands are real: the make target exists and the hand command names the product.
     func testReadmeSaysHowToGetTheBinary() throws {
         let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        XCTAssertTrue(readme.contains("swift build -c release --product smsfilter"))
+        XCTAssertTrue(readme.contains("swift build -c release --static-swift-stdlib --product smsfilter"))
         XCTAssertTrue(readme.contains(".build/release/smsfilter --help"))
+        // One file to copy (issue 35): every release build of the Makefile links the Swift runtime in.
         let makefile = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
-        XCTAssertTrue(makefile.contains("build: deps") && makefile.contains("$(SWIFT) build -c release --product smsfilter"))
+        XCTAssertTrue(makefile.contains("build: deps") && makefile.contains("$(SWIFT) build $(RELEASE_FLAGS) --product smsfilter"))
+        XCTAssertTrue(makefile.contains("RELEASE_FLAGS := -c release $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)"))
+        XCTAssertFalse(makefile.contains("build -c release --product"), "a release build without the static runtime")
+        XCTAssertTrue(makefile.contains("\tbash Scripts/check-one-file.sh $(BIN) $(SAMPLE)") && makefile.contains("\t$(MAKE) test-one-file"))
         let package = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
         XCTAssertTrue(package.contains(".executable(name: \"smsfilter\""))
     }

@@ -106,6 +106,52 @@ final class ExportEvaluateTests: CLITestCase {
         XCTAssertEqual(figures["scored"] as? Int, records.filter { $0.label == "Junk" || $0.label == "Inbox" }.count)
     }
 
+    /// `--predictions` on the fixture (`--map identity`): one line per scored record, in input order, whose
+    /// `predicted` is the golden folder and whose y_true/y_pred give the headline by scikit-learn's formula;
+    /// refused (64) over an input, beside `--json-file -` on standard output, or over a file without `--force`.
+    /// `--ignore-case` folds the fixture's labels written in capitals; a mapping that says two things of one
+    /// label ignoring case is a usage error.
+    func testEvaluatePredictionsAndIgnoreCase() throws {
+        let rows = try fixtureWithGoldenLabels()
+        let predictions = path("pred.jsonl.zst")
+        let result = try Fixtures.run(bin, [
+            "evaluate", GeneratedFixture.jsonl, "--rules", GeneratedFixture.rules, "--map", "identity", "--json-file", "-", "--quiet",
+            "--predictions", predictions,
+        ])
+        XCTAssertEqual(result.status, 0, text(result.stderr))
+        let figures = try json(result.stdout)
+        let lines = try text(Fixtures.run("zstd", ["-dcq", predictions]).stdout).split(separator: "\n").map { try json(Data($0.utf8)) }
+        XCTAssertEqual(lines.count, rows.count)
+        XCTAssertEqual(lines.map { $0["id"] as? String }, rows.map(\.record.id))
+        XCTAssertEqual(lines.map { $0["predicted"] as? String }, rows.map { $0.filter["folder"] as? String })
+        XCTAssertEqual(lines.map { $0["y_true"] as? String }, rows.map(\.record.label))
+        let yTrue = lines.map { $0["y_true"] as! String }, yPred = lines.map { $0["y_pred"] as! String }
+        XCTAssertEqual(figures["macroF1"] as! Double, ScikitLearnPinTests.rounded(ScikitLearnPinTests.formula(yTrue, yPred).macro), accuracy: 1e-9)
+
+        let input = GeneratedFixture.jsonl
+        XCTAssertEqual(try Fixtures.run(bin, ["evaluate", input, "--map", "identity", "--predictions", input]).status, 64)
+        XCTAssertEqual(try Fixtures.run(bin, ["evaluate", input, "--map", "identity", "--predictions", "-", "--json-file", "-"]).status, 64)
+        XCTAssertEqual(try Fixtures.run(bin, ["evaluate", input, "--map", "identity", "--predictions", predictions, "-q"]).status, 64)
+        XCTAssertEqual(try Fixtures.run(bin, ["evaluate", input, "--map", "Junk=junk,JUNK=other", "--ignore-case"]).status, 64)
+
+        // The fixture's labels in capitals: unmapped without --ignore-case, the same figures with it.
+        let shouted = try text(Data(GeneratedFixture.decompressed(input))).split(separator: "\n").map { line -> String in
+            var o = try json(Data(line.utf8))
+            o["label"] = (o["label"] as? String)?.uppercased()
+            return String(decoding: try JSONSerialization.data(withJSONObject: o), as: UTF8.self)
+        }.joined(separator: "\n") + "\n"
+        let upper = try write("upper.jsonl", shouted)
+        let plain = try json(Fixtures.run(bin, ["evaluate", upper, "--rules", GeneratedFixture.rules, "--map", "identity", "--json-file", "-", "-q"]).stdout)
+        XCTAssertEqual(plain["scored"] as? Int, 0)
+        let folded = try json(Fixtures.run(bin, [
+            "evaluate", upper, "--rules", GeneratedFixture.rules, "--map", "identity", "--ignore-case", "--json-file", "-", "-q",
+        ]).stdout)
+        for key in ["scored", "correct", "accuracy", "macroF1", "macroF1Labels"] {
+            XCTAssertEqual(folded[key] as? NSNumber, figures[key] as? NSNumber, key)
+        }
+        XCTAssertEqual(folded["ignoreCase"] as? Bool, true)
+    }
+
     // MARK: export
 
     /// `export --dedup` on the fixture: the de-duplication and every record's split recomputed by the test

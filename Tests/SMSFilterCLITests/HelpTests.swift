@@ -83,8 +83,16 @@ final class HelpTests: CLITestCase {
         for (source, target) in [("example-rules.yaml", "rules.yaml"), ("example-block.txt", "example-block.txt"), ("example-ids.tsv", "example-ids.tsv")] {
             try FileManager.default.copyItem(atPath: samples.appendingPathComponent(source).path, toPath: at(target))
         }
+        // Two shards: two archives (merge-counts refuses two runs of one archive: they count it twice).
         for k in 1...2 {
-            let r = try run(["classify", at("generated.jsonl"), "--no-output", "--counts", at("shard-\(k).counts.json"), "-q"])
+            let shard = at("shard-\(k).jsonl")
+            try FileManager.default.copyItem(atPath: at("generated.jsonl"), toPath: shard)
+            try FileHandle(forWritingAtPath: shard).map { handle in
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("{\"id\": \"shard-\(k)\", \"body\": \"hello\"}\n".utf8))
+                try handle.close()
+            }
+            let r = try run(["classify", shard, "--no-output", "--counts", at("shard-\(k).counts.json"), "-q"])
             XCTAssertEqual(r.status, 0, r.err)
         }
     }
@@ -196,9 +204,9 @@ OPTIONS:
   --shard <shard>         Process only the K-th of N deterministic shares of
                           the inputs, as K/N (1-based).
   --range <range>         Classify only the records that start in these frames
-                          of one zstd archive (JSON Lines or TSV): compressed
-                          offsets START:END at frame boundaries, as smsfilter
-                          plan lists them.
+                          of one zstd archive (JSON Lines or TSV, a regular
+                          file): compressed offsets START:END at frame
+                          boundaries, as smsfilter plan lists them.
   --first-line <first-line>
                           With --range: the archive's line number where the
                           range starts (plan --lines), so lines before it need
@@ -241,6 +249,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --output-format <output-format>
                           Write records as jsonl, csv, tsv or xml (default: the
@@ -308,13 +318,18 @@ OPTIONS:
 OVERVIEW: Check a rule file in three phases (resolve, confirm, verdict) and say
 whether it is ready.
 
+Warnings (a sub-action that iOS would drop, a rule that can never fire, a
+keyword claimed by rules of different folders) leave the rules ready; --strict
+makes them a failure too, for a CI step that must keep a rule file free of
+them.
+
 Example:
-  smsfilter check --target ios rules.yaml
+  smsfilter check --target ios --strict rules.yaml
 
-Exit status: 0 ready, 64 usage, 65 failure (the report says why), 66 rule file
-missing.
+Exit status: 0 ready, 64 usage, 65 failure (the report says why; with --strict,
+warnings too), 66 rule file missing.
 
-USAGE: smsfilter check <rules> [--target <target>] [--json] [--quiet]
+USAGE: smsfilter check <rules> [--target <target>] [--json] [--quiet] [--strict]
 
 ARGUMENTS:
   <rules>                 The rule file to check (YAML or .smsf).
@@ -326,6 +341,7 @@ OPTIONS:
   --json                  Print the report as JSON.
   -q, --quiet             Print nothing: the exit status says ready (0) or
                           failure (65).
+  --strict                Fail (65) on warnings too, not only on errors.
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -352,7 +368,8 @@ OPTIONS:
                           need no --force).
   -q, --quiet             Print nothing on success.
   --json                  Print the summary as JSON on standard output
-                          (standard error with -o -) instead of a sentence.
+                          (standard error when -o goes there) instead of a
+                          sentence.
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -409,7 +426,8 @@ OPTIONS:
                           Take each record's label verbatim from this field
                           instead.
   --split <split>         Weights of train, validation and test (whole numbers
-                          up to 1000000), e.g. 80,10,10. (default: 80,10,10)
+                          up to 1000000), e.g. 80,10,10; a part of weight 0
+                          (90,10) gets no file. (default: 80,10,10)
   --dedup                 Drop records whose body (lowercased, whitespace
                           collapsed) was seen before.
   --no-duplicate-check    Do not count duplicates and leaks (memory then stays
@@ -444,6 +462,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --filter-key <filter-key>
                           Key (column or attribute prefix) of the labels
@@ -467,10 +487,15 @@ zstd or gzip; on all cores). Each record is classified; its truth label
 --map-file). Targets: an action (none, allow, junk, promotion, transaction: any
 folder of it), a folder path (Transactions/Finance), other (none or allow),
 ignore (not scored); several as a|b. Scoring is per folder when a target is a
-sub-folder, per action otherwise (--by to choose). Reports precision, recall
-and F1 per class, a confusion matrix (truth label × prediction), per-rule hits,
-precision and share of true positives, conflicts (rules of different folders
-firing on one record) and rules that never fire.
+sub-folder, per action otherwise (--by to choose). The macro F1 is
+scikit-learn's f1_score(average="macro") on one class per record: y_true is the
+label's targets (spam=junk|promotion: junk|promotion), y_pred the same when the
+prediction is accepted, else the targets of the first label that accepts it,
+else the action or folder predicted; --predictions writes both per record.
+Also: precision, recall and F1 per class and per truth label, a confusion
+matrix (truth label × prediction), per-rule hits, precision and share of true
+positives, conflicts (rules of different folders firing on one record) and
+rules that never fire.
 
 The figures go to standard error as tables (--json: as one JSON object on
 standard output), to --json-file as JSON and to --report as a self-contained
@@ -482,6 +507,8 @@ Examples:
   smsfilter evaluate thai_sms.jsonl.zst --map-file thai-map.yaml \
       --json-file thai.json
   smsfilter evaluate generated.jsonl.zst --map identity
+  smsfilter evaluate uci_sms_spam.jsonl.zst --ignore-case \
+      --map 'SPAM=junk|promotion,ham=other' --predictions uci-pred.jsonl
 
 Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input
 missing, 73 an output could not be written.
@@ -505,6 +532,11 @@ OPTIONS:
                           targets.
   --by <by>               Score per action or per folder (default: from the
                           mapping). (values: action, folder)
+  --ignore-case           Truth labels that differ only in case are one label
+                          (spam, Spam, SPAM).
+  --predictions <file>    Write y_true and y_pred of every scored record, one
+                          JSON line each, to this file (.zst or .gz:
+                          compressed; - is standard output), for scikit-learn.
   --json-file <file>      Write the figures as JSON to this file (- is standard
                           output).
   --report <file>         Write a self-contained HTML report to this file.
@@ -528,6 +560,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
@@ -648,8 +682,12 @@ Examples:
   smsfilter plan big.jsonl.zst --split-size 256M
   smsfilter plan big.jsonl.zst --lines --json -o plan.json
 
-Exit status: 0 success, 64 usage, 65 damaged archive (--lines) or unreadable
-input, 66 input missing, 73 the plan could not be written.
+The archive must be a regular file (it is read at offsets): a pipe, a FIFO or
+standard input is refused at once.
+
+Exit status: 0 success, 64 usage (an archive that is not a regular file
+included), 65 damaged archive (--lines) or unreadable input, 66 input missing,
+73 the plan could not be written.
 
 USAGE: smsfilter plan <archive> [--split-size <split-size>] [--lines] [--range <range>] [--input-format <input-format>] [--threads <threads>] [--output <file>] [--force] [--quiet] [--json]
 
@@ -689,8 +727,20 @@ checksum), and count files that are damaged: a field missing or of the wrong
 type, a negative count, or records that are not labelled + rejected. Sums that
 would overflow are refused too.
 
+An archive is known by its bytes (its size and the SHA-256 of its first and
+last 64 KiB, files[].archive), not by the path a run named it by. The splits of
+an archive (classify --range) join into its entry where they meet; counts of
+one archive that overlap (two splits, a whole run and a split, whole runs in
+two count files, a copy of the archive included) would count its records twice
+and are refused. When the splits join into archives of which no record could be
+read, the merge fails as one whole run fails.
+
 Example:
   smsfilter merge-counts shard-*.counts.json -o total.json
+
+Exit status: 0 success, 64 usage (a count file named twice), 65 a count file
+that is damaged, of another rule set, a copy of another, or counts that overlap
+or overflow, 66 a count file missing, 73 the output could not be written.
 
 USAGE: smsfilter merge-counts [<files> ...] [--output <file>] [--force] [--quiet]
 
@@ -831,6 +881,8 @@ OPTIONS:
   --max-record <max-record>
                           Longest record read, 1K to 1G; a longer one is
                           rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --normalize <normalize> Text normalisation: none, standard or leet (default:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>
@@ -892,7 +944,8 @@ OPTIONS:
                           deterministic sample. (default: 2000000)
   -q, --quiet             Print no summary.
   --json                  Print the summary as JSON on standard output
-                          (standard error with -o -) instead of the table.
+                          (standard error when -o goes there) instead of the
+                          table.
   --version               Show the version.
   -h, --help              Show help information.
 

@@ -211,12 +211,19 @@ final class HostileInputTests: HostileTestCase {
         let twice = try run(["merge-counts", counts, copy])
         XCTAssertEqual(twice.status, 65, twice.err)
         XCTAssertTrue(twice.err.contains("copy.json holds the same counts as"), twice.err)
-        // Another run of the same input merges.
+        // Another run of the same input counts the same records again: refused, naming both count files
+        // (issue 33: an archive is known by its bytes, files[].archive). A run of another input merges.
         XCTAssertEqual(try run(["classify", input, "--no-output", "--counts", path("b.json"), "-q"]).status, 0)
+        let again = try run(["merge-counts", counts, path("b.json")])
+        XCTAssertEqual(again.status, 65, again.err)
+        XCTAssertTrue(again.err.contains("a.json counts all of") && again.err.contains("b.json counts all of"), again.err)
+        XCTAssertTrue(again.err.contains("would be counted twice"), again.err)
+        let other = try write("other.jsonl", Self.records + "{\"id\": \"x\", \"body\": \"one more\"}\n")
+        XCTAssertEqual(try run(["classify", other, "--no-output", "--counts", path("b.json"), "-q", "-f"]).status, 0)
         let merged = try run(["merge-counts", counts, path("b.json")])
         XCTAssertEqual(merged.status, 0, merged.err)
         let total = try JSONSerialization.jsonObject(with: Data(merged.out.utf8)) as! [String: Any]
-        XCTAssertEqual(total["records"] as? Int, 10)
+        XCTAssertEqual(total["records"] as? Int, 11)
 
         // Hand edits that break a relation every written file holds, each named by its field.
         let original = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
@@ -422,6 +429,9 @@ final class HostileInputTests: HostileTestCase {
             // Neither a user name nor an IP: a path's @, a host of letters, five parts.
             ("pay at https://paypal.com/@evil.com", "paypal"),
             ("open http://1.2.3.4.5/ now", nil),
+            // Browsers refuse these (09 is no octal number, 256 no byte): no URL at all.
+            ("open http://09.1.1.1/ now", nil),
+            ("open http://256.1.1.1/ now", nil),
             ("open http://dead.beef/ now", nil),
             ("write to me@bit.ly today", nil),
         ]

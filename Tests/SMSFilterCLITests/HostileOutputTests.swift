@@ -552,6 +552,57 @@ final class HostileOutputTests: HostileTestCase {
         let files = object(r.stdout, "odd name")?["files"] as? [[String: Any]]
         XCTAssertEqual(files?.first?["path"] as? String, odd)
     }
+    /// Issue 33, item 4: `-o` naming a link to standard output (`/proc/self/fd/1` through a link of the test's
+    /// own) with `--json` wrote the summary into the same stream as the records, the `.smsf`, the learned rule
+    /// file or evaluate's figures (`classify`, `compile`, `generate`, `learn`, `evaluate`; `plan -o` too, and
+    /// the counts of `classify --counts`). The summary now goes to standard error whenever an output is
+    /// standard output's file (the same device and inode), as it does for `-o -`: standard output holds the
+    /// output alone, whether it is a file or a pipe.
+    func testTheJSONSummaryNeverLandsInAnOutputReachedThroughALink() throws {
+        let corpus = try labelled()
+        let link = try StandIn.standardOutputLink(in: folder)
+        let linkToLink = path("stdout-again")
+        try FileManager.default.createSymbolicLink(atPath: linkToLink, withDestinationPath: link)
+        let archive = path("g.jsonl.zst")
+        XCTAssertEqual(try run(["generate", "--count", "200", "-o", archive, "-q"]).status, 0)
+        func json(_ data: Data) -> [String: Any]? { try? JSONSerialization.jsonObject(with: data) as? [String: Any] }
+        func jsonLines(_ data: Data) -> Bool {
+            let lines = data.split(separator: 0x0A)
+            return !lines.isEmpty && lines.allSatisfy { json(Data($0))?["id"] != nil }
+        }
+        // Each command, and what its standard output must then be: the output alone.
+        let cases: [([String], (Data) -> Bool)] = [
+            (["classify", input, "-o", link, "--json"], jsonLines),
+            (["classify", input, "-o", linkToLink, "--json"], jsonLines),
+            (["classify", input, "--no-output", "--counts", link, "--json"], { json($0)?["files"] != nil }),
+            (["generate", "--count", "3", "-o", link, "--json"], jsonLines),
+            (["compile", rules, "-o", link, "--json"], { $0.starts(with: Data("SMSF".utf8)) && !$0.contains(Data("\"checksum\"".utf8)) }),
+            (["learn", corpus, "--map", "spam=junk,ham=none", "-o", link, "--json"], {
+                String(decoding: $0, as: UTF8.self).hasPrefix("#") && !$0.contains(Data("\"candidateTableBytes\"".utf8))
+            }),
+            (["evaluate", corpus, "--map", "spam=junk,ham=none", "--json-file", link, "--json"], { json($0)?["records"] != nil }),
+            (["plan", archive, "-o", link, "--json"], { json($0)?["splits"] != nil }),
+        ]
+        for kind in [StandardOutput.file, .pipe] {
+            for (args, isTheOutputAlone) in cases {
+                let r = try Fixtures.run(bin, args, standardOutput: kind)
+                let err = String(decoding: r.stderr, as: UTF8.self)
+                XCTAssertEqual(r.status, 0, "\(args) (standard output a \(kind)): \(err)")
+                XCTAssertTrue(isTheOutputAlone(r.stdout),
+                    "\(args) (standard output a \(kind)): standard output holds the output alone: \(String(decoding: r.stdout.suffix(300), as: UTF8.self))")
+                XCTAssertNotNil(json(r.stderr), "\(args) (standard output a \(kind)): the summary is one JSON object on standard error: \(err.prefix(300))")
+            }
+        }
+        // plan's table goes beside its JSON the same way.
+        let r = try Fixtures.run(bin, ["plan", archive, "-o", link])
+        XCTAssertNotNil(json(r.stdout), String(decoding: r.stdout, as: UTF8.self))
+        XCTAssertTrue(String(decoding: r.stderr, as: UTF8.self).contains("split"), String(decoding: r.stderr, as: UTF8.self))
+        // A link to standard output is not standard output when standard output is elsewhere: the summary
+        // stays on standard output when the records go to a file.
+        let plain = try Fixtures.run(bin, ["classify", input, "-o", path("o.jsonl"), "--json"])
+        XCTAssertNotNil(json(plain.stdout))
+    }
+
     // MARK: 22. The rejects file has a bound
 
     /// A rejects file had no bound (a 4.7 MB gzip of zeros read as JSON Lines wrote 1.43 GB of base64). Rejects
@@ -623,7 +674,13 @@ final class HostileOutputTests: HostileTestCase {
         // The table says so, and merge-counts adds them up.
         let table = try run(["classify", garbage, "--no-output", "--rejects", path("t.jsonl"), "--max-rejects-bytes", "64K"])
         XCTAssertTrue(table.err.contains("rejects past --max-rejects-bytes"), table.err)
-        let merged = try run(["merge-counts", path("counts-1.json"), path("counts-4.json")])
+        // Another archive (merge-counts refuses two runs of one) with the same bad lines under a name of the same
+        // length, and one more good record after them: the same rejects, byte for byte.
+        let other = try write("garbag2.jsonl", text + "{\"id\": 2, \"body\": \"fine\"}\n")
+        let second = try run(["classify", other, "--no-output", "--rejects", path("t2.jsonl"), "--max-rejects-bytes", "64K",
+                              "--max-record", "2K", "--counts", path("counts-other.json"), "-q"])
+        XCTAssertEqual(second.status, 0, second.err)
+        let merged = try run(["merge-counts", path("counts-1.json"), path("counts-other.json")])
         XCTAssertEqual(merged.status, 0, merged.err)
         let sum = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(merged.out.utf8)) as? [String: Any])
         XCTAssertEqual(sum["rejectsShortened"] as? Int, 2 * short)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Pack the smsfilter binary with the shared libraries it needs (Swift runtime, Foundation, ICU, libzstd,
-# libstdc++) into a tarball for spark-submit --archives, so executors need nothing but a glibc at least
-# as new as the build machine's:
+# Pack the smsfilter binary with the shared libraries it needs into a tarball for spark-submit --archives, so
+# executors need nothing but a glibc at least as new as the build machine's. `make build` links the Swift
+# runtime and Foundation statically, so these are libzstd, zlib, libstdc++ and libgcc_s (a binary built
+# without --static-swift-stdlib gets the Swift runtime's libraries bundled too):
 #
 #   integrations/spark/make-bundle.sh [BINARY] [OUT.tar.gz]
 #   spark-submit --archives smsfilter-bundle.tar.gz#smsfilter-bundle … smsfilter_job.py --binary smsfilter-bundle/smsfilter …
 #
-# The binary's RUNPATH has $ORIGIN, and the job also puts the binary's folder first on LD_LIBRARY_PATH, so the
-# libraries next to it win over whatever the node has. glibc itself (libc, libm, libpthread, libdl, librt,
+# The job puts the binary's folder first on LD_LIBRARY_PATH, so the libraries next to it win over whatever
+# the node has. glibc itself (libc, libm, libpthread, libdl, librt,
 # the loader) is never bundled: it must come from the node.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

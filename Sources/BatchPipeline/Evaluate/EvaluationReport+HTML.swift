@@ -39,7 +39,7 @@ extension EvaluationReport {
         let never = neverFired
         let cards: [(String, String)] = [
             ("records", Self.grouped(records)), ("scored", Self.grouped(scored)), ("accuracy", Self.percent(accuracy)),
-            ("macro F1 (per class)", Self.percent(macroF1)), ("macro F1 (per truth label)", Self.percent(macroF1Labels)), ("conflicts", Self.grouped(conflicts)),
+            ("macro F1 (per class, as scikit-learn)", Self.percent(macroF1)), ("macro F1 (per truth label)", Self.percent(macroF1Labels)), ("conflicts", Self.grouped(conflicts)),
             ("rules never fired", "\(never.count) of \(rules.count)"),
         ]
         h += "<div class=\"cards\">" + cards.map { "<div class=\"card\"><div class=\"v\">\(Self.escape($0.1))</div><div class=\"k\">\($0.0)</div></div>" }.joined() + "</div>\n"
@@ -63,11 +63,12 @@ extension EvaluationReport {
         }
         h += "</table>\n"
 
-        // Per class.
-        h += "<h2>Per \(granularity.rawValue)</h2>\n<table><tr><th class=\"l\">\(granularity.rawValue)</th><th>predicted</th><th>correct</th><th>support</th><th>precision</th><th>recall</th><th>F1</th></tr>\n"
-        for c in activeClasses {
-            h += "<tr><td class=\"l\">\(Self.escape(classNames[c]))</td><td>\(predicted[c])</td><td>\(truePositives[c])</td><td>\(support[c])</td>"
-            h += "<td>\(Self.percent(precision(c)))</td><td>\(Self.percent(recall(c)))</td><td><b>\(Self.percent(f1(c)))</b></td></tr>\n"
+        // Per class (scikit-learn's).
+        h += "<h2>Per class (scikit-learn's, whose mean is the macro F1)</h2>\n<table><tr><th class=\"l\">class</th><th class=\"l\">accepts</th><th>predicted</th><th>correct</th><th>support</th><th>precision</th><th>recall</th><th>F1</th></tr>\n"
+        for c in scores.scoredClasses {
+            let accepts = scoreIsTarget[c] ? scoreAccepts[c].map { classNames[$0] }.joined(separator: ", ") : "only predicted"
+            h += "<tr><td class=\"l\">\(Self.escape(scores.names[c]))</td><td class=\"l\">\(Self.escape(accepts))</td><td>\(scores.predicted(c))</td><td>\(scores.truePositives(c))</td><td>\(scores.support(c))</td>"
+            h += "<td>\(Self.percent(scores.precision(c)))</td><td>\(Self.percent(scores.recall(c)))</td><td><b>\(Self.percent(scores.f1(c)))</b></td></tr>\n"
         }
         h += "</table>\n"
         // Rules.

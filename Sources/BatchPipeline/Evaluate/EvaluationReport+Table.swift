@@ -10,7 +10,7 @@ extension EvaluationReport {
 
     /// The table printed on standard error.
     public func table(maxRules: Int = 25) -> String {
-        let cw = max(22, (activeClasses.map { classNames[$0].count }.max() ?? 0) + 2)
+        let cw = max(22, (scores.scoredClasses.map { scores.names[$0].count }.max() ?? 0) + 2)
         return summaryText() + classText(cw) + labelText(cw) + confusionText() + ruleText(maxRules) + conflictText()
             + String(format: "%.2f s\n", seconds)
     }
@@ -26,11 +26,13 @@ extension EvaluationReport {
     }
 
     private func classText(_ cw: Int) -> String {
-        var out = Self.pad("per \(granularity.rawValue)", cw) + ["predicted", "correct", "support", "precision", "recall", "F1"].map { Self.lpad($0, 11) }.joined() + "\n"
-        for c in activeClasses {
-            out += Self.pad(classNames[c], cw)
-            out += [String(predicted[c]), String(truePositives[c]), String(support[c]), Self.percent(precision(c)), Self.percent(recall(c)), Self.percent(f1(c))]
-                .map { Self.lpad($0, 11) }.joined() + "\n"
+        var out = Self.pad("per class", cw) + ["predicted", "correct", "support", "precision", "recall", "F1"].map { Self.lpad($0, 11) }.joined()
+            + "  accepts\n"
+        for c in scores.scoredClasses {
+            out += Self.pad(scores.names[c], cw)
+            out += [String(scores.predicted(c)), String(scores.truePositives(c)), String(scores.support(c)), Self.percent(scores.precision(c)),
+                    Self.percent(scores.recall(c)), Self.percent(scores.f1(c))].map { Self.lpad($0, 11) }.joined()
+            out += "  " + (scoreIsTarget[c] ? scoreAccepts[c].map { classNames[$0] }.joined(separator: ", ") : "(only predicted: no label maps here)") + "\n"
         }
         return out
     }

@@ -3,13 +3,22 @@ import MessageFilter
 
 /// The figures of one `evaluate` run: counters filled while streaming, and the scores derived from them.
 ///
-/// ### Definitions
-/// A record is *scored* when its truth label is mapped (and not `ignore`). It is *correct* when the
-/// predicted class (its action, or its folder when scoring per folder) is one of its label's targets.
-/// For a class c: precision = correct records predicted c / records predicted c; recall = correct
-/// records predicted c / (those + records whose targets include c but whose prediction is none of their
-/// targets); F1 their harmonic mean. With one target per label these are the usual definitions; with
-/// `spam=junk|promotion`, a spam record in Promotions counts for promotion and against nothing.
+/// ### Definitions (docs/EVALUATE.md, "Figures")
+/// A record is *scored* when its truth label is mapped (and not `ignore`). Its prediction is an action, or a
+/// folder when scoring per folder (a *column*); it is *correct* when that column is one its label's targets
+/// accept.
+///
+/// The headline figures are scikit-learn's on one truth class and one predicted class per scored record
+/// (``scores``, a ``ClassScores``): `y_true` is the record's *target class*, named after its label's targets
+/// as written (`junk|promotion`, `other`, `transaction`), labels whose targets accept the same columns
+/// sharing one class; `y_pred` is `y_true` when the record is correct, else the target class of the first
+/// mapped label (in mapping order) whose targets accept the predicted column, else the column's own name
+/// (`transaction`, `Transactions/Finance`): a class only predicted. Accuracy is `accuracy_score`, macro F1
+/// `f1_score(average="macro")` over the union of true and predicted classes.
+///
+/// Per truth label (the label view): recall = share of its records that landed in an accepted column;
+/// precision = share of records (of any label) predicted into its accepted columns that carry this label;
+/// F1 their harmonic mean, 0 when nothing was predicted into them.
 /// Per rule: *hits* are records it decided, *precision* the share of its scored hits that are correct,
 /// *share of true positives* its correct hits over all correct hits of all rules; *fired* counts records
 /// where it fired whether it won or lost. A *conflict* is a record on which rules of different folders
@@ -94,15 +103,18 @@ public struct EvaluationReport: Sendable {
     /// Truth labels in row order, and per row: scored records and correct ones.
     public private(set) var labels: [String] = []
     public var labelTotals: [LabelFigures] = []
-    /// Truth label (row) × predicted class (column).
+    /// Truth label (row) × predicted column (action or folder).
     public var confusion: [[Int]] = []
-    /// Per class (scored records only).
-    public var predicted: [Int]
-    public var truePositives: [Int]
-    public var falsePositives: [Int]
-    public var falseNegatives: [Int]
-    /// Scored records whose targets include the class.
-    public var support: [Int]
+    /// scikit-learn's view: target class (`y_true`) × predicted class (`y_pred`) of the scored records.
+    public var scores: ClassScores
+    /// Per class of ``scores``: the columns (actions or folders) it accepts.
+    public let scoreAccepts: [[Int]]
+    /// Per class of ``scores``: whether it is a target class (else a column no target accepts).
+    public let scoreIsTarget: [Bool]
+    /// Per column: the class of ``scores`` a wrong prediction of it counts as.
+    let wrongClass: [Int]
+    /// Per mapped (not ignored) label: its target class in ``scores``.
+    let targetClass: [String: Int]
     /// Predicted folders of every record (scored or not), in `Folder.allCases` order.
     public var folderCounts: [Int]
     public var rules: [RuleFigures]
@@ -116,12 +128,12 @@ public struct EvaluationReport: Sendable {
         self.mapping = mapping
         self.granularity = granularity
         classNames = granularity == .action ? Action.allCases.map(\.name) : Folder.allCases.map(\.path)
-        let n = classNames.count
-        predicted = Array(repeating: 0, count: n)
-        truePositives = predicted
-        falsePositives = predicted
-        falseNegatives = predicted
-        support = predicted
+        let classes = Self.targetClasses(mapping, granularity: granularity, columnNames: classNames)
+        scores = ClassScores(names: classes.names)
+        scoreAccepts = classes.accepts
+        scoreIsTarget = classes.names.indices.map { $0 < classes.targets }
+        wrongClass = classes.wrong
+        targetClass = classes.ofLabel
         folderCounts = Array(repeating: 0, count: Folder.allCases.count)
         rules = ruleSet.definition.rules.map {
             RuleFigures(name: $0.name, folder: ruleSet.capabilities.validate(action: $0.action, subAction: $0.subAction).folder)
@@ -140,8 +152,48 @@ public struct EvaluationReport: Sendable {
         granularity == .action ? Action.allCases.firstIndex(of: action)! : Folder.allCases.firstIndex(of: folder)!
     }
 
+    /// The classes of ``scores``: first one per distinct set of accepted columns among the mapped labels (in
+    /// mapping order, named after the first label's targets), then one per column no target accepts (named
+    /// after the column); and where each label and each wrongly predicted column goes.
+    static func targetClasses(_ mapping: TruthMapping, granularity: TruthMapping.Granularity, columnNames: [String])
+        -> (names: [String], accepts: [[Int]], targets: Int, wrong: [Int], ofLabel: [String: Int])
+    {
+        var names: [String] = []
+        var accepts: [[Int]] = []
+        var ofLabel: [String: Int] = [:]
+        for entry in mapping.entries where !entry.targets.contains(.ignore) {
+            let accepted = columns(of: entry.targets, granularity: granularity)
+            if let i = accepts.firstIndex(where: { Set($0) == Set(accepted) }) {
+                ofLabel[entry.label] = i
+            } else {
+                ofLabel[entry.label] = names.count
+                names.append(entry.targets.map(\.description).joined(separator: "|"))
+                accepts.append(accepted)
+            }
+        }
+        let targets = names.count
+        var wrong: [Int] = []
+        for c in columnNames.indices {
+            if let i = accepts.firstIndex(where: { $0.contains(c) }) {
+                wrong.append(i)
+            } else {
+                // A column's name never equals a target class's name (that class would accept the column); the
+                // suffix only keeps the names distinct if that ever changed.
+                names.append(names.contains(columnNames[c]) ? columnNames[c] + " (predicted)" : columnNames[c])
+                accepts.append([c])
+                wrong.append(names.count - 1)
+            }
+        }
+        return (names, accepts, targets, wrong, ofLabel)
+    }
+
     /// The columns a list of targets accepts.
     func classes(of targets: [TruthMapping.Target]) -> [Int] {
+        Self.columns(of: targets, granularity: granularity)
+    }
+
+    /// The columns a list of targets accepts when scoring by `granularity`.
+    static func columns(of targets: [TruthMapping.Target], granularity: TruthMapping.Granularity) -> [Int] {
         var out: [Int] = []
         func add(_ i: Int) { if !out.contains(i) { out.append(i) } }
         func addAction(_ a: Action) {
@@ -183,45 +235,15 @@ public struct EvaluationReport: Sendable {
 
     public var accuracy: Double? { scored > 0 ? Double(correct) / Double(scored) : nil }
 
-    public func precision(_ c: Int) -> Double? {
-        predicted[c] > 0 ? Double(truePositives[c]) / Double(predicted[c]) : nil
-    }
+    /// The headline: scikit-learn's `f1_score(y_true, y_pred, average="macro")` on the target classes (see the
+    /// type's documentation): the mean F1 over the classes that are some scored record's `y_true` or `y_pred`;
+    /// a class only predicted has F1 0. Labels whose targets accept the same columns are one class.
+    public var macroF1: Double? { scores.macroF1 }
 
-    public func recall(_ c: Int) -> Double? {
-        let d = truePositives[c] + falseNegatives[c]
-        return d > 0 ? Double(truePositives[c]) / Double(d) : nil
-    }
-
-    public func f1(_ c: Int) -> Double? {
-        guard let p = precision(c), let r = recall(c) else { return support[c] > 0 || predicted[c] > 0 ? 0 : nil }
-        return p + r > 0 ? 2 * p * r / (p + r) : 0
-    }
-
-    /// Classes that are a target of some scored record or were predicted for one.
-    public var activeClasses: [Int] { classNames.indices.filter { support[$0] > 0 || predicted[$0] > 0 } }
-
-    /// The headline: scikit-learn's macro F1 (`f1_score(average="macro")`), the mean F1 over the classes
-    /// (actions or folders) that are a target of a scored record or were predicted for one; a class only
-    /// predicted has F1 0, as scikit-learn counts it. With one target per label this is scikit-learn's figure
-    /// on (target, prediction) pairs exactly. Labels that map to the same target share that class's figures
-    /// once, instead of each label getting the class's precision (``macroF1Labels``).
-    public var macroF1: Double? {
-        let cs = activeClasses
-        guard !cs.isEmpty else { return nil }
-        return cs.map { f1($0) ?? 0 }.reduce(0, +) / Double(cs.count)
-    }
-
-    /// The mean F1 over the classes some scored record has as a target (classes only predicted left out).
-    public var macroF1Classes: Double? {
-        let cs = classNames.indices.filter { support[$0] > 0 }
-        guard !cs.isEmpty else { return nil }
-        return cs.map { f1($0) ?? 0 }.reduce(0, +) / Double(cs.count)
-    }
-
-    /// The per-label view: the mean F1 over the scored truth labels, each label's accepted classes taken as
-    /// one group. Two labels that map to the same target (`ham=none,OK=none`) both count the class's
-    /// predictions of the other label as false positives, so this is low where the classes are right; it is
-    /// a view of the labels, not the headline.
+    /// The per-label view: the mean F1 over the scored truth labels, each label's accepted columns taken as
+    /// one group; a label nothing was predicted into has F1 0. Two labels that map to the same target
+    /// (`ham=none,OK=none`) both count the class's predictions of the other label as false positives, so this
+    /// is low where the classes are right; it is a view of the labels, not the headline.
     public var macroF1Labels: Double? {
         let fs = labelTotals.filter { $0.records > 0 }.compactMap(\.f1)
         return fs.isEmpty ? nil : fs.reduce(0, +) / Double(fs.count)
@@ -230,9 +252,12 @@ public struct EvaluationReport: Sendable {
     /// Rows of the confusion matrix worth showing: labels with records.
     public var confusionRows: [Int] { labels.indices.filter { confusion[$0].contains { $0 > 0 } } }
 
-    /// Columns of the confusion matrix worth showing: classes predicted or targeted.
+    /// Columns of the confusion matrix worth showing: predicted, or accepted for a label with scored records.
     public var confusionColumns: [Int] {
-        classNames.indices.filter { c in confusion.contains { $0[c] > 0 } || support[c] > 0 }
+        let targeted = Set(labels.indices.filter { labelTotals[$0].records > 0 }.flatMap { i in
+            targetClass[labels[i]].map { scoreAccepts[$0] } ?? []
+        })
+        return classNames.indices.filter { c in confusion.contains { $0[c] > 0 } || targeted.contains(c) }
     }
 
     /// Conflict pairs, most frequent first, then by the winner's and the other rule's names (an order that
@@ -262,11 +287,12 @@ public struct EvaluationReport: Sendable {
     /// The JSON object of `--json`.
     public func jsonObject() -> [String: Any] {
         var classes: [String: Any] = [:]
-        for c in activeClasses {
-            classes[classNames[c]] = [
-                "predicted": predicted[c], "support": support[c], "truePositives": truePositives[c],
-                "falsePositives": falsePositives[c], "falseNegatives": falseNegatives[c],
-                "precision": Self.number(precision(c)), "recall": Self.number(recall(c)), "f1": Self.number(f1(c)),
+        for c in scores.scoredClasses {
+            classes[scores.names[c]] = [
+                "accepts": scoreAccepts[c].map { classNames[$0] }, "target": scoreIsTarget[c],
+                "predicted": scores.predicted(c), "support": scores.support(c), "truePositives": scores.truePositives(c),
+                "falsePositives": scores.falsePositives(c), "falseNegatives": scores.falseNegatives(c),
+                "precision": Self.number(scores.precision(c)), "recall": Self.number(scores.recall(c)), "f1": Self.number(scores.f1(c)),
             ]
         }
         var labelObject: [String: Any] = [:]
@@ -274,7 +300,7 @@ public struct EvaluationReport: Sendable {
             let label = labels[i]
             let t = labelTotals[i]
             labelObject[label] = [
-                "target": targetText(label), "records": confusion[i].reduce(0, +), "scored": t.records, "correct": t.correct,
+                "target": targetText(label), "class": targetClass[label].map { scores.names[$0] as Any } ?? NSNull(), "records": confusion[i].reduce(0, +), "scored": t.records, "correct": t.correct,
                 "predictedInto": t.predictedInto, "precision": Self.number(t.precision), "recall": Self.number(t.recall),
                 "f1": Self.number(t.f1),
             ]
@@ -301,7 +327,7 @@ public struct EvaluationReport: Sendable {
             "mapping": Dictionary(uniqueKeysWithValues: confusionRows.map { (labels[$0], mapping.targets(of: labels[$0])?.map(\.description) ?? []) }),
             "records": records, "skipped": skipped, "withoutTruth": withoutTruth, "unmapped": unmapped, "ignored": ignored,
             "scored": scored, "correct": correct, "accuracy": Self.number(accuracy), "macroF1": Self.number(macroF1),
-            "macroF1Classes": Self.number(macroF1Classes), "macroF1Labels": Self.number(macroF1Labels),
+            "macroF1Labels": Self.number(macroF1Labels), "ignoreCase": mapping.ignoreCase,
             "classes": classes, "labels": labelObject,
             "confusion": [
                 "rows": rowNames, "columns": columnNames, "cells": cells,

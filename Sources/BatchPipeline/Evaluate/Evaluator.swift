@@ -1,3 +1,4 @@
+import ArchiveIO
 import Dispatch
 import Foundation
 import MessageFilter
@@ -20,6 +21,11 @@ public struct EvaluationOptions: Sendable {
     public var chunkSize = 1 << 20
     /// Called about four times a second with the progress so far.
     public var progress: (@Sendable (Progress) -> Void)?
+    /// Where to write `y_true` and `y_pred` of every scored record, one JSON line each (`--predictions`;
+    /// `.zst`/`.gz` compress it by name, `-` is standard output); nil: nowhere.
+    public var predictions: String?
+    /// What the predictions file does with a regular file already at its path.
+    public var existing = OutputFile.Existing.replace
 
     public init(mapping: TruthMapping) {
         self.mapping = mapping
@@ -55,19 +61,41 @@ public final class Evaluator {
         var report = EvaluationReport(ruleSet: ruleSet, mapping: options.mapping, granularity: granularity)
         report.corpus = inputs.map(options.input.name(of:))
         report.truthField = options.truthField
-        let context = _EvaluationContext(ruleSet: ruleSet, report: report, conflictExamples: options.conflictExamples)
+        let context = _EvaluationContext(ruleSet: ruleSet, report: report, conflictExamples: options.conflictExamples, keepsIds: options.predictions != nil)
         let threads = max(1, options.threads)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: 1, rules: 1)
         var read = options.readOptions(threads: threads)
         read.record.fields.extra = [options.truthField]
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool)
-        let sink = _EvaluationSink(report: report, context: context, progress: options.progress, reader: reader.progress, fileCount: inputs.count)
-        try _FanOut(pool: pool).run(
-            reader: reader, threads: threads, makeWorker: { _EvaluationWorker(ruleSet: self.ruleSet, context: context) }, sink: sink)
-        if let damage = sink.damage { throw PipelineError(.badInput, damage) }
-        if let failure = PipelineError.nothingRead(records: sink.report.records, rejected: sink.report.skipped) { throw failure }
+        let predictions = try openPredictions()
+        let sink = _EvaluationSink(
+            report: report, context: context, progress: options.progress, reader: reader.progress, fileCount: inputs.count, predictions: predictions)
+        do throws(PipelineError) {
+            try _FanOut(pool: pool).run(
+                reader: reader, threads: threads, makeWorker: { _EvaluationWorker(ruleSet: self.ruleSet, context: context) }, sink: sink)
+            if let damage = sink.damage { throw PipelineError(.badInput, damage) }
+            if let failure = PipelineError.nothingRead(records: sink.report.records, rejected: sink.report.skipped) { throw failure }
+            do { try predictions?.finish() } catch { throw PipelineError(.outputFailed, error.description) }
+        } catch {
+            predictions?.abandon()
+            throw error
+        }
         report = sink.report
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return report
+    }
+
+    /// The `--predictions` file, compressed as its name says (zstd level 3, gzip level 6), or nil.
+    private func openPredictions() throws(PipelineError) -> OutputFile? {
+        guard let path = options.predictions else { return nil }
+        let compression: OutputFile.Compression
+        switch OutputFile.compression(namedBy: path) {
+        case .zstd: compression = .zstd(level: 3, workers: 0)
+        case .gzip: compression = .gzip(level: 6)
+        case .none: compression = .none
+        }
+        do { return try OutputFile(path: path, compression: compression, existing: options.existing) } catch {
+            throw PipelineError(.outputFailed, error.description)
+        }
     }
 }

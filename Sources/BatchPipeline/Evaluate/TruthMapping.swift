@@ -60,13 +60,58 @@ public struct TruthMapping: Sendable, Equatable {
     /// Label → accepted targets, in the order given.
     public private(set) var entries: [(label: String, targets: [Target])]
 
+    /// Whether truth labels that differ only in case are one label (``ignoringCase()``): `spam`, `Spam` and
+    /// `SPAM` are all the mapping's `spam`.
+    public private(set) var ignoreCase = false
+
+    /// Lowercased label → index in `entries`, when ``ignoreCase``.
+    private var folded: [String: Int] = [:]
+
     public static func == (a: TruthMapping, b: TruthMapping) -> Bool {
-        a.entries.count == b.entries.count && zip(a.entries, b.entries).allSatisfy { $0.label == $1.label && $0.targets == $1.targets }
+        a.ignoreCase == b.ignoreCase && a.entries.count == b.entries.count
+            && zip(a.entries, b.entries).allSatisfy { $0.label == $1.label && $0.targets == $1.targets }
     }
 
     /// A mapping from (label, targets) pairs.
     public init(_ entries: [(label: String, targets: [Target])]) {
         self.entries = entries
+    }
+
+    /// This mapping with truth labels compared case-insensitively (`evaluate --ignore-case`): a record's label
+    /// is the mapping's label that equals it ignoring case (`Spam` → `spam`), and an unmapped label is
+    /// reported in lower case, so `Foo` and `FOO` are counted together. Two mapped labels that differ only in
+    /// case must have the same targets (the first is kept); ``identity`` keeps its folder names (`Junk`, the
+    /// folder, over `junk`, the action: the same class).
+    ///
+    /// - Throws: ``PipelineError`` (a usage error) when two labels differ only in case but not in targets.
+    public func ignoringCase() throws(PipelineError) -> TruthMapping {
+        var kept: [(label: String, targets: [Target])] = []
+        var folded: [String: Int] = [:]
+        let isIdentity = self == Self.identity
+        for entry in entries {
+            let key = entry.label.lowercased()
+            if let i = folded[key] {
+                guard isIdentity || Set(kept[i].targets) == Set(entry.targets) else {
+                    throw PipelineError.mapping(
+                        "\"\(kept[i].label)\" and \"\(entry.label)\" differ only in case but map to different targets (with --ignore-case they are one label)")
+                }
+                continue
+            }
+            folded[key] = kept.count
+            kept.append(entry)
+        }
+        var mapping = TruthMapping(kept)
+        mapping.ignoreCase = true
+        mapping.folded = folded
+        return mapping
+    }
+
+    /// The label a record's `label` counts as: itself, or with ``ignoreCase`` the mapped label equal to it
+    /// ignoring case, else its lower case.
+    public func canonicalLabel(_ label: String) -> String {
+        guard ignoreCase else { return label }
+        let key = label.lowercased()
+        return folded[key].map { entries[$0].label } ?? key
     }
 
     /// Per folder when a target is a folder that no action stands for; per action otherwise.
@@ -76,7 +121,8 @@ public struct TruthMapping: Sendable, Equatable {
 
     /// The targets of `label`, or nil when it is not mapped.
     public func targets(of label: String) -> [Target]? {
-        entries.first { $0.label == label }?.targets
+        if ignoreCase { return folded[label.lowercased()].map { entries[$0].targets } }
+        return entries.first { $0.label == label }?.targets
     }
 
     /// Every folder path and action name mapped to itself (`Transactions/Finance=Transactions/Finance`,

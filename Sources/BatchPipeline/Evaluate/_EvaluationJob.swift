@@ -5,6 +5,7 @@
 // an index into the chunk's own label table) plus the chunk's first conflict examples; the writer replays
 // the events into the report in input order.
 
+import ArchiveIO
 import Foundation
 import MessageFilter
 
@@ -18,8 +19,11 @@ final class _EvaluationContext: Sendable {
     let ruleNames: [String]
     let folders: [Folder]
     let conflictExamples: Int
+    /// Whether the workers keep each record's id (for `--predictions`).
+    let keepsIds: Bool
 
-    init(ruleSet: RuleSet, report: EvaluationReport, conflictExamples: Int) {
+    init(ruleSet: RuleSet, report: EvaluationReport, conflictExamples: Int, keepsIds: Bool) {
+        self.keepsIds = keepsIds
         folders = Folder.allCases.map { $0 }
         byAction = report.granularity == .action
         let validated = ruleSet.definition.rules.map { ruleSet.capabilities.validate(action: $0.action, subAction: $0.subAction) }
@@ -58,6 +62,9 @@ struct _EvaluationEvent {
     /// The rules that fired: `_EvaluationTally.fired[firedStart ..< firedStart + firedCount]`.
     var firedStart: Int32
     var firedCount: Int32
+    /// The record's id: `_EvaluationTally.ids[idStart ..< idEnd]` (when ids are kept); `idStart` -1: none.
+    var idStart: Int32 = -1
+    var idEnd: Int32 = -1
 }
 
 /// A chunk's events (its attachment), reused chunk after chunk.
@@ -65,6 +72,8 @@ final class _EvaluationTally {
     var events: [_EvaluationEvent] = []
     var fired: [Int32] = []
     var labels: [[UInt8]] = []
+    /// The records' ids, one after another (``_EvaluationContext/keepsIds``).
+    var ids: [UInt8] = []
     /// Conflict examples of this chunk, in order, and the event each belongs to.
     var examples: [(event: Int, example: EvaluationReport.ConflictExample)] = []
 
@@ -72,6 +81,7 @@ final class _EvaluationTally {
         events.removeAll(keepingCapacity: true)
         fired.removeAll(keepingCapacity: true)
         labels.removeAll(keepingCapacity: true)
+        ids.removeAll(keepingCapacity: true)
         examples.removeAll(keepingCapacity: true)
     }
 
@@ -113,10 +123,15 @@ final class _EvaluationWorker: _ChunkWorker {
             let label = parsed.field(k, labelSlot)
             let start = tally.fired.count
             for rule in trace.firedRules(message: k) { tally.fired.append(Int32(rule)) }
-            let event = _EvaluationEvent(
+            var event = _EvaluationEvent(
                 label: label.isPresent ? chunk.input.withUnsafeBytes(label.start..<label.end) { tally.labelIndex($0) } : -1,
                 predicted: Int16(context.predicted(v, folder: folder)), folder: Int16(folder), rule: v.rule,
                 firedStart: Int32(start), firedCount: Int32(tally.fired.count - start))
+            if context.keepsIds, let id = chunk.idText(parsed.records[k]) {
+                event.idStart = Int32(tally.ids.count)
+                tally.ids += id
+                event.idEnd = Int32(tally.ids.count)
+            }
             tally.events.append(event)
             if tally.examples.count < context.conflictExamples, isConflict(event, tally, v) {
                 tally.examples.append((tally.events.count - 1, example(chunk, parsed, k, event, tally, v)))
@@ -159,40 +174,46 @@ final class _EvaluationSink: _ChunkSink {
     var damage: String?
     private var throttle = _ProgressThrottle()
     private var bytes: Int64 = 0
-    /// Per mapped label: its accepted classes (nil: ignored), resolved once.
-    private var accepted: [String: [Int]?] = [:]
+    /// Per mapped label: its accepted columns and its target class in `report.scores` (nil: ignored), resolved once.
+    private var accepted: [String: _Accepted?] = [:]
     private let scoredRows: [(row: Int, classes: [Int])]
+    /// `--predictions`: one JSON line per scored record, written in input order.
+    private let predictions: _PredictionLines?
 
-    init(report: EvaluationReport, context: _EvaluationContext, progress: (@Sendable (Progress) -> Void)?, reader: _ReadProgress, fileCount: Int) {
+    init(report: EvaluationReport, context: _EvaluationContext, progress: (@Sendable (Progress) -> Void)?, reader: _ReadProgress, fileCount: Int,
+         predictions: OutputFile? = nil) {
         var report = report
         self.context = context
         self.progress = progress
         readProgress = reader
         self.fileCount = fileCount
         for entry in report.mapping.entries {
-            accepted[entry.label] = entry.targets.contains(.ignore) ? nil : report.classes(of: entry.targets)
+            accepted[entry.label] = entry.targets.contains(.ignore) ? nil : _Accepted(columns: report.classes(of: entry.targets), target: report.targetClass[entry.label]!)
         }
         let accepted = self.accepted
         scoredRows = report.mapping.entries.compactMap { entry in
             guard let classes = accepted[entry.label] ?? nil else { return nil }
-            return (report.row(for: entry.label), classes)
+            return (report.row(for: entry.label), classes.columns)
         }
+        self.predictions = predictions.map { _PredictionLines(file: $0, report: report) }
         self.report = report
     }
 
     func consume(_ chunk: _Chunk) throws(PipelineError) {
         bytes += Int64(chunk.decodedBytes)
         if let tally = chunk.attachment as? _EvaluationTally, chunk.piece == nil {
-            let labels = tally.labels.map { String(decoding: $0, as: UTF8.self) }
+            let labels = tally.labels.map { report.mapping.canonicalLabel(String(decoding: $0, as: UTF8.self)) }
             var example = 0
             for (i, e) in tally.events.enumerated() {
-                add(e, label: e.label >= 0 ? labels[Int(e.label)] : nil, fired: tally.fired[Int(e.firedStart)..<Int(e.firedStart + e.firedCount)])
+                let scored = add(e, label: e.label >= 0 ? labels[Int(e.label)] : nil, fired: tally.fired[Int(e.firedStart)..<Int(e.firedStart + e.firedCount)])
+                if let scored, let predictions { predictions.add(e, tally, label: labels[Int(e.label)], truth: scored.truth, predicted: scored.predicted) }
                 if example < tally.examples.count, tally.examples[example].event == i {
                     if report.conflictExamples.count < context.conflictExamples { report.conflictExamples.append(tally.examples[example].example) }
                     example += 1
                 }
             }
         }
+        try predictions?.flush()
         chunk.forEachRejected { category, _ in
             report.records += 1
             report.skipped[category, default: 0] += 1
@@ -204,8 +225,9 @@ final class _EvaluationSink: _ChunkSink {
             read: read, total: total, progress)
     }
 
-    /// One record's figures (see ``EvaluationReport`` for the definitions).
-    private func add(_ e: _EvaluationEvent, label: String?, fired: ArraySlice<Int32>) {
+    /// One record's figures (see ``EvaluationReport`` for the definitions); for a scored record, its target class
+    /// and predicted class in `report.scores` (`y_true`, `y_pred`).
+    private func add(_ e: _EvaluationEvent, label: String?, fired: ArraySlice<Int32>) -> (truth: Int, predicted: Int)? {
         report.records += 1
         report.folderCounts[Int(e.folder)] += 1
         let predicted = Int(e.predicted)
@@ -220,19 +242,24 @@ final class _EvaluationSink: _ChunkSink {
         if isRule { countConflict(rule, fired) }
         guard let label else {
             report.withoutTruth += 1
-            return
+            return nil
         }
         let row = report.row(for: label)
         report.confusion[row][predicted] += 1
         guard let entry = accepted[label] else {
             report.unmapped[label, default: 0] += 1
-            return
+            return nil
         }
         guard let targets = entry else {
             report.ignored += 1
-            return
+            return nil
         }
-        score(row: row, predicted: predicted, targets: targets, rule: isRule || byModel ? rule : -1, byModel: byModel, fired: fired)
+        let correct = score(row: row, predicted: predicted, targets: targets.columns, rule: isRule || byModel ? rule : -1, byModel: byModel, fired: fired)
+        // scikit-learn's pair: the label's target class, and the same class when the prediction is one the label
+        // accepts, else the class a wrong prediction of that column counts as.
+        let pair = (truth: targets.target, predicted: correct ? targets.target : report.wrongClass[predicted])
+        report.scores.add(truth: pair.truth, predicted: pair.predicted)
+        return pair
     }
 
     private func countConflict(_ winner: Int, _ fired: ArraySlice<Int32>) {
@@ -244,20 +271,15 @@ final class _EvaluationSink: _ChunkSink {
         }
     }
 
-    private func score(row: Int, predicted: Int, targets: [Int], rule: Int, byModel: Bool, fired: ArraySlice<Int32>) {
+    /// Counts a scored record; returns whether its prediction is one its label accepts.
+    private func score(row: Int, predicted: Int, targets: [Int], rule: Int, byModel: Bool, fired: ArraySlice<Int32>) -> Bool {
         report.scored += 1
         report.labelTotals[row].records += 1
-        report.predicted[predicted] += 1
-        for t in targets { report.support[t] += 1 }
         for s in scoredRows where s.classes.contains(predicted) { report.labelTotals[s.row].predictedInto += 1 }
         let correct = targets.contains(predicted)
         if correct {
             report.correct += 1
             report.labelTotals[row].correct += 1
-            report.truePositives[predicted] += 1
-        } else {
-            report.falsePositives[predicted] += 1
-            for t in targets { report.falseNegatives[t] += 1 }
         }
         if rule >= 0 {
             report.rules[rule].scoredHits += 1
@@ -271,5 +293,65 @@ final class _EvaluationSink: _ChunkSink {
             report.rules[Int(f)].scoredFired += 1
             if targets.contains(context.ruleClass[Int(f)]) { report.rules[Int(f)].firedCorrect += 1 }
         }
+        return correct
+    }
+}
+
+/// A mapped label's accepted columns and its target class.
+struct _Accepted {
+    var columns: [Int]
+    var target: Int
+}
+
+/// `evaluate --predictions FILE`: one JSON line per scored record, in input order,
+/// `{"id": "…", "label": "spam", "y_true": "junk|promotion", "y_pred": "other", "predicted": "none"}` (`id` null
+/// for a record without one): `y_true` and `y_pred` are the classes the headline is scikit-learn's figures
+/// of, so `f1_score(y_true, y_pred, average="macro")` over the file gives the macro F1.
+final class _PredictionLines {
+    let file: OutputFile
+    let buffer = _ByteBuffer(capacity: 1 << 16)
+    /// `"y_true": "…", "y_pred": ` and the like, encoded once: class names and column names as JSON strings.
+    let classes: [[UInt8]]
+    let columns: [[UInt8]]
+
+    init(file: OutputFile, report: EvaluationReport) {
+        self.file = file
+        classes = report.scores.names.map(Self.json)
+        columns = report.classNames.map(Self.json)
+    }
+
+    static func json(_ text: String) -> [UInt8] {
+        let b = _ByteBuffer(capacity: text.utf8.count * 6 + 8)
+        b.appendJSONString(text)
+        return b.copyBytes()
+    }
+
+    func add(_ e: _EvaluationEvent, _ tally: _EvaluationTally, label: String, truth: Int, predicted: Int) {
+        buffer.append("{\"id\": ")
+        if e.idStart >= 0 {
+            tally.ids.withUnsafeBytes { buffer.appendJSONString(UnsafeRawBufferPointer(rebasing: $0[Int(e.idStart)..<Int(e.idEnd)])) }
+        } else {
+            buffer.append("null")
+        }
+        buffer.append(", \"label\": ")
+        buffer.appendJSONString(label)
+        buffer.append(", \"y_true\": ")
+        buffer.append(classes[truth])
+        buffer.append(", \"y_pred\": ")
+        buffer.append(classes[predicted])
+        buffer.append(", \"predicted\": ")
+        buffer.append(columns[Int(e.predicted)])
+        buffer.append("}\n")
+    }
+
+    /// Writes the lines gathered so far.
+    func flush() throws(PipelineError) {
+        guard buffer.count > 0 else { return }
+        do {
+            try buffer.withUnsafeBytes { (raw) throws(ZstdError) in try file.write(raw) }
+        } catch {
+            throw PipelineError(.outputFailed, "\(file.path): \(error.description)")
+        }
+        buffer.removeAll()
     }
 }

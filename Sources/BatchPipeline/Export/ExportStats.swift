@@ -28,6 +28,8 @@ public struct ExportStats: Sendable {
     public var splits: [String: [String: Int]] = [:]
     /// The output files.
     public var files: [String] = []
+    /// The parts not written because `--split` gives them weight 0 (`90,10`: `test`).
+    public var notWritten: [String] = []
     /// The rule set's checksum when rules labelled records.
     public var ruleSet: String?
     public var ratios = ""
@@ -49,7 +51,7 @@ public struct ExportStats: Sendable {
             "records": records, "written": written, "skipped": skipped, "duplicates": duplicates,
             "duplicatesDropped": duplicatesDropped, "distinctBodies": distinctBodies, "leakedBodies": leakedBodies,
             "leakedRecords": leakedRecords, "cappedOut": cappedOut, "withoutId": withoutId, "labelSources": labelSources,
-            "files": files, "ratios": ratios, "labelKind": labelKind, "format": format, "deduplicated": deduplicated,
+            "files": files, "notWritten": notWritten, "ratios": ratios, "labelKind": labelKind, "format": format, "deduplicated": deduplicated,
             "duplicatesTracked": duplicatesTracked, "seconds": seconds,
             "ruleSet": ruleSet.map { $0 as Any } ?? NSNull(),
             "maxPerLabel": maxPerLabel.map { $0 as Any } ?? NSNull(),
@@ -100,6 +102,11 @@ public struct ExportStats: Sendable {
         }
         if let maxPerLabel { out += "at most \(maxPerLabel) per label: \(cappedOut) left out\n" }
         if withoutId > 0 { out += "\(withoutId) records without an id (split by body hash)\n" }
+        for name in notWritten { out += "\(name): no file (its weight in --split \(ratios) is 0)\n" }
+        for (name, total) in zip(names, totals) where total == 0 && !notWritten.contains(name) && written > 0 {
+            out += "\(name): an empty file: none of the \(written) records written fell in its share "
+                + "(a record's part is chosen by a hash of its id, so a small input can leave a part empty)\n"
+        }
         out += "labels from " + labelSources.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         out += String(format: "; %.2f s\n", seconds)
         return out

@@ -52,7 +52,8 @@ public final class TrainingSetExporter {
         stats.maxPerLabel = options.maxPerLabel
         for split in TrainingSplit.allCases { stats.splits[split.name] = [:] }
 
-        var outputs: [OutputFile] = []
+        // A part of weight 0 gets no record, so no file: `--split 90,10` writes train and validation only.
+        var outputs: [OutputFile?] = []
         do {
             var isFolder = false
             if !_fileExists(options.outputFolder, &isFolder) {
@@ -63,23 +64,28 @@ public final class TrainingSetExporter {
         }
         do {
             for split in TrainingSplit.allCases {
+                guard options.ratios.weight(of: split) > 0 else {
+                    outputs.append(nil)
+                    continue
+                }
                 let compression: OutputFile.Compression = options.compressionLevel.map {
                     .zstd(level: $0, workers: 0, frameSize: options.frameSize)
                 } ?? .none
                 outputs.append(try OutputFile(path: path(of: split), compression: compression, existing: options.existing))
             }
         } catch {
-            for o in outputs { o.abandon() }
+            for o in outputs { o?.abandon() }
             throw PipelineError(.outputFailed, error.description)
         }
-        stats.files = TrainingSplit.allCases.map { path(of: $0) }
+        stats.files = options.ratios.written.map { path(of: $0) }
+        stats.notWritten = TrainingSplit.allCases.filter { options.ratios.weight(of: $0) == 0 }.map(\.name)
         do throws(PipelineError) {
             try _ExportJob(exporter: self, outputs: outputs).run(inputs: inputs, stats: &stats)
             for o in outputs {
-                do { try o.finish() } catch { throw PipelineError(.outputFailed, error.description) }
+                do { try o?.finish() } catch { throw PipelineError(.outputFailed, error.description) }
             }
         } catch {
-            for o in outputs { o.abandon() }
+            for o in outputs { o?.abandon() }
             throw error
         }
         stats.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9

@@ -51,6 +51,18 @@ public struct SplitRatios: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(train),\(validation),\(test)" }
 
+    /// The weight of `split`.
+    public func weight(of split: TrainingSplit) -> Int {
+        switch split {
+        case .train: train
+        case .validation: validation
+        case .test: test
+        }
+    }
+
+    /// The parts with a positive weight: the ones written (`90,10` writes no test file).
+    public var written: [TrainingSplit] { TrainingSplit.allCases.filter { weight(of: $0) > 0 } }
+
     /// The part of a record whose id hashes to `hash`.
     ///
     /// - Complexity: O(1).

@@ -226,7 +226,8 @@ final class _ExportWorker: _ChunkWorker {
 /// The writer side: duplicates, the cap, the files, the stats.
 final class _ExportSink: _ChunkSink {
     let options: ExportOptions
-    let outputs: [OutputFile]
+    /// Per part (``TrainingSplit/rawValue``); nil for a part of weight 0, which no record is given.
+    let outputs: [OutputFile?]
     var stats: ExportStats
     var usedRules = false
     var damage: String?
@@ -239,7 +240,7 @@ final class _ExportSink: _ChunkSink {
     private let fileCount: Int
     private var bytes: Int64 = 0
 
-    init(options: ExportOptions, outputs: [OutputFile], stats: ExportStats, reader: _ReadProgress, fileCount: Int) {
+    init(options: ExportOptions, outputs: [OutputFile?], stats: ExportStats, reader: _ReadProgress, fileCount: Int) {
         self.options = options
         self.outputs = outputs
         self.stats = stats
@@ -299,7 +300,7 @@ final class _ExportSink: _ChunkSink {
         }
         stats.written += 1
         stats.splits[line.split.name, default: [:]][label, default: 0] += 1
-        do { try outputs[line.split.rawValue].write(bytes) } catch { throw PipelineError(.outputFailed, error.description) }
+        do { try outputs[line.split.rawValue]!.write(bytes) } catch { throw PipelineError(.outputFailed, error.description) }
     }
 
     /// The held records (with a cap), in input order; the duplicate figures.
@@ -314,7 +315,7 @@ final class _ExportSink: _ChunkSink {
         for record in held {
             stats.written += 1
             stats.splits[record.split.name, default: [:]][record.label, default: 0] += 1
-            do { try outputs[record.split.rawValue].write(record.line) } catch { throw PipelineError(.outputFailed, error.description) }
+            do { try outputs[record.split.rawValue]!.write(record.line) } catch { throw PipelineError(.outputFailed, error.description) }
         }
     }
 }
@@ -323,9 +324,9 @@ final class _ExportSink: _ChunkSink {
 struct _ExportJob {
     let options: ExportOptions
     let ruleSet: RuleSet
-    let outputs: [OutputFile]
+    let outputs: [OutputFile?]
 
-    init(exporter: TrainingSetExporter, outputs: [OutputFile]) {
+    init(exporter: TrainingSetExporter, outputs: [OutputFile?]) {
         options = exporter.options
         ruleSet = exporter.ruleSet
         self.outputs = outputs
@@ -333,7 +334,7 @@ struct _ExportJob {
 
     func run(inputs: [String], stats: inout ExportStats) throws(PipelineError) {
         if options.format == .csv {
-            for o in outputs {
+            for o in outputs.compactMap({ $0 }) {
                 do { try o.write(Array("id,label,body,sender\n".utf8)) } catch { throw PipelineError(.outputFailed, error.description) }
             }
         }

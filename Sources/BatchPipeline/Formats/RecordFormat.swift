@@ -16,6 +16,18 @@ public struct RecordFormat: Sendable, Equatable {
     public var stdinName = "<stdin>"
     /// zstd decoding window cap.
     public var maxWindowBytes = 128 << 20
+    /// CSV's field separator (`--delimiter`): a comma by default, or another ASCII character (`;`, `|`); it
+    /// separates the fields of CSV records read and written (TSV's is always a tab). ``isValidDelimiter(_:)``
+    /// says which bytes can be one.
+    public var delimiter = UInt8(ascii: ",")
+
+    /// Whether `byte` can separate CSV fields: printable ASCII or a space, but not a letter, a digit, the
+    /// quote (which opens a quoted field) or a tab (TSV's).
+    public static func isValidDelimiter(_ byte: UInt8) -> Bool {
+        guard byte >= 0x20 && byte < 0x7F, byte != UInt8(ascii: "\"") else { return false }
+        let isAlphanumeric = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        return !isAlphanumeric
+    }
 
     public init() {}
 

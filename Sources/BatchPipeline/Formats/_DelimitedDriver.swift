@@ -36,7 +36,7 @@ final class _DelimitedDriver: _FormatDriver {
     init(format: InputFormat, options: _ReadOptions, columns: Columns, headerRow: [UInt8], headerTerminator: [UInt8]) {
         self.format = format
         quoting = format == .csv
-        separator = quoting ? UInt8(ascii: ",") : 0x09
+        separator = quoting ? options.record.delimiter : 0x09
         layout = _SlotLayout(options, own: options.wantsExistingLabels ? 3 : 0)
         id = columns.id
         sender = columns.sender
@@ -185,11 +185,21 @@ final class _DelimitedDriver: _FormatDriver {
 }
 
 extension _DelimitedDriver {
+    /// The separator a one-column CSV header seems to use instead (`;`, `|`, `:`, or a tab), when one of them
+    /// splits it into names among which the body's is: a semicolon-separated export read with commas.
+    static func otherSeparator(_ names: [String], quoting: Bool, _ options: _ReadOptions) -> String? {
+        guard quoting, names.count == 1, let only = names.first else { return nil }
+        for candidate in [";", "|", ":", "\t"] where candidate != String(UnicodeScalar(options.record.delimiter)) {
+            if only.components(separatedBy: candidate).contains(options.fields.body) { return candidate == "\t" ? "\\t" : candidate }
+        }
+        return nil
+    }
+
     /// Reads the header (or, without one, the first row's width) and makes the driver; `.needMore` until the
     /// first row is whole.
     static func open(format: InputFormat, _ bytes: UnsafeRawBufferPointer, eof: Bool, options: _ReadOptions, name: String) -> _Opening {
         let quoting = format == .csv
-        let separator: UInt8 = quoting ? UInt8(ascii: ",") : 0x09
+        let separator: UInt8 = quoting ? options.record.delimiter : 0x09
         var state = _CSVState.fieldStart
         var openQuote = 0
         var firstEnd: Int?
@@ -227,7 +237,9 @@ extension _DelimitedDriver {
         columns.body = column(options.fields.body)
         guard columns.body >= 0 else {
             let known = header.map { " (columns: \(_namesFound($0)))" } ?? ""
-            return .failed("\(name): no column \"\(options.fields.body)\" for the body\(known); name it with --body-field")
+            return .failed("\(name): no column \"\(options.fields.body)\" for the body\(known); "
+                + (otherSeparator(names, quoting: quoting, options).map { "the header looks \($0)-separated: give --delimiter '\($0)'" }
+                    ?? "name it with --body-field"))
         }
         // Every field option the user gave (and a command's required fields) must name a column: a header
         // name, or a column number within the first row.

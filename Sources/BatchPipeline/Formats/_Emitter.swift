@@ -10,6 +10,8 @@ final class _Emitter: @unchecked Sendable {
     let folders: [Folder]
     let explain: Bool
     let filterKey: [UInt8]
+    /// CSV's field separator (``RecordFormat/delimiter``); TSV's is always a tab.
+    let csvSeparator: UInt8
     private let actionJSON: [[UInt8]]
     private let subActionJSON: [[UInt8]]
     private let folderJSON: [[UInt8]]
@@ -23,8 +25,9 @@ final class _Emitter: @unchecked Sendable {
     private let ruleTSV: [[UInt8]]
     private let labelKeyJSON: [UInt8]
 
-    init(ruleSet: RuleSet, filterKey: String, explain: Bool) {
+    init(ruleSet: RuleSet, filterKey: String, explain: Bool, csvSeparator: UInt8 = UInt8(ascii: ",")) {
         self.ruleSet = ruleSet
+        self.csvSeparator = csvSeparator
         self.explain = explain
         folders = Folder.allCases.map { $0 }
         func json(_ s: String) -> [UInt8] {
@@ -50,22 +53,23 @@ final class _Emitter: @unchecked Sendable {
         actionText = Action.allCases.sorted { $0.rawValue < $1.rawValue }.map { Array("\($0)".utf8) }
         folderText = folders.map { Array($0.path.utf8) }
         ruleText = ruleSet.ruleNames.map { Array($0.utf8) }
-        ruleCSV = ruleText.map { _Emitter.cell($0, csv: true) }
+        ruleCSV = ruleText.map { _Emitter.cell($0, csv: true, separator: csvSeparator) }
         ruleTSV = ruleText.map { _Emitter.cell($0, csv: false) }
     }
 
     /// A value the tool adds to a CSV/TSV row, safe for spreadsheets and for the row's framing:
     /// - a value that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or
     ///   carriage return: OWASP's list) gets a leading `'`, so `=HYPERLINK(…)` shows as text;
-    /// - CSV: quoted (RFC 4180, quotes doubled) when it holds a comma, quote, tab, CR or LF;
+    /// - CSV: quoted (RFC 4180, quotes doubled) when it holds the separator (a comma by default), quote, tab, CR
+    ///   or LF;
     ///   TSV: quoted the same way when it holds a tab, CR or LF, which would otherwise split the row.
     /// Rule names cannot hold control characters (the rule parser refuses them); this is the second wall.
-    static func cell(_ text: [UInt8], csv: Bool) -> [UInt8] {
+    static func cell(_ text: [UInt8], csv: Bool, separator: UInt8 = UInt8(ascii: ",")) -> [UInt8] {
         var value = text
         if let first = value.first, [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D].contains(first) {
             value.insert(UInt8(ascii: "'"), at: 0)
         }
-        let special: [UInt8] = csv ? [UInt8(ascii: ","), UInt8(ascii: "\""), 0x09, 0x0A, 0x0D] : [0x09, 0x0A, 0x0D]
+        let special: [UInt8] = csv ? [separator, UInt8(ascii: "\""), 0x09, 0x0A, 0x0D] : [0x09, 0x0A, 0x0D]
         guard value.contains(where: special.contains) else { return value }
         var quoted: [UInt8] = [UInt8(ascii: "\"")]
         for b in value {
@@ -128,6 +132,7 @@ final class _Emitter: @unchecked Sendable {
     }
 
     /// `,action,subAction,folder,rule` for CSV/TSV (only a rule name can need quoting or neutralising).
+    /// `separator`: a tab for TSV, ``csvSeparator`` for CSV.
     func appendColumns(_ v: Verdict, separator: UInt8, _ out: _ByteBuffer) {
         out.append(separator)
         out.append(actionText[v.action.rawValue])
@@ -136,7 +141,7 @@ final class _Emitter: @unchecked Sendable {
         out.append(separator)
         appendDelimited(folderText[folderIndex(v.folder)], separator, out)
         out.append(separator)
-        if v.rule >= 0 { out.append(separator == UInt8(ascii: ",") ? ruleCSV[Int(v.rule)] : ruleTSV[Int(v.rule)]) }
+        if v.rule >= 0 { out.append(separator != 0x09 ? ruleCSV[Int(v.rule)] : ruleTSV[Int(v.rule)]) }
     }
 
     /// The names of the CSV/TSV label columns (`filter_action`, `filter_subAction`, `filter_folder`,
@@ -152,12 +157,12 @@ final class _Emitter: @unchecked Sendable {
         case 0: out.append(actionText[v.action.rawValue])
         case 1: out.append(subActionText[_Emitter.subIndex(v.subAction)])
         case 2: appendDelimited(folderText[folderIndex(v.folder)], separator, out)
-        default: if v.rule >= 0 { out.append(separator == UInt8(ascii: ",") ? ruleCSV[Int(v.rule)] : ruleTSV[Int(v.rule)]) }
+        default: if v.rule >= 0 { out.append(separator != 0x09 ? ruleCSV[Int(v.rule)] : ruleTSV[Int(v.rule)]) }
         }
     }
 
     private func appendDelimited(_ text: [UInt8], _ separator: UInt8, _ out: _ByteBuffer) {
-        text.withUnsafeBytes { out.appendDelimitedField($0, quoting: separator == UInt8(ascii: ",")) }
+        text.withUnsafeBytes { out.appendDelimitedField($0, quoting: separator != 0x09, separator: separator) }
     }
 
     /// ` filter_action="…" filter_subAction="…" filter_folder="…" filter_rule="…"` for XML.

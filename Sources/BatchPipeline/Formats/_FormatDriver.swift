@@ -84,7 +84,7 @@ struct _ReadOptions: Sendable {
 
     /// Why a record longer than `maxRecord` is rejected (streamed or whole, the same words).
     var overlongReason: String { "record longer than --max-record (\(maxRecord) bytes)" }
-    static let overlongCategory = "record longer than --max-record"
+    static let overlongCategory = PipelineError.overlongCategory
 }
 
 extension _Chunk {

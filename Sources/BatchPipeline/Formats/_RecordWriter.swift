@@ -140,13 +140,13 @@ final class _DelimitedWriter: _RecordWriter {
     init(_ emitter: _Emitter, csv: Bool) {
         self.emitter = emitter
         self.csv = csv
-        separator = csv ? UInt8(ascii: ",") : 0x09
+        separator = csv ? emitter.csvSeparator : 0x09
     }
 
     func preamble() -> [UInt8] {
         var names = ["id", "sender", "body", "ts"]
         names += emitter.labelColumnNames
-        return Array(names.joined(separator: csv ? "," : "\t").utf8) + [0x0A]
+        return Array(names.joined(separator: String(UnicodeScalar(separator))).utf8) + [0x0A]
     }
 
     func epilogue() -> [UInt8] { [] }
@@ -170,7 +170,7 @@ final class _DelimitedWriter: _RecordWriter {
     private func cell(_ value: UnsafeRawBufferPointer?, _ out: _ByteBuffer) {
         guard let value else { return }
         // A tab or line break in a TSV field was refused (``refusal(_:)``): nothing is changed here.
-        out.appendDelimitedField(value, quoting: csv)
+        out.appendDelimitedField(value, quoting: csv, separator: separator)
     }
 
     /// A JSON string id's content (its quotes off); other JSON values as they are.

@@ -75,7 +75,8 @@ public final class Pipeline: Sendable {
         _ inputs: [String], _ output: OutputFile?, _ rejects: OutputFile?, split: _ReadSplit?, started: DispatchTime
     ) throws(PipelineError) -> RunResult {
         let threads = max(1, options.threads)
-        let emitter = _Emitter(ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain)
+        let emitter = _Emitter(
+            ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain, csvSeparator: options.input.delimiter)
         let plan = _OutputPlan(emitter: emitter, labelsOnly: options.labelsOnly, requested: options.outputFormat, path: options.outputPath)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: emitter.folders.count, rules: ruleSet.ruleNames.count)
         var read = options.readOptions
@@ -97,11 +98,10 @@ public final class Pipeline: Sendable {
                 .internalError,
                 "internal error: accounting invariant broken: \(c.records) records read, \(c.labelled) labelled, \(c.rejected) rejected")
         }
-        // Records refused by the output format were read: they do not make a run in which nothing was read.
-        let unread = sink.counts.rejectReasons.filter { !$0.key.hasPrefix("not writable as ") }
-        if !sink.damaged, let failure = PipelineError.nothingRead(
-            records: sink.counts.records - (sink.counts.rejected - unread.values.reduce(0, +)), rejected: unread,
-            formats: sink.counts.files.map(\.format)) {
+        // A split is part of a run: whether anything of the archive could be read is known once its splits'
+        // counts are merged (RunCounts.merged asks then).
+        if !sink.damaged, split?.isPartial != true, let failure = PipelineError.nothingRead(
+            records: sink.counts.records, rejected: sink.counts.rejectReasons, formats: sink.counts.files.map(\.format)) {
             throw failure
         }
         var result = RunResult(counts: sink.counts, damaged: sink.damaged)
@@ -138,6 +138,7 @@ enum _Splits {
         guard inputs.count == 1, let path = inputs.first, path != "-" else {
             throw PipelineError(.usage, "--range reads one archive, named as a file (not standard input)")
         }
+        try _SeekableInput.check(path, for: "--range")
         let index: ZstdFrameIndex
         do {
             guard let found = try ZstdFrameIndex.read(path: path) else {

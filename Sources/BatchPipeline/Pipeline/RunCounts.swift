@@ -24,6 +24,23 @@ public struct RunCounts: Codable, Sendable, Equatable {
         /// that start in its frames. `merge-counts` joins the entries of adjacent splits of one archive, and
         /// drops the range once they cover it all.
         public var range: SplitRange?
+        /// What identifies the archive read (a regular file), for `merge-counts`: its size and the SHA-256 of
+        /// its first and last 64 KiB. Entries of one archive (by this, not by path) are joined when they are
+        /// adjacent splits and refused when they overlap (a whole run counts all of it). nil: standard input,
+        /// a pipe, or a count file written before it existed (then splits are matched by path).
+        public var archive: Archive?
+
+        /// An archive's identity (``archive``).
+        public struct Archive: Codable, Sendable, Equatable, Hashable {
+            public var bytes: Int64
+            /// The SHA-256 of its first and last 64 KiB (of all of it when it is at most 128 KiB), in hex.
+            public var endsSHA256: String
+
+            public init(bytes: Int64, endsSHA256: String) {
+                self.bytes = bytes
+                self.endsSHA256 = endsSHA256
+            }
+        }
 
         /// Compressed offsets `start..<end` of an archive of `archiveBytes` bytes.
         public struct SplitRange: Codable, Sendable, Equatable {
@@ -144,6 +161,7 @@ extension RunCounts {
         total.ruleSet = first.counts.ruleSet
         total.ruleSource = first.counts.ruleSource
         total.dropped = [:]
+        var sourced: [(source: String, file: File)] = []
         for (name, part) in parts {
             guard part.ruleSet == total.ruleSet else {
                 throw PipelineError(
@@ -172,77 +190,117 @@ extension RunCounts {
             try add(&total.compressedBytes, part.compressedBytes, "compressedBytes")
             total.seconds += part.seconds
             total.threads = max(total.threads, part.threads)
-            total.files += part.files
+            sourced += part.files.map { (name, $0) }
             try add(&total.folders, part.folders, "folders")
             try add(&total.rules, part.rules, "rules")
             try add(&total.dropped, part.dropped, "dropped")
             try add(&total.rejectReasons, part.rejectReasons, "rejectReasons")
         }
-        total.files = try joiningSplits(total.files)
+        total.files = try joiningSplits(sourced)
+        // Splits joined into whole archives are one run: when nothing of them could be read, the merge fails as
+        // that run does (a split alone cannot tell).
+        let joined = parts.contains { $0.counts.files.contains { $0.range != nil } }
+        if joined, total.files.allSatisfy({ $0.range == nil && $0.error == nil }),
+            let failure = PipelineError.nothingRead(records: total.records, rejected: total.rejectReasons, formats: total.files.map(\.format)) {
+            throw PipelineError(.badInput, "the splits merged: \(failure.message)")
+        }
         return total
     }
 
     /// The file entries with those of adjacent splits of one archive joined (a `classify --range` run each):
     /// summed, the first error kept, and without a range once they cover the whole archive, so that the splits
-    /// of an archive merge into exactly the entry a whole-archive run writes. Entries without a range, and
-    /// splits that do not touch, stay as they are.
+    /// of an archive merge into exactly the entry a whole-archive run writes. An archive is known by its
+    /// identity (``File/archive``: size and the SHA-256 of its ends), whatever path each run named it by; in
+    /// count files without one, splits are matched by path. Entries of other archives, and splits that do not
+    /// touch, stay as they are.
     ///
-    /// - Throws: ``PipelineError`` (bad input) when two splits of an archive overlap (counted twice).
-    static func joiningSplits(_ files: [File]) throws(PipelineError) -> [File] {
-        guard files.contains(where: { $0.range != nil }) else { return files }
+    /// - Parameter files: each entry with the count file it comes from.
+    /// - Throws: ``PipelineError`` (bad input) when two entries of one archive overlap: two splits, a whole
+    ///   run and a split, or two whole runs from different count files (its records would be counted twice).
+    static func joiningSplits(_ files: [(source: String, file: File)]) throws(PipelineError) -> [File] {
         var order: [String] = []
-        var splits: [String: [File]] = [:]
-        var out: [(String?, File)] = []
-        for file in files {
-            guard file.range != nil else {
+        var groups: [String: [(source: String, file: File)]] = [:]
+        var out: [(key: String?, file: File)] = []
+        for (source, file) in files {
+            guard let key = archiveKey(file) else {
                 out.append((nil, file))
                 continue
             }
-            if splits[file.path] == nil {
-                order.append(file.path)
-                out.append((file.path, file))  // where the archive's joined entries go
+            if groups[key] == nil {
+                order.append(key)
+                out.append((key, file))  // where the archive's joined entries go
             }
-            splits[file.path, default: []].append(file)
+            groups[key, default: []].append((source, file))
         }
         var joined: [String: [File]] = [:]
-        for path in order {
-            let parts = splits[path]!.sorted { $0.range!.start < $1.range!.start }
-            var result: [File] = []
-            for part in parts {
-                guard var last = result.last, let a = last.range, let b = part.range, a.end >= b.start, a.archiveBytes == b.archiveBytes else {
-                    result.append(part)
-                    continue
-                }
-                guard a.end == b.start else {
-                    throw PipelineError(
-                        .badInput,
-                        "\(path): the splits \(a.start):\(a.end) and \(b.start):\(b.end) overlap: their records would be counted twice")
-                }
-                last.records += part.records
-                last.labelled += part.labelled
-                last.rejected += part.rejected
-                last.bytes += part.bytes
-                last.compressedBytes += part.compressedBytes
-                last.compressed = last.compressed || part.compressed
-                last.error = last.error ?? part.error
-                if last.format.isEmpty { last.format = part.format }
-                last.range = File.SplitRange(start: a.start, end: b.end, archiveBytes: a.archiveBytes)
-                result[result.count - 1] = last
-            }
-            for k in result.indices {
-                if let r = result[k].range, r.start == 0, r.end == r.archiveBytes { result[k].range = nil }
-            }
-            joined[path] = result
-        }
-        var files: [File] = []
-        for (path, file) in out {
-            guard let path else {
-                files.append(file)
+        for key in order { joined[key] = try join(groups[key]!) }
+        var result: [File] = []
+        for (key, file) in out {
+            guard let key else {
+                result.append(file)
                 continue
             }
-            files += joined[path]!
+            result += joined[key]!
         }
-        return files
+        return result
+    }
+
+    /// Which archive an entry counts: its identity; without one, a split's archive size and path; nil for a
+    /// whole run without one (never compared).
+    private static func archiveKey(_ file: File) -> String? {
+        if let archive = file.archive { return "\(archive.bytes) \(archive.endsSHA256)" }
+        if let range = file.range { return "\(range.archiveBytes) \(file.path)" }
+        return nil
+    }
+
+    /// The entries of one archive: overlaps refused, adjacent splits joined.
+    private static func join(_ entries: [(source: String, file: File)]) throws(PipelineError) -> [File] {
+        func span(_ file: File) -> Range<Int64> { file.range.map { $0.start..<$0.end } ?? 0..<(file.archive?.bytes ?? 0) }
+        let parts = entries.sorted { span($0.file).lowerBound < span($1.file).lowerBound }
+        for (i, a) in parts.enumerated() {
+            for b in parts[(i + 1)...] where span(b.file).lowerBound < span(a.file).upperBound && !span(b.file).isEmpty {
+                // One run may read a file twice (classify a a): its count file says so, and is not a double count.
+                if a.file.range == nil && b.file.range == nil && a.source == b.source { continue }
+                throw overlap(a, b)
+            }
+        }
+        var result: [File] = []
+        for (_, part) in parts {
+            guard var last = result.last, let a = last.range, let b = part.range, a.end == b.start else {
+                result.append(part)
+                continue
+            }
+            last.records += part.records
+            last.labelled += part.labelled
+            last.rejected += part.rejected
+            last.bytes += part.bytes
+            last.compressedBytes += part.compressedBytes
+            last.compressed = last.compressed || part.compressed
+            last.error = last.error ?? part.error
+            if last.format.isEmpty { last.format = part.format }
+            last.range = File.SplitRange(start: a.start, end: b.end, archiveBytes: a.archiveBytes)
+            result[result.count - 1] = last
+        }
+        for k in result.indices {
+            if let r = result[k].range, r.start == 0, r.end == r.archiveBytes { result[k].range = nil }
+        }
+        return result
+    }
+
+    /// Two entries of one archive that overlap, said with the count files they come from.
+    private static func overlap(_ a: (source: String, file: File), _ b: (source: String, file: File)) -> PipelineError {
+        func what(_ entry: (source: String, file: File)) -> String {
+            let range = entry.file.range.map { "the split \($0.start):\($0.end) of \(entry.file.path)" } ?? "all of \(entry.file.path)"
+            return "\(entry.source) counts \(range)"
+        }
+        let same = a.file.archive != nil ? " (one archive: the same size and SHA-256 of its first and last 64 KiB)" : ""
+        if let x = a.file.range, let y = b.file.range {
+            return PipelineError(
+                .badInput,
+                "\(a.file.path): the splits \(x.start):\(x.end) and \(y.start):\(y.end) overlap (\(a.source), \(b.source))\(same): "
+                    + "their records would be counted twice")
+        }
+        return PipelineError(.badInput, "\(what(a)) and \(what(b))\(same): its records would be counted twice")
     }
 
     /// Reads a count file written by `classify --counts`, checking every field's type and the accounting.

@@ -18,6 +18,8 @@ final class _ClassifySink: _ChunkSink {
     let ruleNames: [String]
     let progressSource: _ReadProgress
     let fileCount: Int
+    /// The inputs as named (for each file's identity, `RunCounts.File.archive`).
+    let inputs: [String]
 
     var counts = RunCounts()
     var damaged = false
@@ -71,6 +73,7 @@ final class _ClassifySink: _ChunkSink {
         ruleNames = ruleSet.ruleNames
         progressSource = progress
         fileCount = inputs.count
+        self.inputs = inputs
         counts.ruleSet = ruleSet.checksum
         counts.ruleSource = ruleSet.source
         counts.threads = max(1, options.threads)
@@ -97,6 +100,7 @@ final class _ClassifySink: _ChunkSink {
             counts.files[file.index].compressed = chunk.compressed
             counts.files[file.index].compressedBytes = chunk.compressedBytes
             counts.compressedBytes += chunk.compressedBytes
+            counts.files[file.index].archive = _ArchiveIdentity.of(inputs[file.index])
             if let error = chunk.fileError {
                 counts.files[file.index].error = error
                 damaged = true

@@ -191,6 +191,21 @@ struct _CountFileReader {
         case nil, .null?: break
         case let v?: throw fail("\(at).range", "expected an object (start, end, archiveBytes), found \(describe(v))")
         }
+        switch f["archive"] {
+        case .object(let a)?:
+            let field = "\(at).archive"
+            let archive = RunCounts.File.Archive(
+                bytes: Int64(try count(a, "bytes", at: field)), endsSHA256: try string(a, "endsSHA256", at: field) ?? "")
+            guard archive.endsSHA256.utf8.count == 64, archive.endsSHA256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                throw fail("\(field).endsSHA256", "expected 64 lowercase hexadecimal digits")
+            }
+            if let range = file.range, range.archiveBytes != archive.bytes {
+                throw fail(field, "bytes (\(archive.bytes)) is not the range's archiveBytes (\(range.archiveBytes))")
+            }
+            file.archive = archive
+        case nil, .null?: break
+        case let v?: throw fail("\(at).archive", "expected an object (bytes, endsSHA256), found \(describe(v))")
+        }
         return file
     }
 

@@ -45,6 +45,12 @@ extension PipelineError {
     ///   - rejected: reject category → records, the records the reader refused.
     ///   - formats: the formats the files were read as (for the hint).
     static func nothingRead(records: Int, rejected: [String: Int], formats: [String] = []) -> PipelineError? {
+        // Records refused for what they hold, not for how they were read (longer than --max-record, not
+        // writable in the output format), are neither read nor unread: one over-long record alone is a reject,
+        // not a run that read nothing.
+        let neutral = rejected.filter { isNeutral($0.key) }.values.reduce(0, +)
+        let rejected = rejected.filter { !isNeutral($0.key) }
+        let records = records - neutral
         let refused = rejected.values.reduce(0, +)
         guard records > 0, refused >= records else { return nil }
         let reasons = rejected.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
@@ -55,5 +61,14 @@ extension PipelineError {
             .badInput,
             "no record could be read: all \(records) were rejected (\(reasons))\(read); if the input is in another format, "
                 + "say which with --input-format jsonl|csv|tsv|xml, and check the field options")
+    }
+
+    /// The reject category of a record longer than `--max-record` (`_ReadOptions.overlongCategory`).
+    static let overlongCategory = "record longer than --max-record"
+
+    /// A reject category that says nothing about the format the input was read in.
+    static func isNeutral(_ category: String) -> Bool {
+        category.hasPrefix(overlongCategory) || category.hasPrefix("not writable as ")
+            || category == "a NUL byte, which CSV cannot hold"
     }
 }

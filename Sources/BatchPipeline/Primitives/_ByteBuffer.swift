@@ -283,9 +283,9 @@ final class _ByteBuffer: @unchecked Sendable {
 
     /// Appends a delimited field: for CSV (`quoting`), quoted when it holds a comma, quote, CR or LF, with
     /// quotes doubled (RFC 4180); for TSV as it is.
-    func appendDelimitedField(_ field: UnsafeRawBufferPointer, quoting: Bool) {
+    func appendDelimitedField(_ field: UnsafeRawBufferPointer, quoting: Bool, separator: UInt8 = UInt8(ascii: ",")) {
         let needsQuotes = quoting
-            && field.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+            && field.contains { $0 == separator || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes else {
             append(field)
             return

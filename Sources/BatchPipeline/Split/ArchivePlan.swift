@@ -88,6 +88,7 @@ public struct ArchivePlan: Sendable, Equatable {
     /// - Throws: ``PipelineError``: the archive is missing or unreadable (input missing), it is something
     ///   smsfilter does not read (bad input), `range` is not two frame boundaries (usage).
     public static func make(path: String, options: Options = Options()) throws(PipelineError) -> ArchivePlan {
+        try _SeekableInput.check(path, for: "plan")
         let size: Int64
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)

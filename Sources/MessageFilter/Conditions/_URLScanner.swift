@@ -6,7 +6,8 @@ struct _URLItem: Equatable {
     /// The host's span (without brackets for an IPv6 host).
     var hostStart: Int
     var hostEnd: Int
-    /// The host is an IPv4 dotted quad or a bracketed IPv6 address.
+    /// The host is an IPv4 address (as browsers read it after a scheme, a decimal dotted quad when bare) or a
+    /// bracketed IPv6 address.
     var isIP: Bool
 }
 
@@ -157,7 +158,12 @@ struct _URLScanner {
             guard Self.isAlnum(body[h]) else { return nil }
             let run = hostRunEnd(from: h)
             item.hostEnd = run.end
-            item.isIP = isIPv4(h, run.end) || isWebIPv4(h, run.end)
+            // A host that ends in a number is an IPv4 address or nothing: browsers refuse the URL
+            // (`http://09.1.1.1/`: 09 is no octal number; `http://1.2.3.4.5/`, `http://256.1.1.1/`).
+            if endsInNumber(run.lastLabel, run.end) {
+                guard isWebIPv4(h, run.end) else { return nil }
+                item.isIP = true
+            }
             h = run.end
         }
         item.end = portAndPath(from: h)
@@ -169,7 +175,7 @@ struct _URLScanner {
         var item = _URLItem(start: p, end: 0, hostStart: p, hostEnd: run.end, isIP: false)
         if hasPrefix("www.", at: p) {
             item.isIP = false
-        } else if isIPv4(p, run.end) {
+        } else if isIPv4(p, run.end) && isWebIPv4(p, run.end) {
             guard run.end < body.count else { return nil }
             let b = body[run.end]
             guard b == 0x2F || (b == 0x3A && run.end + 1 < body.count && Self.isDigit(body[run.end + 1])) else { return nil }
@@ -251,10 +257,25 @@ struct _URLScanner {
         return k > i + 1 && k < n && body[k] == 0x5D
     }
 
+    /// Whether the host's last label `body[s..<e]` is a number, so that browsers read the host as an IPv4
+    /// address or refuse it (the WHATWG URL standard's "ends in a number"): all digits, or `0x` and hex digits.
+    func endsInNumber(_ s: Int, _ e: Int) -> Bool {
+        var i = s
+        if e - s >= 2, body[s] == 0x30, body[s + 1] | 0x20 == 0x78 {
+            i += 2
+            while i < e, Self.isDigit(body[i]) || (body[i] | 0x20) &- 0x61 < 6 { i += 1 }
+            return i == e
+        }
+        guard i < e else { return false }
+        while i < e, Self.isDigit(body[i]) { i += 1 }
+        return i == e
+    }
+
     /// Whether `body[s..<e]` is an IPv4 address as browsers read a URL's host (the WHATWG URL standard's
     /// IPv4 parser): one to four parts joined by dots, each decimal, octal (a leading `0`) or hex (`0x`),
     /// every part but the last at most 255 and the last filling the bytes left (`3232235777`, `0xC0A80101`,
-    /// `0300.0250.1.1`, `192.168.257` are all 192.168.1.1). A host of letters is never one.
+    /// `0300.0250.1.1`, `192.168.257` are all 192.168.1.1; `09` is no octal number, so `09.1.1.1` is none). A
+    /// host of letters is never one.
     func isWebIPv4(_ s: Int, _ e: Int) -> Bool {
         var i = s
         var parts = 0

@@ -99,7 +99,7 @@ struct BenchCommand: ParsableCommand {
         progress.clear()
         if json {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", recordsOnStandardOutput: false)
+            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
         } else {
             CLI.stdout(text(report) + "\n")
         }
@@ -340,14 +340,21 @@ struct BenchCommand: ParsableCommand {
     }
 
     func text(_ report: [String: Any]) -> String {
-        var lines: [String] = []
+        func right(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        // Columns: the stage, MB/s, messages/s (a decoder row counts bytes, not messages: "-"), seconds,
+        // threads (and CPU seconds where measured).
+        var lines = [
+            "stage".padding(toLength: 18, withPad: " ", startingAt: 0)
+                + right("MB/s", 10) + right("msg/s", 15) + right("seconds", 10) + "  threads"
+        ]
         func row(_ name: String, _ key: String) {
             guard let f = report[key] as? [String: Any] else { return }
+            let messages = (f["records"] as? Int ?? 0) > 0 ? String(format: "%.0f", f["messagesPerSecond"] as! Double) : "-"
             lines.append(
                 name.padding(toLength: 18, withPad: " ", startingAt: 0)
-                    + String(format: "%10.1f MB/s %14.0f msg/s  %8.3f s  ", f["mbPerSecond"] as! Double,
-                        f["messagesPerSecond"] as! Double, f["seconds"] as! Double) + "\(f["threads"]!) thread(s)"
-                    + ((f["cpuSeconds"] as? Double).map { String(format: ", %.3f s of CPU", $0) } ?? ""))
+                    + String(format: "%10.1f", f["mbPerSecond"] as! Double) + right(messages, 15)
+                    + String(format: "%10.3f  ", f["seconds"] as! Double) + "\(f["threads"]!)"
+                    + ((f["cpuSeconds"] as? Double).map { String(format: " (%.3f s of CPU)", $0) } ?? ""))
         }
         row("zstd -dc", "zstdCLI")
         row("decoder", "decode")

@@ -10,10 +10,15 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a rule file in three phases (resolve, confirm, verdict) and say whether it is ready.",
         discussion: """
-            Example:
-              smsfilter check --target ios rules.yaml
+            Warnings (a sub-action that iOS would drop, a rule that can never fire, a keyword claimed by rules \
+            of different folders) leave the rules ready; --strict \
+            makes them a failure too, for a CI step that must keep a rule file free of them.
 
-            Exit status: 0 ready, 64 usage, 65 failure (the report says why), 66 rule file missing.
+            Example:
+              smsfilter check --target ios --strict rules.yaml
+
+            Exit status: 0 ready, 64 usage, 65 failure (the report says why; with --strict, warnings too), \
+            66 rule file missing.
             """
     )
 
@@ -29,6 +34,9 @@ struct CheckCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print nothing: the exit status says ready (0) or failure (65).")
     var quiet = false
 
+    @Flag(name: .long, help: "Fail (65) on warnings too, not only on errors.")
+    var strict = false
+
     func run() throws {
         let report: RuleCheckReport
         do {
@@ -38,13 +46,27 @@ struct CheckCommand: ParsableCommand {
         } catch {
             throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badInput))
         }
-        if !quiet {
-            if json { CLI.printSummaryJSON(Self.jsonText(report), recordsOnStandardOutput: false) } else { CLI.stdout(Self.text(report)) }
+        if json {
+            CLI.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)
+        } else if !quiet {
+            CLI.stdout(Self.text(report, strict: strict))
         }
-        if report.verdict == .failure { throw ExitCode(.badInput) }
+        if Self.verdict(report, strict: strict) == .failure { throw ExitCode(.badInput) }
     }
 
-    static func text(_ r: RuleCheckReport) -> String {
+    /// The report's verdict, or failure under `--strict` when it has warnings.
+    static func verdict(_ r: RuleCheckReport, strict: Bool) -> RuleCheckReport.Verdict {
+        strict && r.findings.contains { $0.severity == .warning } ? .failure : r.verdict
+    }
+
+    /// `(--strict: 2 warnings)` when `--strict` alone makes the verdict a failure, else nothing.
+    static func strictNote(_ r: RuleCheckReport, strict: Bool) -> String? {
+        guard r.verdict == .ready, verdict(r, strict: strict) == .failure else { return nil }
+        let n = r.findings.filter { $0.severity == .warning }.count
+        return "--strict: \(n) warning\(n == 1 ? "" : "s")"
+    }
+
+    static func text(_ r: RuleCheckReport, strict: Bool = false) -> String {
         var out = ""
         let resolveErrors = r.findings.filter { $0.phase == .resolve }
         out += "resolve: "
@@ -73,14 +95,18 @@ struct CheckCommand: ParsableCommand {
             out += confirm.isEmpty ? "ok\n" : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
             for f in confirm { out += "  \(f.severity.rawValue): \(f)\n" }
         }
-        out += "verdict: \(r.verdict.rawValue)"
-        if let set = r.ruleSet, r.verdict == .ready { out += " (checksum \(set.checksum))" }
+        out += "verdict: \(verdict(r, strict: strict).rawValue)"
+        if let note = strictNote(r, strict: strict) {
+            out += " (\(note))"
+        } else if let set = r.ruleSet, r.verdict == .ready {
+            out += " (checksum \(set.checksum))"
+        }
         return out + "\n"
     }
 
-    static func jsonText(_ r: RuleCheckReport) -> String {
+    static func jsonText(_ r: RuleCheckReport, strict: Bool = false) -> String {
         var o: [String: Any] = [
-            "file": r.file, "target": r.target.rawValue, "verdict": r.verdict.rawValue,
+            "file": r.file, "target": r.target.rawValue, "verdict": verdict(r, strict: strict).rawValue, "strict": strict,
             "findings": r.findings.map { f -> [String: Any] in
                 ["phase": f.phase.rawValue, "severity": f.severity.rawValue, "file": f.file, "line": f.line,
                  "field": f.field, "message": f.message]

@@ -46,7 +46,7 @@ struct ClassifyCommand: ParsableCommand {
 
     @Option(
         name: .long, parsing: .unconditional,
-        help: "Classify only the records that start in these frames of one zstd archive (JSON Lines or TSV): compressed offsets START:END at frame boundaries, as smsfilter plan lists them.",
+        help: "Classify only the records that start in these frames of one zstd archive (JSON Lines or TSV, a regular file): compressed offsets START:END at frame boundaries, as smsfilter plan lists them.",
         transform: ByteRange.parse)
     var range: ByteRange?
 
@@ -193,14 +193,13 @@ struct ClassifyCommand: ParsableCommand {
             options.progress = progress
             return try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
         }
-        if !quiet {
-            if json {
-                CLI.printSummaryJSON(
-                    String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
-                    recordsOnStandardOutput: !noOutput && (outputPath ?? "-") == "-")
-            } else {
-                CLI.stderr(result.counts.table())
-            }
+        // An explicitly asked --json is printed even with -q (which silences the table and the progress).
+        if json {
+            CLI.printSummaryJSON(
+                String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
+                plan: plan)
+        } else if !quiet {
+            CLI.stderr(result.counts.table())
         }
         for file in result.counts.files where file.error != nil {
             CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")

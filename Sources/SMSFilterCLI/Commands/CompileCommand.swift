@@ -28,7 +28,7 @@ struct CompileCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error with -o -) instead of a sentence.")
+    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error when -o goes there) instead of a sentence.")
     var json = false
 
     func run() throws {
@@ -41,16 +41,16 @@ struct CompileCommand: ParsableCommand {
             let set = try CLI.loadRules(input)
             let bytes = set.serialize()
             try RuleCLI.write([(output, bytes)], existing: plan.existingPolicy)
-            guard !quiet else { return }
+            guard !quiet || json else { return }
             let ms = Int(Date().timeIntervalSince(start) * 1000)
             if json {
                 CLI.printSummaryJSON(RuleCLI.json([
-                    "rules": set.ruleNames.count, "model": set.definition.model?.name ?? NSNull(), "phrases": set.phraseCount, "output": output, "bytes": bytes.count,
+                    "rules": set.definition.rules.count, "model": set.definition.model?.name ?? NSNull(), "phrases": set.phraseCount, "output": output, "bytes": bytes.count,
                     "checksum": set.checksum, "milliseconds": ms,
-                ]), recordsOnStandardOutput: output == "-")
+                ]), plan: plan)
             } else {
                 CLI.stderr(
-                    "compiled \(set.ruleNames.count) rules\(set.definition.model.map { " and model \"\($0.name)\"" } ?? ""), \(set.phraseCount) phrases → \(output) "
+                    "compiled \(ExportExtensionCommand.contents(set)), \(set.phraseCount) phrase\(set.phraseCount == 1 ? "" : "s") → \(output) "
                         + "(\(bytes.count) bytes, checksum \(set.checksum), \(ms) ms)\n")
             }
         }

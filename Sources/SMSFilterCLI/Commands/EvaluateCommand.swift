@@ -15,9 +15,13 @@ struct EvaluateCommand: ParsableCommand {
             it may land in (--map or --map-file). Targets: an action (none, allow, junk, promotion, \
             transaction: any folder of it), a folder path (Transactions/Finance), other (none or allow), \
             ignore (not scored); several as a|b. Scoring is per folder when a target is a sub-folder, per \
-            action otherwise (--by to choose). Reports precision, recall and F1 per class, a confusion \
-            matrix (truth label × prediction), per-rule hits, precision and share of true positives, \
-            conflicts (rules of different folders firing on one record) and rules that never fire.
+            action otherwise (--by to choose). The macro F1 is scikit-learn's f1_score(average="macro") \
+            on one class per record: y_true is the label's targets (spam=junk|promotion: junk|promotion), \
+            y_pred the same when the prediction is accepted, else the targets of the first label that \
+            accepts it, else the action or folder predicted; --predictions writes both per record. Also: \
+            precision, recall and F1 per class and per truth label, a confusion matrix (truth label × \
+            prediction), per-rule hits, precision and share of true positives, conflicts (rules of \
+            different folders firing on one record) and rules that never fire.
 
             The figures go to standard error as tables (--json: as one JSON object on standard output), to \
             --json-file as JSON and to --report as a self-contained HTML page.
@@ -28,6 +32,8 @@ struct EvaluateCommand: ParsableCommand {
               smsfilter evaluate thai_sms.jsonl.zst --map-file thai-map.yaml \\
                   --json-file thai.json
               smsfilter evaluate generated.jsonl.zst --map identity
+              smsfilter evaluate uci_sms_spam.jsonl.zst --ignore-case \\
+                  --map 'SPAM=junk|promotion,ham=other' --predictions uci-pred.jsonl
 
             Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input missing, 73 an \
             output could not be written.
@@ -51,6 +57,12 @@ struct EvaluateCommand: ParsableCommand {
 
     @Option(name: .long, help: "Score per action or per folder (default: from the mapping).")
     var by: TruthMapping.Granularity?
+
+    @Flag(name: .long, help: "Truth labels that differ only in case are one label (spam, Spam, SPAM).")
+    var ignoreCase = false
+
+    @Option(name: .long, help: ArgumentHelp("Write y_true and y_pred of every scored record, one JSON line each, to this file (.zst or .gz: compressed; - is standard output), for scikit-learn.", valueName: "file"))
+    var predictions: String?
 
     @Option(name: .long, help: ArgumentHelp("Write the figures as JSON to this file (- is standard output).", valueName: "file"))
     var jsonFile: String?
@@ -90,8 +102,9 @@ struct EvaluateCommand: ParsableCommand {
         plan.read(mapFile, as: "the mapping file (--map-file)")
         plan.write(jsonFile, as: "--json-file")
         plan.write(report, as: "--report")
+        plan.write(predictions, as: "--predictions", compressedByName: true)
         try plan.check()
-        let mapping: TruthMapping
+        var mapping: TruthMapping
         do {
             if let map {
                 mapping = try TruthMapping.parse(map)
@@ -99,6 +112,7 @@ struct EvaluateCommand: ParsableCommand {
                 guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: .inputMissing) }
                 mapping = try TruthMapping.load(path: mapFile!)
             }
+            if ignoreCase { mapping = try mapping.ignoringCase() }
         } catch let error as PipelineError {
             CLI.stderr("smsfilter: error: \(error.message)\n")
             throw ExitCode(.usage)
@@ -108,6 +122,8 @@ struct EvaluateCommand: ParsableCommand {
         input.apply(to: &options)
         options.readTruth(from: truthField, by: by)
         options.conflictExamples = conflictExamples
+        options.predictions = predictions
+        options.existing = plan.existingPolicy
         let result = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try Evaluator(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
@@ -122,13 +138,11 @@ struct EvaluateCommand: ParsableCommand {
         if let report {
             try CLI.writeOutput(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
         }
-        if !quiet {
-            if json {
-                // With --json-file -, the figures are already on standard output: the summary goes beside them.
-                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: jsonFile == "-")
-            } else {
-                CLI.stderr(result.table())
-            }
+        if json {
+            // With --json-file on standard output, the figures are there already: the summary goes beside them.
+            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
+        } else if !quiet {
+            CLI.stderr(result.table())
         }
         if result.records > 0 && result.scored == 0 && !quiet {
             CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(truthField)\" right, and are its labels in the mapping?\n")

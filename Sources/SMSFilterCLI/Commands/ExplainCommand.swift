@@ -33,10 +33,10 @@ struct ExplainCommand: ParsableCommand {
         try RuleCLI.run {
             let set = try CLI.loadRules(ruleOptions.rules)
             let e = Classifier(ruleSet: set).explain(sender: sender, body: text)
-            if quiet {
+            if json {
+                CLI.printSummaryJSON(Self.jsonText(e, set), plan: nil)
+            } else if quiet {
                 CLI.stdout(e.verdict.folder.path + "\n")
-            } else if json {
-                CLI.printSummaryJSON(Self.jsonText(e, set), recordsOnStandardOutput: false)
             } else {
                 CLI.stdout(Self.text(e, set))
             }

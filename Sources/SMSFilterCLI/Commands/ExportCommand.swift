@@ -55,7 +55,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "Take each record's label verbatim from this field instead.")
     var labelField: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "Weights of train, validation and test (whole numbers up to 1000000), e.g. 80,10,10.")
+    @Option(name: .long, parsing: .unconditional, help: "Weights of train, validation and test (whole numbers up to 1000000), e.g. 80,10,10; a part of weight 0 (90,10) gets no file.")
     var split = SplitRatios(train: 80, validation: 10, test: 10)!
 
     @Flag(name: .long, help: "Drop records whose body (lowercased, whitespace collapsed) was seen before.")
@@ -124,7 +124,7 @@ struct ExportCommand: ParsableCommand {
 
     /// The files written into the output folder.
     var fileNames: [String] {
-        TrainingSplit.allCases.map { "\($0.name).\(format.fileExtension)" + (zst ? ".zst" : "") }
+        split.written.map { "\($0.name).\(format.fileExtension)" + (zst ? ".zst" : "") }
     }
 
     func run() throws {
@@ -162,12 +162,10 @@ struct ExportCommand: ParsableCommand {
             throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
         }
         if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
-        if !quiet {
-            if json {
-                CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), recordsOnStandardOutput: false)
-            } else {
-                CLI.stderr(result.table())
-            }
+        if json {
+            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
+        } else if !quiet {
+            CLI.stderr(result.table())
         }
     }
 }

@@ -73,6 +73,15 @@ struct ExportExtensionCommand: ParsableCommand {
         return nil
     }
 
+    /// What a rule set holds, counted as a person reads it: `9 rules`, `1 rule and model "m"`, `no rules and
+    /// model "m"` (a model is not a rule).
+    static func contents(_ set: RuleSet) -> String {
+        let n = set.definition.rules.count
+        var text = n == 0 ? "no rules" : n == 1 ? "1 rule" : "\(n) rules"
+        if let model = set.definition.model { text += " and model \"\(model.name)\"" }
+        return text
+    }
+
     /// Every identifier the generated sources use, besides the two default class names.
     static let generatedIdentifiers: Set<String> = {
         let generator = ExtensionGenerator(ruleSet: RuleSet.embeddedDefault, sourcePath: "rules.yaml")
@@ -137,22 +146,25 @@ struct ExportExtensionCommand: ParsableCommand {
                 files.map { (URL(fileURLWithPath: output).appendingPathComponent($0.name).path, $0.bytes) },
                 existing: plan.existingPolicy)
 
-            if quiet { return }
+            if quiet && !json { return }
             let warnings = report.findings.count - errors.count
             if json {
                 CLI.printSummaryJSON(RuleCLI.json([
-                    "rules": set.ruleNames.count, "checksum": set.checksum, "output": output,
+                    "rules": set.definition.rules.count, "model": set.definition.model?.name ?? NSNull(), "checksum": set.checksum, "output": output,
                     "files": files.map { ["name": $0.name, "bytes": $0.bytes.count] },
                     "capabilities": set.definition.iosCapabilities.map(\.name),
                     "blockList": set.definition.blockList.count,
                     "identificationList": set.definition.identificationNumbers.count, "warnings": warnings,
-                ]), recordsOnStandardOutput: false)
+                ]), plan: nil)
                 return
             }
             let caps = set.definition.iosCapabilities.map(\.name).joined(separator: ", ")
-            var text = "exported \(set.ruleNames.count) rules (checksum \(set.checksum)) to \(output):\n"
+            var text = "exported \(Self.contents(set)) (checksum \(set.checksum)) to \(output):\n"
             for file in files { text += "  \(file.name) (\(file.bytes.count) bytes)\n" }
-            text += "capabilities: \(caps)\n"
+            text += "capabilities: \(caps.isEmpty ? "none" : caps)\n"
+            if set.definition.rules.isEmpty && set.definition.model == nil {
+                text += "note: \(rules) has no rule and no model: the extension leaves every message where iOS puts it\n"
+            }
             text += "block list: \(set.definition.blockList.count) numbers, identification list: \(set.definition.identificationNumbers.count) numbers\n"
             text += "next: read \(output)/README.md\n"
             if warnings > 0 {

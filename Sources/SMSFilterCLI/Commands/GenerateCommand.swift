@@ -82,19 +82,25 @@ struct GenerateCommand: ParsableCommand {
             let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)
             let progress = ProgressLine()
             let showProgress = !quiet && CLI.stderrIsTerminal && !(out == "-" && CLI.stdoutIsTerminal)
+            // Drawn at most four times a second (the generator reports every megabyte, hundreds of times a
+            // second), with the rate and what is left.
+            var lastDrawn = -1.0
             let bytes = try CorpusGenerator(seed: seed.value!).write(count: count, to: file) { n in
-                if showProgress {
-                    progress.show(String(format: "%@ records  %.0f%%", ProgressLine.grouped(n), Double(n) * 100 / Double(max(1, count))))
-                }
+                let seconds = Date().timeIntervalSince(started)
+                guard showProgress, seconds - lastDrawn >= 0.25 else { return }
+                lastDrawn = seconds
+                let rate = Double(n) / max(seconds, 1e-9)
+                progress.show(String(format: "%@ records  %.0f%%  %.0f records/s  ETA %@", ProgressLine.grouped(n),
+                    Double(n) * 100 / Double(max(1, count)), rate, ProgressLine.clock(Double(count - n) / max(rate, 1e-9))))
             }
             try file.finish()
             progress.clear()
-            if !quiet {
+            if !quiet || json {
                 let seconds = Date().timeIntervalSince(started)
                 if json {
                     CLI.printSummaryJSON(
                         RuleCLI.json(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!]),
-                        recordsOnStandardOutput: out == "-")
+                        plan: plan)
                 } else {
                     CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
                         Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))

@@ -131,7 +131,7 @@ struct LearnCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error with -o -) instead of the table.")
+    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error when -o goes there) instead of the table.")
     var json = false
 
     static func precision(_ text: String) throws -> Double? {
@@ -203,7 +203,7 @@ struct LearnCommand: ParsableCommand {
             try writeRuleFile(model, to: output, base: base, normalization: normalization, existing: plan.existingPolicy)
         }
         if json {
-            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), recordsOnStandardOutput: output == "-")
+            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), plan: plan)
         } else if !quiet {
             let table = Self.table(report, output: output)
             if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }

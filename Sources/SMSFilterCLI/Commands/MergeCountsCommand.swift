@@ -19,8 +19,19 @@ struct MergeCountsCommand: ParsableCommand {
             count files that are damaged: a field missing or of the wrong type, a negative count, or \
             records that are not labelled + rejected. Sums that would overflow are refused too.
 
+            An archive is known by its bytes (its size and the SHA-256 of its first and last 64 KiB, \
+            files[].archive), not by the path a run named it by. The splits of an archive (classify \
+            --range) join into its entry where they meet; counts of one archive that overlap (two \
+            splits, a whole run and a split, whole runs in two count files, a copy of the archive \
+            included) would count its records twice and are refused. When the splits join into archives \
+            of which no record could be read, the merge fails as one whole run fails.
+
             Example:
               smsfilter merge-counts shard-*.counts.json -o total.json
+
+            Exit status: 0 success, 64 usage (a count file named twice), 65 a count file that is \
+            damaged, of another rule set, a copy of another, or counts that overlap or overflow, 66 a \
+            count file missing, 73 the output could not be written.
             """
     )
 

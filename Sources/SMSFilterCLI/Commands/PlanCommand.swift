@@ -26,8 +26,11 @@ struct PlanCommand: ParsableCommand {
               smsfilter plan big.jsonl.zst --split-size 256M
               smsfilter plan big.jsonl.zst --lines --json -o plan.json
 
-            Exit status: 0 success, 64 usage, 65 damaged archive (--lines) or unreadable input, 66 input \
-            missing, 73 the plan could not be written.
+            The archive must be a regular file (it is read at offsets): a pipe, a FIFO or standard input \
+            is refused at once.
+
+            Exit status: 0 success, 64 usage (an archive that is not a regular file included), 65 damaged \
+            archive (--lines) or unreadable input, 66 input missing, 73 the plan could not be written.
             """
     )
 
@@ -94,12 +97,11 @@ struct PlanCommand: ParsableCommand {
                 throw CLI.fail("\(error)", code: .cannotCreate)
             }
         }
-        if !quiet {
-            if json {
-                CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), recordsOnStandardOutput: output == "-")
-            } else {
-                CLI.stdout(plan.table())
-            }
+        if json {
+            CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
+        } else if !quiet {
+            // With the plan's JSON on standard output (-o and a link to it), the table goes beside it.
+            if io.writesStandardOutput { CLI.stderr(plan.table()) } else { CLI.stdout(plan.table()) }
         }
         if plan.damaged {
             for (k, split) in plan.splits.enumerated() where split.error != nil {

@@ -24,13 +24,14 @@ enum CLI {
 
 
     /// Prints a `--json` summary where SPEC §7 says, one rule for every command: to standard output, unless
-    /// the command's records (or its other main output: a compiled rule set, a learned rule file) go there
-    /// (`recordsOnStandardOutput`), then to standard error. The JSON is written as it is, with the characters a
-    /// terminal would obey that JSON leaves raw inside strings (DEL, C1 controls, bidirectional overrides)
-    /// written as `\uXXXX` escapes: the same JSON to a parser, harmless on a terminal.
-    static func printSummaryJSON(_ json: String, recordsOnStandardOutput: Bool) {
+    /// an output of the command goes there (its records, a compiled rule set, a learned rule file, the
+    /// figures: named `-` or through a link to standard output, ``IOPlan/writesStandardOutput``), then to
+    /// standard error, so that it never lands inside that output. The JSON is written as it is, with the
+    /// characters a terminal would obey that JSON leaves raw inside strings (DEL, C1 controls, bidirectional
+    /// overrides) written as `\uXXXX` escapes: the same JSON to a parser, harmless on a terminal.
+    static func printSummaryJSON(_ json: String, plan: IOPlan?) {
         let text = Data(jsonEscapingTerminalControls(json).utf8)
-        if recordsOnStandardOutput { FileHandle.standardError.write(text) } else { FileHandle.standardOutput.write(text) }
+        if plan?.writesStandardOutput == true { FileHandle.standardError.write(text) } else { FileHandle.standardOutput.write(text) }
     }
 
     /// `json` with DEL, C1 controls and bidirectional overrides written as `\uXXXX` (they can only be inside

@@ -24,6 +24,8 @@ import Darwin
 ///   to this process's own descriptors need none); an empty name; a link into `/proc` to another process's
 ///   descriptor; a block device; a file of an output folder that is a device, a pipe or a link to one;
 ///   a name ending in `.gz` or `.zst` for an output that is written uncompressed (all but records and rejects);
+///   a name ending in a compression or archive suffix that is never written (`.bz2`, `.xz`, `.lz4`, `.zstd`,
+///   `.zip`, `.7z`, `.br`…: ``OutputFile/unwrittenCompression(namedBy:)``), for every output and output folder;
 /// - exit status 73 (sysexits' EX_CANTCREAT: the output cannot be created where it is named): its folder
 ///   does not exist, is not a folder or cannot be written; the name is a folder (or ends with `/`) where a
 ///   file is wanted, or is not a folder where a folder is wanted.
@@ -95,6 +97,19 @@ struct IOPlan {
         }
     }
 
+    /// Whether an output of this plan is standard output: named `-`, or a name that leads to the file this
+    /// process's standard output holds (the same device and inode: a link to `/proc/self/fd/1` or
+    /// `/dev/stdout`, a link of one's own to one of them, the file the shell redirected standard output to).
+    /// `/dev/null` is not. A `--json` summary then goes to standard error (``CLI/printSummaryJSON(_:plan:)``),
+    /// never into the records.
+    var writesStandardOutput: Bool {
+        let standardOutput = Self.identity("-", stream: 1)
+        guard standardOutput.node != nil else { return outputs.contains { $0.path == "-" } }
+        return outputs.contains {
+            $0.path == "-" || Self.same(Self.identity($0.path, stream: 1), standardOutput, bothWritten: true)
+        }
+    }
+
     /// Refuses the plan (see the type's documentation); prints `smsfilter: error: …` and throws the exit code.
     func check() throws {
         if let (message, code) = problem() { throw CLI.fail(message, code: code) }
@@ -138,6 +153,7 @@ struct IOPlan {
 
     private func outputProblem(_ e: Entry) -> (String, ExitStatus)? {
         if e.path.isEmpty { return ("\(e.option): an empty name; name a file", .usage) }
+        if let p = unwrittenCompressionProblem(e) { return p }
         if !e.compressedByName, OutputFile.compression(namedBy: e.path) != .none {
             let suffix = e.path.lowercased().hasSuffix(".gz") ? ".gz" : ".zst"
             return ("\(describe(e)): the name ends with \(suffix), but \(e.option) is written uncompressed; "
@@ -170,6 +186,12 @@ struct IOPlan {
 
     private func folderProblem(_ e: Entry) -> (String, ExitStatus)? {
         if e.path.isEmpty { return ("\(e.option): an empty name; name a folder", .usage) }
+        let trimmed = e.path.hasSuffix("/") ? String(e.path.dropLast()) : e.path
+        if let (suffix, format) = OutputFile.unwrittenCompression(namedBy: trimmed)
+            ?? [".gz", ".zst"].first(where: { trimmed.lowercased().hasSuffix($0) }).map({ ($0, $0 == ".gz" ? "gzip" : "zstd") }) {
+            return ("\(describe(e)): the name ends with \(suffix) (\(format)), but \(e.option) is a folder of plain files; "
+                + "name it without \(suffix) (compress the folder afterwards if you need an archive)", .usage)
+        }
         switch Self.kind(e.path) {
         case .folder:
             return access(e.path, W_OK | X_OK) == 0 ? nil : ("\(describe(e)): cannot write in this folder (\(String(cString: strerror(errno))))", .cannotCreate)
@@ -179,6 +201,28 @@ struct IOPlan {
             return ("\(describe(e)): is not a folder; name a folder (it is created when missing)", .cannotCreate)
         }
     }
+
+    /// A name ending in a compression suffix that smsfilter does not write (`.bz2`, `.xz`, `.zip`…): refused
+    /// with the one-line advice, as such an input is (a plain file under that name would be a lie).
+    private func unwrittenCompressionProblem(_ e: Entry) -> (String, ExitStatus)? {
+        guard let (suffix, format) = OutputFile.unwrittenCompression(namedBy: e.path) else { return nil }
+        let stem = String(e.path.dropLast(suffix.count))
+        let name = _PathText.name(of: stem)
+        if !e.compressedByName {
+            return ("\(describe(e)): the name ends with \(suffix) (\(format)), but \(e.option) is written uncompressed; "
+                + "name it without \(suffix), such as \(name)", .usage)
+        }
+        let tool = Self.compressor[suffix.lowercased()]
+        let pipe = tool.map { "; or pipe: -o - | \($0) > \(_PathText.name(of: e.path))" } ?? ""
+        return ("\(describe(e)): the name ends with \(suffix) (\(format)), which smsfilter does not write; "
+            + "name it \(name).zst (zstd) or \(name).gz (gzip)\(pipe)", .usage)
+    }
+
+    /// The command that writes each suffix from standard input, for the advice.
+    private static let compressor = [
+        ".bz2": "bzip2", ".xz": "xz", ".lzma": "xz --format=lzma", ".lz4": "lz4", ".lz": "lzip", ".lzo": "lzop",
+        ".br": "brotli", ".zstd": "zstd", ".gzip": "gzip",
+    ]
 
     /// The folder that will hold `e` must exist and be writable (exit 73 otherwise).
     private func parentProblem(_ e: Entry) -> (String, ExitStatus)? {

@@ -38,12 +38,30 @@ struct RecordFormatOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: "Longest record read, 1K to 1G; a longer one is rejected and counted.")
     var maxRecord = ByteSize(RecordLimits.defaultMaxRecord)
 
+    @Option(name: .long, help: ArgumentHelp("CSV field separator, such as ';' or '|' (default ','); implies --input-format csv.", valueName: "char"))
+    var delimiter: String?
+
+    func validate() throws {
+        guard let delimiter else { return }
+        guard delimiter.utf8.count == 1, let byte = delimiter.utf8.first, RecordFormat.isValidDelimiter(byte) else {
+            let tab = delimiter == "\t" || delimiter == "\\t" ? " (a tab-separated file is --input-format tsv)" : ""
+            throw ValidationError("Please give --delimiter as one ASCII punctuation character or a space, such as ';' or '|', not a letter, digit or quote\(tab).")
+        }
+        if let inputFormat, inputFormat != .csv {
+            throw ValidationError("Please drop --delimiter: it is CSV's field separator, and --input-format is \(inputFormat.rawValue).")
+        }
+    }
+
     /// Sets the format, header row, fields and longest record of a job's options (its ``RecordFormat``).
     func apply<Options: RecordFormatSettings>(to options: inout Options) {
         options.input.inputFormat = inputFormat
         options.input.hasHeader = !noHeader
         options.input.fields = fields.names
         options.input.maxRecord = maxRecord.bytes
+        if let byte = delimiter?.utf8.first {
+            options.input.delimiter = byte
+            options.input.inputFormat = .csv
+        }
     }
 }
 

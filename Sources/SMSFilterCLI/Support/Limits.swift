@@ -34,7 +34,7 @@ enum Limits {
         guard let frameSize, frameSize.bytes != 0, !Limits.frameSize.contains(frameSize.bytes) else { return }
         throw ValidationError(
             "Please give --frame-size from \(ByteSize(Limits.frameSize.lowerBound).argument) to "
-                + "\(ByteSize(Limits.frameSize.upperBound).argument), or 0 for one frame (got \(ByteSize(frameSize.bytes).argument)).")
+                + "\(ByteSize(Limits.frameSize.upperBound).argument), or 0 for one frame (got \(frameSize.given)).")
     }
 
     /// Decoded bytes per split (`plan --split-size`).
@@ -58,7 +58,7 @@ enum Limits {
         guard let size, !range.contains(size.bytes) else { return }
         throw ValidationError(
             "Please give \(option) from \(ByteSize(range.lowerBound).defaultValueDescription) to "
-                + "\(ByteSize(range.upperBound).defaultValueDescription) (got \(size.argument)).")
+                + "\(ByteSize(range.upperBound).defaultValueDescription) (got \(size.given)).")
     }
 
     /// The chunk pool of `threads` workers with `chunkSize`-byte chunks must stay within ``chunkPoolBytes``.
