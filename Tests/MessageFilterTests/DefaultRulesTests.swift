@@ -297,11 +297,12 @@ final class DefaultRulesTests: XCTestCase {
         print("QUALITY thai: agreement \(pct(agreement)) (\(agree)/\(thai.count)); " + perLabel.keys.sorted().map {
             "\($0) \(perLabel[$0]!.0)/\(perLabel[$0]!.1)" }.joined(separator: ", "))
         if let dump { try misses.write(toFile: dump, atomically: true, encoding: .utf8) }
-        // Floors a little under the figures reported in docs/RULES.md and docs/QUALITY.md (measured: precision
-        // 96.7%, recall 85.9%, 92 ham to Transactions, agreement 79.7%, OTP 97.5%, OK 87.3%), so a rule change
-        // that loses quality fails.
+        // Floors a little under the figures reported in docs/RULES.md and docs/QUALITY.md (measured after issue 34:
+        // precision 96.8%, recall 85.0%, 81 ham to Transactions, agreement 79.9%, OTP 97.5%, OK 88.7%; before it,
+        // 96.7%, 85.9%, 92, 79.7%, 97.5%, 87.3%: no keyword inside a longer word costs the spam that only a
+        // stem found, "ringtoneking", "urawinner"), so a rule change that loses quality fails.
         XCTAssertGreaterThanOrEqual(precision, 0.96)
-        XCTAssertGreaterThanOrEqual(recall, 0.85)
+        XCTAssertGreaterThanOrEqual(recall, 0.845)
         XCTAssertLessThanOrEqual(hamToTransactions, 100)
         XCTAssertGreaterThanOrEqual(agreement, 0.79)
         XCTAssertGreaterThanOrEqual(Double(perLabel["OTP"]!.0) / Double(perLabel["OTP"]!.1), 0.97)

@@ -207,13 +207,7 @@ struct _RuleFileParser {
             case "sender":
                 if let c = parseSender(v, f) { rule.sender = c } else { ok = false }
             case "unlessSender":
-                // One sender condition, or a list of them (any one vetoes the rule).
-                if let seq = v.sequence {
-                    if seq.isEmpty { issue(v, f, "expected a sender condition or a non-empty list of them"); ok = false }
-                    for (j, item) in seq.enumerated() {
-                        if let c = parseSender(item, "\(f)[\(j)]") { rule.unlessSender.append(c) } else { ok = false }
-                    }
-                } else if let c = parseSender(v, f) { rule.unlessSender = [c] } else { ok = false }
+                if let c = parseUnlessSender(v, f) { rule.unlessSender = c } else { ok = false }
             default:
                 if parseBodyCondition(key, v, f, into: &rule, ok: &ok) { continue }
                 issue(k, f, _Suggest.unknown("rule field", key, valid: Self.ruleKeys)); ok = false
@@ -236,6 +230,21 @@ struct _RuleFileParser {
         rule.name = name
         rule.action = action
         return rule
+    }
+
+    /// `unlessSender`: one sender condition, or a non-empty list of them (any one vetoes the rule).
+    mutating func parseUnlessSender(_ node: Node, _ at: String) -> [SenderCondition]? {
+        guard let seq = node.sequence else { return parseSender(node, at).map { [$0] } }
+        if seq.isEmpty {
+            issue(node, at, "expected a sender condition or a non-empty list of them")
+            return nil
+        }
+        var out: [SenderCondition] = []
+        var ok = true
+        for (j, item) in seq.enumerated() {
+            if let c = parseSender(item, "\(at)[\(j)]") { out.append(c) } else { ok = false }
+        }
+        return ok ? out : nil
     }
 
     mutating func parseSender(_ node: Node, _ at: String) -> SenderCondition? {
