@@ -85,7 +85,7 @@ struct SMSFilter: ParsableCommand {
         subcommands: [
             ClassifyCommand.self, ExplainCommand.self, CheckCommand.self, CompileCommand.self, ExportCommand.self,
             EvaluateCommand.self, GenerateCommand.self, BenchCommand.self, PlanCommand.self, MergeCountsCommand.self,
-            ExportExtensionCommand.self, LearnCommand.self,
+            ExportExtensionCommand.self, LearnCommand.self, ShowRulesCommand.self,
         ]
     )
 }

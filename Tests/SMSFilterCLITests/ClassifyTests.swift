@@ -146,7 +146,7 @@ final class ClassifyTests: CLITestCase {
         let help = try Fixtures.run(bin, ["--help"])
         XCTAssertEqual(help.status, 0)
         let text = String(decoding: help.stdout, as: UTF8.self)
-        let names = ["classify", "explain", "check", "compile", "export", "evaluate", "generate", "bench", "merge-counts", "export-extension", "learn"]
+        let names = ["classify", "explain", "check", "compile", "export", "evaluate", "generate", "bench", "merge-counts", "export-extension", "learn", "show-rules"]
         var last = text.startIndex
         for name in names {
             guard let range = text.range(of: "\n  \(name) ", range: last..<text.endIndex) else {

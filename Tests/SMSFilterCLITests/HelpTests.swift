@@ -160,6 +160,8 @@ SUBCOMMANDS:
                           a rule set.
   learn                   Learn phrase weights from labelled records and write
                           them as the model: section of a rule file.
+  show-rules              Print the built-in rule file (YAML), to start a rule
+                          file of your own from it.
 
   See 'smsfilter help <subcommand>' for detailed help.
 
@@ -206,7 +208,9 @@ OPTIONS:
   --range <range>         Classify only the records that start in these frames
                           of one zstd archive (JSON Lines or TSV, a regular
                           file): compressed offsets START:END at frame
-                          boundaries, as smsfilter plan lists them.
+                          boundaries, as smsfilter plan lists them. The run
+                          keeps its rejects within its share of
+                          --max-rejects-bytes (by compressed bytes).
   --first-line <first-line>
                           With --range: the archive's line number where the
                           range starts (plan --lines), so lines before it need
@@ -332,7 +336,8 @@ warnings too), 66 rule file missing.
 USAGE: smsfilter check <rules> [--target <target>] [--json] [--quiet] [--strict]
 
 ARGUMENTS:
-  <rules>                 The rule file to check (YAML or .smsf).
+  <rules>                 The rule file to check (YAML or .smsf;
+                          embedded:rules: the built-in one).
 
 OPTIONS:
   --target <target>       What the rules must be fit for: offline or ios (at
@@ -360,7 +365,8 @@ output could not be written.
 USAGE: smsfilter compile <input> --output <file> [--force] [--quiet] [--json]
 
 ARGUMENTS:
-  <input>                 The rule file (YAML, or a .smsf to rewrite).
+  <input>                 The rule file (YAML, or a .smsf to rewrite;
+                          embedded:rules: the built-in one).
 
 OPTIONS:
   -o, --output <file>     The compiled rule set to write.
@@ -719,6 +725,40 @@ OPTIONS:
 
 
 """#,
+        "show-rules": #"""
+OVERVIEW: Print the built-in rule file (YAML), to start a rule file of your own
+from it.
+
+Prints the rule file built into smsfilter byte for byte
+(samples/default-rules.yaml in the source): the rules --rules embedded:rules
+classifies with, and that the default joins to the embedded model. Edit a copy
+and give it to --rules, check, compile or export-extension (an iOS extension
+needs capabilities: with at most five sub-actions; smsfilter check --target ios
+says what to change).
+
+Examples:
+  smsfilter show-rules > my-rules.yaml
+  smsfilter show-rules embedded -o my-rules.yaml --force
+  smsfilter check my-rules.yaml
+
+Exit status: 0 success, 64 usage, 73 the output could not be written.
+
+USAGE: smsfilter show-rules [<name>] [--output <file>] [--force]
+
+ARGUMENTS:
+  <name>                  Which rule file: embedded (also embedded:rules), the
+                          built-in one. (default: embedded)
+
+OPTIONS:
+  -o, --output <file>     Write it to this file instead of standard output (-
+                          is standard output).
+  -f, --force             Replace an existing output file (devices, FIFOs and -
+                          need no --force).
+  --version               Show the version.
+  -h, --help              Show help information.
+
+
+"""#,
         "merge-counts": #"""
 OVERVIEW: Sum the count files of several classify runs into one, exactly.
 
@@ -782,8 +822,9 @@ missing, 73 DIR could not be written.
 USAGE: smsfilter export-extension <rules> --output <folder> [--message-filter-class <message-filter-class>] [--call-directory-class <call-directory-class>] [--batch-size <batch-size>] [--force] [--quiet] [--json]
 
 ARGUMENTS:
-  <rules>                 The rule file (YAML or .smsf); it must pass
-                          `smsfilter check --target ios`.
+  <rules>                 The rule file (YAML or .smsf; embedded:rules: the
+                          built-in one); it must pass `smsfilter check --target
+                          ios`.
 
 OPTIONS:
   -o, --output <folder>   The folder to write the extension files into (created
@@ -861,7 +902,8 @@ OPTIONS:
   --by <by>               Targets are actions or folders (default: from the
                           mapping). (values: action, folder)
   --rules <rules>         A YAML rule file whose rules the model joins (its
-                          text is copied into the output).
+                          text is copied into the output); embedded:rules: the
+                          built-in one.
   -o, --output <output>   The rule file to write (YAML; required unless --cv).
   -f, --force             Replace an existing output file.
   --input-format <input-format>

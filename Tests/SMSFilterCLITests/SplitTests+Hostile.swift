@@ -261,3 +261,114 @@ extension SplitTests {
         }
     }
 }
+
+extension SplitTests {
+    /// `plan --json` without `--lines`: a split's `decodedStart` is given while every frame before it says its
+    /// size, and only then. Frames whose size is estimated (the zstd CLI reading standard input records none)
+    /// leave the splits after the first estimated one without it; `--lines` gives every split its exact one.
+    /// (A planted bug that gave estimated offsets passed every test before.)
+    func testPlanGivesNoDecodedStartAfterAnEstimatedSplit() throws {
+        let pieces = (0..<5).map { f in (0..<(20 + 5 * f)).map { record("e\(f)-\($0)") + "\n" }.joined() }
+        // Two frames that say their size (compressed from files), then three that do not (from standard input).
+        var bytes: [UInt8] = []
+        for (k, piece) in pieces.enumerated() {
+            let source = try write("piece-\(k).jsonl", piece)
+            let frame = k < 2 ? try Fixtures.run("zstd", ["-q", "-c", "-1", source]) : try Fixtures.run("zstd", ["-q", "-c", "-1"], stdin: Data(piece.utf8))
+            bytes += Array(frame.stdout)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path("mixed.jsonl.zst")))
+        let estimated = try plan(path("mixed.jsonl.zst"), ["--split-size", "1"])
+        let splits = try XCTUnwrap(estimated.object["splits"] as? [[String: Any]])
+        XCTAssertEqual(splits.count, 5)
+        XCTAssertEqual(splits.map { $0["decodedExact"] as? Bool }, [true, true, false, false, false])
+        var at = 0
+        for (k, split) in splits.enumerated() {
+            if k <= 2 {
+                XCTAssertEqual(split["decodedStart"] as? Int, at, "split \(k): every frame before it says its size")
+                at += pieces[k].utf8.count
+            } else {
+                XCTAssertNil(split["decodedStart"], "split \(k) comes after an estimated one: \(split)")
+            }
+        }
+        XCTAssertEqual(estimated.object["decodedExact"] as? Bool, false)
+        let counted = try plan(path("mixed.jsonl.zst"), ["--split-size", "1", "--lines"])
+        let exact = try XCTUnwrap(counted.object["splits"] as? [[String: Any]])
+        var offset = 0
+        for (k, split) in exact.enumerated() {
+            XCTAssertEqual(split["decodedStart"] as? Int, offset, "split \(k) with --lines")
+            offset += pieces[k].utf8.count
+        }
+    }
+}
+
+extension SplitTests {
+    /// `--max-rejects-bytes` bounds an archive's rejects however it is split: a split run gets the share
+    /// `budget × its compressed bytes / the archive's` (rounded down), so the splits' rejects together stay
+    /// within what one whole run may write (twice the budget, plus a line per split for the reject that
+    /// crosses a bound), each split keeps the policy within its share (whole, then short, then only counted),
+    /// and the merged `rejectsShortened` and `rejectsOmitted` say what the joined rejects hold. Under a budget
+    /// no split reaches, the joined rejects are the whole run's, byte for byte. On main of 2026-11-28 each
+    /// split had the whole budget: 8 splits wrote about 8 times what the whole run may.
+    func testSplitsShareTheRejectsBudget() throws {
+        var rng = Fixtures.seededGenerator("SplitTests.testSplitsShareTheRejectsBudget", defaultSeed: 0x5EED_0033)
+        var pieces: [String] = []
+        for f in 0..<8 {
+            var text = ""
+            for k in 0..<40 {
+                if k % 4 == 0 {
+                    text += record("g\(f)-\(k)") + "\n"
+                } else {
+                    text += "{broken \(f)-\(k) " + String(repeating: "z", count: Int.random(in: 50...600, using: &rng)) + "\n"
+                }
+            }
+            pieces.append(text)
+        }
+        let a = try archive(pieces, "budget.jsonl.zst")
+        let archiveBytes = bytes("budget.jsonl.zst").count
+        let p = try plan(a, ["--split-size", "1", "--lines"])
+        XCTAssertEqual(p.ranges.count, 8)
+        let budget = 4096
+        let longest = pieces.flatMap { $0.split(separator: "\n") }.map { $0.utf8.count }.max()! + 200  // a line and its head
+        let whole = try run(["classify", a, "--no-output", "--rejects", path("whole.rej"), "--counts", path("whole.json"),
+                             "--max-rejects-bytes", "\(budget)", "-q", "-f"])
+        XCTAssertEqual(whole.status, 0, whole.err)
+        XCTAssertLessThanOrEqual(bytes("whole.rej").count, 2 * budget + longest)
+        var joined: [UInt8] = []
+        var countFiles: [String] = []
+        for (k, range) in p.ranges.enumerated() {
+            let r = try run(["classify", a, "--range", range, "--first-line", "\(p.firstLines[k]!)", "--no-output",
+                             "--rejects", path("r\(k).rej"), "--counts", path("r\(k).json"), "--max-rejects-bytes", "\(budget)", "-q", "-f"])
+            XCTAssertEqual(r.status, 0, r.err)
+            // The split's share, and the policy within it: whole lines while the file holds less than the share,
+            // then short ones (or whole ones of 256 bytes or less) while it holds less than twice it, then none.
+            let bounds = range.split(separator: ":").map { Int($0)! }
+            let share = budget * (bounds[1] - bounds[0]) / archiveBytes
+            var held = 0
+            for line in String(decoding: bytes("r\(k).rej"), as: UTF8.self).split(separator: "\n") {
+                XCTAssertLessThan(held, 2 * share, "split \(k): a line written after the file held twice its share \(share)")
+                let short = line.contains("\"shortened\": true")
+                if held < share {
+                    XCTAssertFalse(short, "split \(k): short before its share \(share) was reached")
+                } else if !short {
+                    XCTAssertLessThanOrEqual(line.utf8.count, 256 + 200, "split \(k): past its share only short lines (or short records)")
+                }
+                held += line.utf8.count + 1
+            }
+            joined += bytes("r\(k).rej")
+            countFiles.append(path("r\(k).json"))
+        }
+        XCTAssertLessThanOrEqual(joined.count, 2 * budget + p.ranges.count * longest, "the splits together hold what one run may")
+        let merged = try run(["merge-counts", "-q", "-f", "-o", path("merged.json")] + countFiles)
+        XCTAssertEqual(merged.status, 0, merged.err)
+        let total = try counts("merged.json"), single = try counts("whole.json")
+        for key in ["records", "labelled", "rejected", "rejectReasons", "folders", "rules"] {
+            XCTAssertEqual(total[key] as? NSObject, single[key] as? NSObject, key)
+        }
+        let lines = String(decoding: joined, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(total["rejectsShortened"] as? Int, lines.filter { $0.contains("\"shortened\": true") }.count)
+        XCTAssertEqual(total["rejectsOmitted"] as? Int, (total["rejected"] as! Int) - lines.count)
+        XCTAssertGreaterThan(total["rejectsOmitted"] as? Int ?? 0, 0, "the budget was reached")
+        // Under a budget no split's share reaches, the joined rejects are the whole run's.
+        try splitsAgree(a, p, ["--max-rejects-bytes", "1M"], "a budget no split reaches")
+    }
+}

@@ -85,8 +85,12 @@ public final class Pipeline: Sendable {
         read.split = split
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool, collectStats: options.collectStats)
         reader.onOpen = { file throws(PipelineError) in try plan.decide(first: file) }
+        // A split writes rejects within its share of the budget, so that an archive's splits together hold
+        // what one whole run may (docs/RELIABILITY.md, "A reject keeps its bytes").
+        var sinkOptions = options
+        if let split, split.isPartial { sinkOptions.maxRejectsBytes = _Splits.rejectsShare(options.maxRejectsBytes, of: split) }
         let sink = _ClassifySink(
-            options: options, plan: plan, output: output, rejects: rejects, ruleSet: ruleSet, inputs: inputs, progress: reader.progress)
+            options: sinkOptions, plan: plan, output: output, rejects: rejects, ruleSet: ruleSet, inputs: inputs, progress: reader.progress)
         sink.split = split
         try _FanOut(pool: pool).run(
             reader: reader, threads: threads,
@@ -167,6 +171,18 @@ enum _Splits {
         }
         let linesMatter = options.rejectsPath != nil || options.labelsOnly || options.strict
         return _ReadSplit(start: split.start, end: split.end, index: index, firstLine: split.firstLine, linesMatter: linesMatter)
+    }
+}
+
+extension _Splits {
+    /// A split's share of the rejects budget: `budget × its compressed bytes / the archive's` (rounded down),
+    /// so that the shares of an archive's splits add up to at most the budget. Known from the split alone
+    /// (no plan needed): every split of any plan of the archive gets the same share for the same bytes.
+    static func rejectsShare(_ budget: Int64, of split: _ReadSplit) -> Int64 {
+        let size = split.index.fileSize
+        guard size > 0 else { return budget }
+        let product = budget.multipliedFullWidth(by: split.end - split.start)
+        return size.dividingFullWidth((product.high, product.low)).quotient
     }
 }
 

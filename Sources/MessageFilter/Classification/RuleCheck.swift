@@ -48,9 +48,11 @@ public struct RuleCheckReport: Sendable {
 
 /// Checks rule files for `smsfilter check`.
 public enum RuleChecker {
-    /// Checks the rule file at `path` (YAML or `.smsf`).
+    /// Checks the rule file at `path` (YAML or `.smsf`; `embedded:rules`: the built-in rule file).
     /// - Throws: ``RuleSetLoadError`` with kind `fileMissing` or `unreadable` when there is nothing to check.
     public static func check(path: String, target: RuleCheckReport.Target) throws -> RuleCheckReport {
+        // `embedded:rules` (``RuleSet/embeddedRulesOnlyPath``): the built-in rule file's text, checked as a file.
+        if path == RuleSet.embeddedRulesOnlyPath { return check(yaml: DefaultRules.yaml, file: path, target: target) }
         guard FileManager.default.fileExists(atPath: path) else {
             throw RuleSetLoadError(.fileMissing, path: path, detail: "no such file")
         }

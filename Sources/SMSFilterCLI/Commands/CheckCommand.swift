@@ -22,7 +22,7 @@ struct CheckCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The rule file to check (YAML or .smsf).")
+    @Argument(help: "The rule file to check (YAML or .smsf; embedded:rules: the built-in one).")
     var rules: String
 
     @Option(name: .long, help: "What the rules must be fit for: offline or ios (at most five sub-actions).")

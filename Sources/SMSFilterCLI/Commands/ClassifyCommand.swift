@@ -46,7 +46,7 @@ struct ClassifyCommand: ParsableCommand {
 
     @Option(
         name: .long, parsing: .unconditional,
-        help: "Classify only the records that start in these frames of one zstd archive (JSON Lines or TSV, a regular file): compressed offsets START:END at frame boundaries, as smsfilter plan lists them.",
+        help: "Classify only the records that start in these frames of one zstd archive (JSON Lines or TSV, a regular file): compressed offsets START:END at frame boundaries, as smsfilter plan lists them. The run keeps its rejects within its share of --max-rejects-bytes (by compressed bytes).",
         transform: ByteRange.parse)
     var range: ByteRange?
 

@@ -16,7 +16,7 @@ struct CompileCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The rule file (YAML, or a .smsf to rewrite).")
+    @Argument(help: "The rule file (YAML, or a .smsf to rewrite; embedded:rules: the built-in one).")
     var input: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The compiled rule set to write.", valueName: "file"))

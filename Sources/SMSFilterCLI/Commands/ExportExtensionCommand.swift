@@ -26,7 +26,7 @@ struct ExportExtensionCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The rule file (YAML or .smsf); it must pass `smsfilter check --target ios`.")
+    @Argument(help: "The rule file (YAML or .smsf; embedded:rules: the built-in one); it must pass `smsfilter check --target ios`.")
     var rules: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The folder to write the extension files into (created when missing).", valueName: "folder"))

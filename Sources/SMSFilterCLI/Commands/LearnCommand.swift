@@ -54,7 +54,7 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Targets are actions or folders (default: from the mapping).")
     var by: TruthMapping.Granularity?
 
-    @Option(name: .long, help: "A YAML rule file whose rules the model joins (its text is copied into the output).")
+    @Option(name: .long, help: "A YAML rule file whose rules the model joins (its text is copied into the output); embedded:rules: the built-in one.")
     var rules: String?
 
     @Option(name: [.short, .customLong("output")], help: "The rule file to write (YAML; required unless --cv).")
@@ -233,7 +233,8 @@ struct LearnCommand: ParsableCommand {
     }
 
     static func baseRules(_ path: String) throws -> BaseRules {
-        let data = try Self.readRuleFile(path)
+        // `embedded:rules`: the built-in rule file's text, as `samples/default-rules.yaml` holds it.
+        let data = path == RuleSet.embeddedRulesOnlyPath ? Data(DefaultRules.yaml.utf8) : try Self.readRuleFile(path)
         guard let text = String(data: data, encoding: .utf8),
               !(data.count >= 4 && data.prefix(4) == Data("SMSF".utf8)) else {
             throw CLI.fail("\(path): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: .usage)
@@ -283,7 +284,8 @@ struct LearnCommand: ParsableCommand {
         options.minimumOverrules = minOverrules
         if let base {
             options.baseName = URL(fileURLWithPath: base.path).lastPathComponent
-            options.baseChecksum = Learner.checksum(path: base.path)
+            options.baseChecksum = base.path == RuleSet.embeddedRulesOnlyPath
+                ? Learner.checksum(bytes: Array(base.text.utf8)) : Learner.checksum(path: base.path)
         }
         options.modelName = modelName
         options.priority = priority
