@@ -6,6 +6,9 @@ import ArgumentParser
 ///
 ///     smsfilter help --man > smsfilter.1 && man ./smsfilter.1
 enum ManPage {
+    /// The width of each command's help in the page: a terminal of 80 columns, less the page's margin.
+    static let helpColumns = 80 - 2
+
     static func text(root: SMSFilter.Type, version: String) -> String {
         let configuration = root.configuration
         var out = [
@@ -34,7 +37,8 @@ enum ManPage {
             out.append(escaped(command.configuration.abstract))
             out.append(".PP")
             out.append(".nf")
-            out.append(contentsOf: root.helpMessage(for: command, columns: 78).split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) })
+            let help = root.helpMessage(for: command, columns: helpColumns)
+            out.append(contentsOf: help.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) })
             out.append(".fi")
         }
         out += [
