@@ -115,7 +115,7 @@ embed-default-model: build ## Compile the committed samples/default-model.yaml a
 	bash Scripts/make-default-model.sh --embed-only
 	$(SWIFT) build $(RELEASE_FLAGS) --product smsfilter
 
-quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the table there.
+quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora, and per market on Tests/Fixtures/markets (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the tables there.
 	python3 Scripts/quality.py $(QUALITY_ARGS)
 
 peers-quality: build ## docs/QUALITY.md: default rules, learn, scikit-learn's TF-IDF + LinearSVC and fastText on the same 5 folds (installs scikit-learn and fasttext-wheel when missing).

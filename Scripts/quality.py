@@ -6,6 +6,10 @@ them) are cross-validated for the default and the model: `smsfilter learn --cv 5
 recipe (Scripts/make-default-model.sh), with and without the default rules. The rules alone learn nothing, so
 they are scored on every message. Bodies are never printed.
 
+Then the market test sets of Tests/Fixtures/markets (issue 34: hand-written Japanese, Korean, Chinese and Indian
+messages with the folder each belongs in) as a second table: the share in the right folder per market, with the
+default and with the rules alone (personal chat labelled Inbox counts as right in Unknown Senders too).
+
 usage: quality.py [--binary BIN] [--corpora DIR] [--json FILE] [--write-doc]
 """
 import argparse, collections, json, os, re, subprocess, sys, tempfile
@@ -140,6 +144,53 @@ def table(results, corpora_meta):
     return "\n".join(lines) + "\n"
 
 
+MARKETS = [("ja", "Japanese"), ("ko", "Korean"), ("zh", "Chinese"), ("in", "Indian English/Hindi")]
+
+
+def market_accuracy(binary, rules, path):
+    """(right, total, per-folder misses) of `classify` over one market test set."""
+    args = [binary, "classify", "--labels-only", "--quiet", "-o", "-", path]
+    if rules:
+        args[2:2] = ["--rules", rules]
+    folders = [json.loads(l)["filter"]["folder"] for l in run(args).decode().splitlines()]
+    wants = [json.loads(l)["folder"] for l in open(path, encoding="utf-8")]
+    assert len(folders) == len(wants), (path, len(folders), len(wants))
+    right = sum(1 for got, want in zip(folders, wants) if got == want or (want == "Inbox" and got == "Unknown Senders"))
+    return right, len(wants)
+
+
+def market_table(binary):
+    lines = ["| market | messages | default | rules alone |", "|---|---:|---:|---:|"]
+    totals = {"default": [0, 0], "rules alone": [0, 0]}
+    figures = {}
+    for code, name in MARKETS:
+        path = os.path.join(ROOT, "Tests/Fixtures/markets", code + ".jsonl")
+        if not os.path.exists(path):
+            continue
+        row = {}
+        for config, rules in CONFIGS[:2]:
+            right, total = market_accuracy(binary, rules, path)
+            row[config] = (right, total)
+            totals[config][0] += right
+            totals[config][1] += total
+        figures[code] = {k: v[0] / v[1] for k, v in row.items()}
+        n = row["default"][1]
+        lines.append(f"| {name} (`{code}`) | {n} | {100 * row['default'][0] / n:.1f}% ({row['default'][0]}) | "
+                     f"{100 * row['rules alone'][0] / n:.1f}% ({row['rules alone'][0]}) |")
+    if totals["default"][1]:
+        d, r = totals["default"], totals["rules alone"]
+        lines.append(f"| all four | {d[1]} | {100 * d[0] / d[1]:.1f}% ({d[0]}) | {100 * r[0] / r[1]:.1f}% ({r[0]}) |")
+    return "\n".join(lines) + "\n", figures
+
+
+def replace_between(doc, start, end, text):
+    if start not in doc or end not in doc:
+        sys.exit(f"quality: docs/QUALITY.md has no {start.strip()} markers")
+    head, rest = doc.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return head + start + text + end + tail
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/smsfilter"))
@@ -164,18 +215,18 @@ def main():
                 results[file][name] = figures(c, confusion)
     text = table(results, present)
     print(text, end="")
+    markets, market_figures = market_table(a.binary)
+    print("\nMarkets (Tests/Fixtures/markets: share of hand-written messages in the right folder)\n")
+    print(markets, end="")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(results, f, indent=1, sort_keys=True)
+            json.dump(dict(results, markets=market_figures), f, indent=1, sort_keys=True)
     if a.write_doc:
         path = os.path.join(ROOT, "docs/QUALITY.md")
         doc = open(path).read()
-        start, end = "<!-- quality table: make quality -->\n", "<!-- end of quality table -->\n"
-        if start not in doc or end not in doc:
-            sys.exit("quality: docs/QUALITY.md has no quality table markers")
-        head, rest = doc.split(start, 1)
-        _, tail = rest.split(end, 1)
-        open(path, "w").write(head + start + text + end + tail)
+        doc = replace_between(doc, "<!-- quality table: make quality -->\n", "<!-- end of quality table -->\n", text)
+        doc = replace_between(doc, "<!-- markets table: make quality -->\n", "<!-- end of markets table -->\n", markets)
+        open(path, "w").write(doc)
 
 
 if __name__ == "__main__":

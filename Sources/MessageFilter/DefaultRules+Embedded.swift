@@ -28,14 +28,19 @@ rules:
                "confirmation code", "is your code", "your code is", "activation code", "pin code is",
                "code de vérification", "código de verificação",
                "otp hai", "otp h ", "ओटीपी", "सत्यापन कोड", "वन टाइम पासवर्ड",
-               "验证码", "校验码", "动态码", "动态密码", "確認碼", "驗證碼",
+               "验证码", "校验码", "动态码", "动态密码", "確認碼", "驗證碼", "動態密碼", "认证码", "登录码",
+               "認証番号", "認証コード", "確認コード", "確認番号", "ワンタイムパスワード", "セキュリティコード", "ログインコード",
+               "パスコード", "인증번호", "인증 번호", "인증코드", "확인코드", "확인 코드", "보안코드", "일회용 비밀번호",
+               "ओटीपी है", "otp is",
                "รหัสยืนยัน", "รหสยืนยน", "รหัส otp", "รหัสผ่านครั้งเดียว", "รหัสการสมัคร", "รหัสการตรวจสอบ",
                "รหัสเข้าใช้", "รหัสของคุณคือ", "รหัสคือ", "รหัสสำหรับ", "รหัสเข้าสู่ระบบ", "รหัสรักษาความปลอดภัย",
                "รหัสตรวจสอบ", "รหัสยืนยันตัวตน", "รหัส:", "รหัสผ่านของคุณ", "ใช้รหัส", "รหัสที่ส่ง", "รหัสการเข้าถึง",
                "รหัสลงทะเบียน", "อย่าแชร์รหัส", "ref:", "ref code", "use this code", "enter this code", "please enter",
                "code is", "code:", "into the app", "into app"]
     unless: ["free credit", "เครดิตฟรี", "bit.ly", prize, claim, " won ", winner, "discount code", "promo code",
-             "coupon", "voucher", "โค้ดส่วนลด", "call 08", "call 09", "unredeemed", "un-redeemed"]
+             "coupon", "voucher", "โค้ดส่วนลด", "call 08", "call 09", "unredeemed", "un-redeemed",
+             "中奖", "奖金", "恭喜您获得", "当選", "당첨", "クーポン", "쿠폰", "优惠券", "delivery agent", "delivery executive",
+             "delivery partner", "delivery boy"]
   - name: otp-retriever           # Android's SMS Retriever prefix: only as the first token
     action: transaction
     subAction: transactionalOthers
@@ -56,32 +61,36 @@ rules:
     action: junk
     priority: 80
     all: [[" won ", "have won", "you've won", "u have won", "winner", "awarded", "selected to receive",
-           "prize", "lottery", "jackpot", "lucky draw", "congratulations", "congrats", "guaranteed",
+           "prize", "prizes", "lottery", "jackpot", "lucky draw", "lucky day", "congratulations", "congrats", "guaranteed",
            "लॉटरी", "इनाम", "जीता", "jeeta", "inaam", "lucky number",
-           "中奖", "恭喜您", "奖金", "获奖", "ถูกรางวัล", "รางวัลใหญ่", "ได้รับรางวัล", "ผู้โชคดี", "คุณได้รับเงิน"],
+           "中奖", "恭喜您", "奖金", "获奖", "ถูกรางวัล", "รางวัลใหญ่", "ได้รับรางวัล", "ผู้โชคดี", "คุณได้รับเงิน",
+           "当選", "당첨", "경품", "抽奖"],
           [claim, "call ", collect, redeem, "txt", "text ", "reply", "send ", "click", "http://", "https://", "www.", "visit",
-           "दावा", "संपर्क", "call karein", "领取", "ติดต่อ", "กด", "คลิก"]]
+           "दावा", "संपर्क", "call karein", "领取", "ติดต่อ", "กด", "คลิก", "受け取り", "受取", "수령", "확인하세요"]]
     unless: ["your order", "points balance"]
   - name: premium-rate-and-adult
     action: junk
     priority: 80
     keywords: ["150p", "150ppm", "ppm", "p/min", "per min", "p per min", "/msg", "p/msg", "msg/wk",
-               "pobox", "po box", "18+", "16+", "hot singles", "call 09", "call 087", "call 0800", "freephone",
+               "pobox", "po box", "18+", "16+", "hot singles", "call 09", "call 087", "call 0800", "freephone", "per minute",
                "urgent message", "awaiting collection", "awaiting your collection", "new voicemail",
                "customer service announcement", "un-redeemed", "unredeemed", "identifier code", "network mins",
                "anytime any network", "video phone", "free text", "text messages", "ringtones", "mobile update",
                "latest nokia", "latest motorola", "txt the word", "text the word", "reply yes", "text yes",
                "chance to win", "to win ", "win a ", "10p", "25p", "50p", "100p", "300p", "p/sms", "totally free",
                "free!", "free entry", "singles", "final attempt", "attempt to contact", "call credit",
-               "mobile community", "filthy", "sms.ac", "sms. ac", "dating service", "flirt",
-               "chat service", "ringtone", "polyphonic", "tones 4", "camera phone", "national rate",
+               "mobile community", "filthy", "sms.ac", "sms. ac", "dating service", "flirt", "flirting", "flirty",
+               "chat service", "ringtone", "ringtones", "polyphonic", "tones 4", "camera phone", "camera phones", "national rate",
                "t&c", "t&cs", "tcs apply", "unclaimed", "your mobile number has", "won a",
-               "your mob", "cash prize", "urgent!", "bonus caller", "await collection", "secret admirer"]
-    unless: ["debited", "credited"]
+               "your mob", "your mobile", "cash prize", "urgent!", "bonus caller", "await collection", "secret admirer"]
+    unless: ["debited", "credited", "포인트", "ポイント", "points"]
+    unlessSender: [{suffix: [P, S, T, G]}]   # a TRAI DLT header is registered and accountable: "T&C apply" ends Indian ads
   - name: gambling
     action: junk
     priority: 80
     keywords: [casino, baccarat, "slot game", "online slot", "sports bet", "betting", "jackpot", "free spins",
+               "オンラインカジノ", "カジノ", "スロット", "入金不要ボーナス", "토토", "카지노", "슬롯", "첫충", "매충", "바카라", "배팅",
+               "먹튀", "葡京", "真人娱乐", "首存", "娱乐平台", "rummy", "teen patti",
                "deposit bonus", "satta", "matka", "teen patti", "rummy cash", "सट्टा",
                "博彩", "赌场", "百家乐", "娱乐城",
                "บาคาร่า", "สล็อต", "คาสิโน", "เครดิตฟรี", "แทงบอล", "เว็บตรง", "ถอนได้จริง", "ฝากถอน", "ฝาก-ถอน",
@@ -94,7 +103,7 @@ rules:
     action: junk
     priority: 80
     amounts: [{currency: [GBP, USD, EUR]}]
-    keywords: [free, win, " won ", winner, prize, claim, bonus, award, guaranteed, jackpot, "draw", chance, txt,
+    keywords: [free, win, " won ", winner, winners, prize, prizes, claim, bonus, award, guaranteed, jackpot, "draw", chance, txt,
                "text ", reply, "/wk", "per wk", "per week", "/week", "a week", "/msg", "per msg", "/min", "per min",
                ringtone, tones, "18+", sexy, dating, "chat ", auction]
   - name: gambling-in-context       # lottery tickets and board games only with gambling wording
@@ -104,36 +113,82 @@ rules:
   - name: loan-and-job-in-context   # loans, part-time jobs and high pay only with scam wording
     action: junk
     priority: 80
-    all: [["贷款", "兼职", "高薪"], ["日结", "日赚", "日入", "无抵押", "免抵押", "秒到", "秒批", "下款", "额度", "加微信", "加v",
+    all: [["贷款", "兼职", "高薪", "网贷", "借款", "可借", "放款"], ["日结", "无需征信", "不看征信", "秒批到账", "日赚", "日入", "无抵押", "免抵押", "秒到", "秒批", "下款", "额度", "加微信", "加v",
            "加qq", "佣金", "在家", "手机操作", "点击", "链接", "http://", "https://", "www."]]
   - name: loan-and-job-scam
     action: junk
     priority: 80
     keywords: ["instant loan", "loan approved", "pre-approved loan", "no documents", "work from home", "earn rs",
                "earn money", "daily income", "ghar baithe", "kamaye",
-               "घर बैठे", "कमाएं", "लोन", "刷单", "日赚",
+               "घर बैठे", "कमाएं", "लोन", "刷单", "日赚", "part time job", "part-time job", "liking youtube videos", "like youtube videos",
+               "without documents", "loan up to", "정부지원 대출", "저금리 대출", "대출 승인", "무직자 대출", "리딩방", "급등주",
+               "급등 종목", "종목 추천", "수익률 보장", "고수익", "即日融資", "審査なし", "高収入", "簡単に稼げ",
                "กู้เงิน", "เงินกู้", "สินเชื่อด่วน", "กู้ด่วน", "อนุมัติไว", "อนุมัติง่าย", "พักชำระหนี้", "รายได้เสริม",
                "รับเงินเป็นรายวัน", "งานออนไลน์", "ยื่นขอสินเชื่อ", "ทุกอาชีพ", "ได้รับการอนุมัติ", "สินเชื่อธุรกิจ", "หารายได้", "ผู้ช่วยขาย", "ทำงานที่บ้าน", "รายได้ต่อวัน", "บาทต่อวัน", "งานพาร์ทไทม์",
                "ทรัพยากรบุคคล", "ยื่นสิทธิ์", "ยื่นได้", "ผลกำไร", "เพิ่มเพื่อน", "เพื่อธุรกิจ", "วงเงินกู้",
                "ผู้ติดตาม"]
-  - name: phishing
+  # Phishing needs a link, a phone number or a request for credentials besides the alarm, and never decides
+  # against a registered transactional sender (TRAI -T/-S/-G headers, the listed banks and carriers) on its
+  # own: "your account" and a "Not you? Call 1800…" line are how genuine bank notices read. Words that only
+  # name an account ("your account", บัญชี, 账户) need a call to click and a link as well.
+  - name: phishing                  # the alarm and a link written out (also glued to a word: "BTChttp://…")
     action: junk
     priority: 80
-    all: [["account suspended", "account blocked", "account will be blocked", "kyc", "update your pan",
-           "verify your account", "unusual activity", "suspended", "blocked", "parcel is on hold", "customs fee",
-           "unpaid toll", "electricity will be disconnected", "bijli", "बंद हो जाएगा", "केवाईसी",
-           "账户异常", "冻结", "บัญชีของคุณถูกระงับ", "ระงับ", "ค้างชำระ", "ไปรษณีย์ไทยได้ส่ง", "พัสดุตกค้าง",
-           "บัญชี", "ธนาคาร", "อัพเดต", "อัปเดต", "ยืนยันตัวตน", "your account", "bank account", "银行", "账户"],
-          ["http://", "https://", "www.", "bit.ly", "cutt.ly", "lin.ee", "line.me", "click", "link", "लिंक", "链接", "คลิก", "คลิ๊ก", "ลิงก์"]]
+    unlessSender: &registered [{suffix: [T, S, G]},
+                               {entity: &banks [HDFCBK, ICICIB, ICICIT, SBIINB, SBIPSG, AXISBK, KOTAKB, PNBSMS, BOBTXN, CANBNK,
+                                                UNIONB, IDFCFB, INDUSB, YESBNK, PAYTMB, AUBANK, FEDBNK, SCBANK, CITIBK, HSBCIN, AMEXIN]},
+                               {entity: &carriers [AIRTEL, AIRTIN, JIOINF, JIONET, VIINFO, VICARE, BSNLIN, MTNLIN]}]
+    all: [&alarm ["account suspended", "account blocked", "account will be blocked", "kyc", "update your pan",
+                  "verify your account", "unusual activity", "suspended", "blocked", "parcel is on hold", "customs fee",
+                  "unpaid toll", "electricity will be disconnected", "bijli", "बंद हो जाएगा", "केवाईसी",
+                  "账户异常", "冻结", "บัญชีของคุณถูกระงับ", "ระงับ", "ค้างชำระ", "ไปรษณีย์ไทยได้ส่ง", "พัสดุตกค้าง", "ยืนยันตัวตน",
+                  "一時停止", "利用停止", "利用制限", "不正利用", "不正アクセス", "停止しました", "ロックされ", "無効になりました",
+                  "失効", "未納", "差し押さえ", "高額", "還付金", "お支払い方法に問題", "情報を更新", "정지", "차단", "도용", "해킹",
+                  "비정상", "환급금", "미납", "已失效", "失效", "停用", "封号", "逾期", "积分即将清零", "兑换现金", "認証が必要"],
+          ["http://", "https://", "www."]]
+  - name: phishing-link             # the alarm and a URL (docs/RULES.md §2.1)
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [*alarm]
+    urls: any
+  - name: phishing-account          # words that name an account: with a call to click or update, and a link
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [["your account", "bank account", "บัญชี", "ธนาคาร", "银行", "账户"],
+          [click, link, "लिंक", "链接", "点击", "คลิก", "คลิ๊ก", "ลิงก์", "ลิ้งค์", update, verify, confirm, upgrade,
+           "อัพเดต", "อัปเดต", "อัพเกรด", "อัปเกรด", "ยืนยัน", "更新", "验证", "登录", "अपडेट"],
+          ["http://", "https://", "www.", "bit.ly", "cutt.ly", "lin.ee", "line.me"]]
+  - name: phishing-phone            # the alarm and a number to call: only the words that alarm most
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [["account suspended", "account blocked", "account will be blocked", "will be blocked", "has been blocked",
+           "kyc", "update your pan", "verify your account", "unusual activity", "electricity will be disconnected",
+           "power will be disconnected", "will be disconnected", "बंद हो जाएगा", "केवाईसी", "block ho gaya", "band ho jayega",
+           "账户异常", "冻结", "บัญชีของคุณถูกระงับ"]]
+    phones: any
+  - name: phishing-credentials      # the alarm and a request for what only the owner knows: above one-time codes
+    action: junk
+    priority: 91
+    unlessSender: *registered
+    unless: ["do not share", "don't share", "dont share", "never share", "never ask", "never asks", "किसी के साथ साझा न", "请勿"]
+    all: [["account suspended", "account blocked", "account will be blocked", "kyc", "verify your account",
+           "unusual activity", "suspended", "blocked", "your account", "账户异常", "冻结", "บัญชีของคุณถูกระงับ"],
+          ["share your otp", "send your otp", "share the otp", "enter your pin", "your atm pin", "cvv", "card details",
+           "login details", "net banking password", "your password", "otp bhej", "ओटीपी भेज", "ओटीपी बताएं",
+           "提供验证码", "告知验证码", "银行卡密码", "แจ้งรหัส"]]
 
   - name: link-bait                 # shortener names anywhere (also glued: "100bit.ly/…") next to money words
     action: junk
     priority: 79
+    wholeWord: false                # phrases match inside words: "1OObit.ly", "oline.me" (so no short English words)
     all: [["bit.ly", "cutt.ly", "lin.ee", "line.me", "tinyurl", "lii.bz", "rb.gy", "shorturl", "is.gd", "t.ly/",
            "s.id/", "goo.gl", "ow.ly", "bit.do"],
           ["ฝาก", "รับเงิน", "รับโบนัส", "รับฟรี", "รับทุน", "ได้เงิน", "เงินก้อน", "ฟร๊", "โบนัส", "แจก", "เครดิต", "สินเชื่อ",
            "กู้", "อนุมัติ", "ทุน", "฿", "ให้ฟรี", "รับเลย", "รับสูงสุด", "สนใจ", "เล่น", "ถอน", "คืนเงิน", "วงเงิน",
-           "free", "bonus", "claim", "won", "prize", "cash", "loan", "loans", "earn", "earning", "reward", "贷款", "领取", "奖",
+           "free", "bonus", "claim", " won ", "prize", "cash", "loan", " earn", "earning", "reward", "贷款", "领取", "奖",
            "पैसे", "इनाम", "ऋण"]]
   - name: link-bait-url             # any shortener or chat-app link (the lists in docs/RULES.md) next to money words
     action: junk
@@ -160,6 +215,77 @@ rules:
     keywords: [" won ", "you win", "to win", winner, prize, award, jackpot, lottery, "cash prize", guaranteed,
                "लॉटरी", "इनाम", "中奖", "奖金", "ถูกรางวัล"]
 
+  # ---------------------------------------------------------------- markets: smishing (docs/RULES.md §7, "Markets")
+  - name: parcel-smishing           # a parcel notice whose link is on a throwaway domain, a shortener or an IP address
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [["お荷物", "お届け", "不在", "再配達", "配達", "住所不明", "宛先不明", "持ち帰り", "택배", "배송", "주소불일치",
+           "주소 불일치", "주소확인", "주소 확인", "반송", "등기", "우편물", "보관중", "parcel", "package", "delivery", "shipment",
+           "redelivery", "customs", "पार्सल"]]
+    urls: [shortener, ip, {tld: &throwaway [top, xyz, vip, icu, cc, buzz, cyou, sbs, cfd, bond, shop, online, site, live, club,
+                                             work, fun, tk, ml, ga, cf, gq, rest, today, win, bet, link, click, xin, ltd, mobi,
+                                             gdn, monster, quest, store, life, world, pw]}]
+  - name: parcel-smishing-zh        # Chinese genuine notices use shorteners (t.cn): only throwaway domains and IPs
+    action: junk
+    priority: 80
+    all: [["快递", "包裹", "快件", "派送", "地址有误", "地址不详", "无法派送", "理赔", "丢件"]]
+    urls: [ip, {tld: *throwaway}]
+  - name: absence-smishing-ja       # "you were out, so we took it back" with a link: carriers leave a card, not a link
+    action: junk
+    priority: 80
+    all: [["不在の為", "不在のため", "ご不在", "持ち帰りました"]]
+    urls: any
+  - name: impersonation-link        # a bank, card, carrier, shop or agency named next to a link on a throwaway domain or an IP
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [["銀行", "カード", "アカウント", "国税庁", "税務署", "ETC", "ドコモ", "ソフトバンク", "楽天", "アマゾン", "amazon",
+           "은행", "카드", "국세청", "검찰", "경찰", "우체국", "건강보험", "건강검진", "정부", "银行", "中国移动", "中国联通",
+           "中国电信", "积分", "交管", "社保", "税务", "京东", "淘宝", "支付宝", "微信", "bank", "sbi", "hdfc", "icici",
+           "income tax", "refund", "india post", "electricity", "aadhaar", "pan card"]]
+    urls: [ip, {tld: *throwaway}]
+  - name: obituary-invitation-smishing  # a death notice or wedding invitation whose link hides its host (a Korean classic)
+    action: junk
+    priority: 80
+    all: [["부고", "별세", "장례식장", "청첩장", "돌잔치", "讣告"]]
+    urls: [shortener, ip, {tld: *throwaway}]
+  - name: overseas-label-ko         # [국외발신]: the carriers' label on a text sent from abroad, with money or a contact
+    action: junk
+    priority: 80
+    all: [["[국외발신]", "[국제발신]", "[해외발신]"],
+          ["결제", "승인", "환불", "대출", "택배", "본인", "고객센터", "원", "문의", "링크"]]
+  - name: overseas-payment-ko       # a "foreign payment approved, call us if it was not you" line with a number to call
+    action: junk
+    priority: 80
+    all: [["해외결제", "해외 결제", "해외승인", "해외 승인"], ["본인이 아닐", "본인 아닐", "본인이 아니", "명의도용"]]
+    phones: [{prefix: ["02", "070", "010", "+1", "+2", "+3", "+4", "+5", "+6", "+7", "+8", "+9", "00"]}]
+  - name: authority-impersonation   # police or prosecutors who accuse the reader by text (genuine ones summon in writing)
+    action: junk
+    priority: 80
+    unlessSender: *registered
+    all: [["公安局", "民警", "警官", "检察院", "法院", "검찰", "지검", "수사관", "경찰청", "금융감독원", "警察", "検察",
+           police, "cyber cell", "cbi", "narcotics", "पुलिस"],
+          ["洗钱", "涉嫌", "通缉", "逮捕", "安全账户", "配合调查", "대포통장", "명의도용", "명의가 도용", "수사 중", "수사중",
+           "逮捕状", "money laundering", "arrest", "case is registered", "case registered against", "warrant",
+           "मनी लॉन्ड्रिंग", "गिरफ्तार"]]
+  - name: family-impersonation      # "Mum, my phone broke, text me on this number": the messenger phishing of Korea, China, Japan, India
+    action: junk
+    priority: 80
+    all: [["엄마", "아빠", "爸", "妈", "お母さん", "母さん", "mom", "mum", "mummy", "papa", "maa"],
+          ["폰 고장", "폰이 고장", "액정", "수리 맡", "이 번호로", "임시폰", "폰 수리", "换新号", "换号了", "新号码", "我的新号",
+           "新しい番号", "携帯が壊れ", "スマホが壊れ", "new number", "phone is broken", "phone broke"]]
+  - name: spam-classics-zh          # invoices, forged certificates and "special services": China's long-standing SMS spam
+    action: junk
+    priority: 80
+    keywords: ["代开发票", "开发票", "发票代开", "代开各类发票", "增值税专用发票", "办证", "办理各类证件", "证件办理", "学历证书",
+               "上门服务", "特殊服务", "刷信誉"]
+  - name: romance-link              # "let's talk, I'm lonely" with a chat-app link or a shortener
+    action: junk
+    priority: 80
+    all: [["友達", "話しませんか", "会いませんか", "寂しい", "出会い", "친구", "외로", "만남", "交友", "约会", "寂寞"]]
+    urls: [messenger, shortener]
+
   # ---------------------------------------------------------------- transactions
   - name: finance
     action: transaction
@@ -170,7 +296,10 @@ rules:
                "credit card", "debit card", "net banking", "minimum due", "total due",
                "payment received", "bank a/c", "your bank",
                "khate", "khata", "jama kiye", "nikale", "bhugtan", "खाते", "डेबिट", "क्रेडिट", "जमा", "भुगतान", "बैंक",
-               "余额", "支出", "入账", "转账", "信用卡",
+               "余额", "支出", "入账", "转账", "信用卡", "储蓄卡", "快捷支付", "扣款", "还款日", "应还款", "还款金额", "账单金额", "工资收入",
+               "入金", "出金", "ご入金", "送金", "お引き出し", "お振込", "振込", "引き落とし", "引落", "ご利用額", "利用額", "ご利用代金", "カードご利用",
+               "ご利用のお知らせ", "口座から", "残高", "승인", "입금", "출금", "잔액", "일시불", "할부", "결제예정", "결제 예정",
+               "결제금액", "이체", "송금", "누적", "원을 보냈", "원이 입금",
                "บัญชี", "โอนเงิน", "ยอดเงิน", "ชำระ", "คงเหลือ", "เหลือ ", "บัตรเครดิต", "บัตร x", "บัตรx", "ถอนเงิน",
                "เงินเข้า", "ยอด ", "เงินโอน", "ธนาคาร", "บาท เข้า", "thb"]
     unless: [" loan offer", "apply now", "pre-approved", "lifetime free", "ลุ้น", "สะสมยอด", "โปร", "สิทธิพิเศษ"]
@@ -178,7 +307,8 @@ rules:
     action: transaction
     subAction: transactionalFinance
     priority: 50
-    keywords: [spent, statement, transferred, withdrawn, "payment of", "purchase of", "账户", "帐户", "银行", "交易", "消费"]
+    keywords: [spent, statement, transferred, withdrawn, "payment of", "purchase of", "账户", "帐户", "银行", "交易", "消费",
+               "尾号", "보냈어요", "sent rs", "sent to"]
     amounts: any
     unless: [" loan offer", "apply now", "pre-approved", "lifetime free", "ลุ้น", "สะสมยอด", "โปร", "สิทธิพิเศษ"]
   - name: orders
@@ -187,10 +317,15 @@ rules:
     priority: 50
     keywords: ["your order", "order #", "order no", "order id", "has been shipped", "shipped", "dispatched",
                "out for delivery", "delivered", "tracking", "track your", "courier", "awb", "parcel", "package",
-               "order placed", "order confirmed", "ऑर्डर", "डिलीवरी", "पार्सल", "order kiya",
-               "订单", "快递", "发货", "已签收", "包裹", "取件", "派送",
+               "order placed", "order confirmed", "is on the way", "on its way", "arriving in", "out for delivery",
+               "ऑर्डर", "डिलीवरी", "पार्सल", "order kiya",
+               "订单", "快递】", "快递员", "快递单号", "您的快递", "快递已", "发货", "已签收", "您的包裹", "包裹已", "取件", "派送", "快件", "运单", "取件码", "出库", "送达", "签收",
+               "お届け", "配達しました", "配達予定", "配達完了", "を配達", "発送しました", "発送いたしました", "出荷", "ご注文",
+               "注文番号", "お荷物", "伝票番号", "お問い合わせ番号", "再配達", "ゆうパック", "置き配", "配送",
+               "배송완료", "배송 완료", "배송 출발", "배송출발", "배송 예정", "배송예정", "배송중", "운송장", "송장번호", "집하",
+               "도착 예정", "주문하신", "주문이 접수", "주문번호", "배달 예정", "배달시간", "등기번호", "택배가 배송",
                "พัสดุ", "คำสั่งซื้อ", "จัดส่ง", "ขนส่ง", "เลขพัสดุ", "การสั่งซื้อ", "kerry", "flash express"]
-    unless: ["free delivery", "ส่งฟรี", "ลดสูงสุด"]
+    unless: ["free delivery", "ส่งฟรี", "ลดสูงสุด", "送料無料", "무료배송", "包邮"]
   - name: reminders
     action: transaction
     subAction: transactionalReminders
@@ -198,7 +333,10 @@ rules:
     keywords: [reminder, "appointment", "due date", "is due", "due on", "due by", "scheduled", "renewal",
                "expires on", "will expire", "booking", "reservation", "check-in", "pnr", "your flight",
                "meeting at", "याद दिला", "अनुस्मारक", "याद रखें", "yaad",
-               "提醒", "预约", "到期", "预订", "航班",
+               "提醒", "预约", "到期", "预订", "航班", "值机", "办理入住", "入住日期", "购票成功", "取票码", "及时缴费",
+               "缴费成功", "ご予約", "予約が確定", "予約を承", "予約日", "リマインド", "お支払い期限", "支払期限", "返却期限", "期限が近づ", "ご搭乗", "チェックイン",
+               "예약되었습니다", "예약이 완료", "예약 완료", "예약 안내", "예약 알림", "예약번호", "예약하신", "예매가 완료",
+               "예매 완료", "예매번호", "납부 기한", "납부기한", "출발 예정", "체크인", "알림:",
                "แจ้งเตือน", "นัดหมาย", "ครบกำหนด", "การจอง", "ยืนยันการจอง", "จองห้อง", "หมดอายุ"]
   - name: health
     action: transaction
@@ -206,16 +344,27 @@ rules:
     priority: 51
     keywords: [doctor, clinic, hospital, prescription, "lab report", "test report", "test result", vaccination,
                vaccine, "covid", "pharmacy", "medicine", "health check", "blood test",
-               "डॉक्टर", "अस्पताल", "टीका", "दवा", "医院", "挂号", "疫苗", "体检", "处方", "核酸",
+               "डॉक्टर", "अस्पताल", "टीका", "दवा", "医院】", "医院提醒", "挂号", "疫苗", "体检", "处方", "核酸", "门诊", "就诊", "接种",
+               "卫生服务中心", "歯科】", "病院】", "医院】", "クリニック】", "병원]", "치과]", "의원]", "クリニック", "診察", "診療", "健康診断", "健診", "ワクチン", "接種", "処方", "受診", "検診",
+               "진료", "건강검진", "검진", "예방접종", "접종", "처방",
                "โรงพยาบาล", "แพทย์", "วัคซีน", "คลินิก", "ผลตรวจ", "ยา ", "หมอ"]
   - name: weather
     action: transaction
     subAction: transactionalWeather
     priority: 52
-    keywords: ["weather alert", "weather warning", "weather update", "weather advisory", "forecast", "heavy rain", "thunderstorm", "cyclone", "storm warning", "heatwave",
+    keywords: &weather ["weather alert", "weather warning", "weather update", "weather advisory", "forecast", "heavy rain", "thunderstorm", "cyclone", "storm warning", "heatwave",
                "heat wave", "flood warning", "flood alert", "monsoon", "imd", "मौसम", "बारिश", "चक्रवात",
-               "天气", "暴雨", "台风", "预警", "气温", "พยากรณ์อากาศ", "ฝนตกหนัก", "พายุ", "กรมอุตุ", "อุณหภูมิ"]
+               "天气", "暴雨", "台风", "预警", "气温", "气象台", "พยากรณ์อากาศ", "ฝนตกหนัก", "พายุ", "กรมอุตุ", "อุณหภูมิ",
+               "気象庁", "警報", "注意報", "台風情報", "台風の影響", "熱中症警戒", "天気予報", "기상청", "호우경보", "호우주의보",
+               "폭염주의보", "폭염경보", "태풍경보", "태풍주의보", "대설주의보", "한파주의보", "주의보", "기상특보", "경보 발효",
+               "heavy rainfall", "heavy to very heavy"]
     unless: ["ลงทุน", "invest"]
+  - name: trai-government-weather   # a -G header's weather warning is Weather (a keyword rule wins the tie at 100)
+    action: transaction
+    subAction: transactionalWeather
+    priority: 100
+    sender: {suffix: [G]}
+    keywords: *weather
   - name: carrier
     action: transaction
     subAction: transactionalCarrier
@@ -223,6 +372,9 @@ rules:
     keywords: ["data pack", "recharge", "validity", "roaming", "data usage", "data balance", "prepaid",
                "postpaid", "your plan", "talktime", "talk time", "sim card", "mobile number", "network",
                "रिचार्ज", "डेटा", "वैधता", "话费", "流量", "套餐", "充值", "停机",
+               "【中国移动】", "【中国联通】", "【中国电信】", "ドコモ", "docomo", "ソフトバンク", "楽天モバイル", "ワイモバイル", "データ通信量", "データ残量", "通信速度",
+               "データチャージ", "通信料", "이용요금", "통신요금", "요금제", "데이터 사용량", "데이터 잔량", "로밍 요금", "로밍 서비스", "[skt]", "[kt]",
+               "[lg u+]", "t world", "data has been used", "daily data",
                "ค่าโทร", "เติมเงิน", "แพ็กเกจ", "แพ็กเสริม", "ยอดคงเหลือ", "วันใช้งาน", "เน็ต", "ซิม", "call me back"]
     unless: [" off", "discount", "ลด", "ราคาพิเศษ", "flash sale", "ลุ้น", "เพียง", "ฟรี"]
   - name: rewards
@@ -231,7 +383,9 @@ rules:
     priority: 53
     keywords: ["reward points", "points earned", "points balance", "loyalty points", "cashback of",
                "cashback credited", "you have earned", "miles credited", "rewards balance",
-               "रिवॉर्ड", "पॉइंट्स", "积分", "คะแนนสะสม", "พอยต์", "แต้ม", "เหรียญ"]
+               "रिवॉर्ड", "पॉइंट्स", "积分", "คะแนนสะสม", "พอยต์", "แต้ม", "เหรียญ",
+               "ポイントが付与", "ポイント付与", "ポイントを付与", "ポイント獲得", "ポイントが加算", "ポイント残高", "ポイント失効",
+               "포인트 적립", "포인트가 적립", "적립되었습니다", "포인트 소멸", "마일리지", "적립금", "reward points:"]
   - name: public-services
     action: transaction
     subAction: transactionalPublicServices
@@ -239,6 +393,11 @@ rules:
     keywords: [government, "govt", "aadhaar", "aadhar", "pan card", "passport", "voter", "election", "income tax",
                "police", "municipal", "ministry", "uidai", "epfo", "gov.in", "driving licence", "driving license",
                "सरकार", "आधार", "मतदाता", "पासपोर्ट", "पुलिस", "政府", "社保", "公积金", "税务", "公安",
+               "交管", "违法停车", "个人所得税", "个税", "社会保障卡", "出入境",
+               "市役所", "区役所", "住民税", "納付書", "納期限", "国民健康保険", "マイナンバー", "国税庁", "確定申告", "税務署", "年金機構", "選挙管理委員会", "投票所",
+               "期日前投票", "粗大ごみ", "국세청", "주민센터", "주민등록", "선거관리위원회", "투표소", "사전투표", "정부24", "민원",
+               "국민연금", "홈택스", "병무청",
+               "epf", "income certificate", "electoral", "polling",
                "กรมสรรพากร", "ภาษี", "บัตรประชาชน", "ราชการ", "ใบขับขี่", "กรมการขนส่ง", "ตำรวจ", "เลือกตั้ง"]
   - name: other-transactions
     action: transaction
@@ -250,6 +409,28 @@ rules:
                "เรียบร้อยแล้ว", "ท่านสมัคร", "ขอบคุณที่ใช้", "ยืนยัน", "注册成功", "您的申请", "सफलतापूर्वक"]
 
   # ---------------------------------------------------------------- promotions
+  # Korea: 정보통신망법 §50(4) — an ad starts with (광고) and ends with a free opt-out (무료거부 / 무료수신거부 080-…);
+  # variants such as [광고] or (광.고) are forbidden evasions. Japan: 特定電子メール法 §4 — a way to refuse further
+  # mail (配信停止, 受信拒否). These mark a message as an ad whatever else it says; the folder comes from its offer.
+  - name: ad-marker-coupons
+    action: promotion
+    subAction: promotionalCoupons
+    priority: 57
+    all: [&admarker ["(광고)", "[광고]", "(광 고)", "(광.고)", "(광-고)", "(광/고)", "무료거부", "무료수신거부", "무료 수신거부",
+                     "수신거부", "配信停止", "配信解除", "受信拒否", "配信を停止", "退订", "回t退", "回td", "回复td"],
+          ["쿠폰", "クーポン", "coupon", "优惠券", "代金券", "折扣券", "抵用券", "买一送一券", "券"]]
+  - name: ad-marker-offers
+    action: promotion
+    subAction: promotionalOffers
+    priority: 56
+    all: [*admarker, &cjkoffers ["优惠", "促销", "特价", "限时", "打折", "折起", "大促", "直降", "爆款", "低至", "秒杀", "满减",
+                                 "特惠", "买一送一", "セール", "割引", "円引き", "半額", "特価", "キャンペーン", "期間限定",
+                                 "限定価格", "お得", "%オフ", "オフ", "할인", "특가", "세일", "1+1", "% off", "%off"]]
+  - name: ad-marker
+    action: promotion
+    subAction: promotionalOthers
+    priority: 55
+    keywords: *admarker
   - name: coupons-red-packet        # 红包 (red packet) is also sent between friends: only with shop wording
     action: promotion
     subAction: promotionalCoupons
@@ -259,8 +440,9 @@ rules:
     action: promotion
     subAction: promotionalCoupons
     priority: 45
-    keywords: [coupon, "promo code", "promocode", "discount code", "voucher code", "use code", "apply code",
-               "gift voucher", "gift card", "कूपन", "优惠券", "折扣码", "代金券", "คูปอง", "โค้ดส่วนลด", "โค้ด"]
+    keywords: [coupon, "promo code", "promocode", "discount code", "voucher code", "use code", "apply code", "with code",
+               "coupon code",
+               "gift voucher", "gift card", "कूपन", "优惠券", "折扣码", "代金券", "คูปอง", "โค้ดส่วนลด", "โค้ด", "クーポン", "쿠폰"]
   - name: offers
     action: promotion
     subAction: promotionalOffers
@@ -268,22 +450,31 @@ rules:
     keywords: ["% off", "%off", "flat off", "discount", "special offer", "offers", "offer ends", "offer valid",
                "exclusive offer", "great deals", "best deals", "buy 1 get 1", "buy one get one",
                "limited time", "lowest price", "best price", "special price", "cashback", "save rs", "upto",
-               "chhoot", "sasta", "छूट", "ऑफर", "सेल", "优惠", "促销", "特价", "限时", "打折", "折起",
+               "chhoot", "sasta", "छूट", "ऑफर", "सेल",
                "ลดราคา", "ส่วนลด", "ลดสูงสุด", "ราคาพิเศษ", "โปรโมชั่น", "โปรฯ", "โปรฮิต", "flash sale", "ลด ",
                "สุดคุ้ม", "ราคาสุดคุ้ม", "ลุ้นรับ", "ฟรี!"]
+  - name: offers-cjk                # a sale in Chinese, Japanese or Korean: only as a shop writes it (a 【signature】 or
+    action: promotion               # [signature], a price, a percentage, a link, a marker), not as friends talk about one
+    subAction: promotionalOffers
+    priority: 40
+    all: [*cjkoffers,
+          ["【", "】", "[", "]", "%", "円", "원", "元", "¥", "http", "www.", "全场", "全品", "全店", "전 품목", "전품목", "限定",
+           "한정", "退订", "回t", "拒收", "무료거부", "配信停止", "下单", "购买", "매장", "店舗", "门店"]]
+    unless: ["セールス"]                # sales (a job, a team), not a sale
   - name: sale
     action: promotion
     subAction: promotionalOffers
     priority: 40
     wholeWord: true
-    keywords: [sale, sales, clearance, "mega sale", "end of season"]
+    keywords: [sale, clearance, "mega sale", "end of season"]
   - name: promotional-wording
     action: promotion
     subAction: promotionalOthers
     priority: 30
     keywords: ["free entry", "freemsg", "free msg", "new launch", "shop now", "book now", "visit our",
                "exclusive", "don't miss", "grand opening", "invite you", "join now", "apply now",
-               "pre-approved", "newsletter", "तुरंत", "अभी खरीदें", "新品",
+               "pre-approved", "newsletter", "तुरंत", "अभी खरीदें", "新品", "新発売", "新登場", "オープンします", "グランドオープン",
+               "新規オープン", "오픈 기념", "신규 오픈", "그랜드 오픈",
                "คอนโด", "สิทธิพิเศษ", "แถม", "ลองฟรี", "ราคาประหยัด", "คลิกเลย", "กด*", "เน็ตไม่อั้น", "ใหม่!", "ช้อป", "ขอเชิญ", "ร่วมสนุก", "สมัครบริการ", "กด *", "*1", "ลุ้น"]
   - name: promotional-wording-zh    # 上市 (launch, listing) and 会员 (member) only with shop wording
     action: promotion
@@ -291,11 +482,19 @@ rules:
     priority: 30
     all: [["上市", "会员"], ["优惠", "活动", "特价", "折", "退订", "回t", "回复td", "专享", "礼", "限时", "点击", "详询",
            "到店", "福利", "抢购", "新品"]]
+  - name: ad-wording-zh             # how Chinese shops, estate agents and schools invite: "come and ask", "grand opening"
+    action: promotion
+    subAction: promotionalOthers
+    priority: 30
+    keywords: ["盛大开业", "隆重开业", "开业大吉", "店庆", "周年庆", "回馈新老", "新老顾客", "新老客户", "敬请光临", "欢迎光临",
+               "恭候光临", "恭候您的光临", "莅临", "欢迎来电", "来电咨询", "欢迎咨询", "咨询热线", "详询", "垂询", "订购热线",
+               "预订热线", "报名热线", "名额有限", "数量有限", "先到先得", "限量抢购", "好礼相送", "豪礼", "礼品相送", "免费试听",
+               "免费体验", "招生", "培训班", "售楼", "样板房", "认筹", "盛大开盘", "火爆开盘", "楼盘", "pos机"]
   - name: marketing-boilerplate
     action: promotion
     subAction: promotionalOthers
     priority: 20
-    keywords: ["unsubscribe", "opt out", "opt-out", "optout", "txt stop", "text stop", "reply stop", "send stop",
+    keywords: ["unsubscribe", "unsubscribed", "opt out", "opt-out", "optout", "txt stop", "text stop", "reply stop", "send stop",
                "to stop receiving", "stop2", "stop to 8", "sms stop", "dnd", "退订", "回t", "回复td", "ยกเลิกกด", "ยกเลิก กด"]
   - name: trai-promotional-header
     action: promotion
@@ -311,13 +510,48 @@ rules:
     action: transaction
     subAction: transactionalFinance
     priority: 1
-    sender: {entity: [HDFCBK, ICICIB, ICICIT, SBIINB, SBIPSG, AXISBK, KOTAKB, PNBSMS, BOBTXN, CANBNK, UNIONB,
-                      IDFCFB, INDUSB, YESBNK, PAYTMB, AUBANK, FEDBNK, SCBANK, CITIBK, HSBCIN, AMEXIN]}
+    sender: {entity: *banks}
   - name: carrier-header
     action: transaction
     subAction: transactionalCarrier
     priority: 1
-    sender: {entity: [AIRTEL, AIRTIN, JIOINF, JIONET, VIINFO, VICARE, BSNLIN, MTNLIN]}
+    sender: {entity: *carriers}
+  # China: banks' 95xxx national service numbers and the carriers' own numbers (assigned by MIIT); 106 ports are where
+  # commercial SMS come from (notices and ads alike: an ad carries 退订 / 回T / 拒收请回复R, §7). Korea: 15xx/16xx/18xx
+  # nationwide business numbers (대표번호).
+  - name: cn-bank-service-number
+    action: transaction
+    subAction: transactionalFinance
+    priority: 1
+    sender: {exact: ["95588", "95533", "95599", "95566", "95555", "95559", "95568", "95528", "95561", "95558", "95595",
+                     "95577", "95580", "95526", "95508", "95511", "95501"]}
+  - name: cn-carrier-number
+    action: transaction
+    subAction: transactionalCarrier
+    priority: 1
+    sender: {exact: &cncarriers ["10086", "10010", "10000", "10001", "10099"]}
+  - name: cn-commercial-port
+    action: transaction
+    subAction: transactionalOthers
+    priority: -1
+    sender: {prefix: ["106", "+86106", "0086106"]}
+  - name: kr-business-number
+    action: transaction
+    subAction: transactionalOthers
+    priority: -1
+    sender: {kind: [shortCode], prefix: ["15", "16", "18"]}
+  - name: carrier-sender-notice     # a carrier's own header or number about plans, data, bills: Carrier over Reminders/Finance
+    action: transaction
+    subAction: transactionalCarrier
+    priority: 55
+    sender: {entity: *carriers}
+    keywords: [plan, recharge, validity, data, bill, expires, "रिचार्ज", "वैधता"]
+  - name: cn-carrier-number-notice
+    action: transaction
+    subAction: transactionalCarrier
+    priority: 55
+    sender: {exact: *cncarriers}
+    keywords: ["余额", "账单", "话费", "流量", "套餐", "停机", "充值", "费用"]
   - name: shortcode-marketing
     action: promotion
     subAction: promotionalOthers

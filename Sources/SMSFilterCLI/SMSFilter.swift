@@ -23,9 +23,15 @@ struct SMSFilter: ParsableCommand {
             source.resume()
             signalSources.append(source)
         }
-        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+        switch Array(CommandLine.arguments.dropFirst()) {
+        case ["--version"]:
             CLI.stdout(versionText())
             _exitProcess(ExitStatus.success.rawValue)
+        case ["help", "--man"]:
+            CLI.stdout(ManPage.text(root: SMSFilter.self, version: version))
+            _exitProcess(ExitStatus.success.rawValue)
+        default:
+            break
         }
         var command: ParsableCommand
         do {

@@ -8,7 +8,7 @@ import XCTest
 /// by its identity and not its path, and entries of one archive that overlap are refused.
 final class MergeSplitsTests: XCTestCase {
     static let archiveBytes: Int64 = 300
-    static let identity = RunCounts.File.Archive(bytes: archiveBytes, endsSHA256: String(repeating: "ab", count: 32))
+    static let identity = RunCounts.File.Archive(bytes: archiveBytes, ends: "fnv1a64:" + String(repeating: "ab", count: 8))
 
     /// The counts of one run over `start..<end` of the archive (nil: all of it), `records` labelled.
     func run(
@@ -63,7 +63,7 @@ final class MergeSplitsTests: XCTestCase {
         XCTAssertEqual(joined.files.count, 1)
         XCTAssertEqual(joined.files[0].path, "a.jsonl.zst", "the first split's name")
         XCTAssertEqual(joined.files[0].archive, Self.identity)
-        let other = RunCounts.File.Archive(bytes: Self.archiveBytes, endsSHA256: String(repeating: "cd", count: 32))
+        let other = RunCounts.File.Archive(bytes: Self.archiveBytes, ends: "fnv1a64:" + String(repeating: "cd", count: 8))
         let apart = try RunCounts.merged([("s0.json", a), ("s1.json", run(100..<300, records: 4, archive: other))])
         XCTAssertEqual(apart.files.count, 2, "another archive of the same name and size")
         for parts in [[("w.json", run(nil, records: 7)), ("s1.json", b)], [("s0.json", a), ("w.json", run(nil, records: 7))],

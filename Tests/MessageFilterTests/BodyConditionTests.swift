@@ -109,7 +109,13 @@ final class BodyConditionTests: XCTestCase {
         (nil, "login http://[2001:db8::1]:8080/x", "ip-link"),
         (nil, "version 1.2.3.4 is out", nil),  // a bare dotted quad without / or a port is no URL
         (nil, "prizes at win-big.xyz/claim", "odd-tld"),
-        (nil, "prizes at WIN.TOP", "odd-tld"),
+        (nil, "prizes at WIN88.TOP", "odd-tld"),
+        (nil, "prizes at WIN.XYZ", "odd-tld"),
+        // A word-like TLD needs context (issue 34): a typo after a full stop is no link.
+        (nil, "prizes at WIN.TOP", nil),
+        (nil, "Oops.top of the list", nil),
+        (nil, "prizes at win.top/claim", "odd-tld"),
+        (nil, "prizes at my.win.top", "odd-tld"),
         (nil, "statement at https://www.hdfcbank.com/s", "bank-link"),
         (nil, "statement at netbanking.hdfcbank.com", "bank-link"),
         (nil, "mail me at me@hdfcbank.com", nil),  // an e-mail address is not a URL

@@ -84,6 +84,12 @@ final class BodyScannerOracleTests: XCTestCase {
                     let letters = tld.allSatisfy { $0.isASCII && $0.isLetter }
                     let oneCase = tld == tld.lowercased() || tld == tld.uppercased()
                     ok = letters && oneCase && (_HostLists.countryTLDs + _HostLists.bareTLDs).contains(tld.lowercased())
+                    if letters, oneCase, !ok, _HostLists.contextTLDs.contains(tld.lowercased()) {
+                        // A word-like TLD needs context: a path, query, fragment or port, three labels, a digit or "-".
+                        ok = labels.count >= 3 || bareHost.range(of: "[0-9-]", options: .regularExpression) != nil
+                            || next.hasPrefix("/") || next.hasPrefix("?") || next.hasPrefix("#")
+                            || (next.count == 2 && next.first == ":" && next.last!.isASCII && next.last!.isNumber)
+                    }
                 }
             }
             guard ok else {

@@ -65,9 +65,9 @@ final class DefaultRulesTests: XCTestCase {
         }
         // Every phrase is in the default rule set's look-up table.
         XCTAssertEqual(RuleSet.embeddedDefault.model?.table.featureCount, model.phrases.count)
-        // Only the government sender rules (priority 100) rank above it.
+        // Only the government sender rules (priority 100: any -G header, and a -G weather warning) rank above it.
         let above = RuleSet.embeddedDefault.definition.rules.filter { $0.priority >= model.priority }.map(\.name)
-        XCTAssertEqual(above, ["trai-government-header"])
+        XCTAssertEqual(Set(above), ["trai-government-header", "trai-government-weather"])
     }
 
     /// The embedded model's base64 decoder against Foundation's, on seeded random bytes of every length
@@ -166,7 +166,8 @@ final class DefaultRulesTests: XCTestCase {
             ("<#> ExampleApp: 482913 FA+9qCX9VSu", "Transactions/Others"),
             ("  <#> 482913 FA+9qCX9VSu", "Transactions/Others"),
             ("双十一红包雨，点击领取最高888元红包", "Promotions/Coupons"),
-            ("会员日活动，全场满减，回T退订", "Promotions/Others"),
+            ("会员日活动，全场满减，回T退订", "Promotions/Offers"),  // 退订 marks an ad (issue 34); 满减 is its offer
+            ("会员专享礼遇，详询门店", "Promotions/Others"),
             ("您尾号1234的账户于5月1日消费人民币500.00元", "Transactions/Finance"),
             ("彩票平台注册送彩金", "Junk"),
             ("无抵押贷款，秒到账，加微信", "Junk"),
@@ -196,8 +197,43 @@ final class DefaultRulesTests: XCTestCase {
             XCTAssertEqual(verdicts[k], c.classify(sender: nil, body: body), "batch and single differ on \(body)")
         }
         XCTAssertEqual(rule("<#> ExampleApp: 482913 FA+9qCX9VSu"), "otp-retriever")
-        XCTAssertEqual(rule("会员日活动，全场满减，回T退订"), "promotional-wording-zh")
+        XCTAssertEqual(rule("会员专享礼遇，详询门店"), "promotional-wording-zh")
+        XCTAssertEqual(rule("会员日活动，全场满减，回T退订"), "ad-marker-offers")
         XCTAssertEqual(rule("双十一红包雨，点击领取最高888元红包"), "coupons-red-packet")
+    }
+
+    /// Issue 34 item 4, one case each way: keywords are not found inside longer words, phishing needs a link, a
+    /// phone number or a request for credentials and never decides against a registered transactional sender on
+    /// its own, and a bare `name.tld` is a URL only where a linkifier would make it one.
+    func testIssue34PrecisionTraps() throws {
+        let c = Classifier(ruleSet: try RuleSet.parse(yaml: Self.sampleYAML, file: "default"))
+        func verdict(_ body: String, _ sender: String?) -> (String, String) {
+            let v = c.classify(sender: sender, body: body)
+            return (v.folder.path, v.rule >= 0 ? c.ruleSet.ruleNames[Int(v.rule)] : "none")
+        }
+        let cases: [(String?, String, String)] = [
+            // `sale` is not `sales`; a keyword is not found inside a longer word of a spaced script.
+            (nil, "The sales team meeting is moved to 3pm", "Unknown Senders"),
+            (nil, "Big sale this weekend: everything 20% off", "Promotions/Offers"),
+            // Phishing: the alarm alone is not enough; with a link, a phone number or a request for credentials it is.
+            (nil, "Your account has been suspended for a day, sorry for the trouble", "Unknown Senders"),
+            ("+919812345678", "Your account will be blocked today. Update KYC at http://kyc-check.xyz", "Junk"),
+            ("+919812345678", "Your SBI account will be blocked today, call 9876543210 to update KYC", "Junk"),
+            ("+919812345678", "Your account is blocked. Share your OTP with our officer to unblock it", "Junk"),
+            // … and never decides against a registered transactional sender (TRAI -T/-S/-G, listed banks).
+            ("VM-HDFCBK-S", "Your account will be blocked today. Update KYC at http://kyc-check.xyz", "Transactions/Finance"),
+            ("JM-NACHMS-S", "NACH mandate for your account XX1234 is suspended as requested. Details: https://nach.example.in/m/12",
+             "Transactions/Others"),
+            ("VM-PHONPE-S", "Rs 500 sent from your account to Ramesh. Not you? Click https://phon.pe/help or call 08068727374",
+             "Transactions/Others"),
+            // A bare name.tld with a word-like TLD is no URL without context (link-prize needs a URL).
+            (nil, "Oops.today we got the prize for the best team!", "Unknown Senders"),
+            (nil, "You are a winner! Collect your prize at win88.today", "Junk"),
+        ]
+        for (sender, body, want) in cases {
+            let (folder, rule) = verdict(body, sender)
+            XCTAssertEqual(folder, want, "\(sender ?? "-") \(body) (rule \(rule))")
+        }
     }
 
     struct Record { var id: String; var body: String; var label: String }
@@ -261,11 +297,12 @@ final class DefaultRulesTests: XCTestCase {
         print("QUALITY thai: agreement \(pct(agreement)) (\(agree)/\(thai.count)); " + perLabel.keys.sorted().map {
             "\($0) \(perLabel[$0]!.0)/\(perLabel[$0]!.1)" }.joined(separator: ", "))
         if let dump { try misses.write(toFile: dump, atomically: true, encoding: .utf8) }
-        // Floors a little under the figures reported in docs/RULES.md and docs/QUALITY.md (measured: precision
-        // 96.7%, recall 85.9%, 92 ham to Transactions, agreement 79.7%, OTP 97.5%, OK 87.3%), so a rule change
-        // that loses quality fails.
+        // Floors a little under the figures reported in docs/RULES.md and docs/QUALITY.md (measured after issue 34:
+        // precision 96.8%, recall 85.0%, 81 ham to Transactions, agreement 79.9%, OTP 97.5%, OK 88.7%; before it,
+        // 96.7%, 85.9%, 92, 79.7%, 97.5%, 87.3%: no keyword inside a longer word costs the spam that only a
+        // stem found, "ringtoneking", "urawinner"), so a rule change that loses quality fails.
         XCTAssertGreaterThanOrEqual(precision, 0.96)
-        XCTAssertGreaterThanOrEqual(recall, 0.85)
+        XCTAssertGreaterThanOrEqual(recall, 0.845)
         XCTAssertLessThanOrEqual(hamToTransactions, 100)
         XCTAssertGreaterThanOrEqual(agreement, 0.79)
         XCTAssertGreaterThanOrEqual(Double(perLabel["OTP"]!.0) / Double(perLabel["OTP"]!.1), 0.97)

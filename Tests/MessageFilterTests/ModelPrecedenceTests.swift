@@ -288,6 +288,13 @@ final class ModelPrecedenceTests: XCTestCase {
             ("東京へ行きます", .kana), ("Привет, как дела", .cyrillic), ("नमस्ते दोस्त", .devanagari), ("مرحبا بك", .arabic),
             ("안녕하세요", .hangul), ("Dеаr ϲuѕtomеr", .latin),  // look-alikes folded to ASCII first
             ("Ｆｒｅｅ", .latin), ("Γειά σου", .greek),
+            // Links, addresses and numbers are no words (issue 34): a URL long enough to outnumber the kana, an
+            // e-mail address, a host name; a message whose only words are a link keeps the link's script.
+            ("お荷物をお届けに上がりましたが不在のため持ち帰りました https://yamato-hdelivery.example-track.xyz/abcdefghijklmnopqrstuvwxyzabcdefghijklmnop", .kana),
+            ("確認してください: support-desk-team@mailservice.example.com", .kana),
+            ("快递已到 www.sf-express-delivery-tracking.example.com 请查收", .han),
+            ("택배 주소 확인 http://cjlogistics-delivery-address-check.example.top/kr/address", .hangul),
+            ("https://example.com/path", .latin), ("hello 안녕 world", .latin), ("123456789 安", .han),
         ]
         for (body, script) in cases {
             var b = body
@@ -328,7 +335,9 @@ final class ModelPrecedenceTests: XCTestCase {
         let pieces = ["win", "免费", "ฟรี", "Привет", "नमस्ते", "東京へ", "Ｆｒｅｅ", "Dеаr", "12", "!!", "é", "\u{FF}", "ß", "안녕",
                       "。", "，", "㐀", "䷀", "।", "१२", "๑๒", "ー", "カタカナ", "ひらがな", "\u{10348}", "😀", "ก", "ẞ",
                       // ASCII counted eight bytes at a time: the bytes around the letters' ranges.
-                      "AZaz@[`{", "Hello world 12345678", "__~~^^]]", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"]
+                      "AZaz@[`{", "Hello world 12345678", "__~~^^]]", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+                      // Link-like runs, whose letters count only when nothing else does.
+                      "https://abc.example.com/xyz", "me@mail.example", "www.example.co.jp", "a.b", "x/y", ".", "@"]
         var features: [Int32] = []
         for _ in 0..<2000 {
             var b = (0..<Int.random(in: 0...7)).map { _ in pieces.randomElement()! }.joined(separator: ["", " "].randomElement()!)

@@ -273,7 +273,28 @@ final class _ReferenceModelText {
             out &+= 1
         }
         count = out
+        Self.dropLinkLetters(text, scriptCounts)
         return _ReferenceModelSpan(range: first..<out, mapped: true, insertions: none.insertions, script: tally.finish())
+    }
+
+    /// The main script is read from the words (``Script``, issue 34): when letters of another script are
+    /// counted and Latin would lead them, the ASCII letters of link-like runs do not count. Written apart from
+    /// `_ScriptTally.latinOfWords`, with Foundation: runs split on bytes outside 0x21–0x7E, a link-like run
+    /// found by a regular expression.
+    static func dropLinkLetters(_ text: UnsafeRawBufferPointer, _ counts: UnsafeMutablePointer<UInt32>) {
+        let latin = Int(Script.latin.rawValue), kana = Int(Script.kana.rawValue), han = Int(Script.han.rawValue)
+        var best: UInt32 = 0
+        for s in Script.allCases where s != .latin {
+            let i = Int(s.rawValue)
+            best = max(best, i == kana ? counts[kana] + counts[han] : (i == han && counts[kana] > 0 ? 0 : counts[i]))
+        }
+        guard best > 0, counts[latin] >= best else { return }
+        let runs = text.split(whereSeparator: { $0 < 0x21 || $0 > 0x7E }).map { String(decoding: $0, as: UTF8.self) }
+        var links: UInt32 = 0
+        for run in runs where run.contains("/") || run.contains("@") || run.range(of: "[A-Za-z0-9][.][A-Za-z0-9]", options: .regularExpression) != nil {
+            links += UInt32(run.unicodeScalars.filter { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }.count)
+        }
+        counts[latin] -= min(counts[latin], links)
     }
 
     /// The original body's span of output bytes `[from, to)` of message `m` (a match holding no inserted

@@ -9,7 +9,9 @@ import XCTest
 /// (canonical decomposition, scalar names), never from the normaliser's own tables.
 final class NormalizationEvasionTests: XCTestCase {
     static func ruleSet(_ mode: TextNormalization) throws -> RuleSet {
-        try RuleSet.parse(yaml: "version: 1\nnormalize: \(mode.name)\nrules:\n  - name: lottery\n    action: junk\n    keywords: [lottery]\n",
+        // `wholeWord: false`: these tests are about what each mode reads, not about word edges (under `leet` an
+        // override to the end of the line reads "yrettol today" as "yadotiottery", one word).
+        try RuleSet.parse(yaml: "version: 1\nnormalize: \(mode.name)\nrules:\n  - name: lottery\n    action: junk\n    keywords: [lottery]\n    wholeWord: false\n",
                           file: "r.yaml")
     }
 

@@ -50,7 +50,8 @@ final class RuleCheckTests: XCTestCase {
               - {name: wide, action: junk, priority: 3, keywords: [otp], wholeWord: false}
               - {name: narrow, action: transaction, keywords: [your otp, otp is]}
               - {name: word, action: junk, priority: 3, keywords: [pin]}
-              - {name: inside, action: transaction, keywords: [pin code, your pin]}
+              - {name: inside, action: transaction, keywords: [pin code, your pin], wholeWord: false}
+              - {name: edges, action: transaction, keywords: [pin code, your pin]}
               - {name: whole, action: transaction, keywords: [your pin], wholeWord: true}
               - {name: x1, action: allow, keywords: [hello]}
               - {name: x2, action: junk, keywords: [HELLO]}
@@ -64,9 +65,11 @@ final class RuleCheckTests: XCTestCase {
         XCTAssertTrue(m.contains { $0.contains("\"narrow\" can never win: whenever it fires, \"wide\"") }, "\(m)")
         XCTAssertTrue(m.contains { $0.contains("keyword \"hello\" is claimed at priority 0 by rules of different folders: \"x1\" (Inbox), \"x2\" (Junk), \"x3\" (Junk)") }, "\(m)")
         XCTAssertFalse(m.contains { $0.contains("\"wide\" can never") })
-        // A short keyword is a whole word by default: "pin" does not match in "pin codex" or "your pinx",
-        // so "inside" can win; "whole" (a whole word itself) cannot.
+        // A short keyword is a whole word by default: "pin" does not match in "your pinx", where "your pin" of
+        // `wholeWord: false` does, so "inside" can win; "whole" (a whole word itself) cannot, nor can "edges"
+        // (longer phrases do not match inside a longer word by default: no "your pin" in "your pinx" either).
         XCTAssertFalse(m.contains { $0.contains("\"inside\" can never win") }, "\(m)")
+        XCTAssertTrue(m.contains { $0.contains("\"edges\" can never win: whenever it fires, \"word\"") }, "\(m)")
         XCTAssertTrue(m.contains { $0.contains("\"whole\" can never win: whenever it fires, \"word\"") }, "\(m)")
     }
 }

@@ -90,6 +90,29 @@ final class RuleFileTests: XCTestCase {
         XCTAssertTrue(got.contains { $0.contains("did you mean \"shortCode\"") })
     }
 
+    /// `unlessSender` takes one sender condition or a non-empty list of them; each is checked as `sender` is,
+    /// and an `unlessSender` alone is no condition (the rule must still say what it fires on).
+    func testUnlessSenderIsCheckedLikeSender() {
+        let got = issues("""
+            version: 1
+            rules:
+              - {name: a, action: junk, keywords: [x], unlessSender: []}
+              - {name: b, action: junk, keywords: [x], unlessSender: [{suffix: [T]}, {kind: [shortcode]}]}
+              - {name: c, action: junk, keywords: [x], unlessSender: {}}
+              - {name: d, action: junk, unlessSender: {suffix: [T]}}
+            """)
+        let expect = [
+            "rules.yaml:3: rules[0].unlessSender: expected a sender condition or a non-empty list of them",
+            "rules.yaml:4: rules[1].unlessSender[1].kind[0]: unknown sender kind \"shortcode\"",
+            "rules.yaml:5: rules[2].unlessSender: empty sender condition",
+            "rules.yaml:6: rules[3]: rule \"d\" has no condition",
+        ]
+        for e in expect {
+            XCTAssertTrue(got.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(got.joined(separator: "\n"))")
+        }
+        XCTAssertTrue(issues("version: 1\nrules:\n  - {name: a, action: junk, keywords: [x], unlessSender: {suffix: [T]}}\n").isEmpty)
+    }
+
     func testRuleWithoutConditionAndBadYAML() {
         XCTAssertTrue(issues("version: 1\nrules:\n  - name: a\n    action: junk\n")[0].contains("has no condition"))
         let bad = issues("version: 1\nrules: [\n")

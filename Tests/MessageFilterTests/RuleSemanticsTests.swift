@@ -50,7 +50,8 @@ enum RuleSemantics {
         """, rows: [
             RuleRow(nil, "you won a prize", "prize", "Junk", phrase: "prize"),
             RuleRow(nil, "YOU WON A PRIZE", "prize", "Junk", phrase: "prize"),  // ASCII folding, Z included
-            RuleRow(nil, "PrIzEs galore", "prize", "Junk"),  // no whole-word: a keyword inside a word fires
+            RuleRow(nil, "PrIzE galore", "prize", "Junk"),
+            RuleRow(nil, "PrIzEs galore", nil, unknown),  // not inside a longer word (issue 34; `wholeWord: false` would)
             RuleRow(nil, "a CASH AWARD for you", "prize", "Junk", phrase: "cash award"),
             RuleRow(nil, "cash  award", nil, unknown),  // phrases are exact: two spaces are not one
             RuleRow(nil, "priz e", nil, unknown),
@@ -113,6 +114,8 @@ enum RuleSemantics {
           - {name: short, action: transaction, subAction: transactionalOthers, sender: {kind: [shortCode], prefix: ["56"]}}
           - {name: exact, action: allow, keywords: [ping], sender: {exact: ["+1 408 555 0001"]}}
           - {name: email, action: junk, sender: {kind: [email]}}
+          - {name: alarm, action: junk, keywords: [blocked], unlessSender: [{suffix: [T, S]}, {entity: [HDFCBK]}]}
+          - {name: alarm-one, action: junk, keywords: [suspended], unlessSender: {kind: [shortCode]}}
         """, rows: [
             RuleRow("AD-FLIPKT-P", "hi", "promo-suffix", "Promotions"),
             RuleRow("ad-flipkt-p", "hi", "promo-suffix", "Promotions"),
@@ -132,6 +135,14 @@ enum RuleSemantics {
             RuleRow("+1 (408) 555-0001", "ping", "exact", "Inbox"),
             RuleRow("+14085550002", "ping", nil, unknown),
             RuleRow("alerts@bank.example.com", "x", "email", "Junk"),
+            // unlessSender: a sender that satisfies any of its conditions vetoes the rule.
+            RuleRow(nil, "card blocked", "alarm", "Junk"),
+            RuleRow("+919876543210", "card blocked", "alarm", "Junk"),
+            RuleRow("VM-ICICIB-T", "card blocked", nil, unknown),
+            RuleRow("AD-HDFCBK", "card blocked", nil, unknown),  // the entity, without a suffix
+            RuleRow("AD-SHOPXY-P", "card blocked", "alarm", "Junk"),  // a keyword rule beats the sender-only rule
+            RuleRow("56161", "account suspended", "short", "Transactions/Others"),  // a single condition, not a list
+            RuleRow("+919876543210", "account suspended", "alarm-one", "Junk"),
         ])
 
     static let priority = RuleTable(name: "priority", yaml: """
@@ -248,6 +259,7 @@ enum RuleSemantics {
           - {name: free, action: junk, keywords: [free]}
           - {name: gift, action: promotion, subAction: promotionalOthers, wholeWord: false, keywords: [gift]}
           - {name: otp-word, action: transaction, subAction: transactionalOthers, wholeWord: true, keywords: [otp], unless: [pin]}
+          - {name: edges, action: transaction, subAction: transactionalOrders, keywords: [delivered, "your order", "call 09", "जमा", "인증번호", "พัสดุ"]}
         """, rows: [
             RuleRow(nil, "big sale today", "sale", "Promotions/Offers"),
             RuleRow(nil, "(SALE)", "sale", "Promotions/Offers"),
@@ -268,6 +280,24 @@ enum RuleSemantics {
             RuleRow(nil, "otp spinning", "otp-word", "Transactions/Others"),  // the rule's unless is whole-word too
             RuleRow(nil, "otp pin", nil, unknown),
             RuleRow(nil, "otpz", nil, unknown),
+            // Longer phrases are not found inside a longer word of a spaced script by default (issue 34: `sale` ≠
+            // "sales"): an end of the phrase that is a letter may not touch a letter; digits, punctuation and
+            // letters of unspaced scripts (Thai, Chinese, Japanese) or of Korean, which writes particles onto
+            // words, are no word edges.
+            RuleRow(nil, "delivered today", "edges", "Transactions/Orders"),
+            RuleRow(nil, "undelivered", nil, unknown),
+            RuleRow(nil, "deliveredly", nil, unknown),
+            RuleRow(nil, "your orders shipped", nil, unknown),
+            RuleRow(nil, "Your order shipped", "edges", "Transactions/Orders"),
+            RuleRow(nil, "call 09061701461", "edges", "Transactions/Orders"),  // a digit end
+            RuleRow(nil, "ParcelDelivered", "edges", "Transactions/Orders"),  // a lower–upper change
+            RuleRow(nil, "délivered", nil, unknown),  // é is a Latin letter
+            RuleRow(nil, "deliveredพัสดุ", "edges", "Transactions/Orders"),  // Thai is written without spaces
+            RuleRow(nil, "जमा किए गए", "edges", "Transactions/Orders"),
+            RuleRow(nil, "जमानत मिली", nil, unknown),  // Devanagari is spaced: no जमा inside जमानत
+            RuleRow(nil, "인증번호를 입력", "edges", "Transactions/Orders"),  // a Korean particle
+            RuleRow(nil, "เลขพัสดุ 1234", "edges", "Transactions/Orders"),
+            RuleRow(nil, "giftwrapped", "gift", "Promotions/Others"),
         ])
 
     static let capabilities = RuleTable(name: "capabilities", yaml: """

@@ -41,15 +41,16 @@ final class DefaultModelExampleTests: CLITestCase {
         XCTAssertEqual(try folder("20% off all shoes this weekend only at Zara"), "Promotions/Offers")
     }
 
-    /// Phishing is junk: the `phishing` rule fired, and the model's none does not overrule a junk rule unless
+    /// Phishing is junk: the `phishing-account` rule fired ("your account", a call to verify and a link; issue 34 split
+    /// `phishing` by what accompanies the alarm), and the model's none does not overrule a junk rule unless
     /// held-out overrules of junk rules by none in English were right often enough at its margin (18 of them, 6
     /// right: never).
     func testPhishingIsJunk() throws {
         let body = "BMO have noticed unusual activites on your account. Please verify your account details.www.97bmo.tk"
         XCTAssertEqual(try folder(body), "Junk")
         let e = try run(["explain", body])
-        XCTAssertTrue(e.out.contains("phishing (priority 80, junk) \"your account\" at 38..<50: won"), e.out)
-        XCTAssertTrue(e.out.contains("would overrule rule \"phishing\" (junk) with none: margin "), e.out)
+        XCTAssertTrue(e.out.contains("phishing-account (priority 80, junk) \"your account\" at 38..<50: won"), e.out)
+        XCTAssertTrue(e.out.contains("would overrule rule \"phishing-account\" (junk) with none: margin "), e.out)
         XCTAssertTrue(e.out.hasSuffix("folder: Junk\n"), e.out)
         // The same in --json: the rule it would overrule, and the margin it needs (never: the default model saw
         // too few English overrules of a junk rule by none, and they were mostly wrong).
@@ -59,7 +60,7 @@ final class DefaultModelExampleTests: CLITestCase {
         XCTAssertEqual(model["marginNeeded"] as? String, "never", j.out)
         XCTAssertEqual(model["abstention"] as? String, "overrule", j.out)
         let overrules = try XCTUnwrap(model["overrules"] as? [String: Any], j.out)
-        XCTAssertEqual(overrules["rule"] as? String, "phishing")
+        XCTAssertEqual(overrules["rule"] as? String, "phishing-account")
         XCTAssertEqual(overrules["action"] as? String, "junk")
         XCTAssertEqual(overrules["calibrated"] as? Bool, true)
     }

@@ -14,6 +14,8 @@ final class HeldOutQualityTests: CLITestCase {
         var spam: [String]?
         var legit: [String]?
         var alerts: Bool?
+        /// false: measured and printed, not held (Scripts/quality-corpora.json says why).
+        var floors: Bool?
     }
 
     struct Figures {
@@ -82,6 +84,7 @@ final class HeldOutQualityTests: CLITestCase {
             let model = try figures(c, path, rules: nil)
             let rules = try figures(c, path, rules: "embedded:rules")
             print("QUALITY held-out \(c.file): default \(model), rules alone \(rules)")
+            if c.floors == false { continue }
             if c.spam != nil {
                 XCTAssertGreaterThanOrEqual(model.precision, rules.precision - 0.01, "\(c.file): precision of what is filtered")
                 XCTAssertGreaterThanOrEqual(model.f1, rules.f1, "\(c.file): spam F1")

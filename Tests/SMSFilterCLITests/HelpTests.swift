@@ -294,12 +294,20 @@ OPTIONS:
 OVERVIEW: Show why a message lands in its folder: phrases matched, rules
 weighed, validation steps.
 
-Example:
+With --input, explains the records of a file instead (any format classify
+reads; - is standard input): every record, or those whose id --id gives, each
+as a block headed by its id and line (with --json: one JSON object per line,
+with "file", "line" and "id"). Records the reader refuses (broken JSON, no
+body) are listed with the reason.
+
+Examples:
   smsfilter explain --sender AD-HDFCBK "Rs 500 debited from a/c XX12"
+  smsfilter explain --input archive.jsonl.zst --id gen:17 --json
 
-Exit status: 0 success, 64 usage, 65 bad rules, 66 rule file missing.
+Exit status: 0 success, 64 usage, 65 bad rules, damaged input or an --id not
+found, 66 rule file or input missing.
 
-USAGE: smsfilter explain [--rules <file>] [--sender <sender>] [--json] [--quiet] <text>
+USAGE: smsfilter explain [<options>] [<text>]
 
 ARGUMENTS:
   <text>                  The message body.
@@ -310,6 +318,29 @@ OPTIONS:
                           alone).
   --sender <sender>       The message's sender (phone number, short code,
                           alphanumeric or TRAI header).
+  --input <file>          Explain the records of this file (- is standard
+                          input) instead of TEXT.
+  --id <id>               With --input: only the records with this id
+                          (repeatable).
+  --input-format <input-format>
+                          Input format: jsonl, csv, tsv or xml (default: from
+                          the name and first bytes). (values: jsonl, csv, tsv,
+                          xml)
+  --id-field <id-field>   Field, column or attribute holding the record id.
+                          (default: id)
+  --sender-field <sender-field>
+                          Field, column or attribute holding the sender (XML
+                          default: address). (default: sender)
+  --body-field <body-field>
+                          Field, column or attribute holding the message text.
+                          (default: body)
+  --no-header             CSV/TSV input has no header row (name fields by
+                          1-based column number).
+  --max-record <max-record>
+                          Longest record read, 1K to 1G; a longer one is
+                          rejected and counted. (default: 64M)
+  --delimiter <char>      CSV field separator, such as ';' or '|' (default
+                          ','); implies --input-format csv.
   --json                  Print the explanation as JSON (the filter keys at top
                           level, with matches and steps).
   -q, --quiet             Print only the folder.
@@ -767,12 +798,12 @@ checksum), and count files that are damaged: a field missing or of the wrong
 type, a negative count, or records that are not labelled + rejected. Sums that
 would overflow are refused too.
 
-An archive is known by its bytes (its size and the SHA-256 of its first and
-last 64 KiB, files[].archive), not by the path a run named it by. The splits of
-an archive (classify --range) join into its entry where they meet; counts of
-one archive that overlap (two splits, a whole run and a split, whole runs in
-two count files, a copy of the archive included) would count its records twice
-and are refused. When the splits join into archives of which no record could be
+An archive is known by its bytes (its size and a hash of its first and last 4
+KiB, files[].archive), not by the path a run named it by. The splits of an
+archive (classify --range) join into its entry where they meet; counts of one
+archive that overlap (two splits, a whole run and a split, whole runs in two
+count files, a copy of the archive included) would count its records twice and
+are refused. When the splits join into archives of which no record could be
 read, the merge fails as one whole run fails.
 
 Example:

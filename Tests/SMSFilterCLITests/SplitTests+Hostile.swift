@@ -148,7 +148,7 @@ extension SplitTests {
         return (r.status, String(decoding: r.stderr, as: UTF8.self))
     }
 
-    /// `merge-counts` knows an archive by its bytes (its size and the SHA-256 of its first and last 64 KiB,
+    /// `merge-counts` knows an archive by its bytes (its size and a hash of its first and last 4 KiB,
     /// `files[].archive`), not by the path a run named it by: a whole run beside a split of the same archive,
     /// or two whole runs of it (a copy), are refused as counted twice; splits named by other paths (from
     /// another folder, a copy) join into the archive's entry; splits of different archives of one name stay
@@ -196,7 +196,7 @@ extension SplitTests {
         // A count file whose identity is not what classify writes is refused, naming the field.
         var broken = try json(String(decoding: bytes("s0.json"), as: UTF8.self))
         var entries = try XCTUnwrap(broken["files"] as? [[String: Any]])
-        entries[0]["archive"] = ["bytes": 5, "endsSHA256": "00"]
+        entries[0]["archive"] = ["bytes": 5, "ends": "sha256 00"]
         broken["files"] = entries
         try JSONSerialization.data(withJSONObject: broken).write(to: URL(fileURLWithPath: path("broken.json")))
         let refused = try run(["merge-counts", path("broken.json"), path("s1.json")])

@@ -23,6 +23,10 @@ final class _DelimitedDriver: _FormatDriver {
     let headerTerminator: [UInt8]
     /// Where the label columns already are (action, subAction, folder, rule; -1: to be added).
     let labelColumns: [Int]
+    /// Each column's name as records converted to another format carry it: the header's, or without one
+    /// the column's number (the id, sender, body and timestamp columns that options name by number under
+    /// their usual names, `id`, `sender`, `body`, `ts`).
+    let columnNames: [[UInt8]]
     let widthSource: String
     let options: _ReadOptions
 
@@ -46,6 +50,7 @@ final class _DelimitedDriver: _FormatDriver {
         labelColumns = columns.labels
         self.headerRow = headerRow
         self.headerTerminator = headerTerminator
+        columnNames = Self.names(headerRow, separator: separator, quoting: quoting, columns: columns, options: options)
         widthSource = headerRow.isEmpty && options.hasHeader == false ? "the first row" : "the header"
         self.options = options
     }
@@ -185,6 +190,22 @@ final class _DelimitedDriver: _FormatDriver {
 }
 
 extension _DelimitedDriver {
+    /// ``columnNames``: the header row's names, or without a header the columns' numbers (and the usual names
+    /// of the columns that options name).
+    static func names(_ headerRow: [UInt8], separator: UInt8, quoting: Bool, columns: Columns, options: _ReadOptions) -> [[UInt8]] {
+        if !headerRow.isEmpty {
+            return headerRow.withUnsafeBytes { _DelimitedSyntax.names($0, separator: separator, quoting: quoting) }.map { Array($0.utf8) }
+        }
+        guard columns.width > 0 else { return [] }
+        var names = (1...columns.width).map { Array(String($0).utf8) }
+        let timestamp = Int(options.fields.timestamp).map { $0 - 1 } ?? -1
+        for (column, name) in [(columns.id, "id"), (columns.sender, "sender"), (columns.body, "body"), (timestamp, "ts")]
+        where column >= 0 && column < names.count {
+            names[column] = Array(name.utf8)
+        }
+        return names
+    }
+
     /// The separator a one-column CSV header seems to use instead (`;`, `|`, `:`, or a tab), when one of them
     /// splits it into names among which the body's is: a semicolon-separated export read with commas.
     static func otherSeparator(_ names: [String], quoting: Bool, _ options: _ReadOptions) -> String? {

@@ -29,11 +29,12 @@ enum _Drivers {
         }
     }
 
-    /// The writer of labelled records in `format` converted from other formats.
-    static func writer(_ format: InputFormat, _ emitter: _Emitter) -> any _RecordWriter {
+    /// The writer of labelled records in `format` converted from other formats; `columns`: CSV's and TSV's
+    /// columns before the labels.
+    static func writer(_ format: InputFormat, _ emitter: _Emitter, columns: [[UInt8]]) -> any _RecordWriter {
         switch format {
         case .jsonl: return _JSONLWriter(emitter)
-        case .csv, .tsv: return _DelimitedWriter(emitter, csv: format == .csv)
+        case .csv, .tsv: return _DelimitedWriter(emitter, csv: format == .csv, columns: columns)
         case .xml: return _XMLWriter(emitter)
         }
     }

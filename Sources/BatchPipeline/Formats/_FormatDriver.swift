@@ -33,6 +33,13 @@ protocol _FormatDriver: AnyObject, Sendable {
     /// The labels a record already carries (a `filter` object, `filter_*` columns or attributes), when
     /// `_ReadOptions.wantsExistingLabels` asked for them.
     func existingLabels(_ chunk: _Chunk, _ parsed: _Parsed, _ k: Int) -> _ExistingLabels?
+    /// Every field of record `r` of `input` (the chunk's bytes), in its own order, names and values as text,
+    /// but the labels an earlier run added: what the record carries into another format (`_RecordFields`).
+    /// Returns why a field cannot be read, or nil.
+    func recordFields(_ r: _Record, _ input: UnsafeRawBufferPointer, into out: _RecordFields) -> String?
+    /// The field names of the records among `head` (a file's first bytes), in the order they first appear,
+    /// but the labels: the columns of CSV or TSV converted from this file.
+    func fieldNames(in head: UnsafeRawBufferPointer) -> [[UInt8]]
 }
 
 extension _FormatDriver {

@@ -1,11 +1,19 @@
 // MARK: Internal API
 //
 // Records written in a format other than their own (`classify --output-format`). A converted record keeps
-// the fields the reader knows: id, sender, body and timestamp, under the target format's usual names
-// (`id`, `sender`, `body`, `ts`; Android XML: `address`, `body`, `date`), and gets its labels as
-// `classify` adds them in that format. Values are escaped as the format needs: JSON strings; CSV quoted per
+// every field it had (`_RecordFields`: JSON members, CSV/TSV columns, XML attributes, in the record's order;
+// Android XML's `address`/`date` and the other formats' `sender`/`ts` renamed to the target's), and gets its
+// labels as `classify` adds them in that format, so the converted file reads back to the same records (and
+// `evaluate` finds their `label`). Values are escaped as the format needs: JSON strings; CSV quoted per
 // RFC 4180; XML attributes with `&amp;`-style entities and character references for tab, line feed and
-// carriage return (which an XML parser would otherwise turn into spaces).
+// carriage return (which an XML parser would otherwise turn into spaces). A JSON value that is not a string
+// is written as its JSON text in CSV, TSV and XML (and read back as that text); JSON `null` is an empty cell
+// and no attribute.
+//
+// CSV and TSV need their columns before the first record: they are the first input's (its header, or the
+// fields of the records among its first bytes, in the order they first appear). A record with a field that is
+// not a column is refused, like a character the format cannot hold; a record without one of them gets an
+// empty cell.
 //
 // What a format cannot hold is refused, never changed (`_FormatLimits`): a record with such a character in
 // any of its fields is rejected with the reason, as the reader rejects one that comes in with it.
@@ -14,41 +22,43 @@
 //   CSV          no NUL (a file with NUL bytes is taken for binary data)
 //   TSV          no NUL, tab, line feed or carriage return (TSV has no quoting)
 //   XML 1.0      no C0 control but tab, line feed and carriage return, no U+FFFE or U+FFFF, raw or as
-//                character references (`&#0;`, `&#11;` are not well-formed XML 1.0)
+//                character references (`&#0;`, `&#11;` are not well-formed XML 1.0); names that are XML names
 
 import MessageFilter
-
-/// The fields of one record being converted (decoded text; `idIsJSON`: the id is a raw JSON value).
-struct _ConvertedRecord {
-    var id: UnsafeRawBufferPointer?
-    var idIsJSON = false
-    var sender: UnsafeRawBufferPointer?
-    var body: UnsafeRawBufferPointer
-    var timestamp: UnsafeRawBufferPointer?
-}
 
 protocol _RecordWriter: AnyObject, Sendable {
     /// What the output starts with (a header row, an XML prolog) and ends with.
     func preamble() -> [UInt8]
     func epilogue() -> [UInt8]
-    /// Why `record` cannot be written in this format (a character the format cannot hold), nil when it can.
-    func refusal(_ record: _ConvertedRecord) -> String?
-    func write(_ record: _ConvertedRecord, _ verdict: Verdict, _ out: _ByteBuffer)
+    /// Why `record` cannot be written in this format (a character the format cannot hold, a field that is
+    /// not a column), nil when it can.
+    func refusal(_ record: _RecordFields) -> String?
+    func write(_ record: _RecordFields, _ verdict: Verdict, _ out: _ByteBuffer)
 }
 
-extension _ConvertedRecord {
-    /// The first field (as the writer writes it) that `problem` finds something in, and what.
-    func firstProblem(idAsWritten: Bool = true, _ problem: (UnsafeRawBufferPointer) -> String?) -> String? {
-        var fields: [(String, UnsafeRawBufferPointer)] = []
-        if let id { fields.append(("id", idIsJSON && idAsWritten ? _DelimitedWriter.unquoted(id) : id)) }
-        if let sender { fields.append(("sender", sender)) }
-        fields.append(("body", body))
-        if let timestamp { fields.append(("timestamp", timestamp)) }
-        for (name, value) in fields {
-            if let what = problem(value) { return "the \(name) holds \(what)" }
+extension _RecordFields {
+    /// The first field whose value `problem` finds something in, and what.
+    func firstProblem(_ problem: (UnsafeRawBufferPointer) -> String?) -> String? {
+        for k in fields.indices where fields[k].kind != .null {
+            if let found = withField(k, { _, value in problem(value) }) {
+                return "the field \"\(TerminalSafe.short(name(k)))\" holds \(found)"
+            }
         }
         return nil
     }
+
+    /// The field that has the name of a label the writer adds (`filter`, `filter_action`…), if any.
+    func labelClash(_ labels: [[UInt8]]) -> String? {
+        for k in fields.indices where labels.contains(where: { hasName(k, $0) }) {
+            return "the field \"\(name(k))\" has the name of a label classify adds (give another --filter-key)"
+        }
+        return nil
+    }
+}
+
+/// A name or value in a message: at most 40 characters.
+enum TerminalSafe {
+    static func short(_ text: String) -> String { text.count > 40 ? String(text.prefix(40)) + "…" : text }
 }
 
 /// What each format can hold, checked the same way when a record is read and when one is written.
@@ -102,31 +112,31 @@ enum _FormatLimits {
 
 final class _JSONLWriter: _RecordWriter {
     let emitter: _Emitter
-    init(_ emitter: _Emitter) { self.emitter = emitter }
+    let labels: [[UInt8]]
+    init(_ emitter: _Emitter) {
+        self.emitter = emitter
+        labels = [emitter.filterKey]
+    }
 
     func preamble() -> [UInt8] { [] }
     func epilogue() -> [UInt8] { [] }
-    func refusal(_ record: _ConvertedRecord) -> String? { nil }
+    func refusal(_ record: _RecordFields) -> String? { record.labelClash(labels) }
 
-    func write(_ r: _ConvertedRecord, _ v: Verdict, _ out: _ByteBuffer) {
+    func write(_ r: _RecordFields, _ v: Verdict, _ out: _ByteBuffer) {
         out.append("{")
-        if let id = r.id {
-            out.append("\"id\": ")
-            if r.idIsJSON { out.append(id) } else { out.appendJSONString(id) }
+        for k in r.fields.indices {
+            let kind = r.fields[k].kind
+            r.withField(k) { name, value in
+                out.appendJSONString(name)
+                out.append(": ")
+                switch kind {
+                case .text: out.appendJSONString(value)
+                case .null: out.append("null")
+                case .json: out.append(value)
+                }
+            }
             out.append(", ")
         }
-        if let sender = r.sender {
-            out.append("\"sender\": ")
-            out.appendJSONString(sender)
-            out.append(", ")
-        }
-        out.append("\"body\": ")
-        out.appendJSONString(r.body)
-        if let ts = r.timestamp {
-            out.append(", \"ts\": ")
-            out.appendJSONString(ts)
-        }
-        out.append(", ")
         emitter.appendKeyedObject(v, out)
         out.append("}\n")
     }
@@ -136,75 +146,92 @@ final class _DelimitedWriter: _RecordWriter {
     let emitter: _Emitter
     let csv: Bool
     let separator: UInt8
+    /// The columns before the labels: the first input's fields (``_RecordFields``).
+    let columns: [[UInt8]]
+    let labels: [[UInt8]]
 
-    init(_ emitter: _Emitter, csv: Bool) {
+    init(_ emitter: _Emitter, csv: Bool, columns: [[UInt8]]) {
         self.emitter = emitter
         self.csv = csv
+        self.columns = columns
         separator = csv ? emitter.csvSeparator : 0x09
+        labels = emitter.labelColumnNames.map { Array($0.utf8) }
     }
 
     func preamble() -> [UInt8] {
-        var names = ["id", "sender", "body", "ts"]
-        names += emitter.labelColumnNames
-        return Array(names.joined(separator: String(UnicodeScalar(separator))).utf8) + [0x0A]
+        let out = _ByteBuffer(capacity: 256)
+        for (k, name) in (columns + labels).enumerated() {
+            if k > 0 { out.append(separator) }
+            name.withUnsafeBytes { out.appendDelimitedField($0, quoting: csv, separator: separator) }
+        }
+        out.append(UInt8(ascii: "\n"))
+        return out.copyBytes()
     }
 
     func epilogue() -> [UInt8] { [] }
 
-    func refusal(_ record: _ConvertedRecord) -> String? {
-        record.firstProblem { _FormatLimits.delimited($0, tsv: !csv) }
+    func refusal(_ record: _RecordFields) -> String? {
+        if let clash = record.labelClash(labels) { return clash }
+        for k in record.fields.indices where !columns.contains(where: { record.hasName(k, $0) }) {
+            return "the field \"\(TerminalSafe.short(record.name(k)))\" is not a column: the columns are the fields of the first input's "
+                + "first records (\(columns.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")))"
+        }
+        return record.firstProblem { _FormatLimits.delimited($0, tsv: !csv) }
     }
 
-    func write(_ r: _ConvertedRecord, _ v: Verdict, _ out: _ByteBuffer) {
-        cell(r.id.map { r.idIsJSON ? Self.unquoted($0) : $0 }, out)
-        out.append(separator)
-        cell(r.sender, out)
-        out.append(separator)
-        cell(r.body, out)
-        out.append(separator)
-        cell(r.timestamp, out)
+    func write(_ r: _RecordFields, _ v: Verdict, _ out: _ByteBuffer) {
+        for (c, column) in columns.enumerated() {
+            if c > 0 { out.append(separator) }
+            // A tab or line break in a TSV field was refused (``refusal(_:)``): nothing is changed here.
+            if let k = r.index(of: column), r.fields[k].kind != .null {
+                r.withField(k) { _, value in out.appendDelimitedField(value, quoting: csv, separator: separator) }
+            }
+        }
         emitter.appendColumns(v, separator: separator, out)
         out.append(UInt8(ascii: "\n"))
-    }
-
-    private func cell(_ value: UnsafeRawBufferPointer?, _ out: _ByteBuffer) {
-        guard let value else { return }
-        // A tab or line break in a TSV field was refused (``refusal(_:)``): nothing is changed here.
-        out.appendDelimitedField(value, quoting: csv, separator: separator)
-    }
-
-    /// A JSON string id's content (its quotes off); other JSON values as they are.
-    static func unquoted(_ raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        guard raw.count >= 2, raw[0] == UInt8(ascii: "\""), _find(UInt8(ascii: "\\"), in: raw, from: 0, to: raw.count) == nil else { return raw }
-        return UnsafeRawBufferPointer(rebasing: raw[1..<(raw.count - 1)])
     }
 }
 
 final class _XMLWriter: _RecordWriter {
     let emitter: _Emitter
-    init(_ emitter: _Emitter) { self.emitter = emitter }
+    let labels: [[UInt8]]
+    init(_ emitter: _Emitter) {
+        self.emitter = emitter
+        labels = emitter.labelColumnNames.map { Array($0.utf8) }
+    }
 
     func preamble() -> [UInt8] { Array("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n<smses>\n".utf8) }
     func epilogue() -> [UInt8] { Array("</smses>\n".utf8) }
 
-    func refusal(_ record: _ConvertedRecord) -> String? { record.firstProblem(_FormatLimits.xml) }
-
-    func write(_ r: _ConvertedRecord, _ v: Verdict, _ out: _ByteBuffer) {
-        out.append("  <sms")
-        if let id = r.id { attribute("id", r.idIsJSON ? _DelimitedWriter.unquoted(id) : id, out) }
-        if let sender = r.sender { attribute("address", sender, out) }
-        attribute("body", r.body, out)
-        if let ts = r.timestamp { attribute("date", ts, out) }
-        emitter.appendAttributes(v, out)
-        out.append(" />\n")
+    func refusal(_ record: _RecordFields) -> String? {
+        if let clash = record.labelClash(labels) { return clash }
+        for k in record.fields.indices where !record.withField(k, { name, _ in Self.isName(name) }) {
+            return "the field \"\(TerminalSafe.short(record.name(k)))\" cannot be an XML attribute (not an XML name)"
+        }
+        return record.firstProblem(_FormatLimits.xml)
     }
 
-    private func attribute(_ name: StaticString, _ value: UnsafeRawBufferPointer, _ out: _ByteBuffer) {
-        out.append(UInt8(ascii: " "))
-        out.append(name)
-        out.append("=\"")
-        // Other controls than tab, line feed and carriage return were refused (``refusal(_:)``).
-        out.appendXMLAttributeValue(value)
-        out.append(UInt8(ascii: "\""))
+    /// Whether `name` is an XML attribute name: a letter, `_` or `:` (or a non-ASCII character), then those,
+    /// digits, `-` and `.`.
+    static func isName(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard let first = name.first else { return false }
+        func letter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") || b == UInt8(ascii: "_") || b == UInt8(ascii: ":") || b >= 0x80 }
+        return letter(first) && name.allSatisfy { letter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+    }
+
+    func write(_ r: _RecordFields, _ v: Verdict, _ out: _ByteBuffer) {
+        out.append("  <sms")
+        for k in r.fields.indices where r.fields[k].kind != .null {
+            r.withField(k) { name, value in
+                out.append(UInt8(ascii: " "))
+                out.append(name)
+                out.append("=\"")
+                // Other controls than tab, line feed and carriage return were refused (``refusal(_:)``).
+                out.appendXMLAttributeValue(value)
+                out.append(UInt8(ascii: "\""))
+            }
+        }
+        emitter.appendAttributes(v, out)
+        out.append(" />\n")
     }
 }

@@ -13,45 +13,47 @@ enum _XMLText {
     static func decode(_ input: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ chunk: _Chunk) -> Result<(Int, Int), Refusal> {
         guard _find(UInt8(ascii: "&"), in: input, from: start, to: end) != nil else { return .success((start, end)) }
         var failure: String?
-        let span = chunk.appendScratch { out in
-            var i = start
-            while i < end {
-                let c = input[i]
-                guard c == UInt8(ascii: "&") else {
-                    out.append(c)
-                    i += 1
-                    continue
-                }
-                switch reference(input, i, end) {
-                case .failure(let why):
-                    failure = why.reason
-                    return
-                case .success(let (value, next)):
-                    if let predefined = value.byte {
-                        out.append(predefined)
-                        i = next
-                        continue
-                    }
-                    var scalar = value.scalar
-                    i = next
-                    if (0xD800...0xDBFF).contains(scalar) {
-                        // A high surrogate must be followed by a low one: together they are one character.
-                        guard case .success(let (low, after)) = reference(input, i, end), (0xDC00...0xDFFF).contains(low.scalar) else {
-                            failure = "invalid character reference: a lone surrogate &#\(scalar); (no low surrogate after it)"
-                            return
-                        }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low.scalar - 0xDC00)
-                        i = after
-                    } else if (0xDC00...0xDFFF).contains(scalar) {
-                        failure = "invalid character reference: a lone surrogate &#\(scalar);"
-                        return
-                    }
-                    _encodeUTF8(scalar) { out.append($0) }
-                }
-            }
-        }
+        let span = chunk.appendScratch { out in failure = decodeValue(input, start, end) { out.append($0) } }
         if let failure { return .failure(Refusal(reason: failure)) }
         return .success(span)
+    }
+
+    /// Decodes the attribute value `input[start..<end]`, handing each byte of the result to `out`; returns why
+    /// it is refused (a reference that is not one of XML's, a lone surrogate), or nil.
+    static func decodeValue(_ input: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ out: (UInt8) -> Void) -> String? {
+        var i = start
+        while i < end {
+            let c = input[i]
+            guard c == UInt8(ascii: "&") else {
+                out(c)
+                i += 1
+                continue
+            }
+            switch reference(input, i, end) {
+            case .failure(let why):
+                return why.reason
+            case .success(let (value, next)):
+                if let predefined = value.byte {
+                    out(predefined)
+                    i = next
+                    continue
+                }
+                var scalar = value.scalar
+                i = next
+                if (0xD800...0xDBFF).contains(scalar) {
+                    // A high surrogate must be followed by a low one: together they are one character.
+                    guard case .success(let (low, after)) = reference(input, i, end), (0xDC00...0xDFFF).contains(low.scalar) else {
+                        return "invalid character reference: a lone surrogate &#\(scalar); (no low surrogate after it)"
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low.scalar - 0xDC00)
+                    i = after
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    return "invalid character reference: a lone surrogate &#\(scalar);"
+                }
+                _encodeUTF8(scalar, out)
+            }
+        }
+        return nil
     }
 
     /// Why a value is refused.

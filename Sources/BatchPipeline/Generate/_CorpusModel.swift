@@ -54,7 +54,11 @@ final class _CorpusModel: Sendable {
     let categories: [_Category]
     let cumulative: [Int]
     let languages: [(String, Int)] = [("en", 48), ("hinglish", 15), ("hi", 10), ("zh", 13), ("th", 14)]
+    /// Sentences added after a business message (a bank's or a shop's sign-off), per language.
     let fillers: [String: [_Template]]
+    /// Sentences added after a personal chat: no sign-off, no ad text (a chat ending "T&C apply" would read as
+    /// a promotion, and the corpus would test less than it claims).
+    let chatFillers: [String: [_Template]]
     let slotValues: [_Slot: [[UInt8]]]
     let operators = ["VM", "AD", "JM", "BZ", "VK", "AX", "JX", "BP", "TM", "QP", "DM", "CP"]
 
@@ -234,6 +238,14 @@ final class _CorpusModel: Sendable {
             "zh": t(["详情请咨询客服。", "感谢您的支持。", "退订回T。"]),
             "th": t([" สอบถามเพิ่มเติมโทร 1234", " ขอบคุณที่ใช้บริการ", " ยกเลิกกด *137"]),
         ]
+        chatFillers = [
+            "en": t([" Call me when you can.", " See you soon {emoji}", " Let me know.", " Talk later!", " Miss you {emoji}",
+                " Say hi to {name}.", " Don't forget the keys."]),
+            "hinglish": t([" baad mein baat karte hain", " call karna {emoji}", " jaldi aana"]),
+            "hi": t([" बाद में बात करते हैं।", " जल्दी आना {emoji}", " फोन करना।"]),
+            "zh": t(["回头聊。", "早点回来{emoji}", "记得带钥匙。"]),
+            "th": t([" แล้วคุยกันนะ", " รีบกลับมานะ {emoji}", " โทรหาด้วย"]),
+        ]
         func bytes(_ list: [String]) -> [[UInt8]] { list.map { Array($0.utf8) } }
         slotValues = [
             .name: bytes(["Priya", "Rahul", "Anita", "Wei", "Somchai", "John", "Aisha", "Mehta", "Li Na", "Nok"]),
@@ -270,7 +282,7 @@ final class _CorpusModel: Sendable {
         appendTemplate(templates[rng.below(templates.count)], &rng, out)
         // A long tail: a few messages carry many extra sentences (up to several KB).
         let extra = rng.chance(0.7) ? 1 + rng.below(3) : (rng.chance(0.03) ? 10 + rng.below(60) : 0)
-        if extra > 0, let filler = fillers[language] {
+        if extra > 0, let filler = (category.label == "Inbox" ? chatFillers : fillers)[language] {
             for _ in 0..<extra { appendTemplate(filler[rng.below(filler.count)], &rng, out) }
         }
         _ = bodyStart
@@ -301,15 +313,18 @@ final class _CorpusModel: Sendable {
             out.append(Array(codes[rng.below(codes.count)].utf8))
             out.append(UInt8(ascii: "\""))
         case .phone:
+            // Mobile numbers of their real national lengths: China 1xx xxxx xxxx (11 digits), Thailand 8x xxx
+            // xxxx (9), the US (415) xxx xxxx (10), India 98xxx xxxxx (10).
             let prefix: StaticString
+            let digits: Int
             switch language {
-            case "zh": prefix = "\"+861"
-            case "th": prefix = "\"+668"
-            case "en": prefix = rng.chance(0.5) ? "\"+1415" : "\"+9198"
-            default: prefix = "\"+9198"
+            case "zh": (prefix, digits) = ("\"+861", 10)
+            case "th": (prefix, digits) = ("\"+668", 8)
+            case "en": (prefix, digits) = rng.chance(0.5) ? ("\"+1415", 7) : ("\"+9198", 8)
+            default: (prefix, digits) = ("\"+9198", 8)
             }
             out.append(prefix)
-            for _ in 0..<8 { out.append(UInt8(ascii: "0") + UInt8(rng.below(10))) }
+            for _ in 0..<digits { out.append(UInt8(ascii: "0") + UInt8(rng.below(10))) }
             out.append(UInt8(ascii: "\""))
         }
     }

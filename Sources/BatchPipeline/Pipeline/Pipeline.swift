@@ -77,14 +77,15 @@ public final class Pipeline: Sendable {
         let threads = max(1, options.threads)
         let emitter = _Emitter(
             ruleSet: ruleSet, filterKey: options.filterKey, explain: options.explain, csvSeparator: options.input.delimiter)
-        let plan = _OutputPlan(emitter: emitter, labelsOnly: options.labelsOnly, requested: options.outputFormat, path: options.outputPath)
+        let plan = _OutputPlan(
+            emitter: emitter, labelsOnly: options.labelsOnly, requested: options.outputFormat, path: options.outputPath,
+            fields: options.input.fields)
         let pool = _ChunkPool(slots: 2 * threads + 2, chunkSize: options.chunkSize, folders: emitter.folders.count, rules: ruleSet.ruleNames.count)
         var read = options.readOptions
-        read.wantsTimestamp = !options.labelsOnly && (options.outputFormat != nil || inputs.count > 1)
         read.decodeThreads = threads
         read.split = split
         let reader = _RecordReader(inputs: inputs, options: read, pool: pool, collectStats: options.collectStats)
-        reader.onOpen = { file throws(PipelineError) in try plan.decide(first: file) }
+        reader.onOpen = { file, head throws(PipelineError) in try plan.decide(first: file, head: head) }
         // A split writes rejects within its share of the budget, so that an archive's splits together hold
         // what one whole run may (docs/RELIABILITY.md, "A reject keeps its bytes").
         var sinkOptions = options

@@ -24,8 +24,8 @@ public struct RunCounts: Codable, Sendable, Equatable {
         /// that start in its frames. `merge-counts` joins the entries of adjacent splits of one archive, and
         /// drops the range once they cover it all.
         public var range: SplitRange?
-        /// What identifies the archive read (a regular file), for `merge-counts`: its size and the SHA-256 of
-        /// its first and last 64 KiB. Entries of one archive (by this, not by path) are joined when they are
+        /// What identifies the archive read (a regular file), for `merge-counts`: its size and a hash of its
+        /// first and last 4 KiB. Entries of one archive (by this, not by path) are joined when they are
         /// adjacent splits and refused when they overlap (a whole run counts all of it). nil: standard input,
         /// a pipe, or a count file written before it existed (then splits are matched by path).
         public var archive: Archive?
@@ -33,12 +33,13 @@ public struct RunCounts: Codable, Sendable, Equatable {
         /// An archive's identity (``archive``).
         public struct Archive: Codable, Sendable, Equatable, Hashable {
             public var bytes: Int64
-            /// The SHA-256 of its first and last 64 KiB (of all of it when it is at most 128 KiB), in hex.
-            public var endsSHA256: String
+            /// A hash of its first and last 4 KiB (of all of it when it is at most 8 KiB), named by its function:
+            /// `fnv1a64:` and 16 hexadecimal digits.
+            public var ends: String
 
-            public init(bytes: Int64, endsSHA256: String) {
+            public init(bytes: Int64, ends: String) {
                 self.bytes = bytes
-                self.endsSHA256 = endsSHA256
+                self.ends = ends
             }
         }
 
@@ -248,7 +249,7 @@ extension RunCounts {
     /// Which archive an entry counts: its identity; without one, a split's archive size and path; nil for a
     /// whole run without one (never compared).
     private static func archiveKey(_ file: File) -> String? {
-        if let archive = file.archive { return "\(archive.bytes) \(archive.endsSHA256)" }
+        if let archive = file.archive { return "\(archive.bytes) \(archive.ends)" }
         if let range = file.range { return "\(range.archiveBytes) \(file.path)" }
         return nil
     }
@@ -293,7 +294,7 @@ extension RunCounts {
             let range = entry.file.range.map { "the split \($0.start):\($0.end) of \(entry.file.path)" } ?? "all of \(entry.file.path)"
             return "\(entry.source) counts \(range)"
         }
-        let same = a.file.archive != nil ? " (one archive: the same size and SHA-256 of its first and last 64 KiB)" : ""
+        let same = a.file.archive != nil ? " (one archive: the same size and the same first and last 4 KiB)" : ""
         if let x = a.file.range, let y = b.file.range {
             return PipelineError(
                 .badInput,

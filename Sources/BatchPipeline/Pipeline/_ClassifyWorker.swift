@@ -15,15 +15,18 @@ final class _OutputPlan: @unchecked Sendable {
     let labelsOnly: Bool
     let requested: InputFormat?
     let path: String?
+    /// The field options, for the names converted records carry (``_RecordFields/renames(from:to:fields:)``).
+    let fields: FieldNames
     private let lock = NSLock()
     // Guarded by `lock`; set once.
     private var decided: (format: InputFormat, writer: any _RecordWriter)?
 
-    init(emitter: _Emitter, labelsOnly: Bool, requested: InputFormat?, path: String?) {
+    init(emitter: _Emitter, labelsOnly: Bool, requested: InputFormat?, path: String?, fields: FieldNames) {
         self.emitter = emitter
         self.labelsOnly = labelsOnly
         self.requested = requested
         self.path = path
+        self.fields = fields
     }
 
     /// The output format and the writer of converted records (after ``decide(first:)``).
@@ -33,13 +36,19 @@ final class _OutputPlan: @unchecked Sendable {
         return decided
     }
 
-    /// Decides the format from the first file opened, and refuses an output name that says another one.
-    func decide(first file: _FileState) throws(PipelineError) {
+    /// Decides the format from the first file opened, and refuses an output name that says another one. CSV
+    /// and TSV written from another format take their columns from that file's fields (`head`: the chunk of
+    /// its first bytes).
+    func decide(first file: _FileState, head: _Chunk) throws(PipelineError) {
         lock.lock()
         defer { lock.unlock() }
         guard decided == nil else { return }
         let format = requested ?? file.format
-        decided = (format, _Drivers.writer(format, emitter))
+        var columns: [[UInt8]] = []
+        if !labelsOnly && (format == .csv || format == .tsv) {
+            columns = try Self.columns(file, head, format, fields)
+        }
+        decided = (format, _Drivers.writer(format, emitter, columns: columns))
         guard let path, path != "-", let named = InputFormat.named(by: path) else { return }
         let written = labelsOnly ? InputFormat.jsonl : format
         guard named != written else { return }
@@ -52,12 +61,33 @@ final class _OutputPlan: @unchecked Sendable {
     }
 }
 
+extension _OutputPlan {
+    /// The columns of CSV or TSV converted from `file`: the fields of the records in `head`, renamed as the
+    /// records will be (a name already taken stays).
+    static func columns(_ file: _FileState, _ head: _Chunk, _ format: InputFormat, _ fields: FieldNames) throws(PipelineError) -> [[UInt8]] {
+        var columns = head.input.withUnsafeBytes { file.driver.fieldNames(in: $0) }
+        for (from, to) in _RecordFields.renames(from: file.format, to: format, fields: fields) where !columns.contains(to) {
+            if let k = columns.firstIndex(of: from) { columns[k] = to }
+        }
+        for name in columns {
+            let unfit = name.withUnsafeBytes { _FormatLimits.delimited($0, tsv: format == .tsv) }
+            if let unfit {
+                throw PipelineError(
+                    .badInput, "\(file.displayPath): the field name \"\(String(decoding: name, as: UTF8.self))\" holds \(unfit): it cannot be a \(format.rawValue) column")
+            }
+        }
+        return columns
+    }
+}
+
 final class _ClassifyWorker: _ChunkWorker {
     private(set) var classifier: Classifier
     let ruleSet: RuleSet
     let plan: _OutputPlan
     let collectStats: Bool
     let scratch = _ParseScratch()
+    /// A converted record's fields (``_RecordFields``), refilled record after record.
+    let fields = _RecordFields()
 
     init(ruleSet: RuleSet, plan: _OutputPlan, collectStats: Bool) {
         classifier = Classifier(ruleSet: ruleSet)
@@ -106,13 +136,17 @@ final class _ClassifyWorker: _ChunkWorker {
     }
 
     /// Records converted to another format that it cannot hold (a NUL for CSV, a tab for TSV, a control
-    /// character for XML: ``_FormatLimits``) are rejected with the reason, in their place among the chunk's
-    /// rejects, as the reader rejects such a record in that format: never changed, never dropped.
+    /// character for XML: ``_FormatLimits``; a field that is not a CSV column) are rejected with the reason,
+    /// in their place among the chunk's rejects, as the reader rejects such a record in that format: never
+    /// changed, never dropped.
     private func rejectUnwritable(_ chunk: _Chunk, _ file: _FileState, _ parsed: inout _Parsed) {
         guard !plan.labelsOnly, let (format, writer) = plan.current, format != file.format else { return }
         let before = chunk.rejects.count
+        let renames = _RecordFields.renames(from: file.format, to: format, fields: plan.fields)
         for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
-            let refusal = chunk.input.withUnsafeBytes { writer.refusal(convertedRecord(k, file, parsed, $0)) }
+            let refusal = chunk.input.withUnsafeBytes { input in
+                readFields(parsed.records[k], file, renames, input) ?? writer.refusal(fields)
+            }
             guard let why = refusal else { continue }
             let r = parsed.records[k]
             chunk.reject(
@@ -123,19 +157,12 @@ final class _ClassifyWorker: _ChunkWorker {
         if chunk.rejects.count > before { chunk.rejects.sort { $0.offset < $1.offset } }
     }
 
-    /// Record `k`'s fields as a converting writer takes them.
-    private func convertedRecord(_ k: Int, _ file: _FileState, _ parsed: _Parsed, _ input: UnsafeRawBufferPointer) -> _ConvertedRecord {
-        let r = parsed.records[k]
-        let s = parsed.spans[k]
-        func bytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: input[start..<end]) }
-        var c = _ConvertedRecord(body: bytes(s.bodyStart, s.bodyStart + s.bodyCount))
-        if r.idEnd >= r.idStart {
-            c.id = bytes(r.idStart, r.idEnd)
-            c.idIsJSON = r.idIsJSON
-        }
-        if s.senderCount >= 0 { c.sender = bytes(s.senderStart, s.senderStart + s.senderCount) }
-        if let ts = file.driver.layout.timestamp, case let f = parsed.field(k, ts), f.isPresent { c.timestamp = bytes(f.start, f.end) }
-        return c
+    /// Reads record `r`'s fields into ``fields``, renamed for the output's format; returns why one cannot be
+    /// read, or nil.
+    private func readFields(_ r: _Record, _ file: _FileState, _ renames: [([UInt8], [UInt8])], _ input: UnsafeRawBufferPointer) -> String? {
+        if let why = file.driver.recordFields(r, input, into: fields) { return why }
+        fields.apply(renames)
+        return nil
     }
 
     private func emit(_ chunk: _Chunk, _ file: _FileState, _ parsed: _Parsed) {
@@ -161,9 +188,12 @@ final class _ClassifyWorker: _ChunkWorker {
             }
             return
         }
-        guard let (_, writer) = plan.current else { return }
+        guard let (format, writer) = plan.current else { return }
+        let renames = _RecordFields.renames(from: file.format, to: format, fields: plan.fields)
         for k in 0..<parsed.records.count where !parsed.records[k].isRejected {
-            writer.write(convertedRecord(k, file, parsed, input), parsed.verdicts[k], out)
+            // Read without a problem: ``rejectUnwritable(_:_:_:)`` rejected the records it found one in.
+            _ = readFields(parsed.records[k], file, renames, input)
+            writer.write(fields, parsed.verdicts[k], out)
         }
     }
 }

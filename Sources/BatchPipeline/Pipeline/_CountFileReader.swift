@@ -195,16 +195,20 @@ struct _CountFileReader {
         case .object(let a)?:
             let field = "\(at).archive"
             let archive = RunCounts.File.Archive(
-                bytes: Int64(try count(a, "bytes", at: field)), endsSHA256: try string(a, "endsSHA256", at: field) ?? "")
-            guard archive.endsSHA256.utf8.count == 64, archive.endsSHA256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-                throw fail("\(field).endsSHA256", "expected 64 lowercase hexadecimal digits")
+                bytes: Int64(try count(a, "bytes", at: field)), ends: try string(a, "ends", at: field) ?? "")
+            let parts = archive.ends.split(separator: ":", omittingEmptySubsequences: false)
+            let hex = parts.count == 2 ? parts[1].utf8 : Substring().utf8
+            guard parts.count == 2, (1...16).contains(parts[0].count), parts[0].allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }),
+                (1...128).contains(hex.count), hex.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            else {
+                throw fail("\(field).ends", "expected a hash named by its function, such as fnv1a64:0123456789abcdef")
             }
             if let range = file.range, range.archiveBytes != archive.bytes {
                 throw fail(field, "bytes (\(archive.bytes)) is not the range's archiveBytes (\(range.archiveBytes))")
             }
             file.archive = archive
         case nil, .null?: break
-        case let v?: throw fail("\(at).archive", "expected an object (bytes, endsSHA256), found \(describe(v))")
+        case let v?: throw fail("\(at).archive", "expected an object (bytes, ends), found \(describe(v))")
         }
         return file
     }

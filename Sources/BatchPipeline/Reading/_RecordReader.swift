@@ -106,8 +106,9 @@ final class _RecordReader {
     /// The partial record after the last boundary, carried into the next chunk.
     let carryBuffer = _ByteBuffer(capacity: 64 * 1024)
     private var deliver: (_Chunk) -> Void = { _ in }
-    /// Called when a file's driver is chosen, before any of its chunks is handed over; a throw stops the run.
-    var onOpen: ((_FileState) throws(PipelineError) -> Void)?
+    /// Called when a file's driver is chosen, with the chunk that holds its first bytes (after a header row),
+    /// before any of its chunks is handed over; a throw stops the run.
+    var onOpen: ((_FileState, _Chunk) throws(PipelineError) -> Void)?
     /// Chunks handed over so far.
     var delivered: Int { sequence }
     /// Resolves the chunks' first lines by order from the counts their takers publish (``_LineLedger``).
@@ -276,7 +277,7 @@ final class _RecordReader {
                     throw PipelineError(.usage, _SplitSource.refusal(cursor.displayPath, driver.format))
                 }
                 consumeFront(chunk, cursor, headerBytes)
-                try onOpen?(cursor.state!)
+                try onOpen?(cursor.state!, chunk)
                 return
             }
         }

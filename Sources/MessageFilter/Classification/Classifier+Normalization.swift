@@ -32,7 +32,7 @@ extension Classifier {
             let (matcher, map) = phraseScans[i]
             matcher.forEachMatch(in: text) { p, s, e in
                 // Word edges are judged in the normalised text (look-alike letters are Latin letters there).
-                if latin[Int(map[p])], !_isLatinWordMatch(text, s, e) { return }
+                if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], text, s, e) { return }
                 matchBuffer.append(_RawMatch(phrase: map[p], start: starts[s], end: ends[e - 1], span: 0))
             }
         }
@@ -70,7 +70,7 @@ extension Classifier {
             scratch.plainSpans.withUnsafeBufferPointer { spans in
                 scratch.plainOrigin.withUnsafeBufferPointer { origin in
                     matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
-                        if latin[Int(map[p])], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
+                        if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
                         matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
                                                      end: Int32(truncatingIfNeeded: e), span: origin[k]))
                     }
@@ -79,7 +79,7 @@ extension Classifier {
             scratch.rewrittenSpans.withUnsafeBufferPointer { spans in
                 scratch.rewrittenOrigin.withUnsafeBufferPointer { origin in
                     matcher.forEachMatch(in: text, spans: spans) { k, p, s, e in
-                        if latin[Int(map[p])], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: text[spans[k]]), s, e) { return }
+                        if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], UnsafeRawBufferPointer(rebasing: text[spans[k]]), s, e) { return }
                         let base = spans[k].lowerBound
                         matchBuffer.append(_RawMatch(phrase: map[p], start: starts[base + s], end: ends[base + e - 1], span: origin[k]))
                     }

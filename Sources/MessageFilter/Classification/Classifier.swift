@@ -207,7 +207,7 @@ public final class Classifier {
                 let (matcher, map) = phraseScans[i]
                 matcher.forEachMatch(in: body) { p, s, e in
                     let g = map[p]
-                    if latin[Int(g)], !_isLatinWordMatch(body, s, e) { return }
+                    if latin[Int(g)] != 0, !_edgesHold(latin[Int(g)], body, s, e) { return }
                     matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
                                                  end: Int32(truncatingIfNeeded: e), span: 0))
                 }
@@ -228,7 +228,7 @@ public final class Classifier {
                 spanBuffer.withUnsafeBufferPointer { spans in
                     matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
                         let g = map[p]
-                        if latin[Int(g)], !_isLatinWordMatch(UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
+                        if latin[Int(g)] != 0, !_edgesHold(latin[Int(g)], UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
                         matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
                                                      end: Int32(truncatingIfNeeded: e), span: Int32(k)))
                     }
@@ -495,6 +495,14 @@ public final class Classifier {
         if rule.sender >= 0 {
             guard let info, rule.senderMayMatch(info), _senderMatches(ruleSet.senderConditions[Int(rule.sender)], sender, info) else {
                 return _Firing.senderFailed
+            }
+        }
+        if rule.unlessCount > 0, let info {
+            var k = Int(rule.unlessFirst)
+            let end = k + Int(rule.unlessCount)
+            while k < end {
+                if _senderMatches(ruleSet.senderConditions[k], sender, info) { return _Firing.senderExcluded }
+                k += 1
             }
         }
         return pos

@@ -175,4 +175,5 @@ enum _Firing {
     static let noKeyword: Int32 = -2
     static let groupMissing: Int32 = -3
     static let senderFailed: Int32 = -4
+    static let senderExcluded: Int32 = -5
 }

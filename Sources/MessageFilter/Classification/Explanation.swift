@@ -211,6 +211,8 @@ extension Classifier {
             c.outcome = missing < def.all.count ? .allGroupMissing(group: missing) : .conditionNotMet(Self._missingCondition(def, group: missing))
         case _Firing.senderFailed:
             c.outcome = .senderConditionFailed(info.map { _senderFailure(def.sender!, info: $0) } ?? "no sender")
+        case _Firing.senderExcluded:
+            c.outcome = .senderConditionFailed("the sender is one the rule does not speak about (unlessSender)")
         default:
             c.outcome = _firedOutcome(r.fate, verdict: verdict)
         }

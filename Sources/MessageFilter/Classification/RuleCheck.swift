@@ -187,7 +187,7 @@ public enum RuleChecker {
         var out: [(RuleCheckReport.Severity, String, String)] = []
         if rule.needsText {
             for (j, q) in def.rules.enumerated() where j != i && q.priority > rule.priority
-                && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && !q.keywords.isEmpty && q.caseFold == rule.caseFold
+                && q.unless.isEmpty && q.all.isEmpty && q.sender == nil && q.unlessSender.isEmpty && !q.keywords.isEmpty && q.caseFold == rule.caseFold
                 && q._extraGroups.isEmpty && q._vetoFeatures.isEmpty {
                 // p is covered when a keyword of q matches wherever p does (`_BodyConditionCheck.covers`).
                 func covered(_ p: String) -> Bool {

@@ -26,8 +26,9 @@ public final class RuleSet: Sendable {
     let hasAnchoredPhrases: Bool
     /// Per rule: the body-condition kinds it uses (`_BodyFeatures.kinds(of:)`).
     let ruleFeatureKinds: [UInt8]
-    /// Per literal phrase: a short phrase that must not touch a Latin letter or digit (`_WordBoundary`).
-    let latinWordPhrases: [Bool]
+    /// Per literal phrase: the edge check the classifier makes on its matches (`_WordBoundary` raw value:
+    /// 0 none (or the automaton's own `word` check), `latinWord` for short phrases, `wordEdges` for the others).
+    let latinWordPhrases: [UInt8]
     /// Per automaton (index = CaseFoldMode raw), nil when no rule uses the mode.
     let matchers: [_PhraseMatcher?]
     /// Per automaton: local pattern id → global phrase id.
@@ -141,7 +142,7 @@ public final class RuleSet: Sendable {
         var patterns: [String] = []
         var modes: [CaseFoldMode] = []
         var wholes: [Bool] = []
-        var latinWords: [Bool] = []
+        var latinWords: [UInt8] = []
         /// Per phrase: its uses (rule index << 8 | role).
         var uses: [[UInt32]] = []
 
@@ -165,7 +166,7 @@ public final class RuleSet: Sendable {
             patterns.append(pattern)
             modes.append(mode)
             wholes.append(boundary == .word)
-            latinWords.append(boundary == .latinWord)
+            latinWords.append(boundary == .latinWord || boundary == .wordEdges ? boundary.rawValue : 0)
             uses.append([])
             return id
         }
@@ -198,13 +199,17 @@ public final class RuleSet: Sendable {
                 senderKinds = c.possibleKinds
                 senderNeedsTRAI = c.needsTRAIHeader
             }
+            // `unlessSender`: consecutive entries of `conditions`.
+            let unlessFirst = Int32(conditions.count)
+            for s in rule.unlessSender { conditions.append(_CompiledSenderCondition(s, defaultCountryCode: definition.defaultCountryCode)) }
             let validation = definition.capabilities.validate(action: rule.action, subAction: rule.subAction)
             compiled.append(_CompiledRule(
                 priority: rule.priority, needsKeyword: !rule.keywords.isEmpty,
                 allMask: rule._groupCount == 0 ? 0 : (rule._groupCount >= 64 ? ~0 : (UInt64(1) << UInt64(rule._groupCount)) - 1),
                 sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation,
                 vouches: !rule.needsText && rule.sender != nil && rule.action == .transaction,
-                featureGroups: _BodyFeatures.groupMask(of: rule), senderKinds: senderKinds, senderNeedsTRAI: senderNeedsTRAI))
+                featureGroups: _BodyFeatures.groupMask(of: rule), senderKinds: senderKinds, senderNeedsTRAI: senderNeedsTRAI,
+                unlessFirst: unlessFirst, unlessCount: Int32(rule.unlessSender.count)))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
         return (compiled, senderOnly, conditions)
@@ -371,6 +376,10 @@ struct _CompiledRule: Sendable {
     /// most sender-only rules (a phone number against a TRAI header's suffix) without the call.
     var senderKinds: UInt8 = _CompiledSenderCondition.allKinds
     var senderNeedsTRAI = false
+    /// The rule's `unlessSender` conditions: `unlessCount` entries of the rule set's sender conditions from
+    /// `unlessFirst` (indices, not an array: the struct is read per rule per message and stays trivial).
+    var unlessFirst: Int32 = 0
+    var unlessCount: Int32 = 0
 
     /// Whether a sender of `info` can satisfy this rule's sender condition (false: it cannot).
     @inline(__always)

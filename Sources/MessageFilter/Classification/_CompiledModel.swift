@@ -649,6 +649,7 @@ extension Classifier {
             }
             i &+= _modelHighScalar(text, i, flags, blocks, &tally).len
         }
+        latin = tally.latinOfWords(latin, in: text)
         if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
         return tally.finish()
     }
@@ -739,6 +740,7 @@ extension Classifier {
             i &+= len
         }
         if kind == 1 { chain.end(p, runStart, n, count: n, table, &hits) }
+        latin = tally.latinOfWords(latin, in: text)
         if latin > 0 { s.scriptCounts[Int(Script.latin.rawValue)] &+= latin; tally.mask |= 1 << UInt32(Script.latin.rawValue) }
         return tally.finish()
     }

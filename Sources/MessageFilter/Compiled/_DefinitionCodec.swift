@@ -21,17 +21,13 @@ enum _DefinitionCodec {
             w.u8(r.wholeWord ? 1 : 0)
             w.u32(UInt32(r.line))
             w.u32(UInt32(r.subActionLine))
-            if let s = r.sender {
-                w.u8(1)
-                w.strings(s.exact)
-                w.strings(s.prefix)
-                w.strings(s.kinds.map(\.rawValue))
-                w.bytes(s.suffixes.map(\.rawValue))
-                w.strings(s.entities)
-                w.u32(UInt32(s.countryCodes.count))
-                for c in s.countryCodes { w.i32(c) }
-            } else {
-                w.u8(0)
+            // Flags: 1 a sender condition follows, 2 `unlessSender` conditions follow (a count, then each): a
+            // rule without `unlessSender` encodes as before it existed (the same bytes, the same checksum).
+            w.u8((r.sender == nil ? 0 : 1) | (r.unlessSender.isEmpty ? 0 : 2))
+            if let s = r.sender { _encodeSender(s, into: &w) }
+            if !r.unlessSender.isEmpty {
+                w.u32(UInt32(r.unlessSender.count))
+                for s in r.unlessSender { _encodeSender(s, into: &w) }
             }
             _ConditionCodec.encode(r, into: &w)
         }
@@ -45,6 +41,17 @@ enum _DefinitionCodec {
         w.strings(d.labels)
         _ModelCodec.encode(d, into: &w)
         return w.buffer
+    }
+
+    /// One sender condition.
+    static func _encodeSender(_ s: SenderCondition, into w: inout _ByteWriter) {
+        w.strings(s.exact)
+        w.strings(s.prefix)
+        w.strings(s.kinds.map(\.rawValue))
+        w.bytes(s.suffixes.map(\.rawValue))
+        w.strings(s.entities)
+        w.u32(UInt32(s.countryCodes.count))
+        for c in s.countryCodes { w.i32(c) }
     }
 
     /// Decodes and re-validates everything (names, enum values, list order, label indices).
@@ -100,11 +107,13 @@ enum _DefinitionCodec {
         rule.wholeWord = whole == 1
         rule.line = Int(try r.u32())
         rule.subActionLine = Int(try r.u32())
-        let hasSender = try r.u8()
-        if hasSender == 1 {
-            rule.sender = try _decodeSender(&r)
-        } else if hasSender != 0 {
-            throw fail("sender flag")
+        let senderFlags = try r.u8()
+        guard senderFlags <= 3 else { throw fail("sender flag") }
+        if senderFlags & 1 != 0 { rule.sender = try _decodeSender(&r) }
+        if senderFlags & 2 != 0 {
+            let n = try r.count(minimumBytesEach: 24)
+            guard n > 0 else { throw fail("empty unlessSender") }
+            for _ in 0..<n { rule.unlessSender.append(try _decodeSender(&r)) }
         }
         try _ConditionCodec.decode(into: &rule, from: &r)
         guard rule.needsText || rule.sender != nil else { throw fail("rule without condition") }

@@ -112,6 +112,10 @@ public enum BodyConditionLists {
     /// The generic top-level domains that make a bare `name.tld` (no `http://`, no `www.`) a URL; the
     /// country codes (``countryTopLevelDomains``) do too.
     public static var bareTopLevelDomains: [String] { _HostLists.bareTLDs }
+    /// The generic top-level domains that are also words (`today`, `live`, `top`): a bare `name.tld` with one of
+    /// them is a URL only with a path, query, fragment or port after the host, three labels or more, or a
+    /// digit or `-` in the host (`Oops.today` is no URL, `win88.live` and `shop.example.live` are).
+    public static var contextTopLevelDomains: [String] { _HostLists.contextTLDs }
     /// The two-letter top-level domains of the root zone.
     public static var countryTopLevelDomains: [String] { _HostLists.countryTLDs }
     /// The currency codes `amounts:` accepts.

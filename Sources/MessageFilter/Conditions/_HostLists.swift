@@ -16,15 +16,26 @@ enum _HostLists {
         "qm.qq.com", "signal.me", "t.me", "telegram.dog", "telegram.me", "wa.link", "wa.me", "api.whatsapp.com",
     ].sorted()
 
-    /// Generic top-level domains that make a bare `name.tld` a URL (besides the country codes). Common
-    /// ones and those most used in SMS phishing; not English words that often follow a full stop typed
-    /// without a space (`now`, `call`, `home`). Sorted; lowercase.
+    /// Generic top-level domains that make a bare `name.tld` a URL on their own (besides the country codes):
+    /// linkify-it's default list (biz com edu gov net org pro xxx aero asia coop info museum name shop; its
+    /// `web` is no delegated TLD) and the generic ones SMS phishing uses most that are no English word a
+    /// full stop typed without a space could run into (xyz, icu, vip, cfd, sbs, cyou, gdn, xin, mobi, ltd).
+    /// Sorted; lowercase.
     static let bareTLDs: [String] = [
-        "app", "asia", "bar", "bet", "bid", "biz", "blog", "bond", "buzz", "cam", "casa", "casino", "cfd", "click",
-        "cloud", "club", "com", "cyou", "date", "dev", "email", "fit", "fun", "gdn", "gov", "help", "host", "icu",
-        "info", "ink", "life", "link", "live", "loan", "lol", "ltd", "mobi", "monster", "net", "news", "online",
-        "org", "page", "pro", "quest", "rest", "sbs", "shop", "site", "space", "store", "stream", "support",
-        "tech", "today", "top", "vip", "website", "win", "work", "world", "xin", "xyz", "zip",
+        "aero", "asia", "biz", "cfd", "com", "coop", "cyou", "edu", "gdn", "gov", "icu", "info", "ltd", "mobi",
+        "museum", "name", "net", "org", "pro", "sbs", "shop", "vip", "xin", "xxx", "xyz",
+    ]
+
+    /// Generic top-level domains that are also words (`Oops.today`, `at.home.live`, `on.top`): a bare
+    /// `name.tld` with one of them is a URL only with context a typo does not have: a path, query, fragment
+    /// or port after the host, three labels or more, or a digit or `-` in the host (`win88.vip`,
+    /// `yamato-tk.top/x`). Android's Linkify links every IANA TLD, linkify-it none of these without a
+    /// scheme; this is the middle. Sorted; lowercase.
+    static let contextTLDs: [String] = [
+        "app", "bar", "bet", "bid", "blog", "bond", "buzz", "cam", "casa", "casino", "click", "cloud", "club", "date",
+        "dev", "email", "fit", "fun", "help", "host", "ink", "life", "link", "live", "loan", "lol", "monster", "news",
+        "online", "page", "quest", "rest", "site", "space", "store", "stream", "support", "tech", "today", "top",
+        "website", "win", "work", "world", "zip",
     ]
 
     /// The two-letter (country-code) top-level domains of the root zone: a bare `name.xx` is a URL only
@@ -68,8 +79,9 @@ enum _HostLists {
     /// `shorteners` as bytes, for allocation-free comparison.
     static let shortenerBytes: [[UInt8]] = shorteners.map { Array($0.utf8) }
     static let messengerBytes: [[UInt8]] = messengers.map { Array($0.utf8) }
-    /// `bareTLDs` as bytes.
+    /// `bareTLDs` and `contextTLDs` as bytes.
     static let bareTLDBytes: [[UInt8]] = bareTLDs.map { Array($0.utf8) }
+    static let contextTLDBytes: [[UInt8]] = contextTLDs.map { Array($0.utf8) }
 
     /// Whether `host` (ASCII, any case) equals one of `entries` (lowercase) or is a subdomain of one.
     static func hostMatches(_ host: UnsafeRawBufferPointer, _ entries: [[UInt8]]) -> Bool {

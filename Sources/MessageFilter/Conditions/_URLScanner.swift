@@ -17,7 +17,8 @@ struct _URLItem: Equatable {
 ///   dots, starting with a letter or digit, or a bracketed IPv6 address;
 /// - **www**: `www.` (any case) followed by a host;
 /// - **bare**: a host of at least two labels whose last label is a country-code top-level domain or on the
-///   bare-TLD list,
+///   bare-TLD list, or on the word-like TLD list with context (a path or port after it, three labels, or a
+///   digit or `-` in the host: `_HostLists.contextTLDs`),
 ///   written all in lower case or all in upper case (`bit.ly`, `B72KK.COM`; not `home.Now`), or an IPv4
 ///   dotted quad followed by `/` or a port;
 ///
@@ -179,26 +180,51 @@ struct _URLScanner {
             let b = body[run.end]
             guard b == 0x2F || (b == 0x3A && run.end + 1 < body.count && Self.isDigit(body[run.end + 1])) else { return nil }
             item.isIP = true
-        } else if !bareTLD(run.lastLabel, run.end) {
-            return nil
+        } else {
+            switch bareTLD(run.lastLabel, run.end) {
+            case 0: return nil
+            case 1: break
+            default: guard bareContext(p, run) else { return nil }
+            }
         }
         item.end = portAndPath(from: run.end)
         return item
     }
 
-    /// Whether `body[s..<e]` is a top-level domain that makes a bare host a URL.
-    func bareTLD(_ s: Int, _ e: Int) -> Bool {
+    /// Whether the bare host `body[p..<run.end]` has what makes a word-like TLD a link (`contextTLDs`): a path,
+    /// query, fragment or port after it, three labels or more, or a digit or `-` in it.
+    func bareContext(_ p: Int, _ run: (end: Int, lastLabel: Int, labels: Int)) -> Bool {
+        if run.labels >= 3 { return true }
+        if run.end < body.count {
+            let b = body[run.end]
+            if b == 0x2F || b == 0x3F || b == 0x23 { return true }
+            if b == 0x3A, run.end + 1 < body.count, Self.isDigit(body[run.end + 1]) { return true }
+        }
+        var i = p
+        while i < run.end {
+            if Self.isDigit(body[i]) || body[i] == 0x2D { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Whether `body[s..<e]` is a top-level domain that makes a bare host a URL: 0 no, 1 yes (a country
+    /// code or one of `bareTLDs`), 2 with context (one of `contextTLDs`; `bareContext`). Written all in
+    /// lower or all in upper case.
+    func bareTLD(_ s: Int, _ e: Int) -> Int {
         var lower = 0
         var upper = 0
         var i = s
         while i < e {
             let b = body[i]
-            if b >= 0x61 && b <= 0x7A { lower += 1 } else if b >= 0x41 && b <= 0x5A { upper += 1 } else { return false }
+            if b >= 0x61 && b <= 0x7A { lower += 1 } else if b >= 0x41 && b <= 0x5A { upper += 1 } else { return 0 }
             i += 1
         }
-        guard lower == 0 || upper == 0 else { return false }
-        if e - s == 2 { return _HostLists.isCountryTLD(body[s], body[s + 1]) }
-        return _HostLists.labelIn(UnsafeRawBufferPointer(rebasing: body[s..<e]), _HostLists.bareTLDBytes)
+        guard lower == 0 || upper == 0 else { return 0 }
+        if e - s == 2 { return _HostLists.isCountryTLD(body[s], body[s + 1]) ? 1 : 0 }
+        let label = UnsafeRawBufferPointer(rebasing: body[s..<e])
+        if _HostLists.labelIn(label, _HostLists.bareTLDBytes) { return 1 }
+        return _HostLists.labelIn(label, _HostLists.contextTLDBytes) ? 2 : 0
     }
 
     /// Where the host starts in the authority at `h`: after the last `@` that a host follows

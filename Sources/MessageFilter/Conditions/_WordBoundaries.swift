@@ -9,6 +9,82 @@ enum _WordBoundary: UInt8, Hashable {
     /// A word of its own in Latin text (short phrases by default; the classifier checks,
     /// `_isLatinWordMatch`).
     case latinWord
+    /// Not inside a longer word of a spaced script (every other phrase with a letter of a spaced script at an
+    /// end, by default; the classifier checks, `_isWordEdgeMatch`).
+    case wordEdges
+}
+
+/// Whether a scalar is a letter or mark of a script written with spaces between words (Latin, Greek,
+/// Cyrillic, Armenian, Hebrew, Arabic, Devanagari and the other Indic scripts, Sinhala, Georgian, Ethiopic):
+/// the scripts where a phrase inside a longer word is another word (`sale` in "sales", `जमा` in "जमानत").
+/// Not Thai, Lao, Khmer, Myanmar, Tibetan, Chinese or Japanese (no spaces between words) nor Hangul (Korean
+/// writes particles onto the word: `인증번호를`). Digits are not letters (`call 09` matches "call 0906…").
+@inline(__always)
+func _isSpacedLetter(_ v: UInt32, _ flags: _ScalarFlags) -> Bool {
+    if v < 0x80 { return (v | 0x20) &- 0x61 < 26 }
+    guard flags.isWord(v) else { return false }
+    switch Script.of(letter: v) {
+    case .latin, .greek, .cyrillic, .armenian, .hebrew, .arabic, .devanagari, .bengali, .gurmukhi, .gujarati, .oriya,
+         .tamil, .telugu, .kannada, .malayalam, .sinhala, .georgian, .ethiopic:
+        // Digits of these scripts (٠–٩, ۰–۹, ०–९ and the other Indic digits at xx66–xx6F) are numbers.
+        if (0x0660...0x0669).contains(v) || (0x06F0...0x06F9).contains(v) { return false }
+        return !((0x0966...0x0DEF).contains(v) && (v & 0x7F) &- 0x66 < 10)
+    default:
+        return false
+    }
+}
+
+/// The scalar at byte `i` of `body` (ASCII included; 0xFFFD for bytes that are not one).
+@inline(__always)
+func _scalarAt(_ body: UnsafeRawBufferPointer, _ i: Int) -> UInt32 {
+    let b = body[i]
+    if b < 0x80 { return UInt32(b) }
+    let (v, len) = _decodeUTF8(body, i)
+    return len == 0 ? 0xFFFD : v
+}
+
+/// The scalar that ends just before byte `i` of `body` (i > 0), walking back over continuation bytes.
+@inline(__always)
+func _scalarBefore(_ body: UnsafeRawBufferPointer, _ i: Int) -> UInt32 {
+    let b = body[i - 1]
+    if b < 0x80 { return UInt32(b) }
+    var k = i - 1
+    while k > 0, i - k < 4, body[k] & 0xC0 == 0x80 { k -= 1 }
+    let (v, len) = _decodeUTF8(body, k)
+    return len == i - k ? v : 0xFFFD
+}
+
+/// Whether the match `body[s..<e]` is not inside a longer word of a spaced script: at each end where the match
+/// has a letter of a spaced script (`_isSpacedLetter`), the character beyond is not one, except where the text
+/// changes from a lower-case to an upper-case ASCII letter (`ShopeePayOTP`). Ends that are digits, spaces,
+/// punctuation or letters of unspaced scripts are not looked at. So `sale` is not found in "sales" nor
+/// "wholesale", `your order` not in "your orders", `call 09` is in "call 09061…", `otp hai` in "OTP hai".
+@inline(__always)
+func _isWordEdgeMatch(_ body: UnsafeRawBufferPointer, _ s: Int, _ e: Int) -> Bool {
+    guard e > s else { return true }
+    let flags = _ScalarFlags.shared
+    if s > 0 {
+        let first = _scalarAt(body, s)
+        if _isSpacedLetter(first, flags) {
+            let before = _scalarBefore(body, s)
+            if _isSpacedLetter(before, flags), !(before &- 0x61 < 26 && first &- 0x41 < 26) { return false }
+        }
+    }
+    if e < body.count {
+        let last = _scalarBefore(body, e)
+        if _isSpacedLetter(last, flags) {
+            let after = _scalarAt(body, e)
+            if _isSpacedLetter(after, flags), !(last &- 0x61 < 26 && after &- 0x41 < 26) { return false }
+        }
+    }
+    return true
+}
+
+/// Whether a match of a phrase with edge check `kind` (`_WordBoundary` raw value: `latinWord` or `wordEdges`)
+/// holds at `body[s..<e]`.
+@inline(__always)
+func _edgesHold(_ kind: UInt8, _ body: UnsafeRawBufferPointer, _ s: Int, _ e: Int) -> Bool {
+    kind == _WordBoundary.latinWord.rawValue ? _isLatinWordMatch(body, s, e) : _isWordEdgeMatch(body, s, e)
 }
 
 /// What a byte next to a match is, for `_isLatinWordMatch`.

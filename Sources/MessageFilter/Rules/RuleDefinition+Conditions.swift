@@ -51,12 +51,17 @@ extension RuleDefinition {
         return g - all.count < extra.count ? extra[g - all.count].field : "all[\(g)]"
     }
 
-    /// How a match of `phrase` of this rule must be delimited: as a word (`wholeWord: true`), as a Latin
-    /// word when it is short (see ``RuleDefinition/isShortWord(_:)``) and the rule did not say
-    /// `wholeWord: false`, else not at all.
+    /// How a match of `phrase` of this rule must be delimited: as a word (`wholeWord: true`); not at all
+    /// (`wholeWord: false`); by default as a Latin word when it is short (see ``RuleDefinition/isShortWord(_:)``),
+    /// else not inside a longer word of a spaced script when an end of it is a letter of one (`sale` is not
+    /// found in "sales"; `_isWordEdgeMatch`).
     func _wordBoundary(_ phrase: String) -> _WordBoundary {
         if wholeWord { return .word }
-        return shortPhrasesWholeWord && Self.isShortWord(phrase) ? .latinWord : .none
+        guard shortPhrasesWholeWord else { return .none }
+        if Self.isShortWord(phrase) { return .latinWord }
+        let flags = _ScalarFlags.shared
+        guard let first = phrase.unicodeScalars.first, let last = phrase.unicodeScalars.last else { return .none }
+        return _isSpacedLetter(first.value, flags) || _isSpacedLetter(last.value, flags) ? .wordEdges : .none
     }
 
     /// Whether `phrase` is at most four ASCII letters or digits (`emi`, `upi`, `10p`, `otp`, `cash`): the

@@ -75,6 +75,10 @@ public struct RuleDefinition: Sendable, Hashable {
     public var amounts: BodyRequirement<AmountMatcher>?
     /// Conditions on the sender (nil: none).
     public var sender: SenderCondition?
+    /// Senders the rule does not speak about: when the sender satisfies any of these conditions, the rule
+    /// does not fire (`unlessSender:`; a veto, like `unless`). The default rules' `phishing` does not decide
+    /// against a registered transactional sender on its own.
+    public var unlessSender: [SenderCondition] = []
     /// The line of the rule in its file (0 when unknown).
     public var line: Int = 0
     /// The line of the rule's `subAction` field (the rule's line when it has none).

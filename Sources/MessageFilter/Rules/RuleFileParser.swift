@@ -12,7 +12,7 @@ struct _RuleFileParser {
     static let topKeys = ["version", "capabilities", "defaultCountryCode", "blockList", "identificationList", "rules",
                           "normalize", "model"]
     static let ruleKeys = ["name", "action", "subAction", "priority", "keywords", "unless", "all", "caseFold",
-                           "wholeWord", "sender", "startsWith", "urls", "phones", "amounts"]
+                           "wholeWord", "sender", "unlessSender", "startsWith", "urls", "phones", "amounts"]
     static let senderKeys = ["exact", "prefix", "kind", "suffix", "entity", "countryCode"]
 
     init(file: String, baseFolder: String?) {
@@ -206,6 +206,8 @@ struct _RuleFileParser {
                 } else { issue(v, f, "expected true or false"); ok = false }
             case "sender":
                 if let c = parseSender(v, f) { rule.sender = c } else { ok = false }
+            case "unlessSender":
+                if let c = parseUnlessSender(v, f) { rule.unlessSender = c } else { ok = false }
             default:
                 if parseBodyCondition(key, v, f, into: &rule, ok: &ok) { continue }
                 issue(k, f, _Suggest.unknown("rule field", key, valid: Self.ruleKeys)); ok = false
@@ -228,6 +230,21 @@ struct _RuleFileParser {
         rule.name = name
         rule.action = action
         return rule
+    }
+
+    /// `unlessSender`: one sender condition, or a non-empty list of them (any one vetoes the rule).
+    mutating func parseUnlessSender(_ node: Node, _ at: String) -> [SenderCondition]? {
+        guard let seq = node.sequence else { return parseSender(node, at).map { [$0] } }
+        if seq.isEmpty {
+            issue(node, at, "expected a sender condition or a non-empty list of them")
+            return nil
+        }
+        var out: [SenderCondition] = []
+        var ok = true
+        for (j, item) in seq.enumerated() {
+            if let c = parseSender(item, "\(at)[\(j)]") { out.append(c) } else { ok = false }
+        }
+        return ok ? out : nil
     }
 
     mutating func parseSender(_ node: Node, _ at: String) -> SenderCondition? {

@@ -32,8 +32,13 @@ enum _BodyConditionCheck {
         func separates(_ c: Unicode.Scalar) -> Bool { !(c.properties.isAlphabetic || c.properties.numericType != nil) }
         for start in 0...(ps.count - ks.count) where Array(ps[start..<(start + ks.count)]) == ks {
             let end = start + ks.count
-            let left = start == 0 ? pb != .none : separates(ps[start - 1])
-            let right = end == ps.count ? pb != .none : separates(ps[end])
+            // At an end of `p` itself, `p`'s own boundary holds, except that `wordEdges` bounds only ends that are
+            // letters of a spaced script.
+            func bounded(_ edge: Unicode.Scalar) -> Bool {
+                pb == .wordEdges ? _isSpacedLetter(edge.value, _ScalarFlags.shared) : pb != .none
+            }
+            let left = start == 0 ? bounded(ps[0]) : separates(ps[start - 1])
+            let right = end == ps.count ? bounded(ps[end - 1]) : separates(ps[end])
             if left && right { return true }
         }
         return false

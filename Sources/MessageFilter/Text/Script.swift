@@ -2,8 +2,12 @@
 /// and decides whether it may speak about a message (docs/RULES.md §10).
 ///
 /// A message's **main script** is the script of most of its letters after normalisation (a letter here is a
-/// word character that is not a digit: letters and marks; `AhoCorasick.isWordScalar`), with one exception:
-/// Han letters in a message that also holds Kana count as Kana (Japanese writes kanji among kana). A message
+/// word character that is not a digit: letters and marks; `AhoCorasick.isWordScalar`), with two exceptions:
+/// Han letters in a message that also holds Kana count as Kana (Japanese writes kanji among kana), and the
+/// script is read from the words, not from links and addresses: the ASCII letters of a link-like run (a run
+/// of printable ASCII holding `/`, `@`, or a `.` between two letters or digits: URLs, e-mail addresses, host
+/// names) do not count while the message has letters of another script (so a long URL never turns a Japanese
+/// message Latin; a message whose only words are links keeps their script). Digits are no letters. A message
 /// with no letter at all (digits, symbols, emoji) has the main script ``none``. Ties go to the script listed
 /// first. Scripts are told apart by Unicode block, which is exact for the scripts named here; letters of any
 /// other script count as ``other``.
@@ -77,6 +81,58 @@ struct _ScriptTally {
         counts[Int(s.rawValue)] &+= 1
         mask |= 1 << UInt32(s.rawValue)
     }
+
+    /// `latin`, the ASCII letters of `text` counted apart from the tally, without those of its link-like runs
+    /// (``Script``: URLs, e-mail addresses, host names) when that can matter: when the tally holds letters of
+    /// another script and Latin would otherwise lead them. (Only then is `text` read again, so Latin or
+    /// non-Latin text alone costs nothing more.)
+    func latinOfWords(_ latin: UInt32, in text: UnsafeRawBufferPointer) -> UInt32 {
+        guard latin > 0, mask & ~(1 << UInt32(Script.latin.rawValue)) != 0 else { return latin }
+        let kana = Int(Script.kana.rawValue), han = Int(Script.han.rawValue), latinIndex = Int(Script.latin.rawValue)
+        var best: UInt32 = 0
+        var m = mask
+        while m != 0 {
+            let i = m.trailingZeroBitCount
+            m &= m - 1
+            if i == latinIndex { continue }
+            var c = counts[i]
+            if i == kana { c &+= counts[han] } else if i == han, counts[kana] > 0 { c = 0 }
+            best = max(best, c)
+        }
+        guard latin &+ counts[latinIndex] >= best else { return latin }
+        return latin &- min(latin, Self.linkLetters(text))
+    }
+
+    /// The ASCII letters of the link-like runs of `text`: maximal runs of printable ASCII (0x21–0x7E) that hold
+    /// a `/` or an `@`, or a `.` with an ASCII letter or digit on both sides.
+    static func linkLetters(_ text: UnsafeRawBufferPointer) -> UInt32 {
+        var total: UInt32 = 0
+        var letters: UInt32 = 0
+        var link = false
+        let n = text.count
+        var i = 0
+        while i < n {
+            let b = text[i]
+            if b >= 0x21, b <= 0x7E {
+                if (b | 0x20) &- 0x61 < 26 {
+                    letters &+= 1
+                } else if b == 0x2F || b == 0x40 {
+                    link = true
+                } else if b == 0x2E, i > 0, i &+ 1 < n, Self.isAlnum(text[i &- 1]), Self.isAlnum(text[i &+ 1]) {
+                    link = true
+                }
+            } else {
+                if link { total &+= letters }
+                letters = 0
+                link = false
+            }
+            i &+= 1
+        }
+        if link { total &+= letters }
+        return total
+    }
+
+    @inline(__always) static func isAlnum(_ b: UInt8) -> Bool { b &- 0x30 < 10 || (b | 0x20) &- 0x61 < 26 }
 
     /// The main script of the letters added since the tally was made, clearing the counts.
     mutating func finish() -> Script {

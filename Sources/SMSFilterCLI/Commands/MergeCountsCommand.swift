@@ -19,7 +19,7 @@ struct MergeCountsCommand: ParsableCommand {
             count files that are damaged: a field missing or of the wrong type, a negative count, or \
             records that are not labelled + rejected. Sums that would overflow are refused too.
 
-            An archive is known by its bytes (its size and the SHA-256 of its first and last 64 KiB, \
+            An archive is known by its bytes (its size and a hash of its first and last 4 KiB, \
             files[].archive), not by the path a run named it by. The splits of an archive (classify \
             --range) join into its entry where they meet; counts of one archive that overlap (two \
             splits, a whole run and a split, whole runs in two count files, a copy of the archive \
