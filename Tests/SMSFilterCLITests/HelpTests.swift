@@ -1039,6 +1039,7 @@ OPTIONS:
   --version               Show the version.
   -h, --help              Show help information.
 
+
 """#,
     ]
 }
