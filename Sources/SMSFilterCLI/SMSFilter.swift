@@ -34,10 +34,25 @@ struct SMSFilter: ParsableCommand {
             break
         }
         var command: ParsableCommand
+        let folded = ArgumentFolding.fold(Array(CommandLine.arguments.dropFirst()), root: SMSFilter.self)
+        ArgumentFolding.validationDeferred = folded != nil
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(folded?.arguments)
         } catch {
             exitWithUsageError(error)
+        }
+        ArgumentFolding.validationDeferred = false
+        if let folded, var many = command as? any ManyFiles {
+            // The files the parser did not see (``ArgumentFolding``), then the checks that count them.
+            many.namedFiles = folded.files
+            do {
+                try many.validate()
+            } catch let error as ValidationError {
+                exitWithUsageError(error, message: ArgumentFolding.usageMessage(for: error, command: folded.command, root: SMSFilter.self))
+            } catch {
+                exitWithUsageError(error)
+            }
+            command = many
         }
         do {
             try command.run()
@@ -49,7 +64,7 @@ struct SMSFilter: ParsableCommand {
     /// A command line the parser refused: `smsfilter: error: …` like every other error, with a better
     /// "did you mean" for a misspelled subcommand or option (``Suggestions``). Help and version requests
     /// go out as the parser writes them.
-    static func exitWithUsageError(_ error: Error) -> Never {
+    static func exitWithUsageError(_ error: Error, message: String? = nil) -> Never {
         let code = exitCode(for: error)
         guard code != .success else { exit(withError: error) }
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -57,7 +72,7 @@ struct SMSFilter: ParsableCommand {
         if let better = Suggestions.message(for: arguments) {
             text = "smsfilter: error: \(better)\n"
         } else {
-            text = fullMessage(for: error)
+            text = message ?? fullMessage(for: error)
             if text.hasPrefix("Error: ") { text = "smsfilter: error: " + text.dropFirst("Error: ".count) }
             if !text.hasSuffix("\n") { text += "\n" }
         }

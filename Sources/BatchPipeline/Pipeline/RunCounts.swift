@@ -259,7 +259,11 @@ extension RunCounts {
         func span(_ file: File) -> Range<Int64> { file.range.map { $0.start..<$0.end } ?? 0..<(file.archive?.bytes ?? 0) }
         let parts = entries.sorted { span($0.file).lowerBound < span($1.file).lowerBound }
         for (i, a) in parts.enumerated() {
-            for b in parts[(i + 1)...] where span(b.file).lowerBound < span(a.file).upperBound && !span(b.file).isEmpty {
+            // Sorted by start: the first entry starting at or after a's end ends the entries that can overlap
+            // it (walking them all made thousands of splits take minutes).
+            for b in parts[(i + 1)...] {
+                if span(b.file).lowerBound >= span(a.file).upperBound { break }
+                if span(b.file).isEmpty { continue }
                 // One run may read a file twice (classify a a): its count file says so, and is not a double count.
                 if a.file.range == nil && b.file.range == nil && a.source == b.source { continue }
                 throw overlap(a, b)

@@ -128,6 +128,8 @@ struct ClassifyCommand: ParsableCommand {
     var outputPath: String? { output ?? outAlias }
 
     func validate() throws {
+        // Checked once every file is back (``ArgumentFolding``), not against the first file alone.
+        if ArgumentFolding.validationDeferred { return }
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         if noOutput && outputPath != nil { throw ValidationError("Please give either -o or --no-output, not both.") }
         try Limits.check(input.threads, Limits.threads, "--threads")
@@ -284,5 +286,12 @@ struct Shard: ExpressibleByArgument {
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1 else { return nil }
         self.k = k
         self.n = n
+    }
+}
+
+extension ClassifyCommand: ManyFiles {
+    var namedFiles: [String] {
+        get { inputs }
+        set { inputs = newValue }
     }
 }

@@ -85,6 +85,8 @@ struct EvaluateCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        // Checked once every file is back (``ArgumentFolding``), not against the first file alone.
+        if ArgumentFolding.validationDeferred { return }
         if (map == nil) == (mapFile == nil) {
             throw ValidationError("Please give the label mapping with --map (e.g. spam=junk,ham=other) or --map-file, one of them.")
         }
@@ -151,3 +153,10 @@ struct EvaluateCommand: ParsableCommand {
 }
 
 extension TruthMapping.Granularity: ExpressibleByArgument {}
+
+extension EvaluateCommand: ManyFiles {
+    var namedFiles: [String] {
+        get { inputs }
+        set { inputs = newValue }
+    }
+}

@@ -102,6 +102,8 @@ struct ExportCommand: ParsableCommand {
     var outputFolder: String { output ?? outDirAlias ?? "" }
 
     func validate() throws {
+        // Checked once every file is back (``ArgumentFolding``), not against the first file alone.
+        if ArgumentFolding.validationDeferred { return }
         if let maxPerLabel, maxPerLabel < 1 { throw ValidationError("Please give a --max-per-label of 1 or more.") }
         // Written at the start of every fastText line: a space would end the label, a control character
         // (ESC, NUL…) would reach every reader of the file.
@@ -175,4 +177,11 @@ extension ExportOptions.LabelKind: ExpressibleByArgument {}
 
 extension SplitRatios: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }
+}
+
+extension ExportCommand: ManyFiles {
+    var namedFiles: [String] {
+        get { inputs }
+        set { inputs = newValue }
+    }
 }

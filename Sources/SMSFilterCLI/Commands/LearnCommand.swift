@@ -172,6 +172,8 @@ struct LearnCommand: ParsableCommand {
     }
 
     func validate() throws {
+        // Checked once every file is back (``ArgumentFolding``), not against the first file alone.
+        if ArgumentFolding.validationDeferred { return }
         if inputs.isEmpty { throw ValidationError("Please name the labelled input files.") }
         if inputs.contains("-") { throw ValidationError("learn reads its inputs more than once: give files, not standard input (-).") }
         if (map == nil) == (mapFile == nil) {
@@ -493,5 +495,12 @@ struct LearnCommand: ParsableCommand {
             o["crossValidation"] = cv
         }
         return o
+    }
+}
+
+extension LearnCommand: ManyFiles {
+    var namedFiles: [String] {
+        get { inputs }
+        set { inputs = newValue }
     }
 }

@@ -51,6 +51,8 @@ struct MergeCountsCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        // Checked once every file is back (``ArgumentFolding``), not against the first file alone.
+        if ArgumentFolding.validationDeferred { return }
         if files.isEmpty { throw ValidationError("Please name at least one count file.") }
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
     }
@@ -63,6 +65,9 @@ struct MergeCountsCommand: ParsableCommand {
         try plan.check()
         var parts: [(name: String, counts: RunCounts)] = []
         var identities: [String: String] = [:]
+        // The count files read so far by their elapsed seconds, where a copy must agree: a twin is looked
+        // for among those only (comparing each file with every other took minutes for a few thousand).
+        var bySeconds: [UInt64: [Int]] = [:]
         for file in files {
             guard FileManager.default.fileExists(atPath: file) else { throw CLI.fail("\(file): no such file", code: .inputMissing) }
             // The same file named twice (by any spelling or link) would be counted twice.
@@ -82,9 +87,11 @@ struct MergeCountsCommand: ParsableCommand {
             }
             // A copy of a count file holds the same run (its elapsed seconds and files included): two runs
             // never write the same counts to the last digit of `seconds`.
-            if let twin = parts.first(where: { $0.counts == counts }) {
-                throw CLI.fail("\(file) holds the same counts as \(twin.name) (a copy of one run?): they would be added twice", code: .badInput)
+            let key = counts.seconds == 0 ? 0 : counts.seconds.bitPattern
+            if let twin = bySeconds[key, default: []].first(where: { parts[$0].counts == counts }) {
+                throw CLI.fail("\(file) holds the same counts as \(parts[twin].name) (a copy of one run?): they would be added twice", code: .badInput)
             }
+            bySeconds[key, default: []].append(parts.count)
             parts.append((file, counts))
         }
         let total: RunCounts
@@ -105,5 +112,12 @@ struct MergeCountsCommand: ParsableCommand {
                 "merged \(files.count) count file\(files.count == 1 ? "" : "s"): \(groupedDigits(total.records)) records "
                     + "(\(groupedDigits(total.labelled)) labelled, \(groupedDigits(total.rejected)) rejected) → \(out)\n")
         }
+    }
+}
+
+extension MergeCountsCommand: ManyFiles {
+    var namedFiles: [String] {
+        get { files }
+        set { files = newValue }
     }
 }
