@@ -67,22 +67,26 @@ extension Classifier {
             features.append((Int32(f), s.firstStart[f], s.firstEnd[f]))
         }
         // The rules behind its reasons: the first firing rule that vouches for the sender (in weighing order), and
-        // the first firing rule below the model (in file order) whose action it yields to.
+        // the rules' verdict below the model (the rule it would overrule) when it yields to that rule's action.
         let entry = trace.messages[trace.messages.count - 1]
         var vouchedBy: Int32 = -1
         var yieldedTo: Int32 = -1
         for r in trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)] where r.firing >= 0 {
             let rule = rules[Int(r.index)]
             if vouchedBy < 0, rule.vouches { vouchedBy = r.index }
-            if rule.priority < model.priority, _yields(model, to: rule.action), yieldedTo < 0 || r.index < yieldedTo { yieldedTo = r.index }
         }
+        if s.below >= 0, _yields(model, to: rules[Int(s.below)].action) { yieldedTo = s.below }
         var abstention = _modelAbstention(model)
         // A rule the model did not learn to weigh, or a registered sender, is the more basic reason than the margin
         // an overrule needs. Yielding with no such rule is yielding to a registered sender (a TRAI DLT header).
         if abstention == .decides || abstention == .overrule, vouchedBy >= 0, model.targets[winner].action != .transaction {
             abstention = .vouchedSender
         }
-        if abstention == .decides || abstention == .overrule, yielded { abstention = yieldedTo < 0 ? .registeredSender : .unlearnedRule }
+        if abstention == .decides, s.linkFreeWinner >= 0 {
+            abstention = .linkAlone
+        } else if abstention == .decides || abstention == .overrule, yielded {
+            abstention = yieldedTo < 0 ? .registeredSender : .unlearnedRule
+        }
         // The rule the winner overrules (or would): the best firing rule below the model, when its action differs
         // from the winner's and the model has evidence; the margin it needs (-1: the model's overrules are not calibrated, its margins apply).
         var overruled: Int32 = -1
@@ -95,7 +99,8 @@ extension Classifier {
         trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
                                   margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention,
                                   overruled: overruled, overruleMargin: overruleMargin, outranked: outranked,
-                                  refinedBy: Int32(refinedBy), vouchedBy: vouchedBy, yieldedTo: yieldedTo))
+                                  refinedBy: Int32(refinedBy), vouchedBy: vouchedBy, yieldedTo: yieldedTo,
+                                  linkFreeWinner: abstention == .linkAlone ? s.linkFreeWinner : -1))
     }
 
     /// Records, in a full trace, that the model (if any) did not decide and how each rule that fired fared
