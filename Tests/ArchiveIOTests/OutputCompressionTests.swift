@@ -29,6 +29,26 @@ final class OutputCompressionTests: XCTestCase {
         return Array(out.prefix(count))
     }
 
+    /// `--level 1` and `--level 9` reach zlib: the gzip header's XFL byte says so (RFC 1952: 4 for the fastest
+    /// level, 2 for the best), the best level writes fewer bytes of compressible text, and both read back.
+    func testGzipLevelsOneAndNineGiveDifferentBytes() throws {
+        let expected = Self.text(1 << 20)
+        var sizes: [Int32: Int] = [:]
+        for (level, xfl) in [(Int32(1), UInt8(4)), (Int32(9), UInt8(2))] {
+            let path = folder.appendingPathComponent("level\(level).jsonl.gz").path
+            let file = try OutputFile(path: path, compression: .gzip(level: level))
+            try file.write(expected)
+            try file.finish()
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            XCTAssertEqual(Array(bytes.prefix(3)), [0x1F, 0x8B, 8], "a gzip member, deflate")
+            XCTAssertEqual(bytes[8], xfl, "XFL of level \(level)")
+            let oracle = try Fixtures.run("gzip", ["-dc", path])
+            XCTAssertTrue(Array(oracle.stdout) == expected, "level \(level) reads back")
+            sizes[level] = bytes.count
+        }
+        XCTAssertLessThan(sizes[9]!, sizes[1]!, "level 9 compresses more than level 1")
+    }
+
     /// `gzip -dc` (the oracle) reads back exactly what was written, at every level and size, written in pieces
     /// of several sizes; the same input and level give the same bytes; our own decoder agrees.
     func testGzipOutputIsWhatGzipReadsBack() throws {

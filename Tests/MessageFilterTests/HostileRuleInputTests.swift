@@ -47,6 +47,40 @@ final class HostileRuleInputTests: XCTestCase {
         }
     }
 
+    /// Issue 33 item 8: `x`, `x\u{200B}` and Cyrillic `х` were three rules. Names holding an invisible or
+    /// reordering character (bidirectional overrides and isolates, zero-width spaces and joiners, the BOM)
+    /// are refused as control characters are, and a name that looks like an earlier one (the same skeleton:
+    /// NFKC, case folded, Cyrillic and Greek look-alikes read as Latin) is refused naming both and the line
+    /// of the first.
+    func testRuleNamesThatHideOrImitateAreRefused() {
+        for name in ["a\\u202Eb", "x\\u200B", "a\\u2066b", "a\\uFEFF", "a\\u200Db", "a\\u00ADb"] {
+            let yaml = "version: 1\nrules:\n  - name: \"\(name)\"\n    action: junk\n    keywords: [x]\n"
+            XCTAssertEqual(RuleSet.resolve(yaml: yaml, file: "r.yaml").issues.map(\.field), ["rules[0].name"], name)
+        }
+        for (first, second) in [("x", "\u{0445}"), ("pay", "\u{0440}\u{0430}\u{0443}"), ("Bank", "bank"), ("ok", "\u{03BF}k"),
+                                ("ﬁle", "file"), ("abc", "ＡＢＣ")] {
+            let yaml = "version: 1\nrules:\n  - name: \"\(first)\"\n    action: junk\n    keywords: [x]\n"
+                + "  - name: \"\(second)\"\n    action: junk\n    keywords: [y]\n"
+            let issues = RuleSet.resolve(yaml: yaml, file: "r.yaml").issues
+            XCTAssertEqual(issues.map(\.field), ["rules[1].name"], "\(first) / \(second)")
+            XCTAssertEqual(issues.first?.line, 6, "\(first) / \(second)")
+            let message = issues.first?.message ?? ""
+            XCTAssertTrue(message.contains("\"\(second)\" looks like \"\(first)\" (rules[0], line 3)"), message)
+        }
+        // Names that only share letters are fine.
+        let fine = "version: 1\nrules:\n  - name: x\n    action: junk\n    keywords: [x]\n  - name: xx\n    action: junk\n    keywords: [y]\n"
+            + "  - name: \"\u{0436}\"\n    action: junk\n    keywords: [z]\n"
+        XCTAssertEqual(RuleSet.resolve(yaml: fine, file: "r.yaml").issues, [])
+    }
+
+    /// The one escaping helper: line feeds, tabs, controls, bidirectional and zero-width characters shown as
+    /// escapes; everything else (emoji, Thai, a backslash) as it is.
+    func testEchoedTextEscapesWhatCouldForgeAMessage() {
+        XCTAssertEqual(EchoedText.escaped("a\nb\tc\rd\u{1B}e\u{7F}"), "a\\nb\\tc\\rd\\x1Be\\x7F")
+        XCTAssertEqual(EchoedText.escaped("a\u{202E}b\u{200B}c\u{2066}d\u{FEFF}\u{85}"), "a\\u{202E}b\\u{200B}c\\u{2066}d\\u{FEFF}\\u{0085}")
+        XCTAssertEqual(EchoedText.escaped("ส่วนลด 🎉 a\\b"), "ส่วนลด 🎉 a\\b")
+    }
+
     func testAliasExpansionIsBoundedByTheExpandedSize() {
         // 300 keywords of 100 bytes, used by 1,200 rules: 36 MB written out, from a 35 KB file.
         let keywords = (0..<300).map { "\"\(String(repeating: "x", count: 96))\($0)\"" }.joined(separator: ", ")

@@ -116,7 +116,12 @@ enum RuleSemantics {
           - {name: email, action: junk, sender: {kind: [email]}}
           - {name: alarm, action: junk, keywords: [blocked], unlessSender: [{suffix: [T, S]}, {entity: [HDFCBK]}]}
           - {name: alarm-one, action: junk, keywords: [suspended], unlessSender: {kind: [shortCode]}}
+          - {name: service-suffix, action: transaction, subAction: transactionalOthers, keywords: [parcel], sender: {suffix: [S]}}
         """, rows: [
+            // The shortest header with a suffix (entity ABC, suffix S), and without one.
+            RuleRow("VM-ABC-S", "parcel", "service-suffix", "Transactions/Others"),
+            RuleRow("VM-ABC", "parcel", nil, unknown),
+            RuleRow("VM-ABCD-S", "parcel", "service-suffix", "Transactions/Others"),
             RuleRow("AD-FLIPKT-P", "hi", "promo-suffix", "Promotions"),
             RuleRow("ad-flipkt-p", "hi", "promo-suffix", "Promotions"),
             RuleRow("AD-FLIPKT-T", "hi", nil, unknown),

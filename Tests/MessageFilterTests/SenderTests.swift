@@ -52,6 +52,14 @@ final class SenderTests: XCTestCase {
         XCTAssertFalse(SenderInfo.classify("HDFCBK").isTRAIHeader)
         XCTAssertFalse(SenderInfo.classify("V-HDFCBK").isTRAIHeader)
         XCTAssertFalse(SenderInfo.classify("VM-HD").isTRAIHeader)
+        // The shortest header with a suffix: a three-letter entity (8 bytes in all).
+        let shortest = "VM-ABC-S", short = SenderInfo.classify(shortest)
+        XCTAssertTrue(short.isTRAIHeader)
+        XCTAssertEqual(String(decoding: Array(shortest.utf8)[short.traiEntity], as: UTF8.self), "ABC")
+        XCTAssertEqual(short.traiSuffix, .service)
+        XCTAssertEqual(SenderInfo.classify("VM-ABC").traiSuffix, nil)
+        XCTAssertTrue(SenderInfo.classify("VM-ABC").isTRAIHeader)
+        XCTAssertFalse(SenderInfo.classify("VM-AB-S").isTRAIHeader)
     }
 
     func testNumberListOrderErrors() throws {

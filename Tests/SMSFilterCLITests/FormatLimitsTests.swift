@@ -24,7 +24,8 @@ final class FormatLimitsTests: CLITestCase {
         "tab\there", "line\nbreak", "cr\rhere", "crlf\r\nend", "ends with cr\r", "nul\u{0}inside", "vt\u{0B}ff\u{0C}",
         "esc\u{1B}[31mred", "del\u{7F}", "c1\u{85}\u{9B}x", "bidi \u{202E}olleh", "ls\u{2028}ps\u{2029}",
         "bom\u{FEFF}inside", "emoji 🎉 ส่วนลด 優惠 नमस्ते", "  leading and trailing  ", "", "\"starts with a quote",
-        "=1+1 formula", "\\ backslash \\n not a newline", "noncharacter \u{FFFE}", "win a free prize now",
+        "=1+1 formula", "\\ backslash \\n not a newline", "noncharacter \u{FFFE}", "noncharacter \u{FFFF}",
+        "win a free prize now",
     ]
 
     /// Whether `format` can hold `text` (the table above, written independently of the code).

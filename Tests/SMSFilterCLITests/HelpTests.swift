@@ -204,7 +204,7 @@ OPTIONS:
   --manifest <file>       A file listing input archives, one per line (#
                           comments allowed).
   --shard <shard>         Process only the K-th of N deterministic shares of
-                          the inputs, as K/N (1-based).
+                          the inputs, as K/N with 1 ≤ K ≤ N.
   --range <range>         Classify only the records that start in these frames
                           of one zstd archive (JSON Lines or TSV, a regular
                           file): compressed offsets START:END at frame
@@ -213,8 +213,8 @@ OPTIONS:
                           --max-rejects-bytes (by compressed bytes).
   --first-line <first-line>
                           With --range: the archive's line number where the
-                          range starts (plan --lines), so lines before it need
-                          not be counted.
+                          range starts, 1 to 4611686018427387904 (plan
+                          --lines), so lines before it need not be counted.
   --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
                           default: the embedded rules and model
                           (embedded:rules: the rules alone).
@@ -470,8 +470,8 @@ OPTIONS:
   --no-duplicate-check    Do not count duplicates and leaks (memory then stays
                           flat whatever the input).
   --max-per-label <max-per-label>
-                          Keep at most N records per label (a deterministic
-                          choice by a hash of the id).
+                          Keep at most N records per label, 1 or more (a
+                          deterministic choice by a hash of the id).
   --label-prefix <label-prefix>
                           fastText's label prefix. (default: __label__)
   --zst                   Compress the outputs with zstd (names get .zst).
@@ -628,8 +628,9 @@ Example:
 USAGE: smsfilter generate --count <count> [--seed <seed>] [--output <file>] [--level <level>] [--threads <threads>] [--frame-size <frame-size>] [--force] [--quiet] [--json]
 
 OPTIONS:
-  --count <count>         Number of records.
-  --seed <seed>           Seed of the pseudo-random generator. (default: 1)
+  --count <count>         Number of records, 0 to 1000000000000.
+  --seed <seed>           Seed of the pseudo-random generator, 0 to
+                          18446744073709551615. (default: 1)
   -o, --output <file>     Output file (a .zst name is zstd, .gz gzip); - is
                           standard output.
   --level <level>         Compression level: zstd -7 to 19, gzip (.gz) 1 to 9.
@@ -867,9 +868,9 @@ OPTIONS:
                           The Call Directory extension's class name. (default:
                           CallDirectoryHandler)
   --batch-size <batch-size>
-                          Call Directory entries handed to CallKit per batch,
-                          each batch in its own autorelease pool. (default:
-                          5000)
+                          Call Directory entries handed to CallKit per batch, 1
+                          to 1000000, each batch in its own autorelease pool.
+                          (default: 5000)
   -f, --force             Replace existing files of the same names in the
                           folder.
   -q, --quiet             Print nothing on success.
@@ -962,28 +963,29 @@ OPTIONS:
   --normalize <normalize> Text normalisation: none, standard or leet (default:
                           the --rules file's, else standard).
   --max-phrases <max-phrases>
-                          Largest vocabulary: the phrases found in most
-                          messages. (default: 30000)
+                          Largest vocabulary, 1 to 1000000000: the phrases
+                          found in most messages. (default: 30000)
   --min-documents <min-documents>
-                          A phrase must be in at least this many messages.
-                          (default: 2)
+                          A phrase must be in at least this many messages, 1 to
+                          1000000000. (default: 2)
   --word-ngrams <word-ngrams>
-                          Longest word n-gram (0: no word n-grams). (default: 2)
+                          Longest word n-gram, 0 (none) to 5. (default: 2)
   --min-word-length <min-word-length>
-                          Shortest word (in characters) a word n-gram may hold.
-                          (default: 2)
+                          Shortest word (in characters) a word n-gram may hold,
+                          1 to 16. (default: 2)
   --text-ngrams <text-ngrams>
                           Text n-gram lengths (substrings of the normalised
                           text across words, spaces and symbols), as N or
-                          MIN-MAX (none: no text n-grams). (default: 1-4)
+                          MIN-MAX from 1 to 16 (none: no text n-grams).
+                          (default: 1-4)
   --char-ngrams <char-ngrams>
                           Character n-gram lengths within runs of Thai, Chinese
-                          and Japanese, as N or MIN-MAX (none: none; text
-                          n-grams hold them). (default: none)
+                          and Japanese, as N or MIN-MAX from 1 to 16 (none:
+                          none; text n-grams hold them). (default: none)
   --digit-ngrams <digit-ngrams>
                           Lengths of the pieces of words that hold a digit, as
-                          MIN-MAX (none: none; text n-grams hold them).
-                          (default: none)
+                          MIN-MAX from 1 to 16 (none: none; text n-grams hold
+                          them). (default: none)
   --precision-target <precision-target>
                           Precision, from 0.5 to 1, that the model's held-out
                           decisions of each target must reach; it abstains
@@ -1003,41 +1005,46 @@ OPTIONS:
   --min-script-messages <min-script-messages>
                           Real messages of a script the model needs to speak on
                           it, and of an action in a script to overrule a rule
-                          of that action or to overrule a rule with it (0:
-                          always). (default: 100)
+                          of that action or to overrule a rule with it, 0 to
+                          1000000000 (0: always). (default: 100)
   --min-overrules <min-overrules>
-                          With --rules: held-out overrules of a rule action by
-                          a target, in a main script, needed to calibrate the
-                          margin at which the model overrules such a rule there
-                          (and needed at or above it); with fewer it never
-                          does. (default: 20)
+                          With --rules: held-out overrules, 1 to 1000000000, of
+                          a rule action by a target, in a main script, needed
+                          to calibrate the margin at which the model overrules
+                          such a rule there (and needed at or above it); with
+                          fewer it never does. (default: 20)
   --generated-input <file>
                           An input whose records are generated, not real
                           (repeatable; ids gen:N are generated anyway).
-  --cost <cost>           The SVM's regularisation constant C. (default: 1.0)
-  --tolerance <tolerance> The solver's stopping tolerance. (default: 0.01)
-  --seed <seed>           Seed of the solver's pass order. (default: 1)
-  --cv <cv>               Cross-validate with K folds and print precision,
-                          recall and F1 per target.
+  --cost <cost>           The SVM's regularisation constant C, positive.
+                          (default: 1.0)
+  --tolerance <tolerance> The solver's stopping tolerance, positive. (default:
+                          0.01)
+  --seed <seed>           Seed of the solver's pass order, 0 to
+                          18446744073709551615. (default: 1)
+  --cv <cv>               Cross-validate with K folds, 2 to 100, and print
+                          precision, recall and F1 per target.
   --folds-file <folds-file>
                           Write each record's fold (file, line, id, fold) as
                           JSON Lines to this file.
   --model-name <model-name>
                           The model's name in verdicts and counts. (default:
                           model)
-  --priority <priority>   Hand rules of this priority or higher decide before
-                          the model (default: with --rules, one above the
-                          highest rule, so the model sees every rule's verdict
-                          and overrules one only where held-out overrules of
-                          its kind paid off; else 0).
+  --priority <priority>   Hand rules of this priority (-1000000 to 1000000) or
+                          higher decide before the model (default: with
+                          --rules, one above the highest rule, so the model
+                          sees every rule's verdict and overrules one only
+                          where held-out overrules of its kind paid off; else
+                          0).
   --threshold <threshold> The winning score must reach this for the model to
                           decide (default: it always decides).
   --max-candidates <max-candidates>
                           Candidates counted at once (memory bound of the
-                          counting table). (default: 2000000)
+                          counting table), 1024 to 1000000000. (default:
+                          2000000)
   --max-examples <max-examples>
-                          Training messages held at once; beyond, a
-                          deterministic sample. (default: 2000000)
+                          Training messages held at once, 16 to 1000000000;
+                          beyond, a deterministic sample. (default: 2000000)
   -q, --quiet             Print no summary.
   --json                  Print the summary as JSON on standard output
                           (standard error when -o goes there) instead of the

@@ -76,10 +76,10 @@ final class HostileInputTests: HostileTestCase {
             (["generate", "-o", path("g.jsonl"), "--count", "1"], "--seed", "0 to 18446744073709551615"),
             (["generate", "-o", path("g.jsonl"), "--count", "1"], "--threads", "1 to 256"),
             (["generate", "-o", path("g.jsonl"), "--count", "1"], "--frame-size", "64K to 1G"),
-            (["generate", "-o", path("g.jsonl")], "--count", "0 or more"),
+            (["generate", "-o", path("g.jsonl")], "--count", "0 to 1000000000000"),
             (["export-extension", rules, "-o", path("ext")], "--batch-size", "1000000"),
-            (learn, "--max-phrases", "at least 1"),
-            (learn, "--min-documents", "at least 1"),
+            (learn, "--max-phrases", "1 to 1000000000"),
+            (learn, "--min-documents", "1 to 1000000000"),
             (learn, "--word-ngrams", "0 (none) to 5"),
             (learn, "--min-word-length", "1 to 16"),
             (learn, "--char-ngrams", "MIN-MAX"),
@@ -87,9 +87,9 @@ final class HostileInputTests: HostileTestCase {
             (learn, "--cost", "positive --cost"),
             (learn, "--tolerance", "positive --tolerance"),
             (learn, "--seed", "0 to 18446744073709551615"),
-            (learn, "--cv", "between 2 and 100"),
-            (learn, "--max-candidates", "at least 1024"),
-            (learn, "--max-examples", "at least 16"),
+            (learn, "--cv", "2 to 100"),
+            (learn, "--max-candidates", "1024 to 1000000000"),
+            (learn, "--max-examples", "16 to 1000000000"),
             (learn, "--max-record", "1K to 1G"),
         ]
         for (args, option, allowed) in cases {
@@ -104,6 +104,76 @@ final class HostileInputTests: HostileTestCase {
             let r = try run(["learn", path("missing.jsonl"), "--map", "a=junk,b=none", "-o", path("m.yaml"), option, value])
             XCTAssertEqual(r.status, 66, "\(option) \(value): \(r.err)")
         }
+    }
+
+    // MARK: Issue 33 item 6: every numeric option at the edges of the integers
+
+    /// `learn --min-documents 4294967296` and `learn --char-ngrams 9223372036854775807` trapped (SIGILL).
+    /// Every numeric option of every command, given Int64.max, Int64.max + 1, UInt32.max + 1, -1, 0, Int64.min
+    /// and 10²⁰ wherever that is out of its range, is a usage error (64) naming the option and its range,
+    /// the same words in the validation message and in the help the parser prints for a value it cannot read.
+    func testEveryNumericOptionRefusesValuesOutOfItsRangeAndNamesIt() throws {
+        let rules = Fixtures.packageRoot.appendingPathComponent("samples/example-rules.yaml").path
+        let learn = ["learn", input, "--truth-field", "id", "--map", "1=junk,2=none", "-o", path("m.yaml")]
+        let classify = ["classify", input, "--no-output", "-q"]
+        let export = ["export", input, "-o", path("s"), "--zst"], evaluate = ["evaluate", input, "--map", "identity"]
+        let generate = ["generate", "-o", path("g.jsonl"), "--count", "1"], bench = ["bench", input]
+        let (k, m, g, t) = (1024.0, 1048576.0, 1073741824.0, 1099511627776.0)
+        let any = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+        // (command, option, allowed values, how the range is said; 0 allowed besides the range where noted)
+        let table: [([String], String, ClosedRange<Double>, String)] = [
+            (classify, "--threads", 1...256, "1 to 256"), (classify, "--chunk-size", 4 * k...64 * m, "4K to 64M"),
+            (classify, "--max-record", k...g, "1K to 1G"), (classify, "--max-rejects-bytes", k...t, "1K to 1T"),
+            (classify, "--level", -7...19, "-7 to 19"), (classify, "--compression-threads", 0...256, "0 to 256"),
+            (classify, "--frame-size", 64 * k...g, "64K to 1G"),
+            (classify + ["--range", "0:100"], "--first-line", 1...4611686018427387904, "1 to 4611686018427387904"),
+            (["explain", "hello"], "--max-record", k...g, "1K to 1G"),
+            (export, "--max-per-label", 1...Double(Int64.max), "1 or more"), (export, "--level", -7...19, "-7 to 19"),
+            (export, "--frame-size", 64 * k...g, "64K to 1G"), (export, "--max-record", k...g, "1K to 1G"),
+            (export, "--threads", 1...256, "1 to 256"),
+            (evaluate, "--conflict-examples", 0...100_000, "0 to 100000"), (evaluate, "--max-record", k...g, "1K to 1G"),
+            (evaluate, "--threads", 1...256, "1 to 256"),
+            (["generate", "-o", path("g.jsonl")], "--count", 0...1e12, "0 to 1000000000000"),
+            (generate, "--seed", 0...Double(UInt64.max), "0 to 18446744073709551615"), (generate, "--level", -7...19, "-7 to 19"),
+            (generate, "--threads", 1...256, "1 to 256"), (generate, "--frame-size", 64 * k...g, "64K to 1G"),
+            (bench, "--threads", 1...256, "1 to 256"), (bench, "--repeat", 1...1000, "1 to 1000"),
+            (bench, "--matcher-bytes", k...2 * g, "1K to 2G"),
+            (["plan", input], "--split-size", 1...t, "1 to 1T"), (["plan", input], "--threads", 1...256, "1 to 256"),
+            (["export-extension", rules, "-o", path("ext")], "--batch-size", 1...1_000_000, "1 to 1000000"),
+            (learn, "--max-record", k...g, "1K to 1G"), (learn, "--max-phrases", 1...1e9, "1 to 1000000000"),
+            (learn, "--min-documents", 1...1e9, "1 to 1000000000"), (learn, "--word-ngrams", 0...5, "0 (none) to 5"),
+            (learn, "--min-word-length", 1...16, "1 to 16"), (learn, "--text-ngrams", 1...16, "1 to 16"),
+            (learn, "--char-ngrams", 1...16, "1 to 16"), (learn, "--digit-ngrams", 1...16, "1 to 16"),
+            (learn, "--precision-target", 0.5...1, "0.5 to 1"), (learn, "--min-script-messages", 0...1e9, "0 to 1000000000"),
+            (learn, "--min-overrules", 1...1e9, "1 to 1000000000"), (learn, "--cost", Double.leastNonzeroMagnitude...Double.greatestFiniteMagnitude, "positive"),
+            (learn, "--tolerance", Double.leastNonzeroMagnitude...Double.greatestFiniteMagnitude, "positive"),
+            (learn, "--seed", 0...Double(UInt64.max), "0 to 18446744073709551615"), (learn, "--cv", 2...100, "2 to 100"),
+            (learn, "--priority", -1_000_000...1_000_000, "-1000000 to 1000000"), (learn, "--threshold", any, ""),
+            (learn, "--max-candidates", 1024...1e9, "1024 to 1000000000"), (learn, "--max-examples", 16...1e9, "16 to 1000000000"),
+        ]
+        let zeroAllowed: Set<String> = ["--frame-size"]
+        let values = ["9223372036854775807", "9223372036854775808", "4294967296", "-1", "0", "-9223372036854775808", "100000000000000000000"]
+        var tried = 0
+        for (args, option, range, allowed) in table {
+            for value in values where !range.contains(Double(value)!) && !(value == "0" && zeroAllowed.contains(option)) {
+                // Int64.max + 1 reads as 2⁶³ as a Double: out of an Int's range even where the Double range holds it.
+                tried += 1
+                let r = try run(args + [option, value])
+                let what = "\(args[0]) \(option) \(value)"
+                XCTAssertEqual(r.status, 64, "\(what): \(r.err)")
+                XCTAssertFalse(r.err.contains("Fatal error") || r.err.contains("Signal"), "\(what): \(r.err)")
+                XCTAssertTrue(r.err.contains(option), "\(what) should name the option: \(r.err)")
+                XCTAssertTrue(r.err.contains(allowed), "\(what) should say \(allowed): \(r.err)")
+            }
+        }
+        // The shares of classify --shard, at the edges of Int.
+        for value in ["0/4294967296", "4294967297/4294967296", "-9223372036854775808/1", "9223372036854775808/9223372036854775809"] {
+            tried += 1
+            let r = try run(classify + ["--shard", value])
+            XCTAssertEqual(r.status, 64, "--shard \(value): \(r.err)")
+            XCTAssertTrue(r.err.contains("1 ≤ K ≤ N"), "--shard \(value): \(r.err)")
+        }
+        XCTAssertGreaterThan(tried, 200)
     }
 
     // MARK: Item 9: every field option names something

@@ -333,6 +333,38 @@ final class HostileUseTests: HostileTestCase {
         XCTAssertFalse(missing.err.unicodeScalars.contains { $0.value == 0x1B }, missing.err)
     }
 
+    /// Issue 33 item 8: a line feed or tab in a CSV header cell, a JSON key, a field option or a file name was
+    /// printed raw, so one error could pass for two (or for a table). Each is now escaped where it is echoed
+    /// (`\n`, `\t`, `\u{202E}`, `\u{200B}`): every error below is one line.
+    func testEchoedNamesCannotForgeLinesOfAMessage() throws {
+        func oneLine(_ args: [String], _ status: Int32, _ shows: [String]) throws {
+            let r = try run(args)
+            XCTAssertEqual(r.status, status, "\(args): \(r.err)")
+            let lines = r.err.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "\(args) should print one line: \(r.err)")
+            XCTAssertFalse(r.err.contains("\t") || r.err.unicodeScalars.contains { [0x202E, 0x200B].contains($0.value) }, r.err)
+            for text in shows { XCTAssertTrue(r.err.contains(text), "\(args) should show \(text): \(r.err)") }
+        }
+        let csv = try write("h.csv", "id,\"bo\ndy\",\"a\tb\"\n1,hello,x\n")
+        try oneLine(["classify", csv, "--no-output"], 65, [#"bo\ndy"#, #"a\tb"#])
+        let jsonl = try write("k.jsonl", #"{"id": 1, "te\nxt\t": "x", "b\u202Ec": "y"}"# + "\n")
+        try oneLine(["classify", jsonl, "--no-output"], 65, [#"te\nxt\t"#, #"b\u{202E}c"#])
+        try oneLine(["classify", input, "--no-output", "--sender-field", "x\ny\u{200B}"], 65, [#"x\ny\u{200B}"#])
+        let named = path("a\nb\u{202E}.jsonl")
+        try Data(#"{"id": 1, "text": "x"}"#.utf8 + [0x0A]).write(to: URL(fileURLWithPath: named))
+        try oneLine(["classify", named, "--no-output"], 65, [#"a\nb\u{202E}.jsonl"#])
+        try oneLine(["classify", path("z\tz\n.jsonl"), "--no-output"], 66, [#"z\tz\n.jsonl: no such file"#])
+        XCTAssertEqual(try run(["classify", input, "-o", path("o\n.jsonl"), "-q"]).status, 0)
+        try oneLine(["classify", input, "-o", path("o\n.jsonl")], 64, [#"o\n.jsonl: a file is already there"#])
+        // Rule names that imitate one another are refused by check and by every command that loads rules.
+        let rules = try write("r.yaml", "version: 1\nrules:\n  - {name: x, action: junk, keywords: [a]}\n  - {name: \"\u{0445}\", action: junk, keywords: [b]}\n")
+        for args in [["check", rules], ["classify", input, "--rules", rules, "--no-output"], ["explain", "--rules", rules, "a"]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 65, "\(args): \(r.err)")
+            XCTAssertTrue((r.out + r.err).contains("looks like \"x\""), "\(args): \(r.out)\(r.err)")
+        }
+    }
+
     /// A corrupt archive damaged at byte 36,287 was reported "at offset 0".
     func testDamageInAnArchiveIsLocated() throws {
         let plain = path("gen.jsonl")

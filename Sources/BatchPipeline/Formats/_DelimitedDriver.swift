@@ -258,7 +258,7 @@ extension _DelimitedDriver {
         columns.body = column(options.fields.body)
         guard columns.body >= 0 else {
             let known = header.map { " (columns: \(_namesFound($0)))" } ?? ""
-            return .failed("\(name): no column \"\(options.fields.body)\" for the body\(known); "
+            return .failed("\(name): no column \"\(EchoedText.escaped(options.fields.body))\" for the body\(known); "
                 + (otherSeparator(names, quoting: quoting, options).map { "the header looks \($0)-separated: give --delimiter '\($0)'" }
                     ?? "name it with --body-field"))
         }
@@ -268,7 +268,7 @@ extension _DelimitedDriver {
             let c = column(r.name)
             guard c < 0 || c >= names.count else { continue }
             let known = header.map { "columns: \(_namesFound($0))" } ?? "the first row has \(names.count) columns"
-            return .failed("\(name): no column \"\(r.name)\" for \(r.option) (\(known))")
+            return .failed("\(name): no column \"\(EchoedText.escaped(r.name))\" for \(r.option) (\(known))")
         }
         columns.id = column(options.fields.id)
         columns.sender = column(options.fields.sender)

@@ -3,6 +3,8 @@
 // The one place that chooses by format: a file's driver when the reader has its first bytes, and the writer
 // of records converted to another format.
 
+import MessageFilter
+
 /// What the first bytes of a file (after any byte-order mark) allow.
 enum _Opening {
     /// The driver, and how many bytes at the start are a header row (taken off before framing).
@@ -57,6 +59,6 @@ extension _ReadOptions {
     static func missingMessage(_ field: FieldNames.Required, records: Int, found: [String], what: String = "record", kind: String = "field") -> String {
         let list = found.isEmpty ? "none" : _namesFound(found)
         let fix = field.option == "--body-field" ? "name the body's \(kind) with --body-field" : "check \(field.option)"
-        return "no \(what) among the first \(records) has a \"\(field.name)\" \(kind) (\(kind)s found: \(list)); \(fix)"
+        return "no \(what) among the first \(records) has a \"\(EchoedText.escaped(field.name))\" \(kind) (\(kind)s found: \(list)); \(fix)"
     }
 }

@@ -343,7 +343,7 @@ final class _KeyTable: @unchecked Sendable {
 /// many more there are, so that a header row of megabytes (or binary data read as one) never floods the
 /// terminal.
 func _namesFound(_ names: [String]) -> String {
-    var shown = names.prefix(20).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }
+    var shown = names.prefix(20).map { EchoedText.escaped($0.count > 40 ? String($0.prefix(40)) + "…" : $0) }
     if names.count > 20 { shown.append("… and \(names.count - 20) more") }
     return shown.joined(separator: ", ")
 }

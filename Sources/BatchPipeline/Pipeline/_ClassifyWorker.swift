@@ -73,7 +73,7 @@ extension _OutputPlan {
             let unfit = name.withUnsafeBytes { _FormatLimits.delimited($0, tsv: format == .tsv) }
             if let unfit {
                 throw PipelineError(
-                    .badInput, "\(file.displayPath): the field name \"\(String(decoding: name, as: UTF8.self))\" holds \(unfit): it cannot be a \(format.rawValue) column")
+                    .badInput, "\(file.displayPath): the field name \"\(EchoedText.escaped(String(decoding: name, as: UTF8.self)))\" holds \(unfit): it cannot be a \(format.rawValue) column")
             }
         }
         return columns

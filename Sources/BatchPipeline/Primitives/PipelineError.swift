@@ -1,3 +1,5 @@
+import MessageFilter
+
 /// Why a `BatchPipeline` job (classify, evaluate, export, learn, merging counts) stopped or could not start.
 ///
 /// Opaque, as aho-corasick's `BuildError`: the kind is inside, the message says what happened and where
@@ -6,12 +8,14 @@
 public struct PipelineError: Error, CustomStringConvertible, Sendable {
     enum Kind: Sendable { case inputMissing, outputFailed, badInput, usage, internalError }
     let kind: Kind
-    /// What happened, naming the file and, where known, the line or byte offset.
+    /// What happened, naming the file and, where known, the line or byte offset: one line, the file names,
+    /// field names and header cells it repeats with their line feeds, tabs, controls and invisible characters
+    /// escaped (``EchoedText``), so that none can forge another line or hide part of it.
     public let message: String
 
     init(_ kind: Kind, _ message: String) {
         self.kind = kind
-        self.message = message
+        self.message = EchoedText.escaped(message)
     }
 
     public var description: String { message }

@@ -348,10 +348,11 @@ public struct RuleSetLoadError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     public var description: String {
-        switch kind {
-        case .fileMissing: "\(path): file not found"
-        case .unreadable: "\(path): \(detail)"
-        case .damaged: "\(path): damaged compiled rule set: \(detail)"
+        let shown = EchoedText.escaped(path)
+        return switch kind {
+        case .fileMissing: "\(shown): file not found"
+        case .unreadable: "\(shown): \(EchoedText.escaped(detail))"
+        case .damaged: "\(shown): damaged compiled rule set: \(EchoedText.escaped(detail))"
         }
     }
 }

@@ -24,7 +24,7 @@ public struct NumberListError: Error, Sendable, Hashable, CustomStringConvertibl
     public let detail: String
 
     public var description: String {
-        line > 0 ? "\(file):\(line): \(kind.rawValue): \(detail)" : "\(file): \(kind.rawValue): \(detail)"
+        EchoedText.escaped(line > 0 ? "\(file):\(line): \(kind.rawValue): \(detail)" : "\(file): \(kind.rawValue): \(detail)")
     }
 }
 

@@ -41,7 +41,7 @@ public struct RuleDefinition: Sendable, Hashable {
     /// NUL, ESC, C1…), which would split a TSV row or a line of output, or move a terminal's cursor. Checked
     /// the same way in YAML, in a compiled `.smsf` and for `learn --model-name`.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        !name.isEmpty && !name.unicodeScalars.contains(where: EchoedText.isUnsafe)
     }
 
     /// The rule's unique name.

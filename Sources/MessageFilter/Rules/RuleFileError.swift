@@ -71,5 +71,6 @@ func _describeIssue(file: String, line: Int, field: String, message: String) -> 
     if line > 0 { s += ":\(line)" }
     s += ": "
     if !field.isEmpty { s += "\(field): " }
-    return s + message
+    // One line: the file, the names and values it repeats escaped (``EchoedText``).
+    return EchoedText.escaped(s + message)
 }

@@ -113,16 +113,23 @@ struct _RuleFileParser {
         } else { issue(v, "identificationList", "expected the path of an identification list file") }
     }
 
-    /// `rules:`: each rule parsed (names must be unique).
+    /// `rules:`: each rule parsed (names must be unique, and must not look like one another: the same
+    /// ``RuleNameSkeleton``).
     mutating func parseRules(_ v: Node, into def: inout RuleSetDefinition) {
         guard let seq = v.sequence else { issue(v, "rules", "expected a list of rules"); return }
         var names: [String: Int] = [:]
+        var skeletons: [String: (index: Int, name: String, line: Int)] = [:]
         for (i, r) in seq.enumerated() {
             if let name = r.mapping?["name"]?.string {
+                let shown = EchoedText.escaped(name)
                 if let first = names[name] {
-                    issue(r, "rules[\(i)].name", "duplicate rule name \"\(name)\" (first used by rules[\(first)]); names must be unique")
+                    issue(r, "rules[\(i)].name", "duplicate rule name \"\(shown)\" (first used by rules[\(first)]); names must be unique")
+                } else if let twin = skeletons[RuleNameSkeleton.of(name)] {
+                    issue(r, "rules[\(i)].name", "rule name \"\(shown)\" looks like \"\(EchoedText.escaped(twin.name))\" (rules[\(twin.index)], line \(twin.line)): "
+                        + "names must differ in more than case, width or look-alike letters")
                 } else {
                     names[name] = i
+                    skeletons[RuleNameSkeleton.of(name)] = (i, name, r.mark?.line ?? 0)
                 }
             }
             if let rule = parseRule(r, index: i) { def.rules.append(rule) }
@@ -168,7 +175,10 @@ struct _RuleFileParser {
             case "name":
                 if let s = v.scalar?.string, RuleDefinition.isValidName(s) {
                     name = s
-                } else { issue(v, f, "expected a non-empty name without control characters (tab, newline, NUL, …)"); ok = false }
+                } else {
+                    issue(v, f, "expected a non-empty name without control or invisible characters (tab, newline, NUL, bidirectional overrides, zero-width spaces, …)")
+                    ok = false
+                }
             case "action":
                 let s = v.string ?? ""
                 if let a = Action(name: s) { action = a } else {

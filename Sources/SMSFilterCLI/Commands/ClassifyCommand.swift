@@ -41,7 +41,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A file listing input archives, one per line (# comments allowed).", valueName: "file"))
     var manifest: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "Process only the K-th of N deterministic shares of the inputs, as K/N (1-based).")
+    @Option(name: .long, parsing: .unconditional, help: "Process only the K-th of N deterministic shares of the inputs, as K/N with 1 ≤ K ≤ N.")
     var shard: Shard?
 
     @Option(
@@ -50,7 +50,7 @@ struct ClassifyCommand: ParsableCommand {
         transform: ByteRange.parse)
     var range: ByteRange?
 
-    @Option(name: .long, parsing: .unconditional, help: "With --range: the archive's line number where the range starts (plan --lines), so lines before it need not be counted.")
+    @Option(name: .long, parsing: .unconditional, help: "With --range: the archive's line number where the range starts, 1 to 4611686018427387904 (plan --lines), so lines before it need not be counted.")
     var firstLine: Int?
 
     @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))

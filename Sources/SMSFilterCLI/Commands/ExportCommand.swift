@@ -64,7 +64,7 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not count duplicates and leaks (memory then stays flat whatever the input).")
     var noDuplicateCheck = false
 
-    @Option(name: .long, parsing: .unconditional, help: "Keep at most N records per label (a deterministic choice by a hash of the id).")
+    @Option(name: .long, parsing: .unconditional, help: "Keep at most N records per label, 1 or more (a deterministic choice by a hash of the id).")
     var maxPerLabel: Int?
 
     @Option(name: .long, help: "fastText's label prefix.")

@@ -38,7 +38,7 @@ struct ExportExtensionCommand: ParsableCommand {
     @Option(name: .long, help: "The Call Directory extension's class name.")
     var callDirectoryClass = "CallDirectoryHandler"
 
-    @Option(name: .long, parsing: .unconditional, help: "Call Directory entries handed to CallKit per batch, each batch in its own autorelease pool.")
+    @Option(name: .long, parsing: .unconditional, help: "Call Directory entries handed to CallKit per batch, 1 to 1000000, each batch in its own autorelease pool.")
     var batchSize = 5_000
 
     @Flag(name: [.short, .long], help: "Replace existing files of the same names in the folder.")
@@ -59,9 +59,7 @@ struct ExportExtensionCommand: ParsableCommand {
         if messageFilterClass == callDirectoryClass {
             throw ValidationError("Please give the two extension classes different names.")
         }
-        guard (1...1_000_000).contains(batchSize) else {
-            throw ValidationError("Please give a --batch-size between 1 and 1000000.")
-        }
+        try Limits.check(batchSize, 1...1_000_000, "--batch-size")
     }
 
     /// Why `name` cannot name a generated class: not an ASCII identifier, a keyword, `_`, an Apple framework

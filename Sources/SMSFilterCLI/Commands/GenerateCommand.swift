@@ -21,10 +21,10 @@ struct GenerateCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, parsing: .unconditional, help: "Number of records.")
+    @Option(name: .long, parsing: .unconditional, help: "Number of records, 0 to 1000000000000.")
     var count: Int
 
-    @Option(name: .long, parsing: .unconditional, help: "Seed of the pseudo-random generator.")
+    @Option(name: .long, parsing: .unconditional, help: "Seed of the pseudo-random generator, 0 to 18446744073709551615.")
     var seed = Seed(1)
 
     @Option(name: [.short, .long], help: ArgumentHelp("Output file (a .zst name is zstd, .gz gzip); - is standard output.", valueName: "file"))
@@ -56,7 +56,7 @@ struct GenerateCommand: ParsableCommand {
     var outputPath: String? { output ?? outAlias }
 
     func validate() throws {
-        if count < 0 { throw ValidationError("Please give a --count of 0 or more.") }
+        try Limits.check(count, Limits.count, "--count")
         try seed.check("--seed")
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         try Limits.check(level, Limits.level, "--level")

@@ -71,25 +71,25 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Text normalisation: none, standard or leet (default: the --rules file's, else standard).")
     var normalize: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "Largest vocabulary: the phrases found in most messages.")
+    @Option(name: .long, parsing: .unconditional, help: "Largest vocabulary, 1 to 1000000000: the phrases found in most messages.")
     var maxPhrases = LearnOptions.defaultMaxPhrases
 
-    @Option(name: .long, parsing: .unconditional, help: "A phrase must be in at least this many messages.")
+    @Option(name: .long, parsing: .unconditional, help: "A phrase must be in at least this many messages, 1 to 1000000000.")
     var minDocuments = 2
 
-    @Option(name: .long, parsing: .unconditional, help: "Longest word n-gram (0: no word n-grams).")
+    @Option(name: .long, parsing: .unconditional, help: "Longest word n-gram, 0 (none) to 5.")
     var wordNgrams = 2
 
-    @Option(name: .long, parsing: .unconditional, help: "Shortest word (in characters) a word n-gram may hold.")
+    @Option(name: .long, parsing: .unconditional, help: "Shortest word (in characters) a word n-gram may hold, 1 to 16.")
     var minWordLength = 2
 
-    @Option(name: .long, parsing: .unconditional, help: "Text n-gram lengths (substrings of the normalised text across words, spaces and symbols), as N or MIN-MAX (none: no text n-grams).")
+    @Option(name: .long, parsing: .unconditional, help: "Text n-gram lengths (substrings of the normalised text across words, spaces and symbols), as N or MIN-MAX from 1 to 16 (none: no text n-grams).")
     var textNgrams = "1-4"
 
-    @Option(name: .long, parsing: .unconditional, help: "Character n-gram lengths within runs of Thai, Chinese and Japanese, as N or MIN-MAX (none: none; text n-grams hold them).")
+    @Option(name: .long, parsing: .unconditional, help: "Character n-gram lengths within runs of Thai, Chinese and Japanese, as N or MIN-MAX from 1 to 16 (none: none; text n-grams hold them).")
     var charNgrams = "none"
 
-    @Option(name: .long, parsing: .unconditional, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX (none: none; text n-grams hold them).")
+    @Option(name: .long, parsing: .unconditional, help: "Lengths of the pieces of words that hold a digit, as MIN-MAX from 1 to 16 (none: none; text n-grams hold them).")
     var digitNgrams = "none"
 
     @Option(name: .long, parsing: .unconditional, help: "Precision, from 0.5 to 1, that the model's held-out decisions of each target must reach; it abstains below the margin that gets there (none: it decides at its best held-out macro F1).")
@@ -111,25 +111,25 @@ struct LearnCommand: ParsableCommand {
         case company
     }
 
-    @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action or to overrule a rule with it (0: always).")
+    @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action or to overrule a rule with it, 0 to 1000000000 (0: always).")
     var minScriptMessages = 100
 
-    @Option(name: .long, help: "With --rules: held-out overrules of a rule action by a target, in a main script, needed to calibrate the margin at which the model overrules such a rule there (and needed at or above it); with fewer it never does.")
+    @Option(name: .long, parsing: .unconditional, help: "With --rules: held-out overrules, 1 to 1000000000, of a rule action by a target, in a main script, needed to calibrate the margin at which the model overrules such a rule there (and needed at or above it); with fewer it never does.")
     var minOverrules = 20
 
     @Option(name: .long, help: ArgumentHelp("An input whose records are generated, not real (repeatable; ids gen:N are generated anyway).", valueName: "file"))
     var generatedInput: [String] = []
 
-    @Option(name: .long, parsing: .unconditional, help: "The SVM's regularisation constant C.")
+    @Option(name: .long, parsing: .unconditional, help: "The SVM's regularisation constant C, positive.")
     var cost = 1.0
 
-    @Option(name: .long, parsing: .unconditional, help: "The solver's stopping tolerance.")
+    @Option(name: .long, parsing: .unconditional, help: "The solver's stopping tolerance, positive.")
     var tolerance = 0.01
 
-    @Option(name: .long, parsing: .unconditional, help: "Seed of the solver's pass order.")
+    @Option(name: .long, parsing: .unconditional, help: "Seed of the solver's pass order, 0 to 18446744073709551615.")
     var seed = Seed(1)
 
-    @Option(name: .long, parsing: .unconditional, help: "Cross-validate with K folds and print precision, recall and F1 per target.")
+    @Option(name: .long, parsing: .unconditional, help: "Cross-validate with K folds, 2 to 100, and print precision, recall and F1 per target.")
     var cv: Int?
 
     @Option(name: .long, help: "Write each record's fold (file, line, id, fold) as JSON Lines to this file.")
@@ -138,16 +138,16 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "The model's name in verdicts and counts.")
     var modelName = "model"
 
-    @Option(name: .long, parsing: .unconditional, help: "Hand rules of this priority or higher decide before the model (default: with --rules, one above the highest rule, so the model sees every rule's verdict and overrules one only where held-out overrules of its kind paid off; else 0).")
+    @Option(name: .long, parsing: .unconditional, help: "Hand rules of this priority (-1000000 to 1000000) or higher decide before the model (default: with --rules, one above the highest rule, so the model sees every rule's verdict and overrules one only where held-out overrules of its kind paid off; else 0).")
     var priority: Int?
 
     @Option(name: .long, parsing: .unconditional, help: "The winning score must reach this for the model to decide (default: it always decides).")
     var threshold: Float?
 
-    @Option(name: .long, parsing: .unconditional, help: "Candidates counted at once (memory bound of the counting table).")
+    @Option(name: .long, parsing: .unconditional, help: "Candidates counted at once (memory bound of the counting table), 1024 to 1000000000.")
     var maxCandidates = 2_000_000
 
-    @Option(name: .long, parsing: .unconditional, help: "Training messages held at once; beyond, a deterministic sample.")
+    @Option(name: .long, parsing: .unconditional, help: "Training messages held at once, 16 to 1000000000; beyond, a deterministic sample.")
     var maxExamples = 2_000_000
 
     @Flag(name: [.short, .long], help: "Print no summary.")
@@ -167,9 +167,9 @@ struct LearnCommand: ParsableCommand {
     static func range(_ text: String, _ option: String) throws -> ClosedRange<Int> {
         // Empty pieces kept: `-1` is not `1` (nor `2-` or `-`).
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        if parts.count == 1, let n = parts[0], n >= 1 { return n...n }
+        if parts.count == 1, let n = parts[0], (1...16).contains(n) { return n...n }
         guard parts.count == 2, let a = parts[0], let b = parts[1], a >= 1, b >= a, b <= 16 else {
-            throw ValidationError("Please give \(option) as MIN-MAX, e.g. 2-4.")
+            throw ValidationError("Please give \(option) as N or MIN-MAX from 1 to 16, e.g. 2-4 (got \(text)).")
         }
         return a...b
     }
@@ -189,19 +189,19 @@ struct LearnCommand: ParsableCommand {
         }
         if output == nil && cv == nil { throw ValidationError("Please give -o/--output for the model (or --cv K to cross-validate only).") }
         try seed.check("--seed")
-        if let cv, cv < 2 || cv > 100 { throw ValidationError("Please give --cv between 2 and 100.") }
+        try Limits.check(cv, 2...100, "--cv")
         if !RuleDefinition.isValidName(modelName) {
             throw ValidationError("Please give a --model-name that is not empty and has no control characters (tab, newline, NUL, …).")
         }
-        if maxPhrases < 1 { throw ValidationError("Please give --max-phrases of at least 1.") }
-        if minDocuments < 1 { throw ValidationError("Please give --min-documents of at least 1.") }
-        if !(0...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 0 (none) to 5.") }
-        if !(1...16).contains(minWordLength) { throw ValidationError("Please give --min-word-length from 1 to 16.") }
+        try Limits.check(maxPhrases, Limits.learnCount, "--max-phrases")
+        try Limits.check(minDocuments, Limits.learnCount, "--min-documents")
+        if !(0...5).contains(wordNgrams) { throw ValidationError("Please give --word-ngrams from 0 (none) to 5 (got \(wordNgrams)).") }
+        try Limits.check(minWordLength, 1...16, "--min-word-length")
         if cost <= 0 || !cost.isFinite { throw ValidationError("Please give a positive --cost.") }
         if tolerance <= 0 || !tolerance.isFinite { throw ValidationError("Please give a positive --tolerance.") }
-        if maxCandidates < 1024 { throw ValidationError("Please give --max-candidates of at least 1024.") }
+        try Limits.check(maxCandidates, Limits.maxCandidates, "--max-candidates")
         try Limits.check(size: input.maxRecord, Limits.maxRecord, "--max-record")
-        if maxExamples < 16 { throw ValidationError("Please give --max-examples of at least 16.") }
+        try Limits.check(maxExamples, Limits.maxExamples, "--max-examples")
         if let normalize, TextNormalization(name: normalize) == nil {
             throw ValidationError("Please give --normalize as none, standard or leet.")
         }
@@ -209,13 +209,14 @@ struct LearnCommand: ParsableCommand {
         if try Self.precision(precisionTarget) != nil, operatingPoint == .argmax {
             throw ValidationError("--operating-point argmax and --precision-target both choose where the model decides: give one of them.")
         }
-        if !(0...1_000_000_000).contains(minScriptMessages) { throw ValidationError("Please give --min-script-messages from 0 to 1000000000.") }
-        if !(1...1_000_000_000).contains(minOverrules) { throw ValidationError("Please give --min-overrules from 1 to 1000000000.") }
-        for g in generatedInput where !inputs.contains(g) {
+        try Limits.check(minScriptMessages, 0...Limits.learnCount.upperBound, "--min-script-messages")
+        try Limits.check(minOverrules, Limits.learnCount, "--min-overrules")
+        let named = Set(inputs)
+        for g in generatedInput where !named.contains(g) {
             throw ValidationError("--generated-input \(g) is not one of the inputs; name it among the inputs too.")
         }
         // Not abs(): abs(Int.min) traps.
-        if let priority, !(-1_000_000...1_000_000).contains(priority) { throw ValidationError("Please give --priority from -1000000 to 1000000.") }
+        try Limits.check(priority, -1_000_000...1_000_000, "--priority")
         _ = try Self.lengths(charNgrams, "--char-ngrams")
         _ = try Self.lengths(digitNgrams, "--digit-ngrams")
         _ = try Self.lengths(textNgrams, "--text-ngrams")

@@ -2,6 +2,7 @@ import ArgumentParser
 import BatchPipeline
 import Foundation
 import ArchiveIO
+import MessageFilter
 
 #if canImport(Glibc)
 import Glibc
@@ -69,13 +70,13 @@ struct MergeCountsCommand: ParsableCommand {
         // for among those only (comparing each file with every other took minutes for a few thousand).
         var bySeconds: [UInt64: [Int]] = [:]
         for file in files {
-            guard FileManager.default.fileExists(atPath: file) else { throw CLI.fail("\(file): no such file", code: .inputMissing) }
+            guard FileManager.default.fileExists(atPath: file) else { throw CLI.fail("\(EchoedText.escaped(file)): no such file", code: .inputMissing) }
             // The same file named twice (by any spelling or link) would be counted twice.
             var info = stat()
             if file != "-", stat(file, &info) == 0 {
                 let identity = "\(info.st_dev):\(info.st_ino)"
                 if let first = identities[identity] {
-                    throw CLI.fail("\(file) is \(first) again: its counts would be added twice", code: .usage)
+                    throw CLI.fail("\(EchoedText.escaped(file)) is \(EchoedText.escaped(first)) again: its counts would be added twice", code: .usage)
                 }
                 identities[identity] = file
             }
@@ -89,7 +90,7 @@ struct MergeCountsCommand: ParsableCommand {
             // never write the same counts to the last digit of `seconds`.
             let key = counts.seconds == 0 ? 0 : counts.seconds.bitPattern
             if let twin = bySeconds[key, default: []].first(where: { parts[$0].counts == counts }) {
-                throw CLI.fail("\(file) holds the same counts as \(parts[twin].name) (a copy of one run?): they would be added twice", code: .badInput)
+                throw CLI.fail("\(EchoedText.escaped(file)) holds the same counts as \(EchoedText.escaped(parts[twin].name)) (a copy of one run?): they would be added twice", code: .badInput)
             }
             bySeconds[key, default: []].append(parts.count)
             parts.append((file, counts))

@@ -54,9 +54,10 @@ struct ByteSize: ExpressibleByArgument {
     /// `64M`, `4K`, `1G`, or the bytes.
     var argument: String { Self.describe(bytes) }
 
-    /// `64M`, `4K`, `1G`, or the bytes (`0` for none: every multiple is `0G`).
+    /// `64M`, `4K`, `1G`, `1T`, or the bytes (`0` for none: every multiple is `0G`).
     static func describe(_ bytes: Int) -> String {
         bytes == 0 ? "0"
+            : bytes % (1 << 40) == 0 ? "\(bytes >> 40)T"
             : bytes % (1 << 30) == 0 ? "\(bytes >> 30)G"
             : bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : bytes % 1024 == 0 ? "\(bytes >> 10)K" : "\(bytes)"
     }

@@ -91,7 +91,7 @@ enum CLI {
         do {
             return try RuleSet.load(path: path)
         } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw fail("\(path): no such rule file", code: .inputMissing)
+            throw fail("\(EchoedText.escaped(path)): no such rule file", code: .inputMissing)
         } catch {
             throw fail("\(error)", code: .badInput)
         }

@@ -119,7 +119,7 @@ struct IOPlan {
     func problem() -> (String, ExitStatus)? {
         // An input that is missing is the first thing to say (exit 66), before any output's problem.
         for input in inputs where input.isRead && input.path != "-" && Self.kind(input.path) == .missing {
-            return ("\(input.path): no such file (\(input.option))", .inputMissing)
+            return ("\(EchoedText.escaped(input.path)): no such file (\(input.option))", .inputMissing)
         }
         // Identity first: "add --force" would be the wrong advice for an output that is an input.
         if let p = identityProblem() { return p }
@@ -137,7 +137,7 @@ struct IOPlan {
         let writeIDs = outputs.map { (entry: $0, id: Self.identity($0.path, stream: 1)) }
         for (i, out) in writeIDs.enumerated() {
             for input in readIDs where Self.same(input.id, out.id, bothWritten: false) {
-                return ("\(describe(out.entry)) is \(input.entry.option) \(input.entry.path): "
+                return ("\(describe(out.entry)) is \(input.entry.option) \(EchoedText.escaped(input.entry.path)): "
                     + "refusing to write over a file this command reads", .usage)
             }
             for other in writeIDs[..<i] where Self.same(other.id, out.id, bothWritten: true) {
@@ -148,7 +148,7 @@ struct IOPlan {
     }
 
     private func describe(_ e: Entry) -> String {
-        e.path == "-" ? "\(e.option) - (standard output)" : "\(e.option) \(e.path)"
+        e.path == "-" ? "\(e.option) - (standard output)" : "\(e.option) \(EchoedText.escaped(e.path))"
     }
 
     private func outputProblem(_ e: Entry) -> (String, ExitStatus)? {

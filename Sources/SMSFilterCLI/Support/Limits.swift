@@ -46,6 +46,15 @@ enum Limits {
     static let matcherBytes = (1 << 10)...(2 << 30)
     /// `bench --repeat`.
     static let repeats = 1...1000
+    /// `generate --count`: records, up to 10¹² (about 100 TB of JSON Lines).
+    static let count = 0...1_000_000_000_000
+    /// `learn --max-phrases`, `--min-documents`, `--min-overrules` (and `--min-script-messages` from 0): counts
+    /// of messages or phrases, stored in 32 bits where the learner keeps them per candidate.
+    static let learnCount = 1...1_000_000_000
+    /// `learn --max-candidates`: the counting table's size.
+    static let maxCandidates = 1024...1_000_000_000
+    /// `learn --max-examples`: training messages held at once.
+    static let maxExamples = 16...1_000_000_000
     /// `evaluate --conflict-examples`.
     static let conflictExamples = 0...100_000
 
