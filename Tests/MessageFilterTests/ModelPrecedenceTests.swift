@@ -227,6 +227,22 @@ final class ModelPrecedenceTests: XCTestCase {
         XCTAssertEqual(junk.verdict.folder.path, "Promotions/Offers")
     }
 
+    /// Row 8 yields to the rules' verdict only: a weaker firing rule of an action the model did not learn
+    /// ("offer", promotion, -5) beside the rule the model would overrule ("prize", junk, -3, an action it
+    /// learned) is no reason to yield: the rules' verdict would be junk either way.
+    func testRow8YieldsToTheRulesVerdictOnly() throws {
+        let e = try explain("hello, a prize offer")
+        XCTAssertEqual(e.model?.targets[e.model!.winner], "none")
+        XCTAssertNil(e.model?.abstention)
+        XCTAssertEqual(e.ruleName, "learned")
+        XCTAssertEqual(e.verdict.action, .none)
+        XCTAssertEqual(e.verdict.folder.path, "Unknown Senders")
+        // The unlearned rule as the rules' verdict: the model yields (row 8).
+        let offer = try explain("hello, a great offer")
+        XCTAssertEqual(offer.model?.abstention, "unlearnedRule")
+        XCTAssertEqual(offer.verdict.folder.path, "Promotions/Offers")
+    }
+
     /// Row 9: the model says junk and the sender is a TRAI DLT header: the model alone does not junk it.
     func testRow9DLTHeaderIsNotJunkOnTheModelsWord() throws {
         let e = try explain("win big", sender: "VM-SHOPIN")

@@ -208,8 +208,8 @@ extension Learner {
 
     /// The overrule margins (docs/RULES.md §10): for each held-out decision of a fold model where the best firing
     /// base rule below the model has another action than the winner's and nothing else stops the model (no rule
-    /// at or above its priority or number list decided, it does not yield to a rule of an action it learned too
-    /// little of in the message's script, the sender does not keep it from the verdict, the threshold is met),
+    /// at or above its priority or number list decided, it does not yield to that rule (an action it learned too
+    /// little of in the message's script), the sender does not keep it from the verdict, the threshold is met),
     /// the model would overrule the rule; the overrule is right when the message's true action is the winner's
     /// (none and allow count as one). Per main script of the message and (rule action, target) pair, the smallest
     /// margin at which at least ``LearnOptions/minimumOverrules`` held-out overrules at or above it reach
@@ -227,8 +227,7 @@ extension Learner {
             guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
             let winner = targets[h.winner].action
             let script = examples.script(h.example)
-            let fired = _Examples.firedActions(c)
-            if Action.allCases.contains(where: { fired & (1 << UInt8($0.rawValue)) != 0 && model.yields(to: $0, on: script, with: h.winner) }) { continue }
+            if model.yields(to: rule, on: script, with: h.winner) { continue }
             if winner == .junk && c & _Examples.traiSender != 0 { continue }
             if winner != .transaction && c & _Examples.vouched != 0 { continue }
             if let threshold = model.threshold, h.score < Double(threshold) { continue }

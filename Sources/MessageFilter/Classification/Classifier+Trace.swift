@@ -67,15 +67,15 @@ extension Classifier {
             features.append((Int32(f), s.firstStart[f], s.firstEnd[f]))
         }
         // The rules behind its reasons: the first firing rule that vouches for the sender (in weighing order), and
-        // the first firing rule below the model (in file order) whose action it yields to.
+        // the rules' verdict below the model (the rule it would overrule) when it yields to that rule's action.
         let entry = trace.messages[trace.messages.count - 1]
         var vouchedBy: Int32 = -1
         var yieldedTo: Int32 = -1
         for r in trace.rules[entry.ruleStart..<(entry.ruleStart + entry.ruleCount)] where r.firing >= 0 {
             let rule = rules[Int(r.index)]
             if vouchedBy < 0, rule.vouches { vouchedBy = r.index }
-            if rule.priority < model.priority, _yields(model, to: rule.action), yieldedTo < 0 || r.index < yieldedTo { yieldedTo = r.index }
         }
+        if s.below >= 0, _yields(model, to: rules[Int(s.below)].action) { yieldedTo = s.below }
         var abstention = _modelAbstention(model)
         // A rule the model did not learn to weigh, or a registered sender, is the more basic reason than the margin
         // an overrule needs. Yielding with no such rule is yielding to a registered sender (a TRAI DLT header).

@@ -289,15 +289,13 @@ public final class Classifier {
         }
 
         // Choose the winner (`_Leader`). With a model: also, per action that can refine its verdict, the best
-        // firing rule below its priority (see `_refining`), and the actions of the firing rules below it (the
-        // model may yield to one): all the model needs, gathered before it is scored, so that it is scored only
-        // when it can decide. (Plain loops and structs, no local closure, so nothing is captured and boxed.)
+        // firing rule below its priority (see `_refining`): all the model needs, gathered before it is scored, so
+        // that it is scored only when it can decide. (Plain loops and structs, no local closure, so nothing is captured and boxed.)
         var best = _Leader()
         let model = set.model
         let hasModel = model != nil  // (a sentinel priority instead: +0.17 instructions per byte, gen40k)
         let modelPriority = model?.priority ?? Int.max
         var refine = _Refiners()
-        var belowActions: UInt8 = 0  // the actions of the firing rules below the model, one bit each
         var vouched = false  // a registered transactional sender's rule fired
         var k = 0
         let senderOnly = set.senderOnlyRules
@@ -320,7 +318,6 @@ public final class Classifier {
             let priority = rules[r].priority
             best.consider(r, priority: priority, position: pos)
             if hasModel, priority < modelPriority {
-                belowActions |= 1 << UInt8(truncatingIfNeeded: rules[r].action.rawValue)
                 refine.consider(r, action: rules[r].action, priority: priority, position: pos)
             }
         }
@@ -336,7 +333,10 @@ public final class Classifier {
         guard decidable || full else { return _ruleVerdict(best) }
         // (Without a trace, a message of a script the model abstains on is left unscored: it cannot decide.)
         guard _modelScoreCurrent(model, body: body, checkScript: !full) else { return _ruleVerdict(best) }
-        var yielded = _yieldsToAny(model, belowActions)  // a rule below the model fired whose action it did not learn
+        // The model yields to the rules' verdict (the best firing rule below it, the one it would overrule) when it
+        // did not learn that rule's action well enough to overrule it; a lower firing rule the rules' verdict
+        // already outranks is no reason to yield (it decides nothing either way).
+        var yielded = decidable && best.rule >= 0 && _yields(model, to: rules[best.rule].action)
         if !yielded, _junkFromRegisteredSender(model, sender: sender, info: info) { yielded = true }
         if decidable, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
             let refiner = refine.rule(for: _refiningAction(model))

@@ -772,19 +772,6 @@ extension Classifier {
         return model.yields[(Int(s.slotScript[slot].rawValue) &* 5 &+ action.rawValue) &* model.targetCount &+ Int(s.slotWinner[slot])]
     }
 
-    /// Whether the model yields to a firing rule of any action in `actions` (one bit per `Action` raw value), for
-    /// the message in the current slot.
-    @inline(__always)
-    func _yieldsToAny(_ model: _CompiledModel, _ actions: UInt8) -> Bool {
-        var rest = actions
-        while rest != 0 {
-            let a = rest.trailingZeroBitCount
-            rest &= rest &- 1
-            if _yields(model, to: Action(rawValue: a)!) { return true }
-        }
-        return false
-    }
-
     /// The margin the winner needs to overrule the best firing rule below the model (`below`) for the message
     /// in the current slot; -1 when it would not overrule one (no rule below fired, the rule has the winner's
     /// action, or the model's overrules are not calibrated: its `margins` apply).
