@@ -38,6 +38,17 @@ final class WhitespaceRunTests: XCTestCase {
                                "\(mode): \(spacing.unicodeScalars.map { $0.value })")
                 XCTAssertEqual(Classifier(ruleSet: written).classify(sender: nil, body: body).rule, 0, "\(mode), the phrase with a run")
             }
+            // A run at every offset from the body's start, so that it straddles every edge of the check's eight-byte
+            // words (an ASCII body with a run is rewritten; one without is scanned as it is).
+            for pad in 0..<20 {
+                for spacing in ["  ", "   ", " \t", "\n "] {
+                    let phrase = " free" + spacing + "prize"
+                    let body = String(repeating: "a", count: pad) + phrase + " is yours to claim today"
+                    let v = Classifier(ruleSet: set).classify(sender: nil, body: body)
+                    XCTAssertEqual(v.rule, 0, "\(mode): pad \(pad), \(spacing.unicodeScalars.map { $0.value })")
+                    XCTAssertEqual(Int(v.matchStart)..<Int(v.matchEnd), (pad + 1)..<(pad + phrase.utf8.count), "\(mode): pad \(pad)")
+                }
+            }
             // Words stay words: no space, or a symbol, between them is not a space.
             for body in ["freeprize", "free-prize", "free_prize", "free.prize"] {
                 XCTAssertEqual(Classifier(ruleSet: set).classify(sender: nil, body: body).rule, -1, "\(mode): \(body)")
