@@ -8,7 +8,8 @@ they are scored on every message. Bodies are never printed.
 
 Then the market test sets of Tests/Fixtures/markets (issue 34: hand-written Japanese, Korean, Chinese and Indian
 messages with the folder each belongs in) as a second table: the share in the right folder per market, with the
-default and with the rules alone (personal chat labelled Inbox counts as right in Unknown Senders too).
+default and with the rules alone (personal chat labelled Inbox counts as right in Unknown Senders too), and
+Tests/Fixtures/chat/links.jsonl (hand-written personal chat with links: the share left unfiltered).
 
 usage: quality.py [--binary BIN] [--corpora DIR] [--json FILE] [--write-doc]
 """
@@ -52,7 +53,7 @@ def recipe():
     text = open(os.path.join(ROOT, "Scripts/make-default-model.sh")).read()
     values = dict(re.findall(r"^(PRIORITY|PRECISION|MIN_SCRIPT|MIN_OVERRULES)=(\S+)", text, re.M))
     return ["--priority", values["PRIORITY"], "--precision-target", values["PRECISION"], "--min-script-messages", values["MIN_SCRIPT"],
-            "--min-overrules", values["MIN_OVERRULES"]]
+            "--min-overrules", values["MIN_OVERRULES"]] + (["--links", "company"] if "--links company" in text else [])
 
 
 def cross_validated(binary, corpora, training, rules):
@@ -180,6 +181,20 @@ def market_table(binary):
     if totals["default"][1]:
         d, r = totals["default"], totals["rules alone"]
         lines.append(f"| all four | {d[1]} | {100 * d[0] / d[1]:.1f}% ({d[0]}) | {100 * r[0] / r[1]:.1f}% ({r[0]}) |")
+    # Issue 34 item 3: personal chat with links, as its own row (the share left unfiltered, and filtered).
+    path = os.path.join(ROOT, "Tests/Fixtures/chat/links.jsonl")
+    if os.path.exists(path):
+        row = {}
+        for config, rules in CONFIGS[:2]:
+            args = [binary, "classify", "--labels-only", "--quiet", "-o", "-", path]
+            if rules:
+                args[2:2] = ["--rules", rules]
+            folders = [json.loads(l)["filter"]["folder"] for l in run(args).decode().splitlines()]
+            row[config] = (sum(1 for f in folders if not filtered(f)), sum(1 for f in folders if filtered(f)), len(folders))
+        figures["chat-links"] = {k: {"unfiltered": v[0] / v[2], "filtered": v[1] / v[2]} for k, v in row.items()}
+        n = row["default"][2]
+        cell = lambda v: f"{100 * v[0] / n:.1f}% ({v[0]}; filtered {100 * v[1] / n:.1f}%, {v[1]})"
+        lines.append(f"| personal chat with links (`chat/links`; left unfiltered) | {n} | {cell(row['default'])} | {cell(row['rules alone'])} |")
     return "\n".join(lines) + "\n", figures
 
 

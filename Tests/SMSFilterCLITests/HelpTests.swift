@@ -994,6 +994,12 @@ OPTIONS:
                           bias shifted to the best held-out macro F1) or argmax
                           (the plain decisions). (values: best-f1, argmax;
                           default: best-f1)
+  --links <links>         evidence (a link's phrases weigh like any other's) or
+                          company (the model files a message in Junk or
+                          Promotions for its links only when, with the links
+                          blanked out, it still would; else it abstains and the
+                          rules decide). (values: evidence, company; default:
+                          evidence)
   --min-script-messages <min-script-messages>
                           Real messages of a script the model needs to speak on
                           it, and of an action in a script to overrule a rule

@@ -56,6 +56,9 @@ public struct LearnOptions: Sendable {
     /// yields to a firing rule whose action it learned from fewer real messages than this in the message's
     /// script (0: never).
     public var minScriptMessages = 100
+    /// `--links company`: the model files a message in Junk or Promotions for its links only with other
+    /// evidence (``ModelDefinition/linksNeedCompany``); false: a link's phrases weigh like any other's.
+    public var linksNeedCompany = false
     /// Inputs (indices into the input list) whose records are generated, not real; records whose id starts
     /// with `gen:` (`smsfilter generate`) are generated wherever they are.
     public var generatedInputs: Set<Int> = []

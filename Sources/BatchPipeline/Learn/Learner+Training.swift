@@ -429,6 +429,7 @@ extension Learner {
         y += "cost: \(options.cost), tolerance: \(options.tolerance), seed: \(options.seed), "
         y += "precisionTarget: \(options.precisionTarget.map { "\($0)" } ?? "null"), minScriptMessages: \(options.minScriptMessages)"
         if model.overrules != nil { y += ", minOverrules: \(options.minimumOverrules)" }
+        if options.linksNeedCompany { y += ", links: company" }
         y += "}\n"
         if options.base != nil {
             y += "rules: {name: \(ModelDefinition.quotedYAML(options.baseName ?? "?")), checksum: \"\(options.baseChecksum ?? "?")\", priority: \(model.priority)}\n"

@@ -327,6 +327,7 @@ public final class Learner {
             var (model, its, keptPhrases) = train(examples, vocabulary: vocabulary, union: phrases.union, targets: targets, heldOut: heldOut)
             // Where it learned: real messages per main script (the fold's own training messages for a fold model).
             model.minScriptMessages = options.minScriptMessages
+            model.linksNeedCompany = options.linksNeedCompany
             model.scripts = heldOut.map { examples.scripts(excluding: $0, targets: targets.count) } ?? report.scripts
             model.generatedScripts = heldOut == nil ? report.generatedScripts : [:]
             if heldOut == nil {

@@ -82,7 +82,11 @@ extension Classifier {
         if abstention == .decides || abstention == .overrule, vouchedBy >= 0, model.targets[winner].action != .transaction {
             abstention = .vouchedSender
         }
-        if abstention == .decides || abstention == .overrule, yielded { abstention = yieldedTo < 0 ? .registeredSender : .unlearnedRule }
+        if abstention == .decides, s.linkFreeWinner >= 0 {
+            abstention = .linkAlone
+        } else if abstention == .decides || abstention == .overrule, yielded {
+            abstention = yieldedTo < 0 ? .registeredSender : .unlearnedRule
+        }
         // The rule the winner overrules (or would): the best firing rule below the model, when its action differs
         // from the winner's and the model has evidence; the margin it needs (-1: the model's overrules are not calibrated, its margins apply).
         var overruled: Int32 = -1
@@ -95,7 +99,8 @@ extension Classifier {
         trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
                                   margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention,
                                   overruled: overruled, overruleMargin: overruleMargin, outranked: outranked,
-                                  refinedBy: Int32(refinedBy), vouchedBy: vouchedBy, yieldedTo: yieldedTo))
+                                  refinedBy: Int32(refinedBy), vouchedBy: vouchedBy, yieldedTo: yieldedTo,
+                                  linkFreeWinner: abstention == .linkAlone ? s.linkFreeWinner : -1))
     }
 
     /// Records, in a full trace, that the model (if any) did not decide and how each rule that fired fared

@@ -338,6 +338,10 @@ public final class Classifier {
         // already outranks is no reason to yield (it decides nothing either way).
         var yielded = decidable && best.rule >= 0 && _yields(model, to: rules[best.rule].action)
         if !yielded, _junkFromRegisteredSender(model, sender: sender, info: info) { yielded = true }
+        modelScratch!.linkFreeWinner = -1
+        if model.linksNeedCompany, decidable, !yielded, !vouched, _modelAbstention(model) == .decides, _modelLinkAlone(model, body: body, rescore: full) {
+            yielded = true  // a link alone: the rules below decide
+        }
         if decidable, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
             let refiner = refine.rule(for: _refiningAction(model))
             let out = _refined(v, by: refiner)

@@ -84,6 +84,8 @@ public final class DecisionTrace {
         var refinedBy: Int32 = -1
         var vouchedBy: Int32 = -1
         var yieldedTo: Int32 = -1
+        /// The model's winner with the message's links blanked out, when it abstained for a link alone (-1 otherwise).
+        var linkFreeWinner: Int32 = -1
     }
 
     public let detail: Detail

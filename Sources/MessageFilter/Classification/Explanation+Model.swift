@@ -52,7 +52,7 @@ extension Explanation {
         public var minScriptMessages: Int
         /// Why the model did not decide: nil when it decided or would have (a rule above its priority or a
         /// number list decided first); else `noEvidence`, `script`, `margin`, `overrule`, `threshold`, `vouchedSender`,
-        /// `unlearnedRule`, `registeredSender`.
+        /// `unlearnedRule`, `registeredSender`, `linkAlone`.
         public var abstention: String?
         /// When the model decided and a hand rule below its priority supplied the folder (the model's action
         /// with that rule's sub-action, or `allow` for `none`): the rule's name.
@@ -175,6 +175,10 @@ extension Classifier {
                 let a = model.targets[winner].action.name
                 return "rule \"\(name)\" says \(action.name), and the model would say \(names[winner]), but it learned from \(w) real \(m.script) \(a) message\(w == 1 ? "" : "s") (it needs \(definition.minScriptMessages) to overrule a rule with \(a))"
             }
+        case .linkAlone:
+            let other = m.linkFreeWinner >= 0 && Int(m.linkFreeWinner) < names.count
+                ? "it says \(names[Int(m.linkFreeWinner)])" : "none of its phrases is left"
+            return "it says \(names[winner]) for the link alone: without the message's links \(other) (a link is evidence only with other evidence; scores: \(scoreText))"
         case .registeredSender:
             return "it says junk, but the sender is a TRAI DLT header, a registered sender: the model alone does not call its messages junk"
         case .vouchedSender:

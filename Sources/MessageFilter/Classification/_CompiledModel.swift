@@ -58,6 +58,8 @@ final class _CompiledModel: Sendable {
     /// Whether some phrase is a word or part phrase (looked up in `table`); without one, the scan only finds
     /// the main script (`_modelMainScript`) before the text phrases.
     let hasTableFeatures: Bool
+    /// ``ModelDefinition/linksNeedCompany``.
+    let linksNeedCompany: Bool
 
     init(_ m: ModelDefinition, phraseIDs ids: [Int32], ruleIndex: Int32, capabilities: Capabilities,
          normalization: TextNormalization) {
@@ -68,6 +70,7 @@ final class _CompiledModel: Sendable {
         margins = m.margins.isEmpty ? Array(repeating: 0, count: m.targets.count) : m.margins.map(Double.init)
         abstainsOnScript = Script.allCases.map { m.abstains(on: $0) }
         abstainsOnSomeScript = abstainsOnScript.contains(true)
+        linksNeedCompany = m.linksNeedCompany
         yields = Script.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { s in
             Action.allCases.sorted { $0.rawValue < $1.rawValue }.flatMap { a in m.targets.indices.map { m.yields(to: a, on: s, with: $0) } }
         }
@@ -255,7 +258,7 @@ final class _ModelRows: @unchecked Sendable {
 
 /// Why the learned model did not decide a message (``ModelDefinition``, "When the model abstains").
 enum _ModelAbstention: UInt8 {
-    case decides, noEvidence, script, margin, overrule, threshold, vouchedSender, unlearnedRule, registeredSender
+    case decides, noEvidence, script, margin, overrule, threshold, vouchedSender, unlearnedRule, registeredSender, linkAlone
 }
 
 /// Per-classifier scratch for scoring (allocated once): per-feature stamps (`stamp` marks the features already
@@ -329,6 +332,12 @@ final class _ModelScratch {
     /// The best firing rule below the model's priority for the message being decided (what the rules alone
     /// would decide; the rule the model's winner would overrule when its action differs), -1 when none.
     var below: Int32 = -1
+    /// For the message being decided: the model's winner once its links are blanked out, when that winner
+    /// files nothing while the whole text's winner files it in Junk or Promotions (the model abstains: a link
+    /// alone, `Classifier._modelLinkAlone`); -1 otherwise.
+    var linkFreeWinner: Int32 = -1
+    /// The copy of a text with its links blanked out (`Classifier._modelLinkAlone`), kept to be reused.
+    var linkFree: [UInt8] = []
 
     /// The memory of every buffer above (`folded…` included, re-made by `reserveFolded`).
     private let memory = _ScratchMemory()

@@ -60,20 +60,7 @@ extension Classifier {
         let s = modelScratch!
         let slot = s.current
         guard s.slotPending[slot] else { return true }
-        let source = Int(s.slotSource[slot])
-        let n = normalizer.text
-        let text: UnsafeRawBufferPointer
-        let starts: UnsafePointer<Int32>?
-        let ends: UnsafePointer<Int32>?
-        if source == Int(_ModelSource.body) {
-            (text, starts, ends) = _modelBodyText(model, body)
-        } else if source == Int(_ModelSource.normalized) {
-            (text, starts, ends) = (n.output, n.sourceStart.baseAddress, n.sourceEnd.baseAddress)
-        } else {
-            let range = normalizer.rewrittenSpans[source]
-            (text, starts, ends) = (UnsafeRawBufferPointer(rebasing: n.output[range]),
-                                    n.sourceStart.baseAddress! + range.lowerBound, n.sourceEnd.baseAddress! + range.lowerBound)
-        }
+        let (text, starts, ends) = _modelSlotText(model, body: body)
         if checkScript, model.abstainsOnSomeScript, !_modelMaySpeak(model, text, s) {
             return false
         }
@@ -81,4 +68,65 @@ extension Classifier {
         _modelScore(model, text, starts: starts, ends: ends, slot: slot)
         return true
     }
+
+    /// The text the model reads for the message in the current slot (its body, folded when the model folds
+    /// text, or the normaliser's rewrite of it), with the body offsets of each byte when they differ.
+    @inline(__always)
+    func _modelSlotText(_ model: _CompiledModel, body: UnsafeRawBufferPointer)
+        -> (UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?, ends: UnsafePointer<Int32>?) {
+        let s = modelScratch!
+        let source = Int(s.slotSource[s.current])
+        let n = normalizer.text
+        if source == Int(_ModelSource.body) { return _modelBodyText(model, body) }
+        if source == Int(_ModelSource.normalized) { return (n.output, n.sourceStart.baseAddress, n.sourceEnd.baseAddress) }
+        let range = normalizer.rewrittenSpans[source]
+        return (UnsafeRawBufferPointer(rebasing: n.output[range]),
+                n.sourceStart.baseAddress! + range.lowerBound, n.sourceEnd.baseAddress! + range.lowerBound)
+    }
+
+    /// Links are evidence only with company (docs/RULES.md §10, "Links"): whether the model's verdict for the
+    /// message in the current slot (scored, deciding) files it in Junk or Promotions on the strength of its links
+    /// alone. The text is scored again with every link `_URLScanner` finds blanked out (spaces, so offsets
+    /// stay); when that text holds no model evidence, or its winner files nothing (none, allow or a
+    /// transaction), the verdict rests on the links alone and the model abstains (`linkFreeWinner` holds that
+    /// winner, or `Int32.max` for no evidence). The slot's results are restored afterwards; with `rescore` (a full
+    /// trace, which reads the scratch's scores and phrases too) the whole text is scored again instead.
+    /// Costs nothing for a verdict that files nothing, and one URL scan for one that does without a link.
+    @inline(never)
+    func _modelLinkAlone(_ model: _CompiledModel, body: UnsafeRawBufferPointer, rescore: Bool) -> Bool {
+        let s = modelScratch!
+        let slot = s.current
+        s.linkFreeWinner = -1
+        let winner = Int(s.slotWinner[slot])
+        guard Self._files(model.targets[winner].action) else { return false }
+        let (text, starts, ends) = _modelSlotText(model, body: body)
+        var scanner = _URLScanner(text)
+        guard var url = scanner.next() else { return false }
+        s.linkFree.removeAll(keepingCapacity: true)
+        s.linkFree.append(contentsOf: text)
+        while true {
+            for i in url.start..<url.end { s.linkFree[i] = 0x20 }
+            guard let next = scanner.next() else { break }
+            url = next
+        }
+        let saved = (s.slotWinner[slot], s.slotScore[slot], s.slotFeature[slot], s.slotStart[slot], s.slotEnd[slot],
+                     s.slotEvidence[slot], s.slotMargin[slot], s.slotScript[slot])
+        let linkFree = s.linkFree
+        linkFree.withUnsafeBytes { _modelScore(model, $0, starts: starts, ends: ends, slot: slot) }
+        let other = s.slotWinner[slot]
+        let otherEvidence = s.slotEvidence[slot]
+        let alone = !otherEvidence || !Self._files(model.targets[Int(other)].action)
+        if rescore {
+            _modelScore(model, text, starts: starts, ends: ends, slot: slot)
+        } else {
+            (s.slotWinner[slot], s.slotScore[slot], s.slotFeature[slot], s.slotStart[slot], s.slotEnd[slot],
+             s.slotEvidence[slot], s.slotMargin[slot], s.slotScript[slot]) = saved
+        }
+        if alone { s.linkFreeWinner = otherEvidence ? other : Int32.max }
+        return alone
+    }
+
+    /// Whether a verdict of `action` files the message away from the inbox (Junk or Promotions).
+    @inline(__always)
+    static func _files(_ action: Action) -> Bool { action == .junk || action == .promotion }
 }

@@ -112,7 +112,8 @@ enum _ModelCodec {
     static func _encodeScope(_ m: ModelDefinition, into w: inout _ByteWriter) {
         for k in 0..<m.targets.count { w.u32((m.margins.isEmpty ? 0 : m.margins[k]).bitPattern) }
         w.i64(Int64(m.minScriptMessages))
-        w.u8(m.scripts == nil ? 0 : 1)
+        // The flag byte: bit 0, script counts follow; bit 1, links need company (`links: company`).
+        w.u8((m.scripts == nil ? 0 : 1) | (m.linksNeedCompany ? 2 : 0))
         let scripts = m.scripts ?? [:]
         let present = Script.allCases.filter { scripts[$0] != nil }
         w.u8(UInt8(present.count))
@@ -140,8 +141,10 @@ enum _ModelCodec {
         let minimum = try r.i64()
         guard minimum >= 0, minimum <= 1_000_000_000 else { throw fail("model script minimum") }
         m.minScriptMessages = Int(minimum)
-        let hasScripts = try r.u8()
-        guard hasScripts <= 1 else { throw fail("model scripts flag") }
+        let flags = try r.u8()
+        guard flags <= 3 else { throw fail("model scripts flag") }
+        let hasScripts = flags & 1
+        m.linksNeedCompany = flags & 2 != 0
         var scripts: [Script: [Int]] = [:]
         for _ in 0..<Int(try r.u8()) {
             guard let s = Script(rawValue: try r.u8()), scripts[s] == nil else { throw fail("model script") }

@@ -29,6 +29,10 @@ extension ModelDefinition {
                 }
             }
         }
+        if linksNeedCompany {
+            out += "  # a link is evidence only with company: without other evidence for the verdict, the model abstains\n"
+            out += "  links: company\n"
+        }
         if let scripts {
             out += "  # real training messages per main script, per target; the model abstains on a script below minScriptMessages\n"
             out += "  minScriptMessages: \(minScriptMessages)\n"

@@ -133,6 +133,13 @@ public struct ModelDefinition: Sendable, Hashable {
     /// The model abstains on a message whose main script it learned from fewer real messages than this
     /// (0: never; needs ``scripts``).
     public var minScriptMessages = 0
+    /// Links are evidence only with company (`links: company`; docs/RULES.md §10, "Links"): the model files a
+    /// message with a link in Junk or Promotions only when, with its links blanked out, it still holds model
+    /// evidence and the model would still file it; otherwise it abstains. false (`links: evidence`, the
+    /// default): a link's phrases weigh like any other's. The embedded default model sets it (a model learned
+    /// from 2000s spam, where nearly every link was spam, must not file today's chat for a link);
+    /// `smsfilter learn --links company` sets it on a learned model.
+    public var linksNeedCompany = false
     /// What a target needs to overrule a hand rule (`smsfilter learn --rules BASE` calibrates it), per main
     /// script of the message: when the best firing rule below the model has action A and the model's winner has
     /// another action, on a message of main script S the winner decides only if it leads the runner-up by

@@ -2,7 +2,7 @@ import Yams
 
 /// `normalize:` and `model:` of a rule file.
 extension _RuleFileParser {
-    static let modelKeys = ["name", "priority", "threshold", "targets", "bias", "margins", "minScriptMessages", "scripts",
+    static let modelKeys = ["name", "priority", "threshold", "targets", "bias", "margins", "minScriptMessages", "links", "scripts",
                             "generatedScripts", "overrules", "phrases", "provenance"]
 
     mutating func parseNormalization(_ v: Node) -> TextNormalization {
@@ -84,6 +84,12 @@ extension _RuleFileParser {
             case "minScriptMessages":
                 if let n = v.int, n >= 0, n <= 1_000_000_000 { m.minScriptMessages = n } else {
                     issue(v, f, "expected a count from 0 to 1000000000"); ok = false
+                }
+            case "links":
+                switch v.scalar?.string {
+                case "company": m.linksNeedCompany = true
+                case "evidence": m.linksNeedCompany = false
+                default: issue(v, f, "expected company (a link is evidence only with other evidence) or evidence (a link weighs like any phrase)"); ok = false
                 }
             case "scripts":
                 nodes.scriptsNode = v

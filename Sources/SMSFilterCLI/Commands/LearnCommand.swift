@@ -103,6 +103,14 @@ struct LearnCommand: ParsableCommand {
         case argmax
     }
 
+    @Option(name: .long, help: "evidence (a link's phrases weigh like any other's) or company (the model files a message in Junk or Promotions for its links only when, with the links blanked out, it still would; else it abstains and the rules decide).")
+    var links: Links = .evidence
+
+    enum Links: String, ExpressibleByArgument, CaseIterable {
+        case evidence
+        case company
+    }
+
     @Option(name: .long, parsing: .unconditional, help: "Real messages of a script the model needs to speak on it, and of an action in a script to overrule a rule of that action or to overrule a rule with it (0: always).")
     var minScriptMessages = 100
 
@@ -294,6 +302,7 @@ struct LearnCommand: ParsableCommand {
         options.precisionTarget = try Self.precision(precisionTarget)
         options.bestF1 = operatingPoint == .bestF1
         options.minScriptMessages = minScriptMessages
+        options.linksNeedCompany = links == .company
         options.generatedInputs = Set(inputs.indices.filter { generatedInput.contains(inputs[$0]) })
         options.maxPhrases = maxPhrases
         options.minDocuments = UInt32(minDocuments)
