@@ -343,7 +343,7 @@ final class _TextNormalizer {
                 continue
             }
             if f & _ScalarFlags.normalizes != 0 {
-                if f & _ScalarFlags.decorates != 0 || v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 || v == 0x2029 {
+                if f & _ScalarFlags.decorates != 0 || v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 {
                     count = first
                     return false
                 }
@@ -353,20 +353,8 @@ final class _TextNormalizer {
                         count = first
                         return false
                     }
-                    let start = Int(lookup.replacementStart[x])
-                    if start >= 0 {
-                        let k = Int(lookup.replacementCount[x])
-                        if w.count &+ 4 &* k &+ 4 &* (n &- i) > capacity {
-                            count = w.count
-                            growBytes(count &+ 4 &* k &+ 4 &* (n &- i))
-                            w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
-                        }
-                        var q = 0
-                        while q < k {
-                            let r = lookup.replacements[start &+ q]
-                            if _isWhitespace(r) { w.putSpace(s, e, first: first) } else { w.put(r, s, e) }
-                            q &+= 1
-                        }
+                    if lookup.replacementStart[x] >= 0 {
+                        putReplacement(x, s, e, remaining: n &- i, first: first, into: &w)
                         i &+= len
                         continue
                     }
@@ -378,6 +366,25 @@ final class _TextNormalizer {
         }
         count = w.count
         return true
+    }
+
+    /// `appendLocal`'s write of entry `x`'s compatibility replacement for the character from bytes `s..<e`, with
+    /// `remaining` bytes of the body from it on: the buffers grown when it expands, a white-space scalar in it
+    /// read as a space.
+    private func putReplacement(_ x: Int, _ s: Int32, _ e: Int32, remaining: Int, first: Int, into w: inout _ByteSink) {
+        let start = Int(lookup.replacementStart[x])
+        let k = Int(lookup.replacementCount[x])
+        if w.count &+ 4 &* k &+ 4 &* remaining > capacity {
+            count = w.count
+            growBytes(count &+ 4 &* k &+ 4 &* remaining)
+            w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        }
+        var q = 0
+        while q < k {
+            let r = lookup.replacements[start &+ q]
+            if _isWhitespace(r) { w.putSpace(s, e, first: first) } else { w.put(r, s, e) }
+            q &+= 1
+        }
     }
 
     /// `none`: the body as it is, but for white space: each run of white-space characters (`_isWhitespace`)
