@@ -13,7 +13,7 @@ SWIFT_BUILD_FLAGS ?=
 # sizes and start-up in docs/PERFORMANCE.md). Every release build of the Makefile uses the same flags.
 RELEASE_FLAGS := -c release $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
 
-.PHONY: all deps build demo test test-one-file test-dataframes bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks test-buffer-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env
+.PHONY: all deps build demo test test-one-file test-dataframes bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks test-buffer-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env budget
 
 all: build
 
@@ -76,6 +76,9 @@ bench: build $(BENCH_CORPUS) ## `smsfilter bench` on a generated corpus, issue 2
 	$(BIN) bench $(BENCH_CORPUS)
 	bash Scripts/job-ratios.sh $(BIN) $(BENCH_CORPUS)
 	cd Benchmarks && swift package --disable-sandbox benchmark --no-progress
+
+budget: build ## The per-byte budget: callgrind's instructions per decoded byte per stage (default, rules alone, whole job --labels-only) on a generated corpus and ../shared/corpora; fails over Benchmarks/budget.json (a few minutes; not in make test).
+	bash Scripts/budget.sh $(BIN)
 
 bench-check: build ## Check the Benchmarks package against its committed thresholds (exits non-zero on a regression).
 	cd Benchmarks && swift package --disable-sandbox benchmark thresholds check --no-progress

@@ -115,6 +115,12 @@ rules:
     priority: 80
     all: [["贷款", "兼职", "高薪", "网贷", "借款", "可借", "放款"], ["日结", "无需征信", "不看征信", "秒批到账", "日赚", "日入", "无抵押", "免抵押", "秒到", "秒批", "下款", "额度", "加微信", "加v",
            "加qq", "佣金", "在家", "手机操作", "点击", "链接", "http://", "https://", "www."]]
+  - name: loan-and-gambling-zh      # unsecured loans, money in hours, casinos with sign-up bonuses: never a friend's text
+    action: junk
+    priority: 80
+    keywords: ["无抵押贷款", "信用贷款", "低息贷款", "快速放款", "当天放款", "当天下款", "资金周转", "急用钱", "无需抵押",
+               "免担保", "小额贷款", "贷款额度", "代办信用卡", "信用卡代办", "高额信用卡", "信用卡套现", "注册送", "开户送",
+               "彩金", "返水", "六合彩", "时时彩", "真人视讯", "老虎机", "体育投注", "网上赌场", "澳门赌场", "威尼斯人"]
   - name: loan-and-job-scam
     action: junk
     priority: 80
@@ -376,11 +382,15 @@ rules:
                "データチャージ", "通信料", "이용요금", "통신요금", "요금제", "데이터 사용량", "데이터 잔량", "로밍 요금", "로밍 서비스", "[skt]", "[kt]",
                "[lg u+]", "t world", "data has been used", "daily data",
                "ค่าโทร", "เติมเงิน", "แพ็กเกจ", "แพ็กเสริม", "ยอดคงเหลือ", "วันใช้งาน", "เน็ต", "ซิม", "call me back"]
-    unless: [" off", "discount", "ลด", "ราคาพิเศษ", "flash sale", "ลุ้น", "เพียง", "ฟรี"]
+    unless: [" off", "discount", "ลด", "ราคาพิเศษ", "flash sale", "ลุ้น", "เพียง", "ฟรี",
+             "退订", "回t", "回复td", "拒收请回复", "优惠", "特惠", "赠送", "免费领", "抢购", "限时", "活动期间", "即日起",
+             "兑换礼品", "换礼", "送话费", "充值送", "充话费送", "欢迎预约", "欢迎预订", "预订热线", "预约热线"]
   - name: rewards
     action: transaction
     subAction: transactionalRewards
     priority: 53
+    unless: ["退订", "回t", "回复td", "拒收请回复", "优惠", "特惠", "赠送", "免费领", "抢购", "限时", "活动期间", "即日起",
+             "兑换礼品", "换礼", "送话费", "充值送", "充话费送", "欢迎预约", "欢迎预订", "预订热线", "预约热线"]
     keywords: ["reward points", "points earned", "points balance", "loyalty points", "cashback of",
                "cashback credited", "you have earned", "miles credited", "rewards balance",
                "रिवॉर्ड", "पॉइंट्स", "积分", "คะแนนสะสม", "พอยต์", "แต้ม", "เหรียญ",
@@ -476,6 +486,25 @@ rules:
                "pre-approved", "newsletter", "तुरंत", "अभी खरीदें", "新品", "新発売", "新登場", "オープンします", "グランドオープン",
                "新規オープン", "오픈 기념", "신규 오픈", "그랜드 오픈",
                "คอนโด", "สิทธิพิเศษ", "แถม", "ลองฟรี", "ราคาประหยัด", "คลิกเลย", "กด*", "เน็ตไม่อั้น", "ใหม่!", "ช้อป", "ขอเชิญ", "ร่วมสนุก", "สมัครบริการ", "กด *", "*1", "ลุ้น"]
+  - name: shop-wording-zh           # how a Chinese shop, estate agent, school or salon advertises: words friends do not text
+    action: promotion
+    subAction: promotionalOthers
+    priority: 31
+    keywords: ["凭此短信", "凭短信", "持此短信", "凭本短信", "到店即送", "到店有礼", "进店有礼", "欢迎选购", "欢迎惠顾", "惠顾",
+               "新款上市", "新品上市", "元起", "钜惠", "巨惠", "让利", "优惠活动", "优惠价", "大礼包", "特价房", "精装修",
+               "学区房", "车展", "试驾", "祛斑", "辅导班", "暑假班", "寒假班", "暑期班", "免费领取", "免费赠送", "低价促销",
+               "厂家直销", "全场包邮", "全场五折", "全场5折", "折优惠", "限时抢购", "一律八折", "开业酬宾", "酬宾", "特价优惠",
+               "免费咨询", "热线电话", "咨询电话", "订房热线", "订餐热线", "专线", "诚邀您", "敬请关注", "欢迎莅临", "恭候您"]
+  - name: shop-context-zh           # a business's own wording (shop, project, course) beside an offer or a way to get it
+    action: promotion
+    subAction: promotionalOthers
+    priority: 29
+    all: [["本店", "我店", "门店", "店铺", "专柜", "商场", "旗舰店", "专卖店", "会所", "美容院", "楼盘", "售楼处", "本公司",
+           "我公司", "本中心", "我们中心", "本酒店", "本餐厅", "4s店", "户型", "首付", "现房", "均价", "开盘", "清仓", "包邮",
+           "新款", "课程", "美容", "美甲", "健身", "瑜伽", "婚纱摄影", "装修", "家具", "建材"],
+          ["优惠", "折", "特价", "赠", "送", "礼", "活动", "免费", "抢购", "限时", "限量", "名额", "热线", "咨询", "电话",
+           "地址", "预约", "报名", "欢迎", "光临", "㎡", "平米", "元/", "万元", "起"]]
+    unless: ["我们去", "我去", "你去", "一起去", "陪我", "要不要", "吗?", "吗？", "呢?", "呢？"]
   - name: promotional-wording-zh    # 上市 (launch, listing) and 会员 (member) only with shop wording
     action: promotion
     subAction: promotionalOthers
