@@ -4,8 +4,9 @@
 # one rank (written `A|B`) do not use each other.
 #
 # A "use" is a file of folder F naming, outside comments and string literals, a top-level type (struct,
-# class, enum, protocol, actor, typealias) declared in folder G; `extension T` counts as a use of T. Files at
-# the module's root are not checked. A type name declared in two folders is ambiguous and left out.
+# class, enum, protocol, actor, typealias) or free function declared in folder G; `extension T` counts as a
+# use of T. Files at the module's root form the folder `root`, which must be in the layering like any other
+# (the CLI's root command sits on top). A name declared in two folders is ambiguous and left out.
 #
 #   bash Scripts/check-layers.sh            check: exits 1 when an enforced module has an arrow back up
 #   bash Scripts/check-layers.sh --graph    also print every module's folder graph (F -> G: uses)
@@ -20,8 +21,8 @@ graph=0
 # module  mode      folders, lowest first
 layers=(
   "BatchPipeline  enforced  Primitives Formats Reading Pipeline Split Generate Export Evaluate Learn"
-  "MessageFilter  enforced  Taxonomy Text|Senders Conditions|Model Rules Compiled Classification"
-  "SMSFilterCLI   enforced  Support ExtensionTemplates Commands"
+  "MessageFilter  enforced  Files|Embedded Taxonomy Text|Senders Conditions|Model Rules Compiled Classification"
+  "SMSFilterCLI   enforced  Support ExtensionTemplates Commands root"
 )
 
 status=0
@@ -30,8 +31,8 @@ for line in "${layers[@]}"; do
   root="Sources/$module"
   [ -d "$root" ] || continue
   # Every Swift file below a folder of the module: "folder<TAB>path".
-  files=$(find "$root" -mindepth 2 -name '*.swift' | sort | awk -v root="$root/" '{
-    rel = substr($0, length(root) + 1); split(rel, p, "/"); print p[1] "\t" $0 }')
+  files=$(find "$root" -mindepth 1 -name '*.swift' | sort | awk -v root="$root/" '{
+    rel = substr($0, length(root) + 1); k = split(rel, p, "/"); print (k == 1 ? "root" : p[1]) "\t" $0 }')
   report=$(printf '%s\n' "$files" | awk -F'\t' -v order="$order" -v mode="$mode" -v module="$module" -v graph="$graph" \
     -f Scripts/lib/swift-code.awk -f <(cat <<'AWK'
     BEGIN {
@@ -48,7 +49,7 @@ for line in "${layers[@]}"; do
         code_reset()
         while ((getline raw < path[f]) > 0) {
           s = code(raw)
-          if (match(s, /^(@[A-Za-z]+(\([^)]*\))? +)*((public|internal|fileprivate|private|package|final|indirect|nonisolated) +)*(struct|class|enum|protocol|actor|typealias) +[A-Za-z_][A-Za-z0-9_]*/)) {
+          if (match(s, /^(@[A-Za-z]+(\([^)]*\))? +)*((public|internal|fileprivate|private|package|final|indirect|nonisolated) +)*(struct|class|enum|protocol|actor|typealias|func) +[A-Za-z_][A-Za-z0-9_]*/)) {
             decl = substr(s, RSTART, RLENGTH); sub(/.* /, "", decl)
             if (decl in home && home[decl] != folder[f]) ambiguous[decl] = 1
             home[decl] = folder[f]

@@ -54,7 +54,7 @@ struct SMSFilter: ParsableCommand {
         guard code != .success else { exit(withError: error) }
         let arguments = Array(CommandLine.arguments.dropFirst())
         var text: String
-        if let better = Suggestions.message(for: arguments) {
+        if let better = Suggestions.message(for: arguments, root: SMSFilter.self) {
             text = "smsfilter: error: \(better)\n"
         } else {
             text = fullMessage(for: error)
@@ -65,7 +65,7 @@ struct SMSFilter: ParsableCommand {
         _exitProcess(code.rawValue)
     }
 
-    static let version = "0.1.0"
+    static let version = ToolVersion.number
 
     /// `smsfilter --version`: the version, the zstd library, and the embedded rule set and model with the
     /// checksums that counts files (`ruleSet`), `explain`, `check` and `compile` cite, so that a counts file

@@ -13,7 +13,7 @@ final class DefaultRulesTests: XCTestCase {
     /// Run `Scripts/embed-default-rules.sh` when this fails.
     func testEmbeddedMatchesSample() throws {
         XCTAssertEqual(DefaultRules.yaml, try Self.sampleYAML,
-                       "Sources/MessageFilter/DefaultRules+Embedded.swift is stale: run Scripts/embed-default-rules.sh")
+                       "Sources/MessageFilter/Embedded/DefaultRules+Embedded.swift is stale: run Scripts/embed-default-rules.sh")
     }
 
     /// Every sub-action and every action is asked for by some default rule, no capability is declared, and

@@ -88,6 +88,22 @@ final class ModelScoreReferenceTests: XCTestCase {
         }
     }
 
+    static func files(_ action: Action) -> Bool { action == .junk || action == .promotion }
+
+    /// `body` with every link `_URLScanner` finds replaced by spaces, or nil when it holds none.
+    static func linkFree(_ body: String) -> String? {
+        var bytes = Array(body.utf8)
+        let spans: [Range<Int>] = bytes.withUnsafeBytes { b in
+            var scanner = _URLScanner(b)
+            var out: [Range<Int>] = []
+            while let u = scanner.next() { out.append(u.start..<u.end) }
+            return out
+        }
+        guard !spans.isEmpty else { return nil }
+        for r in spans { for i in r { bytes[i] = 0x20 } }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(b)) }
 
     func testFastPathsScoreAsTheReference() throws {
@@ -158,7 +174,15 @@ final class ModelScoreReferenceTests: XCTestCase {
                 let margin = scores[winner] - second
                 let needed = definition.margins.isEmpty ? 0 : Double(definition.margins[winner])
                 XCTAssertTrue(Self.close(s.slotMargin[k], margin), "\(body.debugDescription): margin \(s.slotMargin[k]) vs \(margin)")
-                let decides = !want.isEmpty && !definition.abstains(on: s.slotScript[k]) && margin >= needed
+                var decides = !want.isEmpty && !definition.abstains(on: s.slotScript[k]) && margin >= needed
+                // Links need company (`links: company`): a verdict that files the message for its links alone
+                // is no decision; the reference scores the body with its links blanked out.
+                if decides, definition.linksNeedCompany, Self.files(model.targets[winner].action), let free = Self.linkFree(body) {
+                    let freeWant = reference.present(free)
+                    let freeScores = reference.scores(freeWant)
+                    let freeBest = freeScores.indices.max { freeScores[$0] < freeScores[$1] || (freeScores[$0] == freeScores[$1] && $0 > $1) }!
+                    if freeWant.isEmpty || !Self.files(model.targets[freeBest].action) { decides = false }
+                }
                 if !Self.close(margin, needed) {
                     XCTAssertEqual(verdicts[k].rule == Int32(set.definition.rules.count), decides, body.debugDescription)
                     if decides { XCTAssertEqual(verdicts[k].action, model.targets[winner].action, body.debugDescription) }

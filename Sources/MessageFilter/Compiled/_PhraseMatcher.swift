@@ -254,9 +254,3 @@ final class _PhraseMatcher: Sendable {
         }
     }
 }
-
-/// Whether any byte of `bytes` is ≥ 0x80 (8 bytes at a time, `_skipASCII`).
-@inline(__always)
-func _hasHighByte(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    _skipASCII(bytes, from: 0) < bytes.count
-}

@@ -697,6 +697,13 @@ extension _TextNormalizer {
     }
 }
 
+/// Whether any byte of `bytes` is ≥ 0x80 (8 bytes at a time, `_skipASCII`).
+@inline(__always)
+func _hasHighByte(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    _skipASCII(bytes, from: 0) < bytes.count
+}
+
+
 /// The index of the first byte ≥ 0x80 in `bytes[from...]` (`bytes.count` when none), eight bytes at a time.
 @inline(__always)
 func _skipASCII(_ bytes: UnsafeRawBufferPointer, from: Int) -> Int {

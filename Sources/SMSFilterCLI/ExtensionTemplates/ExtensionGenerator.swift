@@ -16,7 +16,7 @@ struct ExtensionGenerator {
         /// Call Directory entries handed to CallKit per batch (one autorelease pool each).
         var batchSize = 5_000
         /// The smsfilter version written into the headers.
-        var toolVersion = SMSFilter.version
+        var toolVersion = ToolVersion.number
     }
 
     /// One file to write, relative to the output folder.

@@ -9,7 +9,7 @@ enum ManPage {
     /// The width of each command's help in the page: a terminal of 80 columns, less the page's margin.
     static let helpColumns = 80 - 2
 
-    static func text(root: SMSFilter.Type, version: String) -> String {
+    static func text(root: any ParsableCommand.Type, version: String) -> String {
         let configuration = root.configuration
         var out = [
             ".TH SMSFILTER 1 \"\" \"smsfilter \(version)\" \"User Commands\"",

@@ -6,10 +6,10 @@ import Foundation
 /// (which would say `--level`), and an unknown subcommand is named as one.
 enum Suggestions {
     /// A message for the first unknown subcommand or long option in `arguments` (without the program
-    /// name), or nil when every name is known (the parser's own message is right then).
-    static func message(for arguments: [String]) -> String? {
+    /// name) of the command tree `root`, or nil when every name is known (the parser's own message is right then).
+    static func message(for arguments: [String], root: any ParsableCommand.Type) -> String? {
         guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
-        let commands = SMSFilter.configuration.subcommands
+        let commands = root.configuration.subcommands
         let names = commands.map { $0._commandName }
         guard first != "help" else { return nil }
         guard let command = commands.first(where: { $0._commandName == first }) else {
