@@ -346,15 +346,8 @@ public final class Classifier {
         guard decidable || full else { return _ruleVerdict(best) }
         // (Without a trace, a message of a script the model abstains on is left unscored: it cannot decide.)
         guard _modelScoreCurrent(model, body: body, checkScript: !full) else { return _ruleVerdict(best) }
-        // The model yields to the rules' verdict (the best firing rule below it, the one it would overrule) when it
-        // did not learn that rule's action well enough to overrule it; a lower firing rule the rules' verdict
-        // already outranks is no reason to yield (it decides nothing either way).
-        var yielded = decidable && best.rule >= 0 && _yields(model, to: rules[best.rule].action)
-        if !yielded, _junkFromRegisteredSender(model, sender: sender, info: info) { yielded = true }
-        modelScratch!.linkFreeWinner = -1
-        if model.linksNeedCompany, decidable, !yielded, !vouched, _modelAbstention(model) == .decides, _modelLinkAlone(model, body: body, rescore: full) {
-            yielded = true  // a link alone: the rules below decide
-        }
+        let yielded = _modelYields(model, decidable: decidable, below: best.rule, vouched: vouched, sender: sender, info: info,
+                                   body: body, full: full)
         if decidable, let v = _modelVerdict(model, vouched: vouched, yielded: yielded) {
             let refiner = refine.rule(for: _refiningAction(model))
             let out = _refined(v, by: refiner)
@@ -366,6 +359,22 @@ public final class Classifier {
         }
         if full { _recordRulesDecided(model, best: best, yielded: yielded, trace!) }
         return _ruleVerdict(best)
+    }
+
+    /// Whether the model, scored for the message in the current slot, leaves it to the rules below though it
+    /// has a verdict (`below`: the best firing rule below it, -1 when none fired). It yields to the
+    /// rules' verdict (the rule it would overrule) when it did not learn that rule's action well enough to
+    /// overrule it; a lower firing rule the rules' verdict already outranks is no reason (it decides nothing
+    /// either way). It yields to a registered sender on junk, and, with `links: company`, when its verdict rests
+    /// on the message's links alone (`_modelLinkAlone`; `full`: a full trace, which reads the whole scores).
+    @inline(__always)
+    func _modelYields(_ model: _CompiledModel, decidable: Bool, below: Int, vouched: Bool, sender: UnsafeRawBufferPointer?,
+                      info: SenderInfo?, body: UnsafeRawBufferPointer, full: Bool) -> Bool {
+        modelScratch!.linkFreeWinner = -1
+        if decidable, below >= 0, _yields(model, to: rules[below].action) { return true }
+        if _junkFromRegisteredSender(model, sender: sender, info: info) { return true }
+        return model.linksNeedCompany && decidable && !vouched && _modelAbstention(model) == .decides
+            && _modelLinkAlone(model, body: body, rescore: full)
     }
 
     /// Whether the model's winner for the message in the current slot is junk and the sender a TRAI DLT header:
