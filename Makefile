@@ -118,11 +118,12 @@ embed-default-model: build ## Compile the committed samples/default-model.yaml a
 	bash Scripts/make-default-model.sh --embed-only
 	$(SWIFT) build $(RELEASE_FLAGS) --product smsfilter
 
-quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora, and per market on Tests/Fixtures/markets (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the tables there.
+quality: build ## Score the default (rules + model), the rules alone and the model alone on every corpus in ../shared/corpora, per market on Tests/Fixtures/markets, and `learn` beside LinearSVC and fastText (when importable) on the same folds (docs/QUALITY.md); QUALITY_ARGS=--write-doc updates the tables there.
 	python3 Scripts/quality.py $(QUALITY_ARGS)
 
-peers-quality: build ## docs/QUALITY.md: default rules, learn, scikit-learn's TF-IDF + LinearSVC and fastText on the same 5 folds (installs scikit-learn and fasttext-wheel when missing).
+peers-quality: build ## docs/QUALITY.md: default rules, learn, scikit-learn's TF-IDF + LinearSVC and fastText on the same 5 folds (installs scikit-learn and fasttext-wheel when missing), then make quality's learner table with the peers.
 	bash Benchmarks/peers/quality.sh
+	python3 Scripts/quality.py --learner-only $(QUALITY_ARGS)
 
 test-aho-checks: deps ## AhoCorasick tests with AHOCORASICK_INTERNAL_CHECKS (_checkInvariants on every build).
 	$(SWIFT) test -Xswiftc -DAHOCORASICK_INTERNAL_CHECKS --scratch-path .build-checks --filter AhoCorasickTests

@@ -370,7 +370,8 @@ final class _ReferenceModelScan {
     func scan(_ body: UnsafeRawBufferPointer) -> Result {
         text.reset()
         let span: _ReferenceModelSpan
-        if mode.needsRewrite(body) {
+        // (Under `none` the model reads the body: only the rules read its white space runs as one space.)
+        if mode != .none, mode.needsRewrite(body) {
             normalizer.normalize(body, mode: mode)
             span = text.append(normalizer.output, sourceStart: normalizer.sourceStart.baseAddress,
                                sourceEnd: normalizer.sourceEnd.baseAddress, fold: false)

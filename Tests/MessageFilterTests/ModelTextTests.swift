@@ -226,7 +226,7 @@ final class ModelTextTests: XCTestCase {
     func testPhrasesOfTheWrongShapeAreRefused() {
         let bad: [(String, String)] = [
             ("[word, \"free!\"", "holds only letters, digits and single spaces"),
-            ("[word, \"free  entry\"", "single spaces"),
+            ("[word, \"free  \"", "does not end with a space"),
             ("[word, \" free\"", "single spaces"),
             ("[part, \"£5\"", "either all letters and digits or all symbols"),
             ("[part, \"a b\"", "holds no space"),
@@ -240,6 +240,9 @@ final class ModelTextTests: XCTestCase {
             }
         }
         XCTAssertNil(ModelDefinition.shapeProblem("free entry", kind: .word, normalization: .standard))
+        // A run of white space reads as one space under `standard` (issue 33 item 9), not under `none`.
+        XCTAssertNil(ModelDefinition.shapeProblem("free \t entry", kind: .word, normalization: .standard))
+        XCTAssertNotNil(ModelDefinition.shapeProblem("free  entry", kind: .word, normalization: .none))
         XCTAssertNil(ModelDefinition.shapeProblem("!!", kind: .part, normalization: .standard))
         XCTAssertNil(ModelDefinition.shapeProblem("e! f", kind: .text, normalization: .standard))
         // Fullwidth letters are words once normalised.

@@ -53,7 +53,10 @@ enum RuleSemantics {
             RuleRow(nil, "PrIzE galore", "prize", "Junk"),
             RuleRow(nil, "PrIzEs galore", nil, unknown),  // not inside a longer word (issue 34; `wholeWord: false` would)
             RuleRow(nil, "a CASH AWARD for you", "prize", "Junk", phrase: "cash award"),
-            RuleRow(nil, "cash  award", nil, unknown),  // phrases are exact: two spaces are not one
+            // A run of white space reads as one space (issue 33 item 9); the span covers the words as written.
+            RuleRow(nil, "cash  award", "prize", "Junk", phrase: "cash award", span: [0, 11]),
+            RuleRow(nil, "cash\taward", "prize", "Junk", phrase: "cash award", span: [0, 10]),
+            RuleRow(nil, "cashaward", nil, unknown),
             RuleRow(nil, "priz e", nil, unknown),
             RuleRow(nil, "your otp is 1234", "otp", "Transactions/Others", phrase: "otp"),
             RuleRow(nil, "", nil, unknown),

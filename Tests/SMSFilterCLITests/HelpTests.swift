@@ -225,9 +225,10 @@ OPTIONS:
   --rejects <file>        Write rejected records (file, line, reason, record)
                           as JSON Lines to this file (.zst, .gz compress).
   --max-rejects-bytes <max-rejects-bytes>
-                          Bytes of --rejects written whole, 1K to 1T; past it a
-                          reject keeps its first 256 bytes, length and SHA-256,
-                          past twice it only its count. (default: 1G)
+                          The most bytes --rejects holds, 1K to 1T: rejects
+                          whole while they fit in half of it, then their first
+                          256 bytes, length and SHA-256 while those fit, then
+                          only counted. (default: 1G)
   --format <format>       What to write per record: records (whole records plus
                           labels) or labels (id and labels only). (values:
                           records, labels; default: records)

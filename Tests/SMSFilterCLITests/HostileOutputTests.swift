@@ -609,6 +609,54 @@ final class HostileOutputTests: HostileTestCase {
     /// are now whole up to `--max-rejects-bytes`, then short (first 256 bytes, length, SHA-256) up to twice it,
     /// then counted only; the counts say how many of each. Python's `hashlib` is the oracle for the hashes, and
     /// the file is the same at every thread count and chunk size.
+    /// Issue 33 item 7: a 32 KB zstd bomb (one 1 GiB line) under `--max-rejects-bytes 1K` wrote a 1.43 GB
+    /// rejects file (its line streamed whole because it started under the budget); here a 24 MiB line. The file
+    /// now never holds more than the budget: the bomb's line is cut where it would leave half of it (its first
+    /// bytes in `recordBase64`, its length and the SHA-256 of all its bytes, `"shortened": true`), later
+    /// rejects are short while they fit, then counted; the same bytes whether an over-long record streams in
+    /// pieces or fits in a chunk, at every thread count.
+    func testTheRejectsFileNeverHoldsMoreThanTheBudget() throws {
+        let lineBytes = 24 << 20
+        let bomb = path("bomb.jsonl.zst")
+        // The bomb: one line of `a`s, then a few bad lines and over-long ones that fit in a chunk, and a good record.
+        let tail = (0..<40).map { k in k % 10 == 3 ? "{over-long \(k) " + String(repeating: "b", count: 3000) : "{broken \(k)" }
+            .joined(separator: "\n") + "\n{\"id\": 1, \"body\": \"fine\"}\n"
+        let make = try Fixtures.run("sh", ["-c", "python3 -c 'import sys; sys.stdout.buffer.write(b\"a\" * int(sys.argv[1]) + b\"\\n\" + sys.argv[2].encode())' \"$1\" \"$2\" | zstd -q -19 -o \"$3\"", "sh", "\(lineBytes)", tail, bomb])
+        XCTAssertEqual(make.status, 0, String(decoding: make.stderr, as: UTF8.self))
+        XCTAssertLessThan(bytes(bomb)?.count ?? .max, 64 << 10, "a small archive")
+        for budget in [1024, 4096] {
+            var files: [Data] = []
+            for (threads, chunk) in budget == 1024 ? [("1", "4K"), ("2", "1M"), ("4", "64K")] : [("2", "256K")] {
+                let rejects = path("bomb-\(budget)-\(threads).rej")
+                let counts = path("bomb-\(budget)-\(threads).json")
+                let r = try run(["classify", bomb, "--no-output", "--rejects", rejects, "--counts", counts, "--max-rejects-bytes", "\(budget)",
+                                 "--max-record", "1K", "--threads", threads, "--chunk-size", chunk, "-q", "-f"])
+                XCTAssertEqual(r.status, 0, r.err)
+                let written = bytes(rejects) ?? Data()
+                files.append(written)
+                let c = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: counts))) as? [String: Any])
+                XCTAssertEqual(c["rejected"] as? Int, 41)
+                let lines = String(decoding: written, as: UTF8.self).split(separator: "\n")
+                XCTAssertEqual(c["rejectsShortened"] as? Int, lines.filter { $0.contains("\"shortened\": true") }.count)
+                XCTAssertEqual(c["rejectsOmitted"] as? Int, 41 - lines.count)
+            }
+            XCTAssertEqual(Set(files).count, 1, "budget \(budget): the same rejects at every thread count and chunk size")
+            XCTAssertLessThanOrEqual(files[0].count, budget, "budget \(budget): the rejects file holds at most the budget")
+            // The bomb's line: its first bytes, its whole length and the SHA-256 of all its bytes (Python's hashlib).
+            let first = try XCTUnwrap(String(decoding: files[0], as: UTF8.self).split(separator: "\n").first)
+            let check = try Fixtures.run("python3", ["-c", """
+                import base64, hashlib, json, sys
+                r = json.loads(sys.argv[1]); n = int(sys.argv[2])
+                record = b'a' * n + b'\\n'
+                prefix = base64.b64decode(r['recordBase64'])
+                assert r['line'] == 1 and r['shortened'] is True and r['length'] == len(record), r
+                assert r['sha256'] == hashlib.sha256(record).hexdigest(), r
+                assert 0 < len(prefix) < int(sys.argv[3]) // 2 and record.startswith(prefix), len(prefix)
+                """, String(first), "\(lineBytes)", "\(budget)"])
+            XCTAssertEqual(check.status, 0, String(decoding: check.stderr, as: UTF8.self))
+        }
+    }
+
     func testTheRejectsFileIsBoundedAndSaysSo() throws {
         var rng = Fixtures.SeededGenerator(seed: 0x2122)
         var text = ""
@@ -634,7 +682,7 @@ final class HostileOutputTests: HostileTestCase {
         }
         XCTAssertEqual(Set(files).count, 1, "the same rejects at every thread count and chunk size")
         let data = files[0]
-        XCTAssertLessThanOrEqual(data.count, 2 * 65_536 + 8_192, "at most twice the budget and one line")
+        XCTAssertLessThanOrEqual(data.count, 65_536, "never more than the budget (issue 33 item 7)")
         // Every line is JSON; whole ones first, then short ones, each short one as the oracle hashes the record.
         let script = """
             import hashlib, json, sys
@@ -648,9 +696,12 @@ final class HostileOutputTests: HostileTestCase {
                 if r.get('shortened'):
                     out['short'] += 1
                     out['seenShort'] = True
-                    prefix = r['prefix'].encode() if 'prefix' in r else __import__('base64').b64decode(r['prefixBase64'])
+                    # A short line keeps 256 bytes; an over-long record's line cut at half the budget, what fitted.
+                    cut = 'recordBase64' in r
+                    prefix = r['prefix'].encode() if 'prefix' in r \\
+                        else __import__('base64').b64decode(r['recordBase64'] if cut else r['prefixBase64'])
                     if r['sha256'] != hashlib.sha256(record).hexdigest() or r['length'] != len(record) \\
-                       or not record.startswith(prefix) or len(prefix) > 256:
+                       or not record.startswith(prefix) or (len(prefix) > 256 and not cut):
                         out['bad'].append(r['line'])
                 else:
                     out['whole'] += 1

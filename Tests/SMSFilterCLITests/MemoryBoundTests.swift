@@ -61,7 +61,7 @@ final class MemoryBoundTests: CLITestCase {
 
     /// 24 records of 1–3 MB, bodies made of twelve words (64 KiB chunks, `--max-record 4M`); returns the
     /// long file and a one-record file.
-    func longRecords() throws -> (big: String, small: String) {
+    func longRecords(mixing extra: String? = nil) throws -> (big: String, small: String) {
         var rng = Fixtures.seededGenerator("MemoryBoundTests", defaultSeed: 0x60_0014)
         let big = path("long.jsonl")
         XCTAssertTrue(FileManager.default.createFile(atPath: big, contents: nil))
@@ -69,7 +69,10 @@ final class MemoryBoundTests: CLITestCase {
         for i in 0..<24 {
             let size = Int.random(in: 1_000_000...3_000_000, using: &rng)
             var block = ""
-            while block.utf8.count < 4096 { block += Self.words.randomElement(using: &rng)! + " " }
+            while block.utf8.count < 4096 {
+                block += Self.words.randomElement(using: &rng)! + " "
+                if let extra, Int.random(in: 0..<8, using: &rng) == 0 { block += extra + " " }
+            }
             let body = String(repeating: block, count: size / block.utf8.count + 1)
             handle.write(Data("{\"id\": \"r\(i)\", \"sender\": \"+66812\(i)\", \"body\": \"\(body)\"}\n".utf8))
         }
@@ -83,8 +86,9 @@ final class MemoryBoundTests: CLITestCase {
     /// The peak of `classify` on the long records at 1 and 8 threads against base + pool +
     /// (3 + h) × (`--max-record` + a chunk) + 16 MB, base being the run on the small file. The labelled
     /// records are thrown away (a private null device where this process may make one, else a file).
-    func assertPeakUnderTheFormula(rules: String, h: Int, file: StaticString = #filePath, line: UInt = #line) throws {
-        let (big, small) = try longRecords()
+    func assertPeakUnderTheFormula(rules: String, h: Int, mixing extra: String? = nil, file: StaticString = #filePath,
+                                   line: UInt = #line) throws {
+        let (big, small) = try longRecords(mixing: extra)
         let chunk = 64 * 1024
         let maxRecord = 4 << 20
         let sink = StandIn.nullDevice(in: folder) ?? path("out.jsonl")
@@ -121,5 +125,15 @@ final class MemoryBoundTests: CLITestCase {
     func testEveryWorkerDropsTheHitsOfALongRecord() throws {
         let rules = try write("dense.yaml", "version: 1\nrules:\n  - {name: every, action: junk, keywords: [\(Self.words.joined(separator: ", "))]}\n")
         try assertPeakUnderTheFormula(rules: rules, h: 4)
+    }
+
+    /// The worst case the formula's `h` must cover (issue 33 item 7): every word a keyword, and a look-alike
+    /// letter in some words (`frее` with Cyrillic `е`), so that `standard` rewrites the whole body through its
+    /// two steps (a scalar with two 32-bit spans per character, then the rewritten bytes with two spans each)
+    /// while the matches pile up: about 28 bytes per body byte (docs/RELIABILITY.md §3: a 63 MB record of this
+    /// kind peaked at 1,987 MB in a release build, 1, 2 and 8 threads alike, where the formula said 425 MB).
+    func testAKeywordDenseRecordThatNormalisationRewritesStaysUnderTheFormula() throws {
+        let rules = try write("dense.yaml", "version: 1\nrules:\n  - {name: every, action: junk, keywords: [\(Self.words.joined(separator: ", "))]}\n")
+        try assertPeakUnderTheFormula(rules: rules, h: 28, mixing: "fr\u{0435}\u{0435}")
     }
 }

@@ -328,36 +328,36 @@ extension SplitTests {
         let p = try plan(a, ["--split-size", "1", "--lines"])
         XCTAssertEqual(p.ranges.count, 8)
         let budget = 4096
-        let longest = pieces.flatMap { $0.split(separator: "\n") }.map { $0.utf8.count }.max()! + 200  // a line and its head
         let whole = try run(["classify", a, "--no-output", "--rejects", path("whole.rej"), "--counts", path("whole.json"),
                              "--max-rejects-bytes", "\(budget)", "-q", "-f"])
         XCTAssertEqual(whole.status, 0, whole.err)
-        XCTAssertLessThanOrEqual(bytes("whole.rej").count, 2 * budget + longest)
+        XCTAssertLessThanOrEqual(bytes("whole.rej").count, budget)
         var joined: [UInt8] = []
         var countFiles: [String] = []
         for (k, range) in p.ranges.enumerated() {
             let r = try run(["classify", a, "--range", range, "--first-line", "\(p.firstLines[k]!)", "--no-output",
                              "--rejects", path("r\(k).rej"), "--counts", path("r\(k).json"), "--max-rejects-bytes", "\(budget)", "-q", "-f"])
             XCTAssertEqual(r.status, 0, r.err)
-            // The split's share, and the policy within it: whole lines while the file holds less than the share,
-            // then short ones (or whole ones of 256 bytes or less) while it holds less than twice it, then none.
+            // The split's share, and the policy within it: whole lines while each fits in half the share, then
+            // short ones (or whole ones of 256 bytes or less) while each fits in the share, then none.
             let bounds = range.split(separator: ":").map { Int($0)! }
             let share = budget * (bounds[1] - bounds[0]) / archiveBytes
             var held = 0
+            var seenShort = false
             for line in String(decoding: bytes("r\(k).rej"), as: UTF8.self).split(separator: "\n") {
-                XCTAssertLessThan(held, 2 * share, "split \(k): a line written after the file held twice its share \(share)")
-                let short = line.contains("\"shortened\": true")
-                if held < share {
-                    XCTAssertFalse(short, "split \(k): short before its share \(share) was reached")
-                } else if !short {
-                    XCTAssertLessThanOrEqual(line.utf8.count, 256 + 200, "split \(k): past its share only short lines (or short records)")
-                }
                 held += line.utf8.count + 1
+                XCTAssertLessThanOrEqual(held, share, "split \(k): the file holds more than its share \(share)")
+                let short = line.contains("\"shortened\": true")
+                seenShort = seenShort || short
+                if !short && line.utf8.count > 256 + 200 {
+                    XCTAssertFalse(seenShort, "split \(k): a whole line after a short one")
+                    XCTAssertLessThanOrEqual(held, share / 2, "split \(k): a whole line past half its share \(share)")
+                }
             }
             joined += bytes("r\(k).rej")
             countFiles.append(path("r\(k).json"))
         }
-        XCTAssertLessThanOrEqual(joined.count, 2 * budget + p.ranges.count * longest, "the splits together hold what one run may")
+        XCTAssertLessThanOrEqual(joined.count, budget, "the splits together hold what one run may")
         let merged = try run(["merge-counts", "-q", "-f", "-o", path("merged.json")] + countFiles)
         XCTAssertEqual(merged.status, 0, merged.err)
         let total = try counts("merged.json"), single = try counts("whole.json")

@@ -52,9 +52,10 @@ public struct PipelineOptions: Sendable {
     public var strict = false
     /// Where rejected records go (JSON Lines with file, line and reason); nil: nowhere (still counted).
     public var rejectsPath: String?
-    /// The rejects file's budget: rejects are written whole while it holds less than this many bytes, then as
-    /// short lines (the first 256 bytes, the length and the SHA-256 of each, ``RunCounts/rejectsShortened``)
-    /// while it holds less than twice this, then only counted (``RunCounts/rejectsOmitted``).
+    /// The most bytes the rejects file holds: rejects are written whole while each whole line fits in half of
+    /// it (an over-long record's line cut there, its first bytes, length and SHA-256), then as short lines (the
+    /// first 256 bytes, the length and the SHA-256 of each, ``RunCounts/rejectsShortened``) while each fits in
+    /// all of it, then only counted (``RunCounts/rejectsOmitted``).
     public var maxRejectsBytes: Int64 = 1 << 30
     /// What the output and rejects files do with a regular file already at their path (``OutputFile/Existing``).
     public var existing = OutputFile.Existing.replace

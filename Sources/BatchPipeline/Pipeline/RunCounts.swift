@@ -80,9 +80,10 @@ public struct RunCounts: Codable, Sendable, Equatable {
     public var dropped: [String: Int] = ["invalidPair": 0, "notDeclared": 0]
     /// Reject reason → count.
     public var rejectReasons: [String: Int] = [:]
-    /// Rejects written short (first bytes, length, SHA-256) because the rejects file held `--max-rejects-bytes`.
+    /// Rejects written short (first bytes, length, SHA-256) because their whole line did not fit in half of
+    /// `--max-rejects-bytes`.
     public var rejectsShortened = 0
-    /// Rejects not written at all because the rejects file held twice `--max-rejects-bytes` (still counted in
+    /// Rejects not written at all because their short line did not fit in `--max-rejects-bytes` (still counted in
     /// `rejected` and `rejectReasons`).
     public var rejectsOmitted = 0
     public var files: [File] = []

@@ -37,19 +37,21 @@ final class _ClassifySink: _ChunkSink {
     private var streamed = _StreamedReject()
     /// Bytes handed to the rejects file, against ``PipelineOptions/maxRejectsBytes``.
     private var rejectBytes: Int64 = 0
-    /// How the over-long record being streamed is kept (decided at its first piece), and for a short one, its
-    /// first bytes and running SHA-256.
+    /// How the over-long record being streamed is kept (decided at its first piece), the most of its bytes
+    /// its whole line may hold, its first bytes and its running SHA-256.
     private var streamedKeep = _Keep.whole
+    private var streamedLimit = 0
     private var streamedPrefix: [UInt8] = []
     private var streamedHash = _SHA256()
 
     /// How a reject is kept in the rejects file (``PipelineOptions/maxRejectsBytes``).
     enum _Keep { case whole, short, omitted }
 
-    /// Whole while the file holds less than the budget, short while it holds less than twice it, then counted only.
-    private var keep: _Keep {
-        rejectBytes < options.maxRejectsBytes ? .whole : rejectBytes / 2 < options.maxRejectsBytes ? .short : .omitted
-    }
+    /// How rejects are kept now; it only moves on (whole, then short, then omitted), so the same rejects in the
+    /// same order make the same file whatever the chunks. Whole while each whole line fits in half the budget
+    /// (an over-long record's line cut to fit, `_RejectLines.overlongLimit`), then short while each short line
+    /// fits in the budget, then only counted: the file never holds more than `--max-rejects-bytes`.
+    private var tier = _Keep.whole
 
     private func writeRejects(_ bytes: UnsafeRawBufferPointer) throws(PipelineError) {
         guard let rejects else { return }
@@ -167,9 +169,15 @@ final class _ClassifySink: _ChunkSink {
         }
         guard rejects != nil else { return }
         if piece.isFirst {
-            streamedKeep = keep
             streamedPrefix = []
             streamedHash = _SHA256()
+            if tier == .whole {
+                // Its length is not known yet: its line is cut where it would leave half the budget.
+                streamedLimit = _RejectLines.overlongLimit(
+                    room: options.maxRejectsBytes / 2 - rejectBytes, file: file.displayPath, line: line, reason: piece.reason)
+                if streamedLimit == 0 { tier = .short }
+            }
+            streamedKeep = tier
             if streamedKeep == .omitted { counts.rejectsOmitted += 1 }
         }
         switch streamedKeep {
@@ -180,22 +188,36 @@ final class _ClassifySink: _ChunkSink {
             streamedPrefix += bytes.prefix(_RejectLines.shortPrefix - streamedPrefix.count)
             streamedHash.update(bytes)
             if piece.isLast {
-                counts.rejectsShortened += 1
-                try writeRejects(_RejectLines.short(
-                    file.displayPath, line, piece.reason, length: piece.length, prefix: streamedPrefix, sha256: streamedHash.finish()))
+                let text = _RejectLines.short(
+                    file.displayPath, line, piece.reason, length: piece.length, prefix: streamedPrefix, sha256: streamedHash.finish())
+                if rejectBytes + Int64(text.count) <= options.maxRejectsBytes {
+                    counts.rejectsShortened += 1
+                    try writeRejects(text)
+                } else {
+                    tier = .omitted
+                    counts.rejectsOmitted += 1
+                }
             }
         case .whole:
             // The first piece holds `--max-record` bytes: its text is made and written a slice at a time, so the
             // writer never holds more than a slice's base64 beside it.
+            streamedHash.update(bytes)
+            let cut = piece.isLast && piece.length > streamedLimit
+            let sha256 = cut ? streamedHash.finish() : nil
             var start = 0
             repeat {
                 let end = min(bytes.count, start + _StreamedReject.slice)
                 var part = piece
                 part.isFirst = piece.isFirst && start == 0
                 part.isLast = piece.isLast && end == bytes.count
-                try writeRejects(streamed.text(part, line: line, UnsafeRawBufferPointer(rebasing: bytes[start..<end]), file: file.displayPath))
+                try writeRejects(streamed.text(part, line: line, UnsafeRawBufferPointer(rebasing: bytes[start..<end]), file: file.displayPath,
+                                               limit: streamedLimit, sha256: sha256))
                 start = end
             } while start < bytes.count
+            if cut {
+                counts.rejectsShortened += 1
+                tier = .short
+            }
         }
     }
 
@@ -204,26 +226,51 @@ final class _ClassifySink: _ChunkSink {
         if options.strict { throw PipelineError(.badInput, "\(file.displayPath):\(line): \(reject.reason) (--strict)") }
         counts.rejectReasons[_RejectLines.category(reject.reason), default: 0] += 1
         guard rejects != nil else { return }
-        switch keep {
-        case .whole:
-            try _RejectLines.write(file.displayPath, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in
-                try writeRejects(part)
+        let path = file.displayPath
+        let budget = options.maxRejectsBytes
+        let overlong = reject.category == _ReadOptions.overlongCategory
+        if tier == .whole {
+            if overlong {
+                // As when it streams (the same line whatever the chunk size): cut where it would leave half the budget.
+                let limit = _RejectLines.overlongLimit(room: budget / 2 - rejectBytes, file: path, line: line, reason: reject.reason)
+                if limit > 0 {
+                    try _RejectLines.write(path, line, reject, overlongLimit: limit) { (part: UnsafeRawBufferPointer) throws(PipelineError) in
+                        try writeRejects(part)
+                    }
+                    if reject.raw.count > limit {
+                        counts.rejectsShortened += 1
+                        tier = .short
+                    }
+                    return
+                }
+            } else if rejectBytes + _RejectLines.size(path, line, reject) <= budget / 2 {
+                try _RejectLines.write(path, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in try writeRejects(part) }
+                return
             }
-        case .short where reject.raw.count <= _RejectLines.shortPrefix && reject.category != _ReadOptions.overlongCategory:
-            // No longer than a short line's prefix: kept whole, it costs no more.
-            try _RejectLines.write(file.displayPath, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in
-                try writeRejects(part)
-            }
-        case .short:
-            var hash = _SHA256()
-            reject.raw.withUnsafeBytes { hash.update($0) }
-            counts.rejectsShortened += 1
-            try writeRejects(_RejectLines.short(
-                file.displayPath, line, reject.reason, length: reject.length, prefix: Array(reject.raw.prefix(_RejectLines.shortPrefix)),
-                sha256: hash.finish()))
-        case .omitted:
-            counts.rejectsOmitted += 1
+            tier = .short
         }
+        if tier == .short {
+            if reject.raw.count <= _RejectLines.shortPrefix && !overlong {
+                // No longer than a short line's prefix: kept whole, it costs no more.
+                if rejectBytes + _RejectLines.size(path, line, reject) <= budget {
+                    try _RejectLines.write(path, line, reject) { (part: UnsafeRawBufferPointer) throws(PipelineError) in try writeRejects(part) }
+                    return
+                }
+            } else {
+                var hash = _SHA256()
+                reject.raw.withUnsafeBytes { hash.update($0) }
+                let text = _RejectLines.short(
+                    path, line, reject.reason, length: reject.length, prefix: Array(reject.raw.prefix(_RejectLines.shortPrefix)),
+                    sha256: hash.finish())
+                if rejectBytes + Int64(text.count) <= budget {
+                    counts.rejectsShortened += 1
+                    try writeRejects(text)
+                    return
+                }
+            }
+            tier = .omitted
+        }
+        counts.rejectsOmitted += 1
     }
 
     private func merge(_ chunk: _Chunk, into i: Int) {

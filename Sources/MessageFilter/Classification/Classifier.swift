@@ -213,28 +213,15 @@ public final class Classifier {
                 }
             }
         }
-        if ruleSet.model != nil { _modelPrepareOne(normalized: rewritten) }
+        // (Under `none` the model reads the body, whose white space the rewrite collapsed for the rules only.)
+        if ruleSet.model != nil { _modelPrepareOne(normalized: rewritten && normalizer.mode != .none) }
     }
 
     /// Appends every phrase match of every span in `spanBuffer` to `matchBuffer`, and marks the learned
     /// model's slot of each span, if any, to be scored when `_weigh` needs it.
     func _scanBatch(_ buffer: UnsafeRawBufferPointer) {
-        if normalizer.mode != .none {
-            _scanBatchNormalized(buffer)
-        } else {
-            let latin = ruleSet.latinWordPhrases
-            for i in phraseScans.indices {
-                let (matcher, map) = phraseScans[i]
-                spanBuffer.withUnsafeBufferPointer { spans in
-                    matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
-                        let g = map[p]
-                        if latin[Int(g)] != 0, !_edgesHold(latin[Int(g)], UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
-                        matchBuffer.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
-                                                     end: Int32(truncatingIfNeeded: e), span: Int32(k)))
-                    }
-                }
-            }
-        }
+        // Every mode, `none` included, may rewrite a body (white space runs read as one space).
+        _scanBatchNormalized(buffer)
         if ruleSet.model != nil { _modelPrepareBatch() }
     }
 

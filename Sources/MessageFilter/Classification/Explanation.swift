@@ -271,7 +271,7 @@ extension Classifier {
         var steps: [String] = []
         let req = verdict.requestedSubAction
         if req != .none {
-            if req.isValid(with: verdict.action) {
+            if verdict.dropped != .invalidPair {  // the verdict says how the pair check went
                 steps.append("pair check: \(verdict.action.name) + \(req.name) is a valid pair")
                 if verdict.dropped == .notDeclared {
                     steps.append("capability check: \(req.name) is not declared in the rule set's capabilities; sub-action dropped (notDeclared)")

@@ -155,7 +155,7 @@ public final class RuleSet: Sendable {
         /// text (non-ASCII case folded included), so every phrase goes into the ASCII-folding automaton.
         mutating func id(_ text: String, _ caseFold: CaseFoldMode, _ boundary: _WordBoundary) -> Int32 {
             let mode = normalization == .none ? caseFold : .ascii
-            var pattern = normalization == .none ? text : normalization.apply(text)
+            var pattern = normalization.rulePhrase(text)
             if pattern.isEmpty { pattern = text }
             let folded = mode == .ascii ? pattern.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : Array(String(String.UnicodeScalarView(pattern.unicodeScalars.map(AhoCorasick.simpleCaseFold))).utf8)
             let key = Key(mode: mode, boundary: boundary, folded: _PhraseKey(tag: 0, bytes: folded))

@@ -33,9 +33,7 @@ extension Classifier {
             out.traiSender = SenderInfo.classify(sender, defaultCountryCode: ruleSet.definition.defaultCountryCode).isTRAIHeader
         }
         let m = trace.messages[0]
-        var best = -1
-        var bestPriority = Int.min
-        var bestPos = Int32.max
+        var best = _Leader()  // the same tie-break as the classifier's
         for entry in trace.rules[m.ruleStart..<(m.ruleStart + m.ruleCount)] where entry.firing >= 0 {
             let r = Int(entry.index)
             let rule = rules[r]
@@ -45,14 +43,9 @@ extension Classifier {
             }
             out.firedActions |= 1 << UInt8(rule.action.rawValue)
             if rule.vouches { out.vouched = true }
-            let pos = entry.firing
-            if rule.priority > bestPriority || (rule.priority == bestPriority && (pos < bestPos || (pos == bestPos && r < best))) {
-                best = r
-                bestPriority = rule.priority
-                bestPos = pos
-            }
+            best.consider(r, priority: rule.priority, position: entry.firing)
         }
-        if best >= 0 { out.action = rules[best].action }
+        if best.rule >= 0 { out.action = rules[best.rule].action }
         return out
     }
 }

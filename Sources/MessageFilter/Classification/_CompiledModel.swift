@@ -873,7 +873,7 @@ extension Classifier {
     /// model. For tests: the two must agree on every body.
     func _modelMainScriptBeforeScan(body: UnsafeRawBufferPointer) -> Script {
         guard let model = ruleSet.model else { return .none }
-        let rewritten = normalizer.mode.needsRewrite(body)
+        let rewritten = normalizer.mode != .none && normalizer.mode.needsRewrite(body)
         if rewritten { normalizer.text.normalize(body, mode: normalizer.mode) }
         let text = rewritten ? normalizer.text.output : _modelBodyText(model, body).0
         return _modelMainScript(model.table, text, modelScratch!)

@@ -6,7 +6,8 @@ extension ModelDefinition {
     /// characters or all other characters. Checked after normalisation, as matched.
     public static func shapeProblem(_ text: String, kind: MatchKind, normalization: TextNormalization) -> String? {
         let normalized = normalization == .none ? text : normalization.apply(text)
-        let scalars = Array((normalized.isEmpty ? text : normalized).unicodeScalars)
+        // (A text phrase is not normalised again on load: its white space must already be single spaces.)
+        let scalars = Array((normalized.isEmpty || kind == .text ? text : normalized).unicodeScalars)
         guard !scalars.isEmpty else { return "the phrase is empty" }
         switch kind {
         case .word:

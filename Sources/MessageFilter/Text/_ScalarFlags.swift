@@ -28,6 +28,8 @@ final class _ScalarFlags: @unchecked Sendable {
     /// drops as decoration (l̶o̶t̶t̶e̶r̶y̶). Has ``normalizes`` set too. Script-specific marks (Thai, Devanagari…)
     /// are not touched, so such text keeps its fast path.
     static let decorates: UInt8 = 16
+    /// White space (`_isWhitespace`): every normalisation, `none` included, reads a run of it as one U+0020.
+    static let space: UInt8 = 32
 
     /// Whether `v` is one of the marks of ``decorates``.
     static func isDecoratingMark(_ v: UInt32) -> Bool {
@@ -49,6 +51,7 @@ final class _ScalarFlags: @unchecked Sendable {
         default: break
         }
         if isDecoratingMark(s.value) { f |= decorates | normalizes }
+        if _isWhitespace(s.value) { f |= space }
         return f
     }
 

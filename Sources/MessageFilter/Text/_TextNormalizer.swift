@@ -6,7 +6,11 @@
 //
 //   bytes ─▶ scalars (UTF-8 decoded; an invalid byte passes as itself) ─▶ compatibility mapping and removal
 //         ─▶ words: look-alike letters mapped (mixed words), digits read as letters (leet)
-//         ─▶ non-ASCII case folded ─▶ UTF-8 bytes + source spans
+//         ─▶ non-ASCII case folded, each run of white space one U+0020 ─▶ UTF-8 bytes + source spans
+//
+// Every mode, `none` included, reads a run of white space (`_isWhitespace`: tabs, line breaks, no-break and
+// other Unicode spaces) as one space, whose span covers the whole run, so that a phrase of several words
+// matches however its words are spaced (`none` does nothing else: `appendCollapsingSpaces`).
 //
 // Under `standard`, a body whose characters all normalise on their own (no decorating mark, bidi control or
 // look-alike letter) is written in one pass instead (`appendLocal`: unchanged characters copied with their
@@ -265,6 +269,10 @@ final class _TextNormalizer {
     /// relative to `body`.
     func append(_ body: UnsafeRawBufferPointer, mode: TextNormalization) -> Range<Int> {
         let first = count
+        if mode == .none {
+            appendCollapsingSpaces(body)
+            return first..<count
+        }
         if mode == .standard, usesLocalPath, appendLocal(body) { return first..<count }
         decode(body)
         emitWords(leet: mode == .leet)
@@ -297,10 +305,14 @@ final class _TextNormalizer {
             let b0 = body[i]
             let s = Int32(truncatingIfNeeded: i)
             if b0 < 0x80 {
-                w.bytes[w.count] = b0
-                w.starts[w.count] = s
-                w.ends[w.count] = s &+ 1
-                w.count &+= 1
+                if b0 == 0x20 || b0 &- 0x09 < 5 {
+                    w.putSpace(s, s &+ 1, first: first)
+                } else {
+                    w.bytes[w.count] = b0
+                    w.starts[w.count] = s
+                    w.ends[w.count] = s &+ 1
+                    w.count &+= 1
+                }
                 i &+= 1
                 continue
             }
@@ -312,7 +324,7 @@ final class _TextNormalizer {
             }
             let e = s &+ Int32(truncatingIfNeeded: len)
             let f = flags.of(v)
-            if f & (_ScalarFlags.normalizes | _ScalarFlags.folds) == 0 {
+            if f & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) == 0 {
                 // Unchanged: its own bytes, each with the character's span.
                 var q = 0
                 while q < len {
@@ -325,8 +337,13 @@ final class _TextNormalizer {
                 i &+= len
                 continue
             }
+            if f & _ScalarFlags.space != 0 {
+                w.putSpace(s, e, first: first)
+                i &+= len
+                continue
+            }
             if f & _ScalarFlags.normalizes != 0 {
-                if f & _ScalarFlags.decorates != 0 || v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 || v == 0x2029 {
+                if f & _ScalarFlags.decorates != 0 || v >= 0x202A && v <= 0x202E || v >= 0x2066 && v <= 0x2069 {
                     count = first
                     return false
                 }
@@ -336,19 +353,8 @@ final class _TextNormalizer {
                         count = first
                         return false
                     }
-                    let start = Int(lookup.replacementStart[x])
-                    if start >= 0 {
-                        let k = Int(lookup.replacementCount[x])
-                        if w.count &+ 4 &* k &+ 4 &* (n &- i) > capacity {
-                            count = w.count
-                            growBytes(count &+ 4 &* k &+ 4 &* (n &- i))
-                            w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
-                        }
-                        var q = 0
-                        while q < k {
-                            w.put(lookup.replacements[start &+ q], s, e)
-                            q &+= 1
-                        }
+                    if lookup.replacementStart[x] >= 0 {
+                        putReplacement(x, s, e, remaining: n &- i, first: first, into: &w)
                         i &+= len
                         continue
                     }
@@ -360,6 +366,60 @@ final class _TextNormalizer {
         }
         count = w.count
         return true
+    }
+
+    /// `appendLocal`'s write of entry `x`'s compatibility replacement for the character from bytes `s..<e`, with
+    /// `remaining` bytes of the body from it on: the buffers grown when it expands, a white-space scalar in it
+    /// read as a space.
+    private func putReplacement(_ x: Int, _ s: Int32, _ e: Int32, remaining: Int, first: Int, into w: inout _ByteSink) {
+        let start = Int(lookup.replacementStart[x])
+        let k = Int(lookup.replacementCount[x])
+        if w.count &+ 4 &* k &+ 4 &* remaining > capacity {
+            count = w.count
+            growBytes(count &+ 4 &* k &+ 4 &* remaining)
+            w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        }
+        var q = 0
+        while q < k {
+            let r = lookup.replacements[start &+ q]
+            if _isWhitespace(r) { w.putSpace(s, e, first: first) } else { w.put(r, s, e) }
+            q &+= 1
+        }
+    }
+
+    /// `none`: the body as it is, but for white space: each run of white-space characters (`_isWhitespace`)
+    /// becomes one U+0020 whose span covers the run; every other byte is copied with its own span (invalid
+    /// UTF-8 included). The output is never longer than the body.
+    func appendCollapsingSpaces(_ body: UnsafeRawBufferPointer) {
+        let n = body.count
+        let first = count
+        growBytes(count &+ n)
+        var w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        var i = 0
+        while i < n {
+            let b = body[i]
+            let s = Int32(truncatingIfNeeded: i)
+            if b == 0x20 || b &- 0x09 < 5 {
+                w.putSpace(s, s &+ 1, first: first)
+                i &+= 1
+                continue
+            }
+            if b &- 0xC2 < 0x22 {
+                // The lead bytes of the non-ASCII white space are C2, E1, E2 and E3.
+                let (v, len) = _decodeUTF8(body, i)
+                if len > 0, _isWhitespace(v) {
+                    w.putSpace(s, s &+ Int32(truncatingIfNeeded: len), first: first)
+                    i &+= len
+                    continue
+                }
+            }
+            w.bytes[w.count] = b
+            w.starts[w.count] = s
+            w.ends[w.count] = s &+ 1
+            w.count &+= 1
+            i &+= 1
+        }
+        count = w.count
     }
 
     // MARK: Steps
@@ -573,6 +633,7 @@ final class _TextNormalizer {
         let n = scalarCount
         // Each scalar writes at most 4 bytes: grow once, then write through local pointers.
         growBytes(count + 4 * n)
+        let first = count
         var w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
         defer { count = w.count }
         let scalars = self.scalars
@@ -582,6 +643,11 @@ final class _TextNormalizer {
         while i < n {
             let v = scalars[i]
             if !isWord(v) {
+                if v & Self.rawBit == 0, _isWhitespace(v) {
+                    w.putSpace(scalarStart[i], scalarEnd[i], first: first)
+                    i += 1
+                    continue
+                }
                 var out = v
                 if leet, v == 0x40 || v == 0x24, i > 0, i + 1 < n, Self.isASCIILetter(scalars[i - 1]), Self.isASCIILetter(scalars[i + 1]) {
                     out = v == 0x40 ? 0x61 : 0x73  // @ → a, $ → s
@@ -719,22 +785,80 @@ func _skipASCII(_ bytes: UnsafeRawBufferPointer, from: Int) -> Int {
     return i
 }
 
+/// The index of the first byte of `bytes[from...]` that ASCII text spaced by single spaces does not hold: a
+/// byte ≥ 0x80, a control character (below 0x20: tabs and line breaks among them), or a space next to another
+/// (one of the two); `bytes.count` when there is none. Eight bytes at a time, as `_skipASCII`.
+/// (Bytes below 0x80: `x + 0x60` has its high bit exactly when `x ≥ 0x20`, and `(x ^ 0x20) + 0x7F` exactly
+/// when `x` is not a space; a byte ≥ 0x80 is found itself, and the carries it makes reach only later bytes.)
+@inline(__always)
+func _skipPlainASCII(_ bytes: UnsafeRawBufferPointer, from: Int) -> Int {
+    let n = bytes.count
+    var i = from
+    guard let base = bytes.baseAddress else { return n }
+    let high: UInt64 = 0x8080_8080_8080_8080
+    // The spaces of the last eight bytes (high bit per byte), for a pair across two loads.
+    var spacesBefore: UInt64 = i > 0 && bytes[i &- 1] == 0x20 ? 1 << 63 : 0
+    while i &+ 8 <= n {
+        let x = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        let odd = (x | ~(x &+ 0x6060_6060_6060_6060)) & high
+        let spaces = ~((x ^ 0x2020_2020_2020_2020) &+ 0x7F7F_7F7F_7F7F_7F7F) & ~x & high
+        let pairs = spaces & (spaces >> 8 | spacesBefore >> 56)
+        let stop = odd | pairs
+        if stop != 0 { return i &+ stop.trailingZeroBitCount >> 3 }
+        spacesBefore = spaces
+        i &+= 8
+    }
+    while i < n {
+        let b = bytes[i]
+        if b >= 0x80 || b < 0x20 || (b == 0x20 && i > 0 && bytes[i &- 1] == 0x20) { return i }
+        i &+= 1
+    }
+    return i
+}
+
+/// Whether `none` changes `body`: a white-space character other than a lone U+0020 (a run of spaces, a tab,
+/// a line break, a non-ASCII space), which it reads as one space (`_TextNormalizer.appendCollapsingSpaces`).
+@inline(__always)
+func _spacingChanges(_ body: UnsafeRawBufferPointer) -> Bool {
+    let n = body.count
+    var i = 0
+    while true {
+        i = _skipPlainASCII(body, from: i)
+        guard i < n else { return false }
+        let b = body[i]
+        if b < 0x80 {
+            if b == 0x20 || b &- 0x09 < 5 { return true }
+            i &+= 1
+            continue
+        }
+        // Continuation bytes (80–BF) are never one of the lead bytes of non-ASCII white space (C2, E1–E3).
+        if b &- 0xC2 < 0x22 {
+            let (v, len) = _decodeUTF8(body, i)
+            if len > 0, _isWhitespace(v) { return true }
+        }
+        i &+= 1
+    }
+}
+
 /// Whether `standard` normalisation would change `body`: a non-ASCII scalar with a normalisation-table entry
-/// (compatibility form, removal, look-alike) or a simple case fold, or a byte that is not valid UTF-8 (sent
-/// to the rewrite, which passes it through, to keep this test simple). Otherwise the normaliser's output is
-/// `body` byte for byte (ASCII passes as it is; a valid scalar with neither flag is re-encoded to its own
-/// bytes) with each byte its own span. `TextNormalizationTests` checks this against the normaliser.
+/// (compatibility form, removal, look-alike), a simple case fold or white space, a byte that is not valid
+/// UTF-8 (sent to the rewrite, which passes it through, to keep this test simple), or ASCII that is not
+/// spaced by single spaces (a control character, which may be a tab or line break, or two spaces in a row:
+/// `_skipPlainASCII`). Otherwise the normaliser's output is `body` byte for byte (ASCII passes as it is; a
+/// valid scalar with none of those flags is re-encoded to its own bytes) with each byte its own span.
+/// `TextNormalizationTests` checks this against the normaliser.
 @inline(__always)
 func _standardChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
     let n = body.count
-    let changing = _ScalarFlags.normalizes | _ScalarFlags.folds
+    let changing = _ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space
     var i = 0
     while i < n {
         let b = body[i]
         if b < 0x80 {
-            // ASCII passes as it is: skipped eight bytes at a time (this test 37.5M → 33.3M instructions on
-            // gen40k, callgrind, 2026-11-27; docs/PERFORMANCE.md, "Normalisation's check, round five").
-            i = _skipASCII(body, from: i &+ 1)
+            // ASCII passes as it is unless it holds a control character or a run of spaces: skipped eight
+            // bytes at a time (docs/PERFORMANCE.md, "Normalisation's check, round five", and "White space").
+            i = _skipPlainASCII(body, from: i)
+            if i < n, body[i] < 0x80 { return true }
             continue
         }
         // Three-byte scalars (Thai, Devanagari, Chinese…: most of the non-ASCII text) decoded inline; a lead
@@ -770,11 +894,16 @@ func _leetChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
     var i = 0
     // The classes of the last three scalars (0 other or none, 1 word, 2 separator), oldest first.
     var a: UInt8 = 0, b: UInt8 = 0, c: UInt8 = 0
+    var lastSpace = false
     while i < n {
         let byte = body[i]
         var d: UInt8 = 0
         if byte < 0x80 {
             if (byte | 0x20) &- 0x61 < 26 { return true }
+            // A control character (a tab or line break among them) or a second space in a row: white space
+            // that reads as one space.
+            if byte < 0x20 || (byte == 0x20 && lastSpace) { return true }
+            lastSpace = byte == 0x20
             if byte &- 0x30 < 10 {
                 d = 1
             } else if byte == 0x2E || byte == 0x2D || byte == 0x5F || byte == 0x2A || byte == 0x20 {
@@ -783,7 +912,8 @@ func _leetChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
             i &+= 1
         } else {
             let (v, len) = _decodeUTF8(body, i)
-            if len == 0 || flags.of(v) & (_ScalarFlags.normalizes | _ScalarFlags.folds) != 0 { return true }
+            if len == 0 || flags.of(v) & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) != 0 { return true }
+            lastSpace = false
             if flags.isWord(v) { d = 1 } else if v == 0xB7 || v == 0x2022 { d = 2 }
             i &+= len
         }
@@ -823,6 +953,36 @@ struct _ByteSink {
             q &+= 1
         }
         count &+= len
+    }
+}
+
+extension _ByteSink {
+    /// Appends a space for a white-space character from bytes `s..<e`: one U+0020, or, when the output of the
+    /// body being written (from `first`) already ends with a space, that space's span grown to cover it, so a
+    /// run of white space reads as one space spanning the whole run.
+    @inline(__always)
+    mutating func putSpace(_ s: Int32, _ e: Int32, first: Int) {
+        if count > first, bytes[count &- 1] == 0x20 {
+            ends[count &- 1] = max(ends[count &- 1], e)
+            return
+        }
+        bytes[count] = 0x20
+        starts[count] = s
+        ends[count] = e
+        count &+= 1
+    }
+}
+
+/// Whether scalar value `v` is white space (Unicode's `White_Space`: tab, line feed, vertical tab, form feed,
+/// carriage return, space, next line U+0085, no-break space, Ogham space mark, the spaces U+2000–U+200A, line
+/// and paragraph separators, narrow no-break, medium mathematical and ideographic spaces). Every
+/// normalisation reads a run of these as one space. (`TextNormalizationTests` checks it against
+/// `Unicode.Scalar.Properties.isWhitespace` for every scalar.)
+@inline(__always)
+func _isWhitespace(_ v: UInt32) -> Bool {
+    switch v {
+    case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
+    default: false
     }
 }
 

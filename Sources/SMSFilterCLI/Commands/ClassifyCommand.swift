@@ -73,7 +73,7 @@ struct ClassifyCommand: ParsableCommand {
 
     @Option(
         name: .long, parsing: .unconditional,
-        help: "Bytes of --rejects written whole, 1K to 1T; past it a reject keeps its first 256 bytes, length and SHA-256, past twice it only its count.")
+        help: "The most bytes --rejects holds, 1K to 1T: rejects whole while they fit in half of it, then their first 256 bytes, length and SHA-256 while those fit, then only counted.")
     var maxRejectsBytes = ByteSize(1 << 30)
 
     @Option(name: .long, help: "What to write per record: records (whole records plus labels) or labels (id and labels only).")

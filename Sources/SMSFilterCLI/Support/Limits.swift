@@ -15,7 +15,7 @@ enum Limits {
     static let chunkPoolBytes = 2 << 30
     /// The longest record processed whole (`--max-record`): held in memory once, so at most 1 GiB.
     static let maxRecord = (1 << 10)...(1 << 30)
-    /// The rejects file's budget (`--max-rejects-bytes`): rejects whole up to it, short up to twice it.
+    /// The rejects file's budget (`--max-rejects-bytes`): the most bytes it holds (whole rejects in its first half).
     static let maxRejectsBytes = (1 << 10)...(1 << 40)
     /// zstd levels. Levels 20–22 (zstd's `--ultra`) take 300–700 MB per compression thread, so they are refused.
     static let level: ClosedRange<Int32> = -7...19
