@@ -147,7 +147,7 @@ struct EvaluateCommand: ParsableCommand {
             CLI.stderr(result.table())
         }
         if result.records > 0 && result.scored == 0 && !quiet {
-            CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(truthField)\" right, and are its labels in the mapping?\n")
+            CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(EchoedText.escaped(truthField))\" right, and are its labels in the mapping?\n")
         }
     }
 }
