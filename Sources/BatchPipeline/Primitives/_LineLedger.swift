@@ -1,6 +1,6 @@
 // MARK: Internal API
 //
-// Line numbers resolved by order (issue 23, "framing on the workers"): the reader hands chunks over without
+// Line numbers resolved by order (framing on the workers): the reader hands chunks over without
 // counting their newlines; whoever takes a chunk counts them, in parallel, and the ledger turns the counts
 // into absolute first lines in sequence order.
 //

@@ -4,7 +4,7 @@ import AhoCorasick
 /// weights in one flat array (feature-major), each phrase's id in the rule set's phrase table (for verdicts)
 /// and the verdict of each target, validated against the capabilities.
 ///
-/// The model's phrases are not in the rules' automata, and have no automaton of their own (issue 23): the
+/// The model's phrases are not in the rules' automata, and have no automaton of their own: the
 /// text the rules scanned (normalised) is cut into word and symbol runs once, and each run's candidate n-grams
 /// are looked up in the table; a word phrase is only ever a whole word run. Feature index = phrase index.
 final class _CompiledModel: Sendable {
@@ -121,7 +121,7 @@ final class _CompiledModel: Sendable {
 
     /// The phrase as the text holds it: normalised like the text (and case-folded under `none`), ASCII letters
     /// in lower case, a word phrase between two spaces (the form the model's automaton matched in the model
-    /// text before issue 23; `_ModelFeatureTable` takes the spaces off).
+    /// text in `.smsf` versions 4–6; `_ModelFeatureTable` takes the spaces off).
     static func pattern(_ phrase: ModelDefinition.Phrase, normalization: TextNormalization) -> [UInt8] {
         // A text phrase is a substring of a normalised text as learn found it: normalising it again, out of its
         // context, could read it otherwise (look-alike letters are folded by the word they stand in: "ос" alone

@@ -5,7 +5,7 @@ import Foundation
 /// container: the narrow and wide automata; version 3 added the body conditions to the rule table,
 /// `_ConditionCodec`, and ended the rule table with the normalisation mode and the learned model,
 /// `_ModelCodec`; version 4 added the model's own automaton, section 4; version 5 the model's margins and
-/// script counts; version 6 its overrule margins; since issue 23 the model has no automaton, section 4 is
+/// script counts; version 6 its overrule margins; since then the model has no automaton, section 4 is
 /// written empty and ignored when read, so files that still carry one load unchanged). All integers
 /// little-endian.
 ///
@@ -21,7 +21,7 @@ import Foundation
 ///     64  24×n  section table: kind u32, reserved u32, offset u64, length u64
 ///   ...         sections, each at a 16-byte-aligned offset:
 ///               1 rule table (the canonical rule encoding), 2 ASCII-folding matcher, 3 Unicode-folding matcher,
-///               4 empty (the learned model's automaton before issue 23; ignored)
+///               4 empty (the learned model's automaton of versions 4–6; ignored)
 /// ```
 /// Loading checks the magic, version, length, both checksums, every section's bounds and alignment, then
 /// decodes the rule table with bounds-checked reads and checks each automaton's pattern count against it.
@@ -152,7 +152,7 @@ enum _SMSFFormat {
                 }
                 matchers[Int(mode.rawValue)] = m
             }
-            // Section 4 (a model automaton, written before issue 23) is covered by the checksum and not read.
+            // Section 4 (a model automaton, as versions 4–6 wrote it) is covered by the checksum and not read.
             return Parts(definition: definition, definitionBytes: Array(defBytes), matchers: matchers)
         }
     }

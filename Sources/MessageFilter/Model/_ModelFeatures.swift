@@ -1,6 +1,6 @@
 // MARK: Internal API
 //
-// How the learned model finds its phrases in a message without an automaton (issue 23): the message's
+// How the learned model finds its phrases in a message without an automaton of its own: the message's
 // (normalised) text is cut into runs once, each run's candidate n-grams are hashed, and each hash is looked up
 // in a table of the model's phrases (fastText's way, but exact: a hit is verified against the phrase's bytes).
 // No match is reported by an automaton, no model text is written, and the table (a 16 KiB filter that answers

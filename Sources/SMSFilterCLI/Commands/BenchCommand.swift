@@ -149,7 +149,7 @@ struct BenchCommand: ParsableCommand {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
-    /// `ratios` (issue 23's goals, on one thread): the classifier ÷ its bare automaton (`classifierToAutomaton`);
+    /// `ratios` (on one thread): the classifier ÷ its bare automaton (`classifierToAutomaton`);
     /// for a rule set with a learned model, also `rulesAlone` and `rulesAloneAutomaton` (the same rules without
     /// the model, classifier and bare automaton, measured in turn with the rule set itself so that the ratios
     /// come from one stretch of time), `rulesAloneToAutomaton` and `withModelToRulesAlone` (rules and model
