@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -15,12 +16,7 @@ final class RuleFileTests: XCTestCase {
                 action: transaction                 # none | allow | junk | promotion | transaction
                 subAction: transactionalFinance     # Apple's sub-action names
                 keywords: [debited, "a/c", "txn of"]
-              - name: coupon
-                action: promotion
-                subAction: promotionalCoupons
-                priority: 10
-                keywords: [coupon, "promo code"]
-                unless: ["order #"]
+            \(RuleYAML.coupon)
             """, file: "rules.yaml")
         XCTAssertEqual(set.ruleNames, ["bank-debit", "coupon"])
         XCTAssertEqual(set.capabilities.subActions, [.transactionalFinance, .transactionalOrders, .promotionalCoupons])

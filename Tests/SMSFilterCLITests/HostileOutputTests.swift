@@ -26,10 +26,7 @@ final class HostileOutputTests: HostileTestCase {
             version: 1
             capabilities: [transactionalFinance]
             rules:
-              - name: bank
-                action: transaction
-                subAction: transactionalFinance
-                keywords: [debited]
+              - {name: bank, action: transaction, subAction: transactionalFinance, keywords: [debited]}
 
             """)
     }
