@@ -7,6 +7,13 @@ final class RuleFileTests: XCTestCase {
         RuleSet.resolve(yaml: yaml, file: "rules.yaml").issues.map(\.description)
     }
 
+    /// Fails for each of `expected` that no issue of `got` starts with.
+    func assertEach(of expected: [String], startsAnIssueIn got: [String], file: StaticString = #filePath, line: UInt = #line) {
+        for e in expected {
+            XCTAssertTrue(got.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(got.joined(separator: "\n"))", file: file, line: line)
+        }
+    }
+
     func testMinimalFileFromSpec() throws {
         let set = try RuleSet.parse(yaml: """
             version: 1
@@ -79,9 +86,7 @@ final class RuleFileTests: XCTestCase {
             "rules.yaml:21: rules[4].keywords[0]: empty phrase",
             "rules.yaml:22: rules[5].name: missing",
         ]
-        for e in expect {
-            XCTAssertTrue(got.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(got.joined(separator: "\n"))")
-        }
+        assertEach(of: expect, startsAnIssueIn: got)
         XCTAssertTrue(got.contains { $0.contains("did you mean \"capabilities\"") })
         XCTAssertTrue(got.contains { $0.contains("did you mean \"shortCode\"") })
     }
@@ -103,9 +108,7 @@ final class RuleFileTests: XCTestCase {
             "rules.yaml:5: rules[2].unlessSender: empty sender condition",
             "rules.yaml:6: rules[3]: rule \"d\" has no condition",
         ]
-        for e in expect {
-            XCTAssertTrue(got.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(got.joined(separator: "\n"))")
-        }
+        assertEach(of: expect, startsAnIssueIn: got)
         XCTAssertTrue(issues("version: 1\nrules:\n  - {name: a, action: junk, keywords: [x], unlessSender: {suffix: [T]}}\n").isEmpty)
     }
 
