@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MessageFilter
 
-extension RuleCheckReport.Target: ExpressibleByArgument {}
+extension RuleCheckReport.Purpose: ExpressibleByArgument {}
 
 /// `smsfilter check RULES [--target ios] [--json]`
 struct CheckCommand: ParsableCommand {
@@ -28,7 +28,7 @@ struct CheckCommand: ParsableCommand {
     var rules: String
 
     @Option(name: .long, help: "What the rules must be fit for: offline or ios (at most five sub-actions).")
-    var target: RuleCheckReport.Target = .offline
+    var target: RuleCheckReport.Purpose = .offline
 
     @OptionGroup var jsonOption: JSONOption
 
@@ -53,7 +53,7 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// The report's verdict, or failure under `--strict` when it has warnings.
-    static func verdict(_ r: RuleCheckReport, strict: Bool) -> RuleCheckReport.Verdict {
+    static func verdict(_ r: RuleCheckReport, strict: Bool) -> RuleCheckReport.Outcome {
         strict && r.findings.contains { $0.severity == .warning } ? .failure : r.verdict
     }
 
