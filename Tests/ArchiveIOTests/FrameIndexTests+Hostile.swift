@@ -29,7 +29,7 @@ extension FrameIndexTests {
             let at = tableStart + 8 + entry * entrySize + 4
             bytes[at] &+= 1
         }
-        let lying = try write(bytes, "sizes.zst")
+        let lying = try write("sizes.zst", bytes)
         let lyingTable = try XCTUnwrap(try ZstdSeekTable.read(path: lying), "the table itself parses")
         XCTAssertNotEqual(lyingTable.entries[1].decompressedSize, table.entries[1].decompressedSize)
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: lying))
@@ -51,7 +51,7 @@ extension FrameIndexTests {
         let table = try XCTUnwrap(try ZstdSeekTable.read(path: target))
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: target)))
         let framesEnd = bytes.count - table.serializedSize
-        let stray = try write(Array(bytes[..<framesEnd]) + Array("stray".utf8) + Array(bytes[framesEnd...]), "stray.zst")
+        let stray = try write("stray.zst", Array(bytes[..<framesEnd]) + Array("stray".utf8) + Array(bytes[framesEnd...]))
         XCTAssertThrowsError(try ZstdSeekTable.read(path: stray), "the table lists fewer bytes than the file holds")
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: stray))
         XCTAssertEqual(index.source, .frameHeaders)

@@ -6,12 +6,7 @@ import XCTest
 @testable import BatchPipeline
 
 /// `Evaluator` on a small hand-made corpus, every figure computed by hand.
-final class EvaluateTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("evaluate") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
+final class EvaluateTests: TemporaryFolderTestCase {
     static let rulesYAML = """
         version: 1
         rules:

@@ -9,12 +9,7 @@ import XCTest
 /// defines (docs/EVALUATE.md, "Figures"). The figures pinned here are scikit-learn 1.9.1's on fixed sequences
 /// (`python3 Scripts/pin-sklearn-f1.py --unit` prints them), so no test needs scikit-learn; the pins on the
 /// real corpora are in SMSFilterCLITests.ScikitLearnPinTests.
-final class ScikitLearnScoreTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("sklearn") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
+final class ScikitLearnScoreTests: TemporaryFolderTestCase {
     /// scikit-learn's figures on fixed sequences: (y_true, y_pred, macro F1, accuracy, F1 per sorted class).
     static let pinned: [(name: String, yTrue: [String], yPred: [String], macro: Double, accuracy: Double, f1: [String: Double])] = [
         ("A", ["spam", "spam", "spam", "ham", "ham", "ham", "ham", "OK", "OK"],

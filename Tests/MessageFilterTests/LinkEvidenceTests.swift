@@ -41,18 +41,7 @@ final class LinkEvidenceTests: XCTestCase {
 
     /// The explanation, checked against the one-message and the batch verdicts.
     func explain(_ body: String, links: String = "company", file: StaticString = #filePath, line: UInt = #line) throws -> Explanation {
-        let c = try Self.classifier(links: links)
-        let e = c.explain(sender: nil, body: body)
-        XCTAssertEqual(e.verdict, c.classify(sender: nil, body: body), "explain and classify disagree", file: file, line: line)
-        var spans = [MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: body.utf8.count)]
-        var verdicts = [Verdict()]
-        Array(body.utf8).withUnsafeBytes { b in
-            spans.withUnsafeMutableBufferPointer { s in
-                verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: UnsafeBufferPointer(s), into: $0) }
-            }
-        }
-        XCTAssertEqual(verdicts[0], e.verdict, "the batch call disagrees", file: file, line: line)
-        return e
+        checkedExplanation(try Self.classifier(links: links), body: body, file: file, line: line)
     }
 
     /// Chat with a link: junk only for the link; without it the model says none: it abstains, nothing files it.

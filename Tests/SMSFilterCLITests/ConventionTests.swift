@@ -18,10 +18,6 @@ final class ConventionTests: HostileTestCase {
         return out
     }
 
-    func json(_ text: String) throws -> [String: Any] {
-        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
-    }
-
     /// `--version` names the embedded rule set, rules and model with the checksums that the other commands
     /// cite: the `ruleSet` of a default classify's counts, of a `--rules embedded:rules` run's, and what
     /// `check` says of `samples/default-model.yaml` and `samples/default-rules.yaml`.

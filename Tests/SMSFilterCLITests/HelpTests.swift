@@ -282,10 +282,10 @@ OPTIONS:
                           label.
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
-  -q, --quiet             Print no progress line and no table.
-  --json                  Print the counts as JSON instead of the table, on
-                          standard output (standard error when records go
-                          there).
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -314,9 +314,9 @@ ARGUMENTS:
   <text>                  The message body.
 
 OPTIONS:
-  --rules <file>          A rule file, YAML or compiled .smsf (default: the
-                          embedded rules and model; embedded:rules: the rules
-                          alone).
+  --rules <file>          Rule file (YAML) or compiled rule set (.smsf);
+                          default: the embedded rules and model
+                          (embedded:rules: the rules alone).
   --sender <sender>       The message's sender (phone number, short code,
                           alphanumeric or TRAI header).
   --input <file>          Explain the records of this file (- is standard
@@ -375,9 +375,10 @@ OPTIONS:
   --target <target>       What the rules must be fit for: offline or ios (at
                           most five sub-actions). (values: offline, ios;
                           default: offline)
-  --json                  Print the report as JSON.
-  -q, --quiet             Print nothing: the exit status says ready (0) or
-                          failure (65).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
   --strict                Fail (65) on warnings too, not only on errors.
   --version               Show the version.
   -h, --help              Show help information.
@@ -402,12 +403,12 @@ ARGUMENTS:
 
 OPTIONS:
   -o, --output <file>     The compiled rule set to write.
-  -f, --force             Replace an existing output file (devices and FIFOs
+  -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
-  -q, --quiet             Print nothing on success.
-  --json                  Print the summary as JSON on standard output
-                          (standard error when -o goes there) instead of a
-                          sentence.
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -506,10 +507,12 @@ OPTIONS:
   --filter-key <filter-key>
                           Key (column or attribute prefix) of the labels
                           written by classify. (default: filter)
-  -f, --force             Replace existing files in the output folder and
-                          --stats-file.
-  -q, --quiet             Print no progress line and no table.
-  --json                  Print the table as JSON on standard output instead.
+  -f, --force             Replace existing output files (devices, FIFOs and -
+                          need no --force).
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -603,9 +606,10 @@ OPTIONS:
   --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
-  -q, --quiet             Print no progress line and no table.
-  --json                  Print the figures as JSON on standard output instead
-                          of the tables.
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -626,6 +630,8 @@ Records are not written to a terminal unless -o - asks for it.
 Example:
   smsfilter generate --count 10000000 --seed 1 -o corpus-10m.jsonl.zst
 
+Exit status: 0 success, 64 usage, 73 the output could not be written.
+
 USAGE: smsfilter generate --count <count> [--seed <seed>] [--output <file>] [--level <level>] [--threads <threads>] [--frame-size <frame-size>] [--force] [--quiet] [--json]
 
 OPTIONS:
@@ -636,18 +642,17 @@ OPTIONS:
                           standard output.
   --level <level>         Compression level: zstd -7 to 19, gzip (.gz) 1 to 9.
                           (default: 3)
-  --threads <threads>     zstd compression threads, 1 to 256 (default: all
-                          cores).
+  --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   --frame-size <frame-size>
                           Decoded bytes per frame of a .zst output, 64K to 1G,
                           plus a seek table (zstd's seekable format); 0: one
                           frame. (default: 4M)
-  -f, --force             Replace an existing output file (devices, FIFOs and -
+  -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
-  -q, --quiet             Print no progress line or summary.
-  --json                  Print the summary as JSON instead of a sentence, on
-                          standard output (standard error when records go
-                          there).
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -668,6 +673,9 @@ bytes (end to end).
 Example:
   smsfilter bench --json corpus.jsonl.zst
 
+Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input
+missing, 73 an output (--phrases-file) could not be written.
+
 USAGE: smsfilter bench <input> [--rules <file>] [--threads <threads>] [--repeat <repeat>] [--matcher-bytes <matcher-bytes>] [--labels-only] [--matcher-only] [--json] [--phrases-file <file>] [--force] [--quiet]
 
 ARGUMENTS:
@@ -687,12 +695,14 @@ OPTIONS:
   --labels-only           End to end: write labels only instead of whole
                           records.
   --matcher-only          Skip the end-to-end measurement.
-  --json                  Print the results as JSON.
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --phrases-file <file>   Only write the rule set's phrases to this file, one
                           per line, for peer tools.
-  -f, --force             Replace an existing --phrases-file (devices, FIFOs
-                          and - need no --force).
-  -q, --quiet             Print no progress line on standard error.
+  -f, --force             Replace existing output files (devices, FIFOs and -
+                          need no --force).
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -745,14 +755,14 @@ OPTIONS:
                           Input format: jsonl, csv, tsv or xml (default: from
                           the name and first bytes). (values: jsonl, csv, tsv,
                           xml)
-  --threads <threads>     Decoding threads for --lines, 1 to 256 (default: all
-                          cores).
+  --threads <threads>     Worker threads, 1 to 256 (default: all cores).
   -o, --output <file>     Write the plan as JSON to this file.
-  -f, --force             Replace an existing output file (devices, FIFOs and -
+  -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
-  -q, --quiet             Print nothing on standard output.
-  --json                  Print the plan as JSON on standard output instead of
-                          the table.
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -785,7 +795,7 @@ ARGUMENTS:
 OPTIONS:
   -o, --output <file>     Write it to this file instead of standard output (-
                           is standard output).
-  -f, --force             Replace an existing output file (devices, FIFOs and -
+  -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
   --version               Show the version.
   -h, --help              Show help information.
@@ -823,9 +833,10 @@ ARGUMENTS:
 OPTIONS:
   -o, --output <file>     Write the merged counts here instead of standard
                           output.
-  -f, --force             Replace an existing output file (devices, FIFOs and -
+  -f, --force             Replace existing output files (devices, FIFOs and -
                           need no --force).
-  -q, --quiet             Print no summary line on standard error.
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -872,11 +883,12 @@ OPTIONS:
                           Call Directory entries handed to CallKit per batch, 1
                           to 1000000, each batch in its own autorelease pool.
                           (default: 5000)
-  -f, --force             Replace existing files of the same names in the
-                          folder.
-  -q, --quiet             Print nothing on success.
-  --json                  Print the summary as JSON on standard output instead
-                          of the list.
+  -f, --force             Replace existing output files (devices, FIFOs and -
+                          need no --force).
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -941,7 +953,8 @@ OPTIONS:
                           text is copied into the output); embedded:rules: the
                           built-in one.
   -o, --output <output>   The rule file to write (YAML; required unless --cv).
-  -f, --force             Replace an existing output file.
+  -f, --force             Replace existing output files (devices, FIFOs and -
+                          need no --force).
   --input-format <input-format>
                           Input format: jsonl, csv, tsv or xml (default: from
                           the name and first bytes). (values: jsonl, csv, tsv,
@@ -1046,10 +1059,10 @@ OPTIONS:
   --max-examples <max-examples>
                           Training messages held at once, 16 to 1000000000;
                           beyond, a deterministic sample. (default: 2000000)
-  -q, --quiet             Print no summary.
-  --json                  Print the summary as JSON on standard output
-                          (standard error when -o goes there) instead of the
-                          table.
+  -q, --quiet             Print no progress line and no report (errors still go
+                          to standard error).
+  --json                  Print the report as JSON instead, on standard output
+                          (standard error when an output goes there).
   --version               Show the version.
   -h, --help              Show help information.
 

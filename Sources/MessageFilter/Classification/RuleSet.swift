@@ -136,6 +136,9 @@ public final class RuleSet: Sendable {
                            capabilities: definition.capabilities, normalization: definition.normalization)
         }
         matchers = try prebuilt ?? Self._buildMatchers(l2g, table, source: source)
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        _checkInvariants()
+        #endif
     }
 
     /// The literal phrases of a rule set as they are numbered: one id per distinct (mode, word boundary, folded

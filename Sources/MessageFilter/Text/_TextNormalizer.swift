@@ -271,12 +271,25 @@ final class _TextNormalizer {
         let first = count
         if mode == .none {
             appendCollapsingSpaces(body)
-            return first..<count
+        } else if !(mode == .standard && usesLocalPath && appendLocal(body)) {
+            decode(body)
+            emitWords(leet: mode == .leet)
         }
-        if mode == .standard, usesLocalPath, appendLocal(body) { return first..<count }
-        decode(body)
-        emitWords(leet: mode == .leet)
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        _checkInvariants(appended: first..<count, bodyCount: body.count)
+        #endif
         return first..<count
+    }
+
+    /// Checks what `append` wrote (only with `-DMESSAGEFILTER_INTERNAL_CHECKS`): the buffers hold what was
+    /// written, and every output byte's source span lies within its body. Traps with what broke.
+    func _checkInvariants(appended range: Range<Int>, bodyCount: Int) {
+        precondition(count <= capacity && scalarCount <= scalarCapacity, "_TextNormalizer: wrote past its buffers")
+        precondition(range.lowerBound <= range.upperBound && range.upperBound == count, "_TextNormalizer: the appended range is not the output's end")
+        for i in range {
+            precondition(starts[i] >= 0 && starts[i] <= ends[i] && Int(ends[i]) <= bodyCount,
+                         "_TextNormalizer: output byte \(i) has source span \(starts[i])..<\(ends[i]) in a body of \(bodyCount) bytes")
+        }
     }
 
     /// Whether `standard` bodies take `appendLocal` when they can (tests switch it off to compare it with the

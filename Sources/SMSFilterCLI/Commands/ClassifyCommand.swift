@@ -30,8 +30,10 @@ struct ClassifyCommand: ParsableCommand {
               smsfilter classify --rules my.yaml --input-format csv \\
                   --body-field text export.csv -o out.csv
 
-            Exit status: 0 success, 64 usage, 65 damaged input or a bad record under --strict, \
-            66 input missing, 70 internal error, 73 an output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .internalError, .cannotCreate], saying: [
+                .badInput: "damaged input or a bad record under --strict",
+            ]))
             """
     )
 
@@ -53,8 +55,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --range: the archive's line number where the range starts, 1 to 4611686018427387904 (plan --lines), so lines before it need not be counted.")
     var firstLine: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
-    var rules: String?
+    @OptionGroup var ruleOptions: RuleOptions
 
     @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; a .zst name is zstd, .gz gzip).", valueName: "file"))
     var output: String?
@@ -107,20 +108,17 @@ struct ClassifyCommand: ParsableCommand {
         help: "Decoded bytes per frame of .zst outputs, 64K to 1G, plus a seek table (zstd's seekable format: readers decode the frames in parallel); 0: one frame.")
     var frameSize = FrameSize(ZstdSeekableEncoder.defaultFrameSize)
 
-    @Flag(name: .long, help: "Stop with exit status 65 at the first malformed record.")
+    @Flag(name: .long, help: "Stop with exit status \(ExitStatus.badInput.rawValue) at the first malformed record.")
     var strict = false
 
     @Flag(name: .long, help: "Add the deciding phrase and its byte span to each label.")
     var explain = false
 
-    @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the counts as JSON instead of the table, on standard output (standard error when records go there).")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case records, labels }
 
@@ -180,8 +178,8 @@ struct ClassifyCommand: ParsableCommand {
         try plan.check()
         if !noOutput { try CLI.refuseRecordsToTerminal(output: outputPath) }
 
-        let ruleSet = try CLI.loadRules(rules)
-        if selected.isEmpty && (manifest != nil || shard != nil) && !quiet {
+        let ruleSet = try CLI.loadRules(ruleOptions.rules)
+        if selected.isEmpty && (manifest != nil || shard != nil) && !quietOption.quiet {
             CLI.stderr("smsfilter: this shard holds no input\n")
         }
         var options = pipelineOptions(existing: plan.existingPolicy)
@@ -190,17 +188,17 @@ struct ClassifyCommand: ParsableCommand {
         // The progress line would land among the records when both go to the same terminal.
         let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal
         let result = try ProgressLine.running(
-            shown: !quiet && CLI.stderrIsTerminal && !recordsOnTerminal, abandon: { countsFile?.value.abandon() }
+            shown: !quietOption.quiet && CLI.stderrIsTerminal && !recordsOnTerminal, abandon: { countsFile?.value.abandon() }
         ) { progress throws(PipelineError) in
             options.progress = progress
             return try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
         }
         // An explicitly asked --json is printed even with -q (which silences the table and the progress).
-        if json {
+        if jsonOption.json {
             CLI.printSummaryJSON(
                 String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
                 plan: plan)
-        } else if !quiet {
+        } else if !quietOption.quiet {
             CLI.stderr(result.counts.table())
         }
         for file in result.counts.files where file.error != nil {
@@ -212,11 +210,11 @@ struct ClassifyCommand: ParsableCommand {
     /// What this run reads and writes (``IOPlan``): `selected` are the inputs it reads, `all` every
     /// archive named (another shard reads the rest of a manifest: they are protected too).
     func ioPlan(all: [String], selected: [String]) -> IOPlan {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(selected, as: "the input")
         let selectedSet = Set(selected)
         plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
-        plan.readRules(rules)
+        plan.readRules(ruleOptions.rules)
         plan.read(manifest, as: "the manifest (--manifest)")
         plan.write(
             noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output",

@@ -30,7 +30,8 @@ struct ExportCommand: ParsableCommand {
               smsfilter export corpus.jsonl.zst --label-field label --split 90,5,5 \\
                   --max-per-label 50000 -o label-sets
 
-            Exit status: 0 success, 64 usage, 65 damaged input, 66 input missing, 73 an output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [.badInput: "damaged input"]))
             """
     )
 
@@ -49,6 +50,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "The label: folder, action or action-subaction.")
     var label: ExportOptions.LabelKind = .folder
 
+    // Not ``RuleOptions``: without it export reads the labels the records carry; there is no default rule set.
     @Option(name: .long, help: ArgumentHelp("Classify every record with this rule file (YAML or .smsf) instead of using its filter object.", valueName: "file"))
     var rules: String?
 
@@ -89,14 +91,11 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "Key (column or attribute prefix) of the labels written by classify.")
     var filterKey = "filter"
 
-    @Flag(name: [.short, .long], help: "Replace existing files in the output folder and --stats-file.")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the table as JSON on standard output instead.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     /// `-o` (or its old spelling `--out-dir`).
     var outputFolder: String { output ?? outDirAlias ?? "" }
@@ -130,7 +129,7 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(inputs.isEmpty ? ["-"] : inputs, as: "the input")
         plan.readRules(rules)
         plan.writeFolder(outputFolder, as: "-o", files: fileNames)
@@ -153,7 +152,7 @@ struct ExportCommand: ParsableCommand {
         options.existing = plan.existingPolicy
         options.compressionLevel = zst ? level : nil
         options.frameSize = frameSize.frameSize
-        let result = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let result = try ProgressLine.running(shown: !quietOption.quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try TrainingSetExporter(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         }
@@ -164,9 +163,9 @@ struct ExportCommand: ParsableCommand {
             throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
         }
         if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
-        if json {
+        if jsonOption.json {
             CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
-        } else if !quiet {
+        } else if !quietOption.quiet {
             CLI.stderr(result.table())
         }
     }

@@ -37,8 +37,10 @@ struct LearnCommand: ParsableCommand {
               smsfilter learn --rules my.yaml --priority 50 --map 'spam=junk,ham=none' \\
                   -o combined.yaml uci_sms_spam.jsonl.zst
 
-            Exit status: 0 success, 64 usage, 65 bad data (labels missing from the map, one class, no \
-            records, a damaged archive), 66 input missing, 73 an output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [
+                .badInput: "bad data (labels missing from the map, one class, no records, a damaged archive)",
+            ]))
             """
     )
 
@@ -57,14 +59,14 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, help: "Targets are actions or folders (default: from the mapping).")
     var by: TruthMapping.Granularity?
 
+    // Not ``RuleOptions``: the YAML rule file the learned model joins, not the rule set to classify with.
     @Option(name: .long, help: "A YAML rule file whose rules the model joins (its text is copied into the output); embedded:rules: the built-in one.")
     var rules: String?
 
     @Option(name: [.short, .customLong("output")], help: "The rule file to write (YAML; required unless --cv).")
     var output: String?
 
-    @Flag(name: [.short, .long], help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
     @OptionGroup var input: RecordFormatOptions
 
@@ -150,11 +152,9 @@ struct LearnCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Training messages held at once, 16 to 1000000000; beyond, a deterministic sample.")
     var maxExamples = 2_000_000
 
-    @Flag(name: [.short, .long], help: "Print no summary.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error when -o goes there) instead of the table.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     static func precision(_ text: String) throws -> Double? {
         if text == "none" { return nil }
@@ -228,16 +228,16 @@ struct LearnCommand: ParsableCommand {
         let base = try rules.map(Self.baseRules)
         let normalization = try normalization(base: base)
         var options = try learnOptions(mapping: mapping, base: base, normalization: normalization)
-        let report = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let report = try ProgressLine.running(shown: !quietOption.quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try Learner(options: options).run(inputs: inputs)
         }
         if let output, let model = report.model {
             try writeRuleFile(model, to: output, base: base, normalization: normalization, existing: plan.existingPolicy)
         }
-        if json {
+        if jsonOption.json {
             CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), plan: plan)
-        } else if !quiet {
+        } else if !quietOption.quiet {
             let table = Self.table(report, output: output)
             if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }
         }
@@ -245,7 +245,7 @@ struct LearnCommand: ParsableCommand {
 
     /// What learn reads and writes, checked (``IOPlan``).
     func ioPlan() throws -> IOPlan {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(inputs, as: "the input")
         plan.readRules(rules)
         plan.read(mapFile, as: "the mapping file (--map-file)")
@@ -327,7 +327,7 @@ struct LearnCommand: ParsableCommand {
         options.priority = priority ?? base.map { b in min(1_000_001, (b.definition.rules.map(\.priority).max() ?? -1) + 1) } ?? 0
         options.threshold = threshold
         options.foldsFile = foldsFile
-        options.replaceExisting = force
+        options.replaceExisting = forceOption.force
         return options
     }
 

@@ -30,9 +30,12 @@ struct MergeCountsCommand: ParsableCommand {
             Example:
               smsfilter merge-counts shard-*.counts.json -o total.json
 
-            Exit status: 0 success, 64 usage (a count file named twice), 65 a count file that is \
-            damaged, of another rule set, a copy of another, or counts that overlap or overflow, 66 a \
-            count file missing, 73 the output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [
+                .usage: "usage (a count file named twice)",
+                .badInput: "a count file that is damaged, of another rule set, a copy of another, or counts that overlap or overflow",
+                .inputMissing: "a count file missing", .cannotCreate: "the output could not be written",
+            ]))
             """
     )
 
@@ -45,11 +48,9 @@ struct MergeCountsCommand: ParsableCommand {
     @Option(name: .customLong("out"), help: .hidden)
     var outAlias: String?
 
-    @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no summary line on standard error.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
     func validate() throws {
         // Checked once every file is back (``ArgumentFolding``), not against the first file alone.
@@ -60,7 +61,7 @@ struct MergeCountsCommand: ParsableCommand {
 
     func run() throws {
         let out = output ?? outAlias ?? "-"
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(files, as: "a count file")
         plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output")
         try plan.check()
@@ -108,7 +109,7 @@ struct MergeCountsCommand: ParsableCommand {
             throw CLI.fail("\(error)", code: .badInput)
         }
         try CLI.writeOutput(Array(data), to: out, existing: plan.existingPolicy)
-        if !quiet && out != "-" {
+        if !quietOption.quiet && out != "-" {
             CLI.stderr(
                 "merged \(files.count) count file\(files.count == 1 ? "" : "s"): \(groupedDigits(total.records)) records "
                     + "(\(groupedDigits(total.labelled)) labelled, \(groupedDigits(total.rejected)) rejected) → \(out)\n")

@@ -37,6 +37,25 @@ enum ExitStatus: Int32, Sendable {
         }
     }
 
+    /// What the status means in a help text's "Exit status:" paragraph when the command says nothing more.
+    var helpMeaning: String {
+        switch self {
+        case .success: "success"
+        case .usage: "usage"
+        case .badInput: "bad input"
+        case .inputMissing: "input missing"
+        case .internalError: "internal error"
+        case .cannotCreate: "an output could not be written"
+        }
+    }
+
+    /// The last paragraph of every subcommand's help, the one place a help text says a status's number:
+    /// `Exit status: 0 success, 64 usage, …`, the `statuses` a command can end with in order, each with its
+    /// ``helpMeaning`` or what `meanings` says it means for that command.
+    static func helpSection(_ statuses: [ExitStatus], saying meanings: [ExitStatus: String] = [:]) -> String {
+        "Exit status: " + statuses.map { "\($0.rawValue) \(meanings[$0] ?? $0.helpMeaning)" }.joined(separator: ", ") + "."
+    }
+
     /// The status of a process ended by the signal `sig`, as a shell reports it (128 + the signal number).
     static func signalled(_ sig: Int32) -> Int32 { 128 + sig }
 }

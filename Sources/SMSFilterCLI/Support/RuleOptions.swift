@@ -3,12 +3,6 @@ import Foundation
 import MessageFilter
 import ArchiveIO
 
-/// The `--rules` option shared by the rule subcommands.
-struct RuleOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A rule file, YAML or compiled .smsf (default: the embedded rules and model; embedded:rules: the rules alone).", valueName: "file"))
-    var rules: String?
-}
-
 /// A failure of a rule subcommand, printed as `smsfilter: error: …` with its exit status.
 struct RuleCommandError: Error, CustomStringConvertible {
     let message: String
