@@ -38,9 +38,12 @@ extension RuleSet {
         for (i, rule) in rules.enumerated() {
             precondition(rule.sender >= -1 && Int(rule.sender) < senderConditions.count, "RuleSet: rule \(i) names sender condition \(rule.sender)")
             precondition(rule.unlessFirst >= 0 && rule.unlessCount >= 0
-                         && Int(rule.unlessFirst) + Int(rule.unlessCount) <= senderConditions.count,
-                         "RuleSet: rule \(i)'s unlessSender range is outside the sender conditions")
+                         && Int(rule.unlessFirst) + Int(rule.unlessCount) <= unlessSenderConditions.count,
+                         "RuleSet: rule \(i)'s unlessSender range is outside the unlessSender list")
             precondition(rule.featureGroups & ~rule.allMask == 0, "RuleSet: rule \(i) has body-condition groups outside its all groups")
+        }
+        for k in unlessSenderConditions {
+            precondition(k >= 0 && Int(k) < senderConditions.count, "RuleSet: an unlessSender entry names sender condition \(k)")
         }
         for r in senderOnlyRules {
             precondition(r >= 0 && Int(r) < rules.count, "RuleSet: sender-only rule \(r) of \(rules.count)")

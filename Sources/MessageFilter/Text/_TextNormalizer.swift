@@ -294,7 +294,7 @@ final class _TextNormalizer {
 
     /// Whether `standard` bodies take `appendLocal` when they can (tests switch it off to compare it with the
     /// two steps).
-    var usesLocalPath = true
+    @exclusivity(unchecked) var usesLocalPath = true
 
     /// `standard` in one pass, for a body in which every character normalises on its own: no decorating mark
     /// (which composes with, or is dropped after, the letter before it), no bidi control (which reorders a
@@ -320,13 +320,23 @@ final class _TextNormalizer {
             if b0 < 0x80 {
                 if b0 == 0x20 || b0 &- 0x09 < 5 {
                     w.putSpace(s, s &+ 1, first: first)
-                } else {
-                    w.bytes[w.count] = b0
-                    w.starts[w.count] = s
-                    w.ends[w.count] = s &+ 1
-                    w.count &+= 1
+                    i &+= 1
+                    continue
                 }
-                i &+= 1
+                // This byte and the plain ASCII after it (no control character, no space after a space: each
+                // space in it follows a byte that is not one, so it is written as it is) copied at once, each
+                // byte with its own span.
+                let j = _skipPlainASCII(body, from: i &+ 1)
+                let c = w.count
+                (w.bytes + c).update(from: body.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j &- i)
+                var q = 0
+                while q < j &- i {
+                    w.starts[c &+ q] = s &+ Int32(truncatingIfNeeded: q)
+                    w.ends[c &+ q] = s &+ Int32(truncatingIfNeeded: q &+ 1)
+                    q &+= 1
+                }
+                w.count &+= j &- i
+                i = j
                 continue
             }
             let (v, len) = _decodeUTF8Inline(body, i)
@@ -339,12 +349,25 @@ final class _TextNormalizer {
             let f = flags.of(v)
             if f & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) == 0 {
                 // Unchanged: its own bytes, each with the character's span.
-                var q = 0
-                while q < len {
-                    w.bytes[w.count &+ q] = body[i &+ q]
-                    w.starts[w.count &+ q] = s
-                    w.ends[w.count &+ q] = e
-                    q &+= 1
+                let c = w.count
+                if len == 3 {
+                    w.bytes[c] = b0
+                    w.bytes[c &+ 1] = body[i &+ 1]
+                    w.bytes[c &+ 2] = body[i &+ 2]
+                    w.starts[c] = s
+                    w.starts[c &+ 1] = s
+                    w.starts[c &+ 2] = s
+                    w.ends[c] = e
+                    w.ends[c &+ 1] = e
+                    w.ends[c &+ 2] = e
+                } else {
+                    var q = 0
+                    while q < len {
+                        w.bytes[c &+ q] = body[i &+ q]
+                        w.starts[c &+ q] = s
+                        w.ends[c &+ q] = e
+                        q &+= 1
+                    }
                 }
                 w.count &+= len
                 i &+= len
