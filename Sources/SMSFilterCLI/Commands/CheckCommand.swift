@@ -41,10 +41,8 @@ struct CheckCommand: ParsableCommand {
         let report: RuleCheckReport
         do {
             report = try RuleChecker.check(path: rules, target: target)
-        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw RuleCLI.exit(RuleCommandError(message: "\(rules): no such rule file", status: .inputMissing))
         } catch {
-            throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badInput))
+            throw CommandFailure(loadingRules: rules, error)
         }
         if jsonOption.json {
             CLI.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)

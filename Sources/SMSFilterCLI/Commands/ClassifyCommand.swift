@@ -164,7 +164,7 @@ struct ClassifyCommand: ParsableCommand {
             do {
                 all += try Manifest.read(path: manifest)
             } catch {
-                throw CLI.fail("\(error) (the manifest)", code: .inputMissing)
+                throw CommandFailure("\(error) (the manifest)", .inputMissing)
             }
         }
         guard let shard else { return (all, all) }
@@ -202,7 +202,7 @@ struct ClassifyCommand: ParsableCommand {
             CLI.stderr(result.counts.table())
         }
         for file in result.counts.files where file.error != nil {
-            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
+            ErrorReport.print("\(file.error!) (every record before the damage was written)")
         }
         if result.damaged { throw ExitCode(.badInput) }
     }
@@ -251,7 +251,7 @@ struct ClassifyCommand: ParsableCommand {
         do {
             return _Box(try OutputFile(path: counts, existing: existing))
         } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
+            throw CommandFailure("\(error)", .cannotCreate)
         }
     }
 

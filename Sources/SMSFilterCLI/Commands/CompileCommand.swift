@@ -35,7 +35,7 @@ struct CompileCommand: ParsableCommand {
         plan.readRules(input, as: "the rule file")
         plan.write(output, as: "-o")
         try plan.check()
-        try RuleCLI.run {
+        do {
             let start = Date()
             let set = try CLI.loadRules(input)
             let bytes = set.serialize()

@@ -107,13 +107,12 @@ struct EvaluateCommand: ParsableCommand {
             if let map {
                 mapping = try TruthMapping.parse(map)
             } else {
-                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: .inputMissing) }
+                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CommandFailure("\(EchoedText.escaped(mapFile!)): no such mapping file", .inputMissing) }
                 mapping = try TruthMapping.load(path: mapFile!)
             }
             if ignoreCase { mapping = try mapping.ignoringCase() }
         } catch let error as PipelineError {
-            CLI.stderr("smsfilter: error: \(error.message)\n")
-            throw ExitCode(.usage)
+            throw CommandFailure(error.message, .usage)
         }
         let ruleSet = try CLI.loadRules(ruleOptions.rules)
         var options = EvaluationOptions(mapping: mapping)
@@ -130,7 +129,7 @@ struct EvaluateCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the figures: \(error)", code: .internalError)
+            throw CommandFailure("cannot encode the figures: \(error)", .internalError)
         }
         if let jsonFile { try CLI.writeOutput(data, to: jsonFile, existing: plan.existingPolicy, what: "the JSON figures") }
         if let report {

@@ -11,7 +11,7 @@ extension ExplainCommand {
         io.readRules(ruleOptions.rules)
         try io.check()
         if path == "-" && CLI.stdinIsTerminal {
-            throw CLI.fail("--input - reads records from standard input: pipe them in", code: .usage)
+            throw CommandFailure("--input - reads records from standard input: pipe them in", .usage)
         }
         let set = try CLI.loadRules(ruleOptions.rules)
         let classifier = Classifier(ruleSet: set)
@@ -36,12 +36,12 @@ extension ExplainCommand {
                 }
             }
         } catch {
-            throw CLI.fail(error.description, code: ExitStatus(error))
+            throw CommandFailure(error.description, ExitStatus(error))
         }
         let missing = id.filter { !found.contains($0) }
         if !missing.isEmpty {
             let list = missing.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw CLI.fail("\(path): no record with the id \(list) (--id)", code: .badInput)
+            throw CommandFailure("\(EchoedText.escaped(path)): no record with the id \(EchoedText.escaped(list)) (--id)", .badInput)
         }
     }
 

@@ -60,7 +60,7 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         guard let input else {
-            try RuleCLI.run {
+            do {
                 let set = try CLI.loadRules(ruleOptions.rules)
                 let e = Classifier(ruleSet: set).explain(sender: sender, body: text ?? "")
                 if json {

@@ -160,7 +160,7 @@ struct ExportCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
+            throw CommandFailure("cannot encode the stats: \(error)", .internalError)
         }
         if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
         if jsonOption.json {

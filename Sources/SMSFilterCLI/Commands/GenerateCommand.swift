@@ -105,7 +105,7 @@ struct GenerateCommand: ParsableCommand {
                 }
             }
         } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
+            throw CommandFailure("\(error)", .cannotCreate)
         }
     }
 }

@@ -84,7 +84,7 @@ struct PlanCommand: ParsableCommand {
         do {
             plan = try ArchivePlan.make(path: archive, options: options)
         } catch {
-            throw CLI.fail(error.description, code: error.exitCode)
+            throw CommandFailure(error.description, error.exitCode)
         }
         if let output {
             do {
@@ -92,7 +92,7 @@ struct PlanCommand: ParsableCommand {
                 try file.write(Array(plan.jsonData()))
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error)", code: .cannotCreate)
+                throw CommandFailure("\(error)", .cannotCreate)
             }
         }
         if jsonOption.json {
@@ -103,7 +103,7 @@ struct PlanCommand: ParsableCommand {
         }
         if plan.damaged {
             for (k, split) in plan.splits.enumerated() where split.error != nil {
-                CLI.stderr("smsfilter: error: split \(k) (\(split.start):\(split.end)): \(split.error!)\n")
+                ErrorReport.print("split \(k) (\(split.start):\(split.end)): \(split.error!)")
             }
             throw ExitCode(.badInput)
         }

@@ -53,27 +53,21 @@ enum CLI {
     /// `-o` on a big archive would otherwise fill the screen. `output` is the `-o` value (nil: not given).
     static func refuseRecordsToTerminal(output: String?, what: String = "records") throws {
         guard output == nil, stdoutIsTerminal else { return }
-        throw fail(
+        throw CommandFailure(
             "refusing to write \(what) to a terminal: give -o FILE (.zst or .gz compresses), pipe the output, "
-                + "or give -o - to print them here anyway", code: .usage)
-    }
-
-    /// Prints `smsfilter: error: …` and returns the exit code of `code` to throw.
-    static func fail(_ message: String, code: ExitStatus) -> ExitCode {
-        stderr("smsfilter: error: \(message)\n")
-        return ExitCode(code)
+                + "or give -o - to print them here anyway", .usage)
     }
 
     /// Writes a small output whole (a JSON table, a report, a count file) through ``OutputFile``: under a
     /// temporary name renamed into place, or in place for a device or standard output (`-`). When it cannot
-    /// be written, prints `smsfilter: error: <error> (<what>)` and throws exit status 73.
+    /// be written, throws `<error> (<what>)` as ``ExitStatus/cannotCreate``.
     static func writeOutput(_ bytes: [UInt8], to path: String, existing: OutputFile.Existing, what: String? = nil) throws {
         do {
             let file = try OutputFile(path: path, existing: existing)
             try file.write(bytes)
             try file.finish()
         } catch {
-            throw fail("\(error)" + (what.map { " (\($0))" } ?? ""), code: .cannotCreate)
+            throw CommandFailure("\(error)" + (what.map { " (\($0))" } ?? ""), .cannotCreate)
         }
     }
 
@@ -85,15 +79,13 @@ enum CLI {
     static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// Loads `--rules` (YAML or .smsf) or the embedded default set: the one rule loader of every command.
-    /// Prints the error and exits 66 when the file is missing, 65 when it is bad.
+    /// Throws ``CommandFailure/init(loadingRules:_:)`` when the file is missing or bad.
     static func loadRules(_ path: String?) throws -> RuleSet {
         guard let path else { return RuleSet.embeddedDefault }
         do {
             return try RuleSet.load(path: path)
-        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw fail("\(EchoedText.escaped(path)): no such rule file", code: .inputMissing)
         } catch {
-            throw fail("\(error)", code: .badInput)
+            throw CommandFailure(loadingRules: path, error)
         }
     }
 }

@@ -112,7 +112,7 @@ struct IOPlan {
 
     /// Refuses the plan (see the type's documentation); prints `smsfilter: error: …` and throws the exit code.
     func check() throws {
-        if let (message, code) = problem() { throw CLI.fail(message, code: code) }
+        if let (message, code) = problem() { throw CommandFailure(message, code) }
     }
 
     /// The first problem, with its exit status; nil when the plan is safe.
