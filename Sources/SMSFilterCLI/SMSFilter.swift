@@ -25,10 +25,10 @@ struct SMSFilter: ParsableCommand {
         }
         switch Array(CommandLine.arguments.dropFirst()) {
         case ["--version"]:
-            CLI.stdout(versionText())
+            Console.stdout(versionText())
             _exitProcess(ExitStatus.success.rawValue)
         case ["help", "--man"]:
-            CLI.stdout(ManPage.text(root: SMSFilter.self, version: version))
+            Console.stdout(ManPage.text(root: SMSFilter.self, version: version))
             _exitProcess(ExitStatus.success.rawValue)
         default:
             break

@@ -69,14 +69,14 @@ struct BenchCommand: ParsableCommand {
         plan.readRules(ruleOptions.rules)
         plan.write(phrasesFile, as: "--phrases-file")
         try plan.check()
-        let ruleSet = try CLI.loadRules(ruleOptions.rules)
+        let ruleSet = try RuleSet.load(option: ruleOptions.rules)
         if let phrasesFile {
             let text = (0..<ruleSet.phraseCount).map { ruleSet.phrase(at: $0) }.filter { !$0.contains("\n") }.joined(separator: "\n") + "\n"
-            try CLI.writeOutput(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
+            try SmallOutput.write(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
             return
         }
         let progress = ProgressLine()
-        let showProgress = !quietOption.quiet && CLI.stderrIsTerminal
+        let showProgress = !quietOption.quiet && Console.stderrIsTerminal
         let stage = { (text: String) in if showProgress { progress.show("bench: \(text)…") } }
         defer { progress.clear() }
         guard FileManager.default.fileExists(atPath: input) else { throw CommandFailure("\(EchoedText.escaped(input)): no such file", .inputMissing) }
@@ -99,9 +99,9 @@ struct BenchCommand: ParsableCommand {
         progress.clear()
         if jsonOption.json {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
+            Console.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
         } else {
-            CLI.stdout(text(report) + "\n")
+            Console.stdout(text(report) + "\n")
         }
     }
 

@@ -45,9 +45,9 @@ struct CheckCommand: ParsableCommand {
             throw CommandFailure(loadingRules: rules, error)
         }
         if jsonOption.json {
-            CLI.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)
+            Console.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)
         } else if !quietOption.quiet {
-            CLI.stdout(Self.text(report, strict: strict))
+            Console.stdout(Self.text(report, strict: strict))
         }
         if Self.verdict(report, strict: strict) == .failure { throw ExitCode(.badInput) }
     }
@@ -118,6 +118,6 @@ struct CheckCommand: ParsableCommand {
             o["checksum"] = set.checksum
             o["capabilities"] = set.capabilities.isDeclared ? set.capabilities.subActions.map(\.name) : NSNull()
         }
-        return RuleCLI.json(o)
+        return JSONText.pretty(o)
     }
 }

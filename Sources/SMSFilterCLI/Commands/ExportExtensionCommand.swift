@@ -137,14 +137,14 @@ struct ExportExtensionCommand: ParsableCommand {
                     throw CommandFailure("\(EchoedText.escaped(output)): cannot create the folder: \(error.localizedDescription)", .cannotCreate)
                 }
             }
-            try RuleCLI.write(
+            try SmallOutput.writeAll(
                 files.map { (URL(fileURLWithPath: output).appendingPathComponent($0.name).path, $0.bytes) },
                 existing: plan.existingPolicy)
 
             if quietOption.quiet && !jsonOption.json { return }
             let warnings = report.findings.count - errors.count
             if jsonOption.json {
-                CLI.printSummaryJSON(RuleCLI.json([
+                Console.printSummaryJSON(JSONText.pretty([
                     "rules": set.definition.rules.count, "model": set.definition.model?.name ?? NSNull(), "checksum": set.checksum, "output": output,
                     "files": files.map { ["name": $0.name, "bytes": $0.bytes.count] },
                     "capabilities": set.definition.iosCapabilities.map(\.name),
@@ -165,7 +165,7 @@ struct ExportExtensionCommand: ParsableCommand {
             if warnings > 0 {
                 text += "note: \(warnings) warning\(warnings == 1 ? "" : "s") from `smsfilter check --target ios \(rules)`\n"
             }
-            CLI.stderr(text)
+            Console.stderr(text)
         }
     }
 }

@@ -228,7 +228,7 @@ struct LearnCommand: ParsableCommand {
         let base = try rules.map(Self.baseRules)
         let normalization = try normalization(base: base)
         var options = try learnOptions(mapping: mapping, base: base, normalization: normalization)
-        let report = try ProgressLine.running(shown: !quietOption.quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let report = try ProgressLine.running(shown: !quietOption.quiet && Console.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try Learner(options: options).run(inputs: inputs)
         }
@@ -236,10 +236,10 @@ struct LearnCommand: ParsableCommand {
             try writeRuleFile(model, to: output, base: base, normalization: normalization, existing: plan.existingPolicy)
         }
         if jsonOption.json {
-            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), plan: plan)
+            Console.printSummaryJSON(JSONText.pretty(Self.jsonObject(report, output: output)), plan: plan)
         } else if !quietOption.quiet {
             let table = Self.table(report, output: output)
-            if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }
+            if output == nil { Console.stdout(table) } else { Console.stderr(table) }
         }
     }
 

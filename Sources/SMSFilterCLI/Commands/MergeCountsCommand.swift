@@ -108,9 +108,9 @@ struct MergeCountsCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)", .badInput)
         }
-        try CLI.writeOutput(Array(data), to: out, existing: plan.existingPolicy)
+        try SmallOutput.write(Array(data), to: out, existing: plan.existingPolicy)
         if !quietOption.quiet && out != "-" {
-            CLI.stderr(
+            Console.stderr(
                 "merged \(files.count) count file\(files.count == 1 ? "" : "s"): \(groupedDigits(total.records)) records "
                     + "(\(groupedDigits(total.labelled)) labelled, \(groupedDigits(total.rejected)) rejected) → \(out)\n")
         }

@@ -96,10 +96,10 @@ struct PlanCommand: ParsableCommand {
             }
         }
         if jsonOption.json {
-            CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
+            Console.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
         } else if !quietOption.quiet {
             // With the plan's JSON on standard output (-o and a link to it), the table goes beside it.
-            if io.writesStandardOutput { CLI.stderr(plan.table()) } else { CLI.stdout(plan.table()) }
+            if io.writesStandardOutput { Console.stderr(plan.table()) } else { Console.stdout(plan.table()) }
         }
         if plan.damaged {
             for (k, split) in plan.splits.enumerated() where split.error != nil {

@@ -36,7 +36,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 enum ErrorReport {
     /// Prints `smsfilter: error: <message>` (the message's own line feeds kept, control characters escaped).
     static func print(_ message: String) {
-        CLI.stderr("smsfilter: error: \(message)\n")
+        Console.stderr("smsfilter: error: \(message)\n")
     }
 
     /// Prints what went wrong in a command's run, then exits with its status: a ``CommandFailure``'s message,
@@ -69,7 +69,7 @@ enum ErrorReport {
             if text.hasPrefix("Error: ") { text = "smsfilter: error: " + text.dropFirst("Error: ".count) }
         }
         if !text.hasSuffix("\n") { text += "\n" }
-        CLI.stderr(escapingArguments(text, arguments))
+        Console.stderr(escapingArguments(text, arguments))
         _exitProcess(code.rawValue)
     }
 

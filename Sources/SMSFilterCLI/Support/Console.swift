@@ -1,8 +1,5 @@
-import BatchPipeline
-import ArgumentParser
-import Foundation
-import MessageFilter
 import ArchiveIO
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-enum CLI {
+/// What the tool prints for people and where: standard output and standard error with control characters
+/// escaped (``TerminalText``), the `--json` report's one rule, and which of the three streams is a terminal.
+enum Console {
     /// Writes `text` to standard error, control characters escaped (``TerminalText/escaped(_:)``).
     static func stderr(_ text: String) {
         FileHandle.standardError.write(Data(TerminalText.escaped(text).utf8))
@@ -21,7 +20,6 @@ enum CLI {
     static func stdout(_ text: String) {
         FileHandle.standardOutput.write(Data(TerminalText.escaped(text).utf8))
     }
-
 
     /// Prints a `--json` summary where SPEC §7 says, one rule for every command: to standard output, unless
     /// an output of the command goes there (its records, a compiled rule set, a learned rule file, the
@@ -58,34 +56,7 @@ enum CLI {
                 + "or give -o - to print them here anyway", .usage)
     }
 
-    /// Writes a small output whole (a JSON table, a report, a count file) through ``OutputFile``: under a
-    /// temporary name renamed into place, or in place for a device or standard output (`-`). When it cannot
-    /// be written, throws `<error> (<what>)` as ``ExitStatus/cannotCreate``.
-    static func writeOutput(_ bytes: [UInt8], to path: String, existing: OutputFile.Existing, what: String? = nil) throws {
-        do {
-            let file = try OutputFile(path: path, existing: existing)
-            try file.write(bytes)
-            try file.finish()
-        } catch {
-            throw CommandFailure("\(error)" + (what.map { " (\($0))" } ?? ""), .cannotCreate)
-        }
-    }
-
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
     static var stdoutIsTerminal: Bool { isatty(1) == 1 }
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
-
-    /// The number of cores.
-    static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
-
-    /// Loads `--rules` (YAML or .smsf) or the embedded default set: the one rule loader of every command.
-    /// Throws ``CommandFailure/init(loadingRules:_:)`` when the file is missing or bad.
-    static func loadRules(_ path: String?) throws -> RuleSet {
-        guard let path else { return RuleSet.embeddedDefault }
-        do {
-            return try RuleSet.load(path: path)
-        } catch {
-            throw CommandFailure(loadingRules: path, error)
-        }
-    }
 }
