@@ -13,7 +13,7 @@ SWIFT_BUILD_FLAGS ?=
 # sizes and start-up in docs/PERFORMANCE.md). Every release build of the Makefile uses the same flags.
 RELEASE_FLAGS := -c release $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
 
-.PHONY: all deps build demo test test-one-file test-dataframes bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks test-buffer-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env budget
+.PHONY: all deps build demo test test-one-file test-dataframes bench bench-check peers fuzz clean help test-spark bench-spark report-check peers-matcher test-aho-checks test-buffer-checks test-filter-checks portability extension peers-quality mutate default-model embed-default-model quality test-guard-env budget
 
 all: build
 
@@ -134,6 +134,9 @@ BUFFER_CHECK_SUITES := JSONScannerTests|LineLedgerTests|PipelineTests|PipelineXM
 
 test-buffer-checks: deps ## Reader, format and pipeline tests with BATCHPIPELINE_INTERNAL_CHECKS (buffer, chunk and pool _checkInvariants).
 	$(SWIFT) test -Xswiftc -DBATCHPIPELINE_INTERNAL_CHECKS --scratch-path .build-buffer-checks --filter '$(BUFFER_CHECK_SUITES)'
+
+test-filter-checks: deps ## MessageFilter's tests with MESSAGEFILTER_INTERNAL_CHECKS (rule-set tables and normalised text checked on every build, load and message).
+	$(SWIFT) test -Xswiftc -DMESSAGEFILTER_INTERNAL_CHECKS --scratch-path .build-filter-checks --filter MessageFilterTests
 
 clean: ## Remove build products.
 	rm -rf .build Benchmarks/.build

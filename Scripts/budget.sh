@@ -18,7 +18,8 @@
 #   normalisation  Classifier._scanBatchNormalized minus the automaton
 #   evaluation     Classifier._evaluate minus the model (senders, rules, body conditions, winner)
 #   the model      Classifier._modelScoreCurrent (scored in _weigh, only where it can decide)
-#   batch          Classifier._classifyBatch minus _scanBatch and _evaluate (matches sorted by message)
+#   batch          Classifier._classifyBatch minus _scanBatch (or, inlined, _scanBatchNormalized and
+#                  _modelPrepareBatch) and _evaluate (matches sorted by message)
 #   classification BatchPipeline._classifyParsed (every classifier stage above)
 #   writing        _ClassifyWorker.emit (the labels)
 #   whole job      (all instructions of the run − those of the 2,000-record run) ÷ (its bytes − theirs):
@@ -75,7 +76,8 @@ keys = {"total": "PROGRAM TOTALS", "read": "_RecordReaderC7readAll", "decode": "
         "json": "_ParseScratchC5parse", "automaton": "AhoCorasickAAC12forEachMatch2in5spans",
         "normalised": "ClassifierC20_scanBatchNormalized", "scanBatch": "ClassifierC10_scanBatch",
         "evaluate": "ClassifierC9_evaluate", "model": "ClassifierC18_modelScoreCurrent",
-        "batch": "ClassifierC14_classifyBatch", "classification": "_classifyParsed",
+        "batch": "ClassifierC14_classifyBatch", "modelPrepare": "ClassifierC18_modelPrepareBatch",
+        "classification": "_classifyParsed",
         "writing": "_ClassifyWorkerC4emit"}
 got = dict.fromkeys(keys, 0)
 for line in sys.stdin:
@@ -90,7 +92,8 @@ if got["classification"] == 0:
 stages = {"read": got["read"], "decode": got["decode"], "json": got["json"], "automaton": got["automaton"],
           "normalisation": max(0, got["normalised"] - got["automaton"]) if got["normalised"] else 0,
           "evaluation": got["evaluate"] - got["model"], "model": got["model"],
-          "batch": got["batch"] - got["scanBatch"] - got["evaluate"],
+          # (`_scanBatch` inlined into `_classifyBatch` leaves no line of its own: its two parts instead.)
+          "batch": got["batch"] - (got["scanBatch"] or got["normalised"] + got["modelPrepare"]) - got["evaluate"],
           "classification": got["classification"], "writing": got["writing"], "total": got["total"]}
 print(name, rules, nbytes, *(f"{k}={v}" for k, v in stages.items()))' "$name" "$rules" "$(zstd -dcq "$file" | wc -c)" >> "$RES"
 }

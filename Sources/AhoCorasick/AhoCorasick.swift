@@ -151,12 +151,12 @@ public final class AhoCorasick: Sendable {
     ///
     /// - Parameters:
     ///   - serialized: the bytes; the automaton keeps them alive.
-    ///   - range: the part of `serialized.bytes` holding the image (default: all of it). Its start must
+    ///   - range: the part of `serialized`'s bytes holding the image (default: all of it). Its start must
     ///     be 8-byte aligned in memory (mappings and `MappedBytes(copying:)` are 16-byte aligned, so an
     ///     offset that is a multiple of 8 or 16 within them works).
     /// - Complexity: O(size of the image): one checksum pass and one validation pass.
     public convenience init(serialized: MappedBytes, range: Range<Int>? = nil) throws {
-        let all = serialized.bytes
+        let all = serialized._unsafeBytes
         let range = range ?? 0..<all.count
         guard range.lowerBound >= 0, range.upperBound <= all.count else {
             throw AhoCorasickLoadError(.rangeOutOfBounds(range, all.count))

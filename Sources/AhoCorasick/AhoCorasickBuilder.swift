@@ -50,7 +50,7 @@ public struct AhoCorasickBuilder: Sendable {
         let storage = MappedBytes(_adopting: bytes)
         let image: _Image
         do {
-            image = try _Image.load(storage.bytes)
+            image = try _Image.load(storage._unsafeBytes)
         } catch {
             preconditionFailure("the compiler wrote an image that does not load: \(error)")
         }

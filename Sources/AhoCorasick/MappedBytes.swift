@@ -78,6 +78,17 @@ public final class MappedBytes: @unchecked Sendable {
         }
     }
 
-    /// The bytes. Valid for as long as this object lives.
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    /// The number of bytes.
+    public var byteCount: Int { count }
+
+    /// Calls `body` with the bytes, which stay valid (and this object alive) until `body` returns.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        defer { withExtendedLifetime(self) {} }
+        return try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes, for the package's loaders only: valid for as long as this object lives, so whoever keeps a
+    /// pointer into them keeps this object too (an `AhoCorasick` holds its `storage`; the `.smsf` loader holds
+    /// the mapping in every phrase matcher it makes). Not public: a user gets the bytes in a scope.
+    package var _unsafeBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 }

@@ -315,26 +315,7 @@ struct _FrameWalker {
             return nil
         }
         let magic = UInt32(littleEndian: reader.bytes.loadUnaligned(as: UInt32.self))
-        if magic & _Zstd.skippableMagicMask == _Zstd.skippableMagicStart {
-            guard reader.fill(8) else {
-                state = .raw
-                return nil
-            }
-            var left = Int(UInt32(littleEndian: reader.bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
-            reader.skip(8)
-            while left > 0 {
-                if reader.available == 0 && !reader.fill(1) {
-                    slot.reset(kind: .failure, at: reader.offset)
-                    slot.failure = endError(reader, detail: "the last frame is incomplete")
-                    state = .done
-                    return true
-                }
-                let n = min(left, reader.available)
-                reader.skip(n)
-                left -= n
-            }
-            return nil
-        }
+        if magic & _Zstd.skippableMagicMask == _Zstd.skippableMagicStart { return skippableFrame(reader, slot) }
         guard magic == _Zstd.frameMagic, reader.fill(5), reader.fill(_FrameHeader.size(descriptor: reader.bytes[4])) else {
             state = .raw
             return nil
@@ -355,6 +336,35 @@ struct _FrameWalker {
             return true
         }
         slot.contentSize = header.contentSize.map { Int($0) }
+        return blocks(reader, slot, header: header, frameStart: frameStart)
+    }
+
+    /// A skippable frame at a boundary (its magic read): skipped, nil (go on); true with a failure in `slot`
+    /// when the input ends inside it; nil with the walk turned raw when its header is cut.
+    private mutating func skippableFrame(_ reader: _InputReader, _ slot: _DecodeSlot) -> Bool? {
+        guard reader.fill(8) else {
+            state = .raw
+            return nil
+        }
+        var left = Int(UInt32(littleEndian: reader.bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        reader.skip(8)
+        while left > 0 {
+            if reader.available == 0 && !reader.fill(1) {
+                slot.reset(kind: .failure, at: reader.offset)
+                slot.failure = endError(reader, detail: "the last frame is incomplete")
+                state = .done
+                return true
+            }
+            let n = min(left, reader.available)
+            reader.skip(n)
+            left -= n
+        }
+        return nil
+    }
+
+    /// The blocks of a frame whose header is in `slot`, copied until its last block (and checksum): true, the
+    /// slot handed to the parallel decoder or, past the bound or at an anomaly, to the serial one.
+    private mutating func blocks(_ reader: _InputReader, _ slot: _DecodeSlot, header: _FrameHeader, frameStart: Int64) -> Bool {
         while true {
             switch block(reader, slot, header: header) {
             case .anomaly:

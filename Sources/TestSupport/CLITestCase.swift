@@ -2,28 +2,19 @@ import Foundation
 import XCTest
 
 /// A test case that runs the built `smsfilter` binary, each test in a temporary folder of its own.
-open class CLITestCase: XCTestCase {
-    /// This test's temporary folder (removed after the test).
-    public var folder: URL!
+open class CLITestCase: TemporaryFolderTestCase {
     /// The built binary.
     public let bin = Fixtures.smsfilterBinary
     /// What ``run(_:stdin:timeout:)`` gives the binary as its standard output (a file unless a test says).
     public var standardOutput = StandardOutput.file
 
     open override func setUpWithError() throws {
-        folder = try Fixtures.temporaryFolder(String(describing: type(of: self)))
+        try super.setUpWithError()
         guard FileManager.default.isExecutableFile(atPath: bin) else {
             XCTFail("the smsfilter binary is not built at \(bin): run `swift build` first (make test does)")
             return
         }
     }
-
-    open override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    /// A path in this test's folder.
-    public func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
     /// A file of the real corpora, for a quality-floor test only (see ``Corpora/forQualityFloor(_:)``:
     /// skipped, or failed under `SMSFILTER_REQUIRE_CORPORA=1`, when the corpora are missing). Equivalence
@@ -54,10 +45,13 @@ open class CLITestCase: XCTestCase {
         }
     }
 
-    /// Writes `text` to `name` in this test's folder; returns its path.
-    public func write(_ name: String, _ text: String) throws -> String {
-        let path = self.path(name)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+    /// `text` parsed as a JSON object (the test fails, showing `text`, when it is not one).
+    public func json(_ text: String) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+    }
+
+    /// `data` parsed as a JSON object (the test fails, showing `data` as text, when it is not one).
+    public func json(_ data: Data) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], String(decoding: data, as: UTF8.self))
     }
 }

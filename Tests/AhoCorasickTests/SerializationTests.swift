@@ -61,7 +61,11 @@ final class SerializationTests: XCTestCase {
         let path = folder.appendingPathComponent("auto.bin").path
         let bytes = try automaton(.nfa).serialize()
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let loaded = try AhoCorasick(serialized: MappedBytes(path: path))
+        let mapped = try MappedBytes(path: path)
+        XCTAssertEqual(mapped.byteCount, bytes.count)
+        XCTAssertEqual(mapped.withUnsafeBytes { Array($0) }, bytes, "the mapping holds the file's bytes")
+        XCTAssertEqual(MappedBytes(copying: bytes).withUnsafeBytes { Array($0) }, bytes, "the copy holds the bytes")
+        let loaded = try AhoCorasick(serialized: mapped)
         XCTAssertEqual(loaded.engineKind, .nfa)
         XCTAssertEqual(loaded.matches(in: "ushers").count, 3)
         XCTAssertThrowsError(try MappedBytes(path: folder.appendingPathComponent("missing").path)) {

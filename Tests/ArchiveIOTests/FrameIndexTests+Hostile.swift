@@ -11,10 +11,7 @@ extension FrameIndexTests {
     /// passed every test before.)
     func testASeekTableWhoseSizesContradictTheHeadersIsIgnored() throws {
         let data = codecSample(300_000, seed: 9)
-        let target = path("sized.zst")
-        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.finish()
+        let target = try seekableArchive("sized.zst", data)
         let honest = try XCTUnwrap(try ZstdFrameIndex.read(path: target))
         XCTAssertEqual(honest.source, .seekTable)
         let walked = try ZstdFrameIndex.walkForTests(path: target)
@@ -29,7 +26,7 @@ extension FrameIndexTests {
             let at = tableStart + 8 + entry * entrySize + 4
             bytes[at] &+= 1
         }
-        let lying = try write(bytes, "sizes.zst")
+        let lying = try write("sizes.zst", bytes)
         let lyingTable = try XCTUnwrap(try ZstdSeekTable.read(path: lying), "the table itself parses")
         XCTAssertNotEqual(lyingTable.entries[1].decompressedSize, table.entries[1].decompressedSize)
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: lying))
@@ -44,14 +41,11 @@ extension FrameIndexTests {
     /// the table) is one last piece.
     func testStrayBytesBeforeASeekTableStopTheWalkWhereTheyAre() throws {
         let data = codecSample(200_000, seed: 11)
-        let target = path("stray-source.zst")
-        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.finish()
+        let target = try seekableArchive("stray-source.zst", data)
         let table = try XCTUnwrap(try ZstdSeekTable.read(path: target))
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: target)))
         let framesEnd = bytes.count - table.serializedSize
-        let stray = try write(Array(bytes[..<framesEnd]) + Array("stray".utf8) + Array(bytes[framesEnd...]), "stray.zst")
+        let stray = try write("stray.zst", Array(bytes[..<framesEnd]) + Array("stray".utf8) + Array(bytes[framesEnd...]))
         XCTAssertThrowsError(try ZstdSeekTable.read(path: stray), "the table lists fewer bytes than the file holds")
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: stray))
         XCTAssertEqual(index.source, .frameHeaders)

@@ -30,12 +30,12 @@ final class FrameIndexTests: ZstdFileTestCase {
             let start = Int64(bytes.count)
             if i % 2 == 1 { bytes += skippable(Array("hint \(i)".utf8), variant: 3) }  // travels with the frame after it
             let known = i != 3
-            bytes += try known ? zstdCLI(["-\(i + 1)", "-c", try write(part, "p\(i)")]) : zstdCLI(["-c"], stdin: Data(part))
+            bytes += try known ? zstdCLI(["-\(i + 1)", "-c", try write("p\(i)", part)]) : zstdCLI(["-c"], stdin: Data(part))
             expected.append(.init(start: start, end: Int64(bytes.count), decodedSize: known ? Int64(part.count) : nil))
         }
         bytes += skippable(Array("trailer".utf8), variant: 3)
         expected[4].end = Int64(bytes.count)
-        let archive = try write(bytes, "walk.zst")
+        let archive = try write("walk.zst", bytes)
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: archive))
         XCTAssertEqual(index.source, .frameHeaders)
         XCTAssertNil(index.stop)
@@ -56,10 +56,7 @@ final class FrameIndexTests: ZstdFileTestCase {
     /// the table; a table that disagrees with the frames is not trusted (the headers are walked).
     func testASeekTableGivesTheFramesAndIsChecked() throws {
         let data = codecSample(700_000, seed: 3)
-        let target = path("seek.zst")
-        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.finish()
+        let target = try seekableArchive("seek.zst", data)
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: target))
         XCTAssertEqual(index.source, .seekTable)
         XCTAssertEqual(index.frames.count, 11)
@@ -74,7 +71,7 @@ final class FrameIndexTests: ZstdFileTestCase {
         let tableStart = bytes.count - table.serializedSize
         bytes[tableStart + 8] &+= 1
         bytes[tableStart + 8 + 12] &-= 1
-        let lying = try write(bytes, "lying.zst")
+        let lying = try write("lying.zst", bytes)
         let checked = try XCTUnwrap(try ZstdFrameIndex.read(path: lying))
         XCTAssertEqual(checked.source, .frameHeaders)
         XCTAssertEqual(checked.frames, index.frames)
@@ -85,8 +82,8 @@ final class FrameIndexTests: ZstdFileTestCase {
     func testTheWalkStopsAtDamageAndTheRestIsOnePiece() throws {
         var bytes: [UInt8] = []
         for i in 0..<3 { bytes += try zstdCLI(["-c"], stdin: Data(codecSample(80_000, seed: UInt64(20 + i)))) }
-        let second = try XCTUnwrap(try ZstdFrameIndex.read(path: try write(bytes, "whole.zst"))).frames[1].start
-        let truncated = try write(Array(bytes.dropLast(100)), "truncated.zst")
+        let second = try XCTUnwrap(try ZstdFrameIndex.read(path: try write("whole.zst", bytes))).frames[1].start
+        let truncated = try write("truncated.zst", Array(bytes.dropLast(100)))
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: truncated))
         XCTAssertEqual(index.frames.count, 3)
         XCTAssertEqual(index.stop?.reason, "the file ends inside a frame")
@@ -96,11 +93,11 @@ final class FrameIndexTests: ZstdFileTestCase {
             XCTAssertEqual((error as? ZstdError)?.code, .truncated)
             XCTAssertEqual((error as? ZstdError)?.offset, index.fileSize, "the file's offset, not the range's")
         }
-        let garbage = try write(Array(bytes[..<Int(second)]) + Array("not a frame".utf8), "garbage.zst")
+        let garbage = try write("garbage.zst", Array(bytes[..<Int(second)]) + Array("not a frame".utf8))
         let stopped = try XCTUnwrap(try ZstdFrameIndex.read(path: garbage))
         XCTAssertEqual(stopped.frames.count, 2)
         XCTAssertEqual(stopped.frames[1].start, second)
         XCTAssertEqual(stopped.stop, .init(offset: second, reason: "no zstd frame starts here"))
-        XCTAssertNil(try ZstdFrameIndex.read(path: try write(Array("plain text\n".utf8), "plain.txt")), "not zstd")
+        XCTAssertNil(try ZstdFrameIndex.read(path: try write("plain.txt", Array("plain text\n".utf8))), "not zstd")
     }
 }

@@ -7,27 +7,11 @@ import XCTest
 /// The `gzip` command-line tool is the oracle: what it writes we must decode to the same bytes; what it
 /// decodes from a truncated file we must hand out before the error; a file it refuses we must refuse with an
 /// offset, after every byte of the members before the damage. Each test fails on main (no GzipDecoder there).
-final class GzipDecoderTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryFolder("gzip-tests")
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
+final class GzipDecoderTests: TemporaryFolderTestCase {
     // MARK: Helpers
 
     /// Text-like bytes with some binary noise (compressible, with matches and literals).
     func sampleBytes(_ count: Int, seed: UInt64) -> [UInt8] { codecSample(count, seed: seed) }
-
-    func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        let url = folder.appendingPathComponent(name)
-        try Data(bytes).write(to: url)
-        return url.path
-    }
 
     /// `gzip ARGS < input`, its standard output (the test fails when gzip fails).
     func gzip(_ args: [String], _ input: [UInt8]) throws -> [UInt8] {
@@ -42,7 +26,7 @@ final class GzipDecoderTests: XCTestCase {
     }
 
     func decode(_ bytes: [UInt8], chunk: Int = 64 << 10, name: String = "in.gz") throws -> (bytes: [UInt8], error: ZstdError?) {
-        let path = try write(bytes, name)
+        let path = try write(name, bytes)
         return try drain(try GzipDecoder(path: path), chunk: chunk)
     }
 
@@ -67,7 +51,7 @@ final class GzipDecoderTests: XCTestCase {
     func testIncompressibleDataAndAStoredFileName() throws {
         var rng = Fixtures.seededGenerator("testIncompressibleDataAndAStoredFileName", defaultSeed: 0x6A21)
         let data = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        let path = try write(data, "noise.bin")
+        let path = try write("noise.bin", data)
         // gzip -k stores the file name and time in the header (FNAME, MTIME): the decoder skips them.
         let r = try Fixtures.run("gzip", ["-k", "-f", path])
         XCTAssertEqual(r.status, 0)
@@ -98,7 +82,7 @@ final class GzipDecoderTests: XCTestCase {
     func testTheBytesReadToRecogniseTheInputAreNotLost() throws {
         let data = sampleBytes(200_000, seed: 7)
         let compressed = try gzip(["-c"], data)
-        let path = try write(compressed, "probe.gz")
+        let path = try write("probe.gz", compressed)
         let probe = try InputProbe(path: path)
         XCTAssertEqual(probe.kind, .gzip)
         XCTAssertEqual(probe.firstBytes.count, InputKind.sniffLength)
@@ -223,7 +207,7 @@ final class GzipDecoderTests: XCTestCase {
 
     func testAfterAnErrorTheDecoderStaysFailed() throws {
         let compressed = try gzip(["-c"], sampleBytes(10_000, seed: 41))
-        let decoder = try GzipDecoder(path: try write(Array(compressed.prefix(compressed.count / 2)), "half.gz"))
+        let decoder = try GzipDecoder(path: try write("half.gz", Array(compressed.prefix(compressed.count / 2))))
         let first = try drain(decoder, chunk: 512).error
         XCTAssertEqual(first?.code, .truncated)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
@@ -248,17 +232,7 @@ final class GzipDecoderTests: XCTestCase {
 
 /// ``InputKind/sniff(firstBytes:)``: what each compressor's CLI writes is recognised from its first bytes;
 /// text (ASCII, Thai, emoji, a few Latin-1 bytes) is text; random bytes are binary.
-final class InputKindTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryFolder("input-kind-tests")
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
+final class InputKindTests: TemporaryFolderTestCase {
     func firstBytes(of tool: String, _ args: [String], _ input: String) throws -> [UInt8] {
         let r = try Fixtures.run(tool, args, stdin: Data(input.utf8))
         XCTAssertEqual(r.status, 0, "\(tool) \(args)")

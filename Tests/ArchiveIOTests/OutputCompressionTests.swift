@@ -5,17 +5,12 @@ import XCTest
 @testable import ArchiveIO
 
 /// gzip outputs (issue 21 item 7) and the memory of large seekable frames (item 4).
-final class OutputCompressionTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("output-compression-tests") }
+final class OutputCompressionTests: TemporaryFolderTestCase {
     override func tearDownWithError() throws {
         _ZstdFaultInjection.failAllocations(over: nil)
         _ZstdFaultInjection.failWrites(withErrno: nil)
-        try? FileManager.default.removeItem(at: folder)
+        try super.tearDownWithError()
     }
-
-    func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
 
     /// Text that compresses like records do, `count` bytes.
     static func text(_ count: Int) -> [UInt8] {

@@ -4,14 +4,7 @@ import XCTest
 
 @testable import ArchiveIO
 
-final class OutputFileTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("outfile-tests") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
-
+final class OutputFileTests: TemporaryFolderTestCase {
     /// `file.finish()` with a time limit (a frame that never ends must fail the test, not hang it).
     static func finish(_ file: OutputFile, _ what: String) throws {
         try Deadline.run("OutputFile.finish of \(what)", seconds: 60) { try file.finish() }
@@ -118,12 +111,7 @@ final class OutputFileTests: XCTestCase {
 /// Devices and FIFOs are written in place, never replaced by a rename. On private stand-ins made in the
 /// test's folder (a null and a full device where this process may make device nodes, a FIFO always), so
 /// that a broken `OutputFile` can only replace those.
-final class OutputFileSpecialFileTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("output-file-special") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
+final class OutputFileSpecialFileTests: TemporaryFolderTestCase {
     func assertStill(_ path: String, _ kind: mode_t, file: StaticString = #filePath, line: UInt = #line) {
         var info = stat()
         XCTAssertEqual(lstat(path, &info), 0, path, file: file, line: line)

@@ -6,15 +6,7 @@ import XCTest
 
 /// ``OutputFile``'s existing-file policy and temporary names, and where ``ZstdDecoder`` says damage is
 /// (issue 14).
-final class OutputPolicyAndDamageTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("output-policy") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-    func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
-
+final class OutputPolicyAndDamageTests: TemporaryFolderTestCase {
     func testKeepRefusesAnExistingFileAndNeverReplacesOneThatAppears() throws {
         let target = path("out.txt")
         try "old\n".write(toFile: target, atomically: true, encoding: .utf8)

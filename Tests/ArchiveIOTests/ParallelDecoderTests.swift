@@ -20,10 +20,10 @@ final class ParallelDecoderTests: ZstdFileTestCase {
     /// pzstd's output: frames of 2 MiB (level 1) without a content size, each after a 4-byte skippable hint.
     func pzstdArchive(_ size: Int = 5_000_000) throws -> Archive {
         let data = codecSample(size, seed: 31)
-        let plain = try write(data, "pz.bin")
+        let plain = try write("pz.bin", data)
         let result = try Fixtures.run("pzstd", ["-q", "-p", "2", "-1", "-c", plain])
         XCTAssertEqual(result.status, 0)
-        return Archive(name: "pzstd", path: try write(Array(result.stdout), "pz.zst"), data: data, bytes: Array(result.stdout))
+        return Archive(name: "pzstd", path: try write("pz.zst", Array(result.stdout)), data: data, bytes: Array(result.stdout))
     }
 
     /// zstd frames of several levels, with and without checksums and content sizes, between skippable frames.
@@ -33,7 +33,7 @@ final class ParallelDecoderTests: ZstdFileTestCase {
         for i in 0..<6 {
             let part = codecSample(90_000 + 37_000 * i, seed: UInt64(40 + i))
             data += part
-            let plain = try write(part, "c\(i).bin")
+            let plain = try write("c\(i).bin", part)
             switch i % 3 {
             case 0: bytes += try zstdCLI(["-\(i + 1)", "-c", plain])
             case 1: bytes += try zstdCLI(["-\(i + 1)", "--no-check", "-c", plain])
@@ -41,7 +41,7 @@ final class ParallelDecoderTests: ZstdFileTestCase {
             }
             bytes += skippable(codecSample(i * 5, seed: 99), variant: UInt32(i))
         }
-        return Archive(name: "concatenated", path: try write(bytes, "cat.zst"), data: data, bytes: bytes)
+        return Archive(name: "concatenated", path: try write("cat.zst", bytes), data: data, bytes: bytes)
     }
 
     /// Our seekable output with small frames.
@@ -63,9 +63,9 @@ final class ParallelDecoderTests: ZstdFileTestCase {
         for (i, size) in parts.enumerated() {
             let part = codecSample(size, seed: UInt64(60 + i))
             data += part
-            bytes += i == 3 ? try zstdCLI(["-3", "-c"], stdin: Data(part)) : try zstdCLI(["-3", "-c", try write(part, "m\(i)")])
+            bytes += i == 3 ? try zstdCLI(["-3", "-c"], stdin: Data(part)) : try zstdCLI(["-3", "-c", try write("m\(i)", part)])
         }
-        return Archive(name: "mixed", path: try write(bytes, "mixed.zst"), data: data, bytes: bytes)
+        return Archive(name: "mixed", path: try write("mixed.zst", bytes), data: data, bytes: bytes)
     }
 
     // MARK: Decoding
@@ -76,21 +76,15 @@ final class ParallelDecoderTests: ZstdFileTestCase {
     }
 
     func drain(_ read: (UnsafeMutableRawBufferPointer) throws -> Int, chunk: Int) -> Outcome {
-        var out: [UInt8] = []
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            do {
-                let n = try read(buffer)
-                if n == 0 { return Outcome(bytes: out, error: nil) }
-                XCTAssertLessThanOrEqual(n, chunk)
-                out += buffer[..<n]
-            } catch {
-                // After an error the decoder stays failed.
-                XCTAssertThrowsError(try read(buffer))
-                return Outcome(bytes: out, error: error as? ZstdError)
-            }
+        let (bytes, error, largest) = readToEnd(chunk: chunk, read)
+        XCTAssertLessThanOrEqual(largest, chunk)
+        if error != nil {
+            // After an error the decoder stays failed.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+            defer { buffer.deallocate() }
+            XCTAssertThrowsError(try read(buffer))
         }
+        return Outcome(bytes: bytes, error: error as? ZstdError)
     }
 
     func parallel(
@@ -138,7 +132,7 @@ final class ParallelDecoderTests: ZstdFileTestCase {
 
     func testOneThreadIsTheSingleFrameDecoderAndOneLargeFrameTakesTheSerialPath() throws {
         let data = codecSample(3 << 20, seed: 3)
-        let single = try write(try zstdCLI(["-3", "-c", try write(data, "s.bin")]), "s.zst")
+        let single = try write("s.zst", try zstdCLI(["-3", "-c", try write("s.bin", data)]))
         let (one, d1) = try parallel(single, threads: 1)
         XCTAssertTrue(one.bytes == data)
         XCTAssertEqual(d1.parallelFrames, 0)
@@ -150,16 +144,16 @@ final class ParallelDecoderTests: ZstdFileTestCase {
 
     func testPlainEmptyAndTinyInputsPassThrough() throws {
         for bytes: [UInt8] in [[], [1], [0x28, 0xB5], Array("plain text, not zstd\n".utf8), codecSample(300_000, seed: 9)] {
-            let file = try write(bytes, "plain")
+            let file = try write("plain", bytes)
             let (outcome, decoder) = try parallel(file, chunk: 1000)
             XCTAssertNil(outcome.error)
             XCTAssertEqual(outcome.bytes, bytes)
             XCTAssertEqual(decoder.isCompressed, false)
         }
         // An empty zstd frame, and a file of only a skippable frame.
-        let empty = try write(try zstdCLI(["-c"], stdin: Data()), "empty.zst")
+        let empty = try write("empty.zst", try zstdCLI(["-c"], stdin: Data()))
         XCTAssertEqual(try parallel(empty).0, Outcome(bytes: [], error: nil))
-        let skip = try write(skippable([1, 2, 3]), "skip.zst")
+        let skip = try write("skip.zst", skippable([1, 2, 3]))
         XCTAssertEqual(try parallel(skip).0, try serial(skip))
     }
 
@@ -213,7 +207,7 @@ final class ParallelDecoderTests: ZstdFileTestCase {
                 var damaged = archive.bytes
                 let at = 4096 + Int(rng.next() % UInt64(archive.bytes.count - 4096))
                 if round % 3 == 2 { damaged.removeSubrange(at...) } else { damaged[at] ^= 0x40 }
-                let file = try write(damaged, "probed.zst")
+                let file = try write("probed.zst", damaged)
                 let label = "\(archive.name), round \(round), damage at \(at)"
                 let (oracle, oracleDecoder) = try parallel(file)
                 for threads in [1, 2] {
@@ -299,7 +293,7 @@ final class ParallelDecoderTests: ZstdFileTestCase {
             }
             cuts.formUnion([1, 3, 4, 5, 8, 12, 20, n - 1, n - 4, n - 9, n - 10])
             for cut in cuts.sorted() where cut > 0 && cut < n {
-                let file = try write(Array(archive.bytes[..<cut]), "cut.zst")
+                let file = try write("cut.zst", Array(archive.bytes[..<cut]))
                 let outcome = try assertSameAsSerial(file, "\(archive.name) cut at \(cut)")
                 let oracle = try Fixtures.run("zstd", ["-dc", file])
                 XCTAssertGreaterThanOrEqual(outcome.bytes.count, oracle.stdout.count, "\(archive.name) cut at \(cut): the CLI recovered more")
@@ -321,7 +315,7 @@ final class ParallelDecoderTests: ZstdFileTestCase {
                 var damaged = archive.bytes
                 let flips = 1 + Int(rng.next() % 4)
                 for k in 0..<flips where position + k < n { damaged[position + k] ^= UInt8(1 << (rng.next() % 8)) }
-                let file = try write(damaged, "damaged.zst")
+                let file = try write("damaged.zst", damaged)
                 let outcome = try assertSameAsSerial(file, "\(archive.name) damaged at \(position)")
                 if let error = outcome.error {
                     errors += 1
@@ -334,9 +328,9 @@ final class ParallelDecoderTests: ZstdFileTestCase {
 
     func testWindowOverTheCapIsRefusedAsTheSingleThreadDecoderRefusesIt() throws {
         let data = codecSample(3 << 20, seed: 11)
-        let big = try zstdCLI(["-3", "--long=22", "-c", try write(data, "w.bin")])
+        let big = try zstdCLI(["-3", "--long=22", "-c", try write("w.bin", data)])
         let small = try zstdCLI(["-1", "-c"], stdin: Data(codecSample(1000, seed: 2)))
-        let file = try write(small + big + small, "w.zst")
+        let file = try write("w.zst", small + big + small)
         let options = ZstdDecoder.Options(maxWindowBytes: 1 << 20)
         let single = try ZstdDecoder(path: file, options: options)
         let expected = drain({ try single.read(into: $0) }, chunk: 1 << 16)

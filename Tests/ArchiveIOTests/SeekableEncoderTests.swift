@@ -33,14 +33,7 @@ func zstdFrameCounts(_ path: String) throws -> (frames: Int, skippable: Int) {
 
 /// ``ZstdSeekableEncoder`` and ``ZstdSeekTable``: the zstd CLI decodes and lists what we write; the bytes do
 /// not depend on the worker count or on how the input was cut into writes.
-final class SeekableEncoderTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("seekable-tests") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
+final class SeekableEncoderTests: TemporaryFolderTestCase {
     /// Writes `data` with a seekable encoder, in writes of the sizes `cuts` gives (one write when nil).
     func encode(_ data: [UInt8], to name: String, workers: Int, frameSize: Int, level: Int32 = 1, seed: UInt64? = nil) throws -> [UInt8] {
         let target = path(name)

@@ -6,27 +6,11 @@ import XCTest
 
 /// The `zstd` command-line tool is the oracle: what it writes we must decode to the same bytes, what we
 /// write it must decode.
-final class ZstdDecoderTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = try Fixtures.temporaryFolder("zstd-tests")
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
+final class ZstdDecoderTests: TemporaryFolderTestCase {
     // MARK: Helpers
 
     /// Deterministic, compressible, text-like bytes with some binary noise.
     func sampleBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] { codecSample(count, seed: seed) }
-
-    func write(_ bytes: [UInt8], _ name: String) throws -> URL {
-        let url = folder.appendingPathComponent(name)
-        try Data(bytes).write(to: url)
-        return url
-    }
 
     /// Runs `zstd ARGS` and fails the test when it fails.
     func zstdCLI(_ args: [String]) throws {
@@ -35,8 +19,8 @@ final class ZstdDecoderTests: XCTestCase {
     }
 
     /// Decodes a whole file with our decoder, `chunk` bytes at a time.
-    func decodeAll(_ url: URL, chunk: Int = 64 * 1024, options: ZstdDecoder.Options = .init()) throws -> [UInt8] {
-        let decoder = try ZstdDecoder(path: url.path, options: options)
+    func decodeAll(_ path: String, chunk: Int = 64 * 1024, options: ZstdDecoder.Options = .init()) throws -> [UInt8] {
+        let decoder = try ZstdDecoder(path: path, options: options)
         return try drain(decoder, chunk: chunk).bytes
     }
 
@@ -50,12 +34,12 @@ final class ZstdDecoderTests: XCTestCase {
 
     func testSingleFrameLevels1And19AndLong() throws {
         let data = sampleBytes(3 << 20)
-        let plain = try write(data, "plain.bin")
+        let plain = try write("plain.bin", data)
         for (name, args) in [("l1", ["-1"]), ("l19", ["-19"]), ("long", ["--long=27", "-3"])] {
             let out = folder.appendingPathComponent("\(name).zst").path
-            try zstdCLI(args + ["-f", plain.path, "-o", out])
+            try zstdCLI(args + ["-f", plain, "-o", out])
             for chunk in [1, 7, 4096, 1 << 20] where chunk > 1 || name == "l1" {
-                let decoded = try decodeAll(URL(fileURLWithPath: out), chunk: chunk)
+                let decoded = try decodeAll(out, chunk: chunk)
                 XCTAssertEqual(decoded.count, data.count, "\(name) chunk \(chunk)")
                 XCTAssertTrue(decoded == data, "\(name) chunk \(chunk): bytes differ")
             }
@@ -70,15 +54,15 @@ final class ZstdDecoderTests: XCTestCase {
         for i in 0..<5 {
             let part = sampleBytes(100_000 + i * 1000, seed: UInt64(i + 10))
             expected += part
-            let plain = try write(part, "part\(i)")
-            try zstdCLI(["-\(i + 1)", "-f", plain.path, "-o", plain.path + ".zst"])
-            archive += try Array(Data(contentsOf: URL(fileURLWithPath: plain.path + ".zst")))
+            let plain = try write("part\(i)", part)
+            try zstdCLI(["-\(i + 1)", "-f", plain, "-o", plain + ".zst"])
+            archive += try Array(Data(contentsOf: URL(fileURLWithPath: plain + ".zst")))
             archive += skippableFrame(payload: sampleBytes(i * 10, seed: 99), variant: UInt32(i))
         }
-        let url = try write(archive, "multi.zst")
+        let url = try write("multi.zst", archive)
         XCTAssertTrue(try decodeAll(url) == expected)
         // The oracle agrees.
-        let oracle = try Fixtures.run("zstd", ["-dc", url.path])
+        let oracle = try Fixtures.run("zstd", ["-dc", url])
         XCTAssertEqual(oracle.status, 0)
         XCTAssertTrue(Array(oracle.stdout) == expected)
     }
@@ -92,9 +76,9 @@ final class ZstdDecoderTests: XCTestCase {
 
     func testStdinAndBareDescriptor() throws {
         let data = sampleBytes(200_000)
-        let plain = try write(data, "p")
-        try zstdCLI(["-f", plain.path, "-o", plain.path + ".zst"])
-        let fd = open(plain.path + ".zst", O_RDONLY)
+        let plain = try write("p", data)
+        try zstdCLI(["-f", plain, "-o", plain + ".zst"])
+        let fd = open(plain + ".zst", O_RDONLY)
         XCTAssertGreaterThanOrEqual(fd, 0)
         defer { close(fd) }
         let decoder = try ZstdDecoder(fileDescriptor: fd)
@@ -109,9 +93,9 @@ final class ZstdDecoderTests: XCTestCase {
     func testPlainInputPassesThrough() throws {
         for size in [1, 3, 4, 5, 131_072, 500_001] {
             let data = sampleBytes(size, seed: UInt64(size))
-            let url = try write(data, "plain-\(size)")
+            let url = try write("plain-\(size)", data)
             for chunk in [1, 1000, 1 << 20] {
-                let decoder = try ZstdDecoder(path: url.path)
+                let decoder = try ZstdDecoder(path: url)
                 let (bytes, error) = try drain(decoder, chunk: chunk)
                 XCTAssertNil(error)
                 XCTAssertTrue(bytes == data, "size \(size) chunk \(chunk)")
@@ -121,15 +105,15 @@ final class ZstdDecoderTests: XCTestCase {
     }
 
     func testEmptyInput() throws {
-        let url = try write([], "empty")
-        let decoder = try ZstdDecoder(path: url.path)
+        let url = try write("empty", [])
+        let decoder = try ZstdDecoder(path: url)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
         defer { buffer.deallocate() }
         XCTAssertEqual(try decoder.read(into: buffer), 0)
         XCTAssertEqual(try decoder.read(into: buffer), 0)
         // An empty zstd frame is an empty stream too.
-        try zstdCLI(["-f", url.path, "-o", url.path + ".zst"])
-        XCTAssertEqual(try decodeAll(URL(fileURLWithPath: url.path + ".zst")), [])
+        try zstdCLI(["-f", url, "-o", url + ".zst"])
+        XCTAssertEqual(try decodeAll(url + ".zst"), [])
     }
 
     func testMissingFileIsFileFailedNamingThePath() throws {
@@ -145,17 +129,17 @@ final class ZstdDecoderTests: XCTestCase {
 
     func testTruncationAtManyOffsetsDeliversEveryCompleteByte() throws {
         let data = sampleBytes(400_000, seed: 5)
-        let plain = try write(data, "t")
-        try zstdCLI(["-3", "-f", plain.path, "-o", plain.path + ".zst"])
-        let archive = try Array(Data(contentsOf: URL(fileURLWithPath: plain.path + ".zst")))
+        let plain = try write("t", data)
+        try zstdCLI(["-3", "-f", plain, "-o", plain + ".zst"])
+        let archive = try Array(Data(contentsOf: URL(fileURLWithPath: plain + ".zst")))
         var cuts = Set(stride(from: 1, to: archive.count, by: max(1, archive.count / 60)))
         cuts.formUnion([1, 2, 3, 4, 5, 6, 10, archive.count - 1, archive.count - 4])
         for cut in cuts.sorted() {
-            let url = try write(Array(archive[..<cut]), "cut")
-            let decoder = try ZstdDecoder(path: url.path)
+            let url = try write("cut", Array(archive[..<cut]))
+            let decoder = try ZstdDecoder(path: url)
             let (bytes, error) = try drain(decoder, chunk: 8192)
             // What the oracle recovers from the same bytes is the most anyone can deliver.
-            let oracle = try Fixtures.run("zstd", ["-dc", url.path])
+            let oracle = try Fixtures.run("zstd", ["-dc", url])
             XCTAssertNotEqual(oracle.status, 0)
             if cut >= 4 {
                 XCTAssertTrue(data.starts(with: bytes), "cut \(cut): delivered bytes are not a prefix")
@@ -172,9 +156,9 @@ final class ZstdDecoderTests: XCTestCase {
 
     func testFlippedBytesNeverCrash() throws {
         let data = sampleBytes(60_000, seed: 7)
-        let plain = try write(data, "f")
-        try zstdCLI(["-19", "--check", "-f", plain.path, "-o", plain.path + ".zst"])
-        let archive = try Array(Data(contentsOf: URL(fileURLWithPath: plain.path + ".zst")))
+        let plain = try write("f", data)
+        try zstdCLI(["-19", "--check", "-f", plain, "-o", plain + ".zst"])
+        let archive = try Array(Data(contentsOf: URL(fileURLWithPath: plain + ".zst")))
         var rng = Fixtures.SeededGenerator(seed: 3)
         var positions = Array(4..<min(archive.count, 64))  // every header byte
         for _ in 0..<150 { positions.append(4 + Int(rng.next() % UInt64(archive.count - 4))) }
@@ -182,8 +166,8 @@ final class ZstdDecoderTests: XCTestCase {
         for position in positions {
             var damaged = archive
             damaged[position] ^= UInt8(1 << (rng.next() % 8))
-            let url = try write(damaged, "flip")
-            let (bytes, error) = try drain(try ZstdDecoder(path: url.path), chunk: 4096)
+            let url = try write("flip", damaged)
+            let (bytes, error) = try drain(try ZstdDecoder(path: url), chunk: 4096)
             if let error {
                 errors += 1
                 XCTAssertTrue([.corrupt, .truncated, .windowTooLarge].contains(error.code), "\(error)")
@@ -199,24 +183,24 @@ final class ZstdDecoderTests: XCTestCase {
 
     func testGarbageAfterFrameIsCorruptAfterDeliveringTheFrame() throws {
         let data = sampleBytes(10_000)
-        let plain = try write(data, "g")
-        try zstdCLI(["-f", plain.path, "-o", plain.path + ".zst"])
-        let archive = try Array(Data(contentsOf: URL(fileURLWithPath: plain.path + ".zst"))) + Array("not zstd at all".utf8)
-        let url = try write(archive, "g2")
-        let (bytes, error) = try drain(try ZstdDecoder(path: url.path), chunk: 1 << 16)
+        let plain = try write("g", data)
+        try zstdCLI(["-f", plain, "-o", plain + ".zst"])
+        let archive = try Array(Data(contentsOf: URL(fileURLWithPath: plain + ".zst"))) + Array("not zstd at all".utf8)
+        let url = try write("g2", archive)
+        let (bytes, error) = try drain(try ZstdDecoder(path: url), chunk: 1 << 16)
         XCTAssertTrue(bytes == data)
         XCTAssertEqual(error?.code, .corrupt)
         XCTAssertEqual(error?.libzstdName, "Unknown frame descriptor")
-        XCTAssertTrue(error!.description.contains(url.lastPathComponent), error!.description)
+        XCTAssertTrue(error!.description.contains((url as NSString).lastPathComponent), error!.description)
     }
 
     func testWindowCap() throws {
         // 8 MiB of incompressible-ish data at --long=23 needs an 8 MiB window.
         let data = sampleBytes(8 << 20, seed: 11)
-        let plain = try write(data, "w")
-        try zstdCLI(["-3", "--long=23", "-f", plain.path, "-o", plain.path + ".zst"])
-        let url = URL(fileURLWithPath: plain.path + ".zst")
-        let (_, error) = try drain(try ZstdDecoder(path: url.path, options: .init(maxWindowBytes: 1 << 20)), chunk: 1 << 16)
+        let plain = try write("w", data)
+        try zstdCLI(["-3", "--long=23", "-f", plain, "-o", plain + ".zst"])
+        let url = plain + ".zst"
+        let (_, error) = try drain(try ZstdDecoder(path: url, options: .init(maxWindowBytes: 1 << 20)), chunk: 1 << 16)
         XCTAssertEqual(error?.code, .windowTooLarge)
         XCTAssertTrue(error!.description.contains("cap"), error!.description)
         // Under the default cap the same file decodes.
@@ -226,10 +210,10 @@ final class ZstdDecoderTests: XCTestCase {
     func testReadFailureAfterDeliveredBytes() throws {
         #if DEBUG
         let data = sampleBytes(300_000)
-        let url = try write(data, "r")
+        let url = try write("r", data)
         _ZstdFaultInjection.failReads(afterBytes: 150_000)
         defer { _ZstdFaultInjection.failReads(afterBytes: nil) }
-        let (bytes, error) = try drain(try ZstdDecoder(path: url.path), chunk: 50_000)
+        let (bytes, error) = try drain(try ZstdDecoder(path: url), chunk: 50_000)
         XCTAssertEqual(error?.code, .readFailed)
         XCTAssertEqual(error?.errno, EIO)
         XCTAssertEqual(bytes.count, 150_000)

@@ -7,27 +7,22 @@ import XCTest
 /// The prologue of the tests that make zstd files on disk (FrameIndexTests, ParallelDecoderTests): a
 /// temporary folder per test, named after the class, and helpers to write bytes, run the zstd CLI (the
 /// oracle) and build skippable frames.
-class ZstdFileTestCase: XCTestCase {
-    /// This test's temporary folder (removed after the test).
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder(String(describing: type(of: self))) }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    /// A path in this test's folder.
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    /// Writes `bytes` to `name` in this test's folder; returns its path.
-    func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
-        return path(name)
-    }
-
+class ZstdFileTestCase: TemporaryFolderTestCase {
     /// What `zstd -q ARGS` writes on standard output (it must succeed).
     func zstdCLI(_ args: [String], stdin: Data? = nil) throws -> [UInt8] {
         let result = try Fixtures.run("zstd", ["-q"] + args, stdin: stdin)
         XCTAssertEqual(result.status, 0, String(decoding: result.stderr, as: UTF8.self))
         return Array(result.stdout)
+    }
+
+    /// `data` written to `name` in this test's folder as a seekable zstd archive of 64 KiB frames (level 3, no
+    /// workers); returns its path.
+    func seekableArchive(_ name: String, _ data: [UInt8]) throws -> String {
+        let target = path(name)
+        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
+        try data.withUnsafeBytes { try file.write($0) }
+        try file.finish()
+        return target
     }
 
     /// A skippable frame (magic 0x184D2A50 + `variant`) holding `payload`.
@@ -46,21 +41,8 @@ func drainWithDeadline(_ decoder: String, chunk: Int, _ read: @escaping (UnsafeM
     throws -> (bytes: [UInt8], error: ZstdError?)
 {
     let (bytes, error, largest) = try Deadline.run("\(decoder).read until the end (\(chunk)-byte reads)") {
-        var out: [UInt8] = []
-        var largest = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
-        defer { buffer.deallocate() }
-        while true {
-            do {
-                let n = try read(buffer)
-                if n == 0 { return (out, ZstdError?.none, largest) }
-                largest = max(largest, n)
-                out += buffer[..<n]
-            } catch {
-                return (out, error as? ZstdError, largest)
-            }
-        }
+        readToEnd(chunk: chunk, read)
     }
     XCTAssertLessThanOrEqual(largest, chunk, "a read returned more than the buffer holds")
-    return (bytes, error)
+    return (bytes, error as? ZstdError)
 }

@@ -10,14 +10,9 @@ import XCTest
 /// check that the commands' results do not change with the thread count.
 final class ByteSourceTests: XCTestCase {
     func drain(_ source: any _ByteSource) throws -> [UInt8] {
-        var out: [UInt8] = []
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 100_000, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = try source.read(into: buffer)
-            if n == 0 { return out }
-            out += buffer[..<n]
-        }
+        let (bytes, error, _) = readToEnd(chunk: 100_000) { try source.read(into: $0) }
+        if let error { throw error }
+        return bytes
     }
 
     func testZstdWithThreadsIsDecodedFrameParallel() throws {

@@ -7,14 +7,7 @@ import XCTest
 
 /// Count files are checked field by field, sums never overflow, added CSV/TSV cells are safe, and a run's
 /// outputs are put in place only after its counts are written (issue 14, items 1, 4, 6 and 7).
-final class CountsAndCellsTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("counts-cells") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
+final class CountsAndCellsTests: TemporaryFolderTestCase {
     /// A count file of a real run of the pipeline.
     func countsJSON() throws -> [String: Any] {
         let input = path("in.jsonl")

@@ -6,28 +6,13 @@ import XCTest
 @testable import BatchPipeline
 
 /// `TrainingSetExporter`: stable splits, formats, de-duplication, leaks and the per-label cap.
-final class ExportTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("export") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
+final class ExportTests: TemporaryFolderTestCase {
     static let rulesYAML = """
         version: 1
         rules:
-          - name: prize
-            action: junk
-            keywords: [prize]
-          - name: sale
-            action: promotion
-            subAction: promotionalOffers
-            keywords: [sale]
-          - name: bill
-            action: transaction
-            subAction: transactionalPublicServices
-            keywords: [water bill]
+          - {name: prize, action: junk, keywords: [prize]}
+          - {name: sale, action: promotion, subAction: promotionalOffers, keywords: [sale]}
+          - {name: bill, action: transaction, subAction: transactionalPublicServices, keywords: [water bill]}
         """
 
     static let ruleSet = try! RuleSet.parse(yaml: rulesYAML, file: "test.yaml")

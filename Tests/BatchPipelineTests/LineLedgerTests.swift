@@ -9,12 +9,7 @@ import XCTest
 /// take the chunks do. Every line number the pipeline gives (labels of records without an id, rejects of
 /// every kind, evaluate's ids, learn's records and skips) is checked against a naive count over the decoded
 /// file, at 1 to 4 threads (and 8) and chunks from a few hundred bytes to a megabyte.
-final class LineLedgerTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("line-ledger") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
+final class LineLedgerTests: TemporaryFolderTestCase {
     static let runs: [(threads: Int, chunk: Int)] = [(1, 1 << 20), (1, 256), (2, 333), (3, 700), (4, 4096), (4, 256), (8, 300)]
     static let maxRecord = 1024
 
@@ -224,12 +219,6 @@ final class LineLedgerTests: XCTestCase {
         }
         out += Array("</smses>\n".utf8)
         return (out, valid, rejected)
-    }
-
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let url = folder.appendingPathComponent(name)
-        try Data(bytes).write(to: url)
-        return url.path
     }
 
     func zstd(_ bytes: [UInt8], _ name: String) throws -> String {

@@ -7,12 +7,7 @@ import XCTest
 
 /// Records longer than a chunk share one budget of `--max-record` bytes across the pipeline
 /// (`_ChunkPool.admit`), however many threads: the bound behind docs/PERFORMANCE.md "Memory by formula".
-final class OverLongBudgetTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("over-long-budget") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
+final class OverLongBudgetTests: TemporaryFolderTestCase {
     /// JSON Lines with many records a few times longer than `chunk` (some with escapes, so decoded bodies
     /// go to the scratch area), short ones between them, one longer than `maxRecord` and one broken.
     func longRecords(chunk: Int, maxRecord: Int, count: Int) -> [UInt8] {
@@ -29,12 +24,6 @@ final class OverLongBudgetTests: XCTestCase {
             if i == count / 2 { out += Array("{\"id\": \"broken\", \"body\": \"\(String(repeating: "y", count: 3 * chunk))\n".utf8) }
         }
         return out
-    }
-
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let url = folder.appendingPathComponent(name)
-        try Data(bytes).write(to: url)
-        return url.path
     }
 
     /// A worker that parses (the decoded strings go into the chunk) and checks that a chunk past its base

@@ -19,12 +19,7 @@ final class _Taken: @unchecked Sendable {
 
 /// The classify pipeline in process. Equivalence tests run on the committed fixture
 /// (`Tests/Fixtures/generated`); every run has a deadline (`Deadline.run`).
-final class PipelineTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws { folder = try Fixtures.temporaryFolder("pipeline-tests") }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
-
+final class PipelineTests: TemporaryFolderTestCase {
     struct Outcome {
         var output: [UInt8]
         var rejects: [[String: Any]]

@@ -179,24 +179,10 @@ final class BodyConditionTests: XCTestCase {
         let loaded = try _SMSFFormat.load(bytes: set.serialize(), path: "r.smsf")
         XCTAssertEqual(loaded.definition, set.definition)
         XCTAssertEqual(loaded.checksum, set.checksum)
-        var buffer: [UInt8] = []
-        var spans: [MessageSpan] = []
-        for (sender, body, _) in Self.cases {
-            var span = MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0)
-            if let sender {
-                span.senderStart = buffer.count
-                buffer += Array(sender.utf8)
-                span.senderCount = sender.utf8.count
-            }
-            span.bodyStart = buffer.count
-            buffer += Array(body.utf8)
-            span.bodyCount = body.utf8.count
-            spans.append(span)
-        }
+        let messages = MessageBatch(Self.cases.map { ($0.0, $0.1) })
         for ruleSet in [set, loaded] {
             let c = Classifier(ruleSet: ruleSet)
-            var batch = [Verdict](repeating: Verdict(), count: spans.count)
-            buffer.withUnsafeBytes { b in spans.withUnsafeBufferPointer { s in batch.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: s, into: $0) } } }
+            let batch = messages.verdicts(c)
             for (i, (sender, body, _)) in Self.cases.enumerated() {
                 let single = c.classify(sender: sender, body: body)
                 XCTAssertEqual(batch[i], single, body)

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -6,16 +7,8 @@ final class ClassifierTests: XCTestCase {
         version: 1
         capabilities: [transactionalFinance, transactionalOrders, promotionalCoupons, promotionalOffers]
         rules:
-          - name: bank-debit
-            action: transaction
-            subAction: transactionalFinance
-            keywords: [debited, "a/c", "txn of"]
-          - name: coupon
-            action: promotion
-            subAction: promotionalCoupons
-            priority: 10
-            keywords: [coupon, "promo code"]
-            unless: ["order #"]
+        \(RuleYAML.bankDebit)
+        \(RuleYAML.coupon)
           - name: order
             action: transaction
             subAction: transactionalOrders
@@ -175,24 +168,7 @@ final class ClassifierTests: XCTestCase {
             ("56161", ""), (nil, "You won, claim now"), ("+441234567890", "hello"), (nil, "Ваша ДОСТАВКА"),
             (nil, String(repeating: "coupon debited ", count: 500)),
         ]
-        var buffer: [UInt8] = []
-        var spans: [MessageSpan] = []
-        for (s, b) in messages {
-            var span = MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0)
-            if let s {
-                span.senderStart = buffer.count
-                buffer += Array(s.utf8)
-                span.senderCount = s.utf8.count
-            }
-            span.bodyStart = buffer.count
-            buffer += Array(b.utf8)
-            span.bodyCount = b.utf8.count
-            spans.append(span)
-        }
-        var batch = [Verdict](repeating: Verdict(), count: spans.count)
-        buffer.withUnsafeBytes { buf in
-            spans.withUnsafeBufferPointer { sp in batch.withUnsafeMutableBufferPointer { c.classify(buffer: buf, messages: sp, into: $0) } }
-        }
+        let batch = MessageBatch(messages).verdicts(c)
         for (i, (s, b)) in messages.enumerated() {
             XCTAssertEqual(batch[i], c.classify(sender: s, body: b), "message \(i)")
         }

@@ -183,16 +183,7 @@ final class DefaultRulesTests: XCTestCase {
         }
         // The batch path (lockstep scan, normalised bodies apart) decides every trap as the single path does.
         let bodies = traps.map(\.0) + real.map(\.0)
-        var buffer: [UInt8] = []
-        var spans: [MessageSpan] = []
-        for body in bodies {
-            spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: buffer.count, bodyCount: body.utf8.count))
-            buffer += Array(body.utf8)
-        }
-        var verdicts = [Verdict](repeating: Verdict(), count: bodies.count)
-        buffer.withUnsafeBytes { b in
-            spans.withUnsafeBufferPointer { m in verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: m, into: $0) } }
-        }
+        let verdicts = MessageBatch(bodies: bodies).verdicts(c)
         for (k, body) in bodies.enumerated() {
             XCTAssertEqual(verdicts[k], c.classify(sender: nil, body: body), "batch and single differ on \(body)")
         }
@@ -323,25 +314,11 @@ final class ClassificationAPIsAgreeTests: XCTestCase {
         }
         XCTAssertEqual(pairs.count, GeneratedFixture.recordCount + 1838)
         let c = Classifier(ruleSet: RuleSet.embeddedDefault)
-        var buffer: [UInt8] = []
-        var spans: [MessageSpan] = []
-        for (sender, body) in pairs {
-            var span = MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0)
-            if let sender {
-                span.senderStart = buffer.count
-                buffer += Array(sender.utf8)
-                span.senderCount = sender.utf8.count
-            }
-            span.bodyStart = buffer.count
-            buffer += Array(body.utf8)
-            span.bodyCount = body.utf8.count
-            spans.append(span)
-        }
-        var batch = [Verdict](repeating: Verdict(), count: spans.count)
+        let messages = MessageBatch(pairs)
+        let batch = messages.verdicts(c)
         var folders = Set<Folder>()
-        buffer.withUnsafeBytes { buf in
-            spans.withUnsafeBufferPointer { sp in batch.withUnsafeMutableBufferPointer { c.classify(buffer: buf, messages: sp, into: $0) } }
-            for (i, span) in spans.enumerated() {
+        messages.buffer.withUnsafeBytes { buf in
+            for (i, span) in messages.spans.enumerated() {
                 let body = UnsafeRawBufferPointer(rebasing: buf[span.bodyStart..<(span.bodyStart + span.bodyCount)])
                 let sender = span.senderCount < 0 ? nil : UnsafeRawBufferPointer(rebasing: buf[span.senderStart..<(span.senderStart + span.senderCount)])
                 let single = c.classify(sender: sender, body: body)

@@ -25,19 +25,7 @@ final class ModelBoundaryTests: XCTestCase {
 
     /// `explain`, checked against `classify` and the batch call.
     static func explain(_ set: RuleSet, _ body: String, sender: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> Explanation {
-        let c = Classifier(ruleSet: set)
-        let e = c.explain(sender: sender, body: body)
-        XCTAssertEqual(e.verdict, c.classify(sender: sender, body: body), "explain and classify disagree", file: file, line: line)
-        var buffer = Array((sender ?? "").utf8)
-        let senderCount = sender == nil ? -1 : buffer.count
-        buffer += Array(body.utf8)
-        let spans = [MessageSpan(senderStart: 0, senderCount: senderCount, bodyStart: max(0, senderCount), bodyCount: body.utf8.count)]
-        var verdicts = [Verdict()]
-        buffer.withUnsafeBytes { b in
-            spans.withUnsafeBufferPointer { s in verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: s, into: $0) } }
-        }
-        XCTAssertEqual(verdicts[0], e.verdict, "the batch call disagrees", file: file, line: line)
-        return e
+        checkedExplanation(Classifier(ruleSet: set), sender: sender, body: body, file: file, line: line)
     }
 
     /// Row 5's edge: a model that learned exactly `minScriptMessages` (100) real messages of a script speaks on

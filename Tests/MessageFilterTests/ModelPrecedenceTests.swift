@@ -59,22 +59,7 @@ final class ModelPrecedenceTests: XCTestCase {
 
     func explain(_ body: String, sender: String? = nil, threshold: String = "null", overrules: String = "",
                  file: StaticString = #filePath, line: UInt = #line) throws -> Explanation {
-        let c = Classifier(ruleSet: try Self.ruleSet(threshold: threshold, overrules: overrules))
-        let e = c.explain(sender: sender, body: body)
-        XCTAssertEqual(e.verdict, c.classify(sender: sender, body: body), "explain and classify disagree", file: file, line: line)
-        // The batch call decides the same.
-        var buffer = Array((sender ?? "").utf8)
-        let senderCount = sender == nil ? -1 : buffer.count
-        buffer += Array(body.utf8)
-        var spans = [MessageSpan(senderStart: 0, senderCount: senderCount, bodyStart: senderCount < 0 ? 0 : senderCount, bodyCount: body.utf8.count)]
-        var verdicts = [Verdict()]
-        buffer.withUnsafeBytes { b in
-            spans.withUnsafeMutableBufferPointer { s in
-                verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: UnsafeBufferPointer(s), into: $0) }
-            }
-        }
-        XCTAssertEqual(verdicts[0], e.verdict, "the batch call disagrees", file: file, line: line)
-        return e
+        checkedExplanation(Classifier(ruleSet: try Self.ruleSet(threshold: threshold, overrules: overrules)), sender: sender, body: body, file: file, line: line)
     }
 
     /// Row 1: a sender on the block list is junk; nothing else is looked at.
@@ -371,19 +356,7 @@ final class ModelPrecedenceTests: XCTestCase {
             messages.append((senders.randomElement(using: &rng)!,
                              (0..<n).map { _ in words.randomElement(using: &rng)! }.joined(separator: " ")))
         }
-        var buffer: [UInt8] = []
-        var spans: [MessageSpan] = []
-        for (sender, body) in messages {
-            let senderStart = buffer.count
-            buffer += Array((sender ?? "").utf8)
-            spans.append(MessageSpan(senderStart: senderStart, senderCount: sender == nil ? -1 : buffer.count - senderStart,
-                                     bodyStart: buffer.count, bodyCount: body.utf8.count))
-            buffer += Array(body.utf8)
-        }
-        var batch = [Verdict](repeating: Verdict(), count: messages.count)
-        buffer.withUnsafeBytes { b in
-            spans.withUnsafeBufferPointer { sp in batch.withUnsafeMutableBufferPointer { c.classify(buffer: b, messages: sp, into: $0) } }
-        }
+        let batch = MessageBatch(messages).verdicts(c)
         let oracle = Classifier(ruleSet: set)
         for (k, (sender, body)) in messages.enumerated() {
             let always = oracle.explain(sender: sender, body: body).verdict

@@ -136,16 +136,7 @@ final class ModelScoreReferenceTests: XCTestCase {
         // The batch path, a batch at a time (its slots hold the batch's scores afterwards).
         for first in stride(from: 0, to: bodies.count, by: Classifier.batchSize) {
             let batch = Array(bodies[first..<min(bodies.count, first + Classifier.batchSize)])
-            var buffer: [UInt8] = []
-            var spans: [MessageSpan] = []
-            for b in batch {
-                spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: buffer.count, bodyCount: b.utf8.count))
-                buffer += Array(b.utf8)
-            }
-            var verdicts = [Verdict](repeating: Verdict(), count: spans.count)
-            buffer.withUnsafeBytes { buf in
-                spans.withUnsafeBufferPointer { sp in verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: buf, messages: sp, into: $0) } }
-            }
+            let verdicts = MessageBatch(bodies: batch).verdicts(c)
             var features: [Int32] = []
             for (k, body) in batch.enumerated() {
                 let want = reference.present(body)

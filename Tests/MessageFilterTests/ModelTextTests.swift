@@ -195,16 +195,7 @@ final class ModelTextTests: XCTestCase {
         bodies += ["your otp is 1", "sale free entry", "ฟรี", String(repeating: "free to me ", count: 300)]
         for mode in TextNormalization.allCases {
             let c = Classifier(ruleSet: try Self.model(mode, rules: rules))
-            var buffer: [UInt8] = []
-            var spans: [MessageSpan] = []
-            for b in bodies {
-                spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: buffer.count, bodyCount: b.utf8.count))
-                buffer += Array(b.utf8)
-            }
-            var verdicts = [Verdict](repeating: Verdict(), count: spans.count)
-            buffer.withUnsafeBytes { buf in
-                spans.withUnsafeBufferPointer { sp in verdicts.withUnsafeMutableBufferPointer { c.classify(buffer: buf, messages: sp, into: $0) } }
-            }
+            let verdicts = MessageBatch(bodies: bodies).verdicts(c)
             for (i, body) in bodies.enumerated() {
                 XCTAssertEqual(verdicts[i], c.classify(sender: nil, body: body), "\(mode) \(body.debugDescription)")
             }

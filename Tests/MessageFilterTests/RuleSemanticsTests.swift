@@ -242,13 +242,7 @@ enum RuleSemantics {
         rules:
           - {name: otp, action: transaction, subAction: transactionalOthers, priority: 90, keywords: [otp]}
           - {name: offer, action: promotion, priority: -5, keywords: [offer]}
-        model:
-          name: learned
-          priority: 10
-          targets: [junk, none]
-          bias: [-0.5, 0.5]
-          phrases:
-            - [word, "free", 2.0, 3.0, -3.0]
+        \(RuleYAML.learnedModel)
             - [word, "thanks", 1.0, -2.0, 2.0]
         """, rows: [
             RuleRow(nil, "your otp is 1234, free", "otp", "Transactions/Others"),  // a rule above the model
@@ -389,24 +383,7 @@ final class RuleSemanticsTests: XCTestCase {
             XCTAssertEqual(e.ruleName, row.winner, "explain: " + context, file: file, line: line)
         }
         // The batch API, all rows in one buffer.
-        var buffer: [UInt8] = []
-        var spans: [MessageSpan] = []
-        for row in rows {
-            var span = MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0)
-            if let s = row.sender {
-                span.senderStart = buffer.count
-                buffer += Array(s.utf8)
-                span.senderCount = s.utf8.count
-            }
-            span.bodyStart = buffer.count
-            buffer += Array(row.body.utf8)
-            span.bodyCount = row.body.utf8.count
-            spans.append(span)
-        }
-        var batch = [Verdict](repeating: Verdict(), count: rows.count)
-        buffer.withUnsafeBytes { raw in
-            spans.withUnsafeBufferPointer { sp in batch.withUnsafeMutableBufferPointer { c.classify(buffer: raw, messages: sp, into: $0) } }
-        }
+        let batch = MessageBatch(rows.map { ($0.sender, $0.body) }).verdicts(c)
         for (k, row) in rows.enumerated() {
             XCTAssertEqual(batch[k], verdicts[k], "batch: \(table): \"\(row.body)\"", file: file, line: line)
         }

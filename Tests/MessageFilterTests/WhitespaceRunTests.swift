@@ -175,18 +175,7 @@ final class WhitespaceRunTests: XCTestCase {
                 single.append(v)
             }
             // The batch path (bodies split between those scanned in place and those rewritten).
-            var buffer: [UInt8] = []
-            var spans: [MessageSpan] = []
-            for m in messages {
-                spans.append(MessageSpan(senderStart: 0, senderCount: -1, bodyStart: buffer.count, bodyCount: m.text.utf8.count))
-                buffer += Array(m.text.utf8)
-            }
-            var verdicts = [Verdict](repeating: Verdict(), count: messages.count)
-            buffer.withUnsafeBytes { b in
-                spans.withUnsafeBufferPointer { s in
-                    verdicts.withUnsafeMutableBufferPointer { classifier.classify(buffer: b, messages: s, into: $0) }
-                }
-            }
+            let verdicts = MessageBatch(bodies: messages.map(\.text)).verdicts(classifier)
             for k in messages.indices {
                 XCTAssertEqual(verdicts[k].rule, single[k].rule, "\(mode): batch, message \(k)")
                 XCTAssertEqual(verdicts[k].matchStart, single[k].matchStart, "\(mode): batch, message \(k)")

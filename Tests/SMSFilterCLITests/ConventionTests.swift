@@ -18,10 +18,6 @@ final class ConventionTests: HostileTestCase {
         return out
     }
 
-    func json(_ text: String) throws -> [String: Any] {
-        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
-    }
-
     /// `--version` names the embedded rule set, rules and model with the checksums that the other commands
     /// cite: the `ruleSet` of a default classify's counts, of a `--rules embedded:rules` run's, and what
     /// `check` says of `samples/default-model.yaml` and `samples/default-rules.yaml`.
@@ -51,9 +47,7 @@ final class ConventionTests: HostileTestCase {
     /// out whole (and only it) on every command that has both flags.
     func testQuietDoesNotSilenceAnAskedJSON() throws {
         let rules = try write("rules.yaml", "version: 1\nrules:\n  - name: prize\n    action: junk\n    keywords: [prize]\n")
-        var labelled = ""
-        for i in 0..<20 { labelled += "{\"id\": \(i), \"body\": \"\(i % 2 == 0 ? "win a prize" : "home at six") \(i)\", \"label\": \"\(i % 2 == 0 ? "spam" : "ham")\"}\n" }
-        let corpus = try write("labelled.jsonl", labelled)
+        let corpus = try labelled()
         let counts = path("c.json")
         XCTAssertEqual(try run(["classify", input, "--no-output", "--counts", counts, "-q"]).status, 0)
         // Each run writes its outputs under new names (`n`), so that none needs -f.

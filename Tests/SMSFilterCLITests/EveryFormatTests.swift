@@ -18,10 +18,6 @@ final class EveryFormatTests: CLITestCase {
         return path(name)
     }
 
-    func json(_ text: String) throws -> [String: Any] {
-        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
-    }
-
     /// The figures that do not depend on where the records came from.
     func figures(_ o: [String: Any]) -> [String: String] {
         var out: [String: String] = [:]

@@ -9,10 +9,6 @@ final class ExportEvaluateTests: CLITestCase {
 
     func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
-    func json(_ data: Data) throws -> [String: Any] {
-        try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], text(data))
-    }
-
     /// The fixture's records and the golden labels (`classify --rules rules.yaml --labels-only`), in order.
     func fixtureWithGoldenLabels() throws -> [(record: GeneratedFixture.Record, filter: [String: Any])] {
         let records = try GeneratedFixture.records()

@@ -25,10 +25,6 @@ final class InputRecognitionTests: CLITestCase {
 
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
-    func json(_ text: String) throws -> [String: Any] {
-        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
-    }
-
     /// A JSON value as text with sorted keys (to compare values that hold dictionaries).
     func sortedJSON(_ value: Any?) throws -> String {
         let data = try JSONSerialization.data(withJSONObject: ["v": value ?? NSNull()], options: [.sortedKeys])

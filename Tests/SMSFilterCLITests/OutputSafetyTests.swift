@@ -179,7 +179,6 @@ final class OutputSafetyTests: CLITestCase {
         ]
         let link = path("dangling")
         let target = path("nowhere")
-        func listing() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
         try underEveryStandardOutput {
             for args in cases {
                 let what = "\(args[0]) \(args.last!) at a dangling link, standard output a \(standardOutput)"

@@ -33,10 +33,6 @@ final class SplitTests: CLITestCase {
         return path(name)
     }
 
-    func json(_ text: String) throws -> [String: Any] {
-        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
-    }
-
     struct Plan {
         var ranges: [String]
         var firstLines: [Int?]

@@ -39,19 +39,19 @@ final class _ClassifySink: _ChunkSink {
     private var rejectBytes: Int64 = 0
     /// How the over-long record being streamed is kept (decided at its first piece), the most of its bytes
     /// its whole line may hold, its first bytes and its running SHA-256.
-    private var streamedKeep = _Keep.whole
+    private var streamedForm = _RejectForm.whole
     private var streamedLimit = 0
     private var streamedPrefix: [UInt8] = []
     private var streamedHash = _SHA256()
 
     /// How a reject is kept in the rejects file (``PipelineOptions/maxRejectsBytes``).
-    enum _Keep { case whole, short, omitted }
+    enum _RejectForm { case whole, short, omitted }
 
     /// How rejects are kept now; it only moves on (whole, then short, then omitted), so the same rejects in the
     /// same order make the same file whatever the chunks. Whole while each whole line fits in half the budget
     /// (an over-long record's line cut to fit, `_RejectLines.overlongLimit`), then short while each short line
     /// fits in the budget, then only counted: the file never holds more than `--max-rejects-bytes`.
-    private var tier = _Keep.whole
+    private var tier = _RejectForm.whole
 
     private func writeRejects(_ bytes: UnsafeRawBufferPointer) throws(PipelineError) {
         guard let rejects else { return }
@@ -177,10 +177,10 @@ final class _ClassifySink: _ChunkSink {
                     room: options.maxRejectsBytes / 2 - rejectBytes, file: file.displayPath, line: line, reason: piece.reason)
                 if streamedLimit == 0 { tier = .short }
             }
-            streamedKeep = tier
-            if streamedKeep == .omitted { counts.rejectsOmitted += 1 }
+            streamedForm = tier
+            if streamedForm == .omitted { counts.rejectsOmitted += 1 }
         }
-        switch streamedKeep {
+        switch streamedForm {
         case .omitted:
             return
         case .short:

@@ -1,12 +1,14 @@
 /// A classifier's normalisation scratch: the normaliser and, for the batch path, the bodies split into
-/// those scanned as they are and those rewritten first. Reused for every message.
+/// those scanned as they are and those rewritten first. Reused for every message. Used by one thread at a time
+/// (its classifier's) and never re-entrantly, so the dynamic exclusivity checks are switched off, as the
+/// classifier's own scratch's are (with them, 0.9 instructions per byte on gen40k: `make budget`).
 final class _NormalizationScratch {
     let mode: TextNormalization
     let text = _TextNormalizer()
-    var plainSpans: [Range<Int>] = []
-    var plainOrigin: [Int32] = []
-    var rewrittenSpans: [Range<Int>] = []
-    var rewrittenOrigin: [Int32] = []
+    @exclusivity(unchecked) var plainSpans: [Range<Int>] = []
+    @exclusivity(unchecked) var plainOrigin: [Int32] = []
+    @exclusivity(unchecked) var rewrittenSpans: [Range<Int>] = []
+    @exclusivity(unchecked) var rewrittenOrigin: [Int32] = []
 
     init(mode: TextNormalization) {
         self.mode = mode

@@ -35,7 +35,20 @@ public final class Classifier {
     @exclusivity(unchecked) var spanBuffer: [Range<Int>] = []
     @exclusivity(unchecked) var spanCounts: [Int] = []
     @exclusivity(unchecked) var spanCursor: [Int] = []
-    @exclusivity(unchecked) var e164: [UInt8] = Array(repeating: 0, count: 24)
+    /// The rule set's distinct sender conditions (`RuleSet.senderConditions`, which the rule set keeps alive),
+    /// unretained: a condition is read per rule per message. Per condition: whether more than one rule asks it
+    /// (as a sender condition or in `unlessSender`), and for those the generation of the message whose answer
+    /// `conditionAnswer` holds (`_senderConditionHolds`).
+    let conditions: [Unmanaged<_CompiledSenderCondition>]
+    let conditionShared: UnsafeMutablePointer<Bool>
+    let conditionStamp: UnsafeMutablePointer<UInt32>
+    let conditionAnswer: UnsafeMutablePointer<Bool>
+    let conditionCount: Int
+    let unlessConditions: [Int32]
+    /// The message's sender as exact and prefix lists compare it (`_senderKeyOf`), and its E.164 form's bytes
+    /// (`+` and at most 19 digits), made once per message when a condition first needs them.
+    @exclusivity(unchecked) var senderKey = _SenderKey()
+    let phone: UnsafeMutablePointer<UInt8>
     /// Whether the message being decided is traced in full, and each rule's first vetoes then
     /// (`Classifier+Trace.swift`).
     @exclusivity(unchecked) var tracing = false
@@ -62,6 +75,21 @@ public final class Classifier {
         touched.initialize(repeating: 0, count: max(1, n))
         vetoes = .allocate(capacity: max(1, n))
         vetoes.initialize(repeating: _Veto(), count: max(1, n))
+        conditionCount = ruleSet.senderConditions.count
+        conditions = ruleSet.senderConditions.map { Unmanaged.passUnretained($0) }
+        var asked = [Int](repeating: 0, count: conditionCount)
+        for rule in ruleSet.rules where rule.sender >= 0 { asked[Int(rule.sender)] += 1 }
+        for k in ruleSet.unlessSenderConditions { asked[Int(k)] += 1 }
+        conditionShared = .allocate(capacity: max(1, conditionCount))
+        conditionShared.initialize(repeating: false, count: max(1, conditionCount))
+        for k in 0..<conditionCount { conditionShared[k] = asked[k] > 1 }
+        conditionStamp = .allocate(capacity: max(1, conditionCount))
+        conditionStamp.initialize(repeating: 0, count: max(1, conditionCount))
+        conditionAnswer = .allocate(capacity: max(1, conditionCount))
+        conditionAnswer.initialize(repeating: false, count: max(1, conditionCount))
+        unlessConditions = ruleSet.unlessSenderConditions
+        phone = .allocate(capacity: 24)
+        phone.initialize(repeating: 0, count: 24)
         matchBuffer.reserveCapacity(4096)
         featureBuffer.reserveCapacity(256)
         sortedBuffer = Array(repeating: _RawMatch(phrase: 0, start: 0, end: 0, span: 0), count: 4096)
@@ -79,6 +107,14 @@ public final class Classifier {
         touched.deallocate()
         vetoes.deinitialize(count: max(1, ruleCount))
         vetoes.deallocate()
+        conditionShared.deinitialize(count: max(1, conditionCount))
+        conditionShared.deallocate()
+        conditionStamp.deinitialize(count: max(1, conditionCount))
+        conditionStamp.deallocate()
+        conditionAnswer.deinitialize(count: max(1, conditionCount))
+        conditionAnswer.deallocate()
+        phone.deinitialize(count: 24)
+        phone.deallocate()
     }
 
     /// Classifies one message given as UTF-8 bytes (the body may hold invalid UTF-8).
@@ -372,13 +408,16 @@ public final class Classifier {
         return (info ?? SenderInfo.classify(sender, defaultCountryCode: ruleSet.definition.defaultCountryCode)).isTRAIHeader
     }
 
-    /// The generation stamp of a new message (the rules' scratch entries of older stamps read as untouched);
-    /// on wrap-around every stamp is cleared.
+    /// The generation stamp of a new message (the rules' scratch entries, sender conditions' answers and sender
+    /// key of older stamps read as unknown); on wrap-around every stamp is cleared.
     @inline(__always)
     func _nextGeneration() -> UInt32 {
         generation &+= 1
         if generation == 0 {
             for i in 0..<ruleCount { scratch[i].stamp = 0 }
+            for i in 0..<conditionCount { conditionStamp[i] = 0 }
+            senderKey.stamp = 0
+            senderKey.hashStamp = 0
             generation = 1
         }
         return generation
@@ -493,7 +532,8 @@ public final class Classifier {
             return rule.needsKeyword ? _Firing.noKeyword : _Firing.groupMissing
         }
         if rule.sender >= 0 {
-            guard let info, rule.senderMayMatch(info), _senderMatches(ruleSet.senderConditions[Int(rule.sender)], sender, info) else {
+            guard let info, rule.senderMayMatch(info, present: sender != nil),
+                  _senderConditionHolds(Int(rule.sender), sender, info, generation: gen) else {
                 return _Firing.senderFailed
             }
         }
@@ -501,15 +541,71 @@ public final class Classifier {
             var k = Int(rule.unlessFirst)
             let end = k + Int(rule.unlessCount)
             while k < end {
-                if _senderMatches(ruleSet.senderConditions[k], sender, info) { return _Firing.senderExcluded }
+                if _senderConditionHolds(Int(unlessConditions[k]), sender, info, generation: gen) { return _Firing.senderExcluded }
                 k += 1
             }
         }
         return pos
     }
 
-    /// Whether the sender satisfies `c`. Compares without allocating (E.164 form in `e164`).
+    /// Whether the sender satisfies the rule set's sender condition `k`, for the message of generation `gen`. A
+    /// condition several rules ask (the default rules' `unlessSender: *registered`, their carriers' entities) is
+    /// asked once per message, its answer kept for the others; the others are asked as they come (keeping
+    /// their answers cost more than it saved: `make budget`).
+    @inline(__always)
+    func _senderConditionHolds(_ k: Int, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo, generation gen: UInt32) -> Bool {
+        guard conditionShared[k] else {
+            return conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
+        }
+        if conditionStamp[k] == gen { return conditionAnswer[k] }
+        let holds = conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
+        conditionStamp[k] = gen
+        conditionAnswer[k] = holds
+        return holds
+    }
+
+    /// Whether the sender satisfies `c`, its key made anew (the classifier keeps it per message: `generation:`).
     func _senderMatches(_ c: _CompiledSenderCondition, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo) -> Bool {
+        senderKey.stamp = 0
+        return _senderMatches(c, sender, info, generation: 0)
+    }
+
+    /// `senderKey` for `sender`: its bytes without the spaces and tabs around them and, for a phone number, its
+    /// E.164 form (`+` and the digits of `info.number`) in `phone` (their hashes are made when an `exact` list
+    /// first needs them).
+    @inline(__always)
+    func _makeSenderKey(_ sender: UnsafeRawBufferPointer, _ info: SenderInfo, generation gen: UInt32) {
+        var lo = 0
+        var hi = sender.count
+        while lo < hi, sender[lo] == 0x20 || sender[lo] == 0x09 { lo += 1 }
+        while hi > lo, sender[hi - 1] == 0x20 || sender[hi - 1] == 0x09 { hi -= 1 }
+        senderKey.lo = lo
+        senderKey.hi = hi
+        senderKey.phoneCount = 0
+        if info.kind == .phoneNumber {
+            // The digits backwards from the end of the 24 bytes, then "+" and the digits moved to the front.
+            var digits = info.number
+            var len = 0
+            repeat {
+                phone[23 - len] = UInt8(truncatingIfNeeded: digits % 10) &+ 0x30
+                digits /= 10
+                len += 1
+            } while digits > 0 && len < 23
+            phone[0] = 0x2B
+            var i = 0
+            while i < len {
+                phone[1 + i] = phone[24 - len + i]
+                i += 1
+            }
+            senderKey.phoneCount = len + 1
+        }
+        senderKey.stamp = gen
+    }
+
+    /// Whether the sender satisfies `c` (the sender's key in `senderKey`, made when a list first needs it for the
+    /// message of generation `gen`). Compares without allocating; an `exact` list is looked up by hash.
+    func _senderMatches(_ c: _CompiledSenderCondition, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo,
+                        generation gen: UInt32) -> Bool {
         if c.kindMask != 0, c.kindMask & _CompiledSenderCondition.kindBit(info.kind) == 0 { return false }
         if !c.suffixes.isEmpty {
             guard let s = info.traiSuffix else { return false }
@@ -531,11 +627,11 @@ public final class Classifier {
             }
             if !found { return false }
         }
-        guard let sender else { return c.entities.isEmpty && c.exact.isEmpty && c.prefix.isEmpty }
-        if !c.entities.isEmpty {
+        guard let sender else { return !c.needsSenderBytes }
+        if !c.entities.isEmpty || !c.plainEntities.isEmpty {
             guard info.isTRAIHeader else { return false }
             let e = UnsafeRawBufferPointer(rebasing: sender[info.traiEntity])
-            var found = false
+            var found = !c.plainEntities.isEmpty && _listHolds(c.plainEntities, c.plainEntityHashes, e, _Fold.hash(e))
             var i = 0
             // (Quick tests first: the length of a pattern without `*`, a first byte that is not a wildcard.)
             let first: UInt8 = e.isEmpty ? 0 : (e[0] &- 0x61 < 26 ? e[0] & 0xDF : e[0])
@@ -548,47 +644,62 @@ public final class Classifier {
             if !found { return false }
         }
         if c.exact.isEmpty && c.prefix.isEmpty { return true }
-        let trimmed = _Fold.trimmed(sender)
-        var n = 0
-        if info.kind == .phoneNumber {
-            // "+<number>" into the scratch buffer (at most 1 + 19 digits).
-            var digits = info.number
-            var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            var len = 0
-            withUnsafeMutableBytes(of: &tmp) { t in
-                repeat {
-                    t[len] = UInt8(digits % 10) + 0x30
-                    digits /= 10
-                    len += 1
-                } while digits > 0 && len < 24
-                e164[0] = 0x2B
-                var i = 0
-                while i < len {
-                    e164[1 + i] = t[len - 1 - i]
-                    i += 1
-                }
+        if senderKey.stamp != gen || gen == 0 { _makeSenderKey(sender, info, generation: gen) }
+        let trimmed = UnsafeRawBufferPointer(rebasing: sender[senderKey.lo..<senderKey.hi])
+        let n = senderKey.phoneCount
+        let phone = UnsafeRawBufferPointer(start: self.phone, count: n)
+        if !c.exact.isEmpty {
+            if senderKey.hashStamp != gen || gen == 0 {
+                senderKey.hash = _Fold.hash(trimmed)
+                senderKey.phoneHash = n > 0 ? _Fold.hash(phone) : 0
+                senderKey.hashStamp = gen
             }
-            n = len + 1
+            if _listHolds(c.exact, c.exactHashes, trimmed, senderKey.hash)
+                || (n > 0 && _listHolds(c.exact, c.exactHashes, phone, senderKey.phoneHash)) { return true }
         }
-        return e164.withUnsafeBytes { scratch in
-            let phone = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
-            var i = 0
-            while i < c.exact.count {
-                if _Fold.equal(trimmed, c.exact[i], prefix: false) || (n > 0 && _Fold.equal(phone, c.exact[i], prefix: false)) {
-                    return true
-                }
-                i += 1
+        var i = 0
+        while i < c.prefix.count {
+            if _Fold.equal(trimmed, c.prefix[i], prefix: true) || (n > 0 && _Fold.equal(phone, c.prefix[i], prefix: true)) {
+                return true
             }
-            i = 0
-            while i < c.prefix.count {
-                if _Fold.equal(trimmed, c.prefix[i], prefix: true) || (n > 0 && _Fold.equal(phone, c.prefix[i], prefix: true)) {
-                    return true
-                }
-                i += 1
-            }
-            return false
+            i += 1
         }
+        return false
     }
+
+    /// Whether `bytes` (of hash `h`, `_Fold.hash`) equals one of `entries` (upper-cased, ordered by their
+    /// `hashes`), ASCII case-insensitively: the first entry of hash at least `h` found by binary search, then
+    /// those of hash `h` compared.
+    @inline(__always)
+    func _listHolds(_ entries: [[UInt8]], _ hashes: [UInt64], _ bytes: UnsafeRawBufferPointer, _ h: UInt64) -> Bool {
+        var lo = 0
+        var hi = hashes.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if hashes[mid] < h { lo = mid + 1 } else { hi = mid }
+        }
+        while lo < hashes.count, hashes[lo] == h {
+            if _Fold.equal(bytes, entries[lo], prefix: false) { return true }
+            lo += 1
+        }
+        return false
+    }
+}
+
+/// The sender of the message being decided as `exact` and `prefix` lists compare it (`Classifier._makeSenderKey`),
+/// valid when `stamp` is the message's generation.
+struct _SenderKey {
+    var stamp: UInt32 = 0
+    /// The sender's bytes without the spaces and tabs around them.
+    var lo = 0
+    var hi = 0
+    /// The length of the E.164 form in `Classifier.phone` (0: the sender is not a phone number).
+    var phoneCount = 0
+    /// The hashes (`_Fold.hash`) of the trimmed sender and of the E.164 form, valid when `hashStamp` is the
+    /// message's generation.
+    var hashStamp: UInt32 = 0
+    var hash: UInt64 = 0
+    var phoneHash: UInt64 = 0
 }
 
 /// The per-rule state of one message's evaluation (see `Classifier.scratch`).

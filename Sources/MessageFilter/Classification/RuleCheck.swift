@@ -3,16 +3,16 @@ import Foundation
 /// The result of checking a rule file in three phases (SPEC §3), after SiriKit's resolve → confirm → handle:
 /// **resolve** (parse, fill defaults, name every bad field with file:line), **confirm** (compile, capability
 /// and pair checks, rules that can never fire, keywords claimed by several folders at one priority), and a
-/// final ``Verdict`` `ready` or `failure`.
+/// final ``Outcome`` `ready` or `failure`.
 public struct RuleCheckReport: Sendable {
     /// Where a finding comes from.
     public enum Phase: String, Sendable, Hashable { case resolve, confirm }
     /// Errors make the verdict `failure`; warnings do not.
     public enum Severity: String, Sendable, Hashable { case error, warning }
-    /// The final verdict.
-    public enum Verdict: String, Sendable, Hashable { case ready, failure }
-    /// What the rules are checked for.
-    public enum Target: String, Sendable, Hashable, CaseIterable {
+    /// The final verdict on the file (named apart from the classifier's ``Verdict`` on a message).
+    public enum Outcome: String, Sendable, Hashable { case ready, failure }
+    /// What the rules are checked for (`check --target`).
+    public enum Purpose: String, Sendable, Hashable, CaseIterable {
         /// Offline labelling (any number of capabilities).
         case offline
         /// A shippable iOS message filter (at most five sub-actions declared).
@@ -36,21 +36,21 @@ public struct RuleCheckReport: Sendable {
     /// The file checked.
     public var file: String
     /// The target checked for.
-    public var target: Target
+    public var target: Purpose
     /// Every finding, resolve first.
     public var findings: [Finding]
     /// The compiled rule set (nil when resolve or compile failed).
     public var ruleSet: RuleSet?
 
     /// `failure` when any finding is an error.
-    public var verdict: Verdict { findings.contains { $0.severity == .error } ? .failure : .ready }
+    public var verdict: Outcome { findings.contains { $0.severity == .error } ? .failure : .ready }
 }
 
 /// Checks rule files for `smsfilter check`.
 public enum RuleChecker {
     /// Checks the rule file at `path` (YAML or `.smsf`; `embedded:rules`: the built-in rule file).
     /// - Throws: ``RuleSetLoadError`` with kind `fileMissing` or `unreadable` when there is nothing to check.
-    public static func check(path: String, target: RuleCheckReport.Target) throws -> RuleCheckReport {
+    public static func check(path: String, target: RuleCheckReport.Purpose) throws -> RuleCheckReport {
         // `embedded:rules` (``RuleSet/embeddedRulesOnlyPath``): the built-in rule file's text, checked as a file.
         if path == RuleSet.embeddedRulesOnlyPath { return check(yaml: DefaultRules.yaml, file: path, target: target) }
         guard FileManager.default.fileExists(atPath: path) else {
@@ -90,7 +90,7 @@ public enum RuleChecker {
     }
 
     /// Checks YAML rule text.
-    public static func check(yaml: String, file: String, target: RuleCheckReport.Target) -> RuleCheckReport {
+    public static func check(yaml: String, file: String, target: RuleCheckReport.Purpose) -> RuleCheckReport {
         let (definition, issues) = RuleSet.resolve(yaml: yaml, file: file)
         let findings = issues.map {
             RuleCheckReport.Finding(phase: .resolve, severity: .error, file: $0.file, line: $0.line, field: $0.field, message: $0.message)
@@ -105,7 +105,7 @@ public enum RuleChecker {
         }
     }
 
-    static func confirm(_ set: RuleSet, file: String, target: RuleCheckReport.Target,
+    static func confirm(_ set: RuleSet, file: String, target: RuleCheckReport.Purpose,
                         findings initial: [RuleCheckReport.Finding]) -> RuleCheckReport {
         var findings = initial
         let def = set.definition

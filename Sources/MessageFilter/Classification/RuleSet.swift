@@ -43,7 +43,13 @@ public final class RuleSet: Sendable {
     let senderOnlyRules: [Int32]
     /// Whether any rule has a sender condition or a number list exists (the sender must be classified).
     let needsSender: Bool
+    /// The rules' sender conditions, each distinct condition once (rules that share one, as the default rules'
+    /// `unlessSender: *registered` lists do, share its index, so the classifier asks it once per message and
+    /// keeps the answer: `Classifier._senderConditionHolds`).
     let senderConditions: [_CompiledSenderCondition]
+    /// The rules' `unlessSender` conditions, indices into `senderConditions`: rule r's are `unlessSenderConditions`
+    /// from its `unlessFirst`, `unlessCount` of them.
+    let unlessSenderConditions: [Int32]
     /// The learned model, compiled (nil: none).
     let model: _CompiledModel?
 
@@ -93,7 +99,7 @@ public final class RuleSet: Sendable {
 
         var table = _PhraseTable(normalization: definition.normalization, capacity: definition.model?.phrases.count ?? 0)
         var features = _FeatureTable()
-        let (compiled, senderOnly, conditions) = Self._compileRules(definition, &table, &features)
+        let (compiled, senderOnly, conditions, unlessConditions) = Self._compileRules(definition, &table, &features)
         // The model's phrases are literal phrases too (ids below `literalCount`, before the body conditions').
         var modelPhraseIDs: [Int32] = []
         if let m = definition.model {
@@ -110,6 +116,7 @@ public final class RuleSet: Sendable {
         rules = compiled
         senderOnlyRules = senderOnly
         senderConditions = conditions
+        unlessSenderConditions = unlessConditions
         needsSender = !conditions.isEmpty || !definition.blockList.isEmpty || !definition.identificationNumbers.isEmpty
         var starts: [Int32] = [0]
         var flat: [UInt32] = []
@@ -129,6 +136,9 @@ public final class RuleSet: Sendable {
                            capabilities: definition.capabilities, normalization: definition.normalization)
         }
         matchers = try prebuilt ?? Self._buildMatchers(l2g, table, source: source)
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        _checkInvariants()
+        #endif
     }
 
     /// The literal phrases of a rule set as they are numbered: one id per distinct (mode, word boundary, folded
@@ -173,12 +183,22 @@ public final class RuleSet: Sendable {
     }
 
     /// Numbers the rules' phrases and body conditions (in `table` and `features`, with their uses) and compiles
-    /// each rule: the compiled rules, the sender-only rules, the sender conditions.
+    /// each rule: the compiled rules, the sender-only rules, the distinct sender conditions and the rules'
+    /// `unlessSender` lists (indices of those).
     static func _compileRules(_ definition: RuleSetDefinition, _ table: inout _PhraseTable, _ features: inout _FeatureTable)
-        -> ([_CompiledRule], [Int32], [_CompiledSenderCondition]) {
+        -> ([_CompiledRule], [Int32], [_CompiledSenderCondition], [Int32]) {
         var compiled: [_CompiledRule] = []
         var senderOnly: [Int32] = []
         var conditions: [_CompiledSenderCondition] = []
+        var unlessConditions: [Int32] = []
+        var conditionIndex: [SenderCondition: Int32] = [:]
+        func condition(_ s: SenderCondition) -> Int32 {
+            if let k = conditionIndex[s] { return k }
+            let k = Int32(conditions.count)
+            conditions.append(_CompiledSenderCondition(s, defaultCountryCode: definition.defaultCountryCode))
+            conditionIndex[s] = k
+            return k
+        }
         for (r, rule) in definition.rules.enumerated() {
             func use(_ text: String, _ role: UInt32) {
                 let id = Int(table.id(text, rule.caseFold, rule._wordBoundary(text)))
@@ -192,16 +212,17 @@ public final class RuleSet: Sendable {
             var senderIndex: Int32 = -1
             var senderKinds: UInt8 = _CompiledSenderCondition.allKinds
             var senderNeedsTRAI = false
+            var senderNeedsBytes = false
             if let s = rule.sender {
-                senderIndex = Int32(conditions.count)
-                let c = _CompiledSenderCondition(s, defaultCountryCode: definition.defaultCountryCode)
-                conditions.append(c)
+                senderIndex = condition(s)
+                let c = conditions[Int(senderIndex)]
                 senderKinds = c.possibleKinds
                 senderNeedsTRAI = c.needsTRAIHeader
+                senderNeedsBytes = c.needsSenderBytes
             }
-            // `unlessSender`: consecutive entries of `conditions`.
-            let unlessFirst = Int32(conditions.count)
-            for s in rule.unlessSender { conditions.append(_CompiledSenderCondition(s, defaultCountryCode: definition.defaultCountryCode)) }
+            // `unlessSender`: consecutive entries of `unlessConditions`.
+            let unlessFirst = Int32(unlessConditions.count)
+            for s in rule.unlessSender { unlessConditions.append(condition(s)) }
             let validation = definition.capabilities.validate(action: rule.action, subAction: rule.subAction)
             compiled.append(_CompiledRule(
                 priority: rule.priority, needsKeyword: !rule.keywords.isEmpty,
@@ -209,10 +230,10 @@ public final class RuleSet: Sendable {
                 sender: senderIndex, action: rule.action, requested: rule.subAction, validation: validation,
                 vouches: !rule.needsText && rule.sender != nil && rule.action == .transaction,
                 featureGroups: _BodyFeatures.groupMask(of: rule), senderKinds: senderKinds, senderNeedsTRAI: senderNeedsTRAI,
-                unlessFirst: unlessFirst, unlessCount: Int32(rule.unlessSender.count)))
+                senderNeedsBytes: senderNeedsBytes, unlessFirst: unlessFirst, unlessCount: Int32(rule.unlessSender.count)))
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
-        return (compiled, senderOnly, conditions)
+        return (compiled, senderOnly, conditions, unlessConditions)
     }
 
     /// Builds one automaton per case-folding mode over the phrases `l2g` gives it (nil: none).
@@ -377,43 +398,65 @@ struct _CompiledRule: Sendable {
     /// most sender-only rules (a phone number against a TRAI header's suffix) without the call.
     var senderKinds: UInt8 = _CompiledSenderCondition.allKinds
     var senderNeedsTRAI = false
-    /// The rule's `unlessSender` conditions: `unlessCount` entries of the rule set's sender conditions from
+    /// Whether the sender condition needs a sender (``_CompiledSenderCondition/needsSenderBytes``): a message
+    /// without one fails it without the call.
+    var senderNeedsBytes = false
+    /// The rule's `unlessSender` conditions: `unlessCount` entries of the rule set's `unlessSenderConditions` from
     /// `unlessFirst` (indices, not an array: the struct is read per rule per message and stays trivial).
     var unlessFirst: Int32 = 0
     var unlessCount: Int32 = 0
 
-    /// Whether a sender of `info` can satisfy this rule's sender condition (false: it cannot).
+    /// Whether a sender of `info` can satisfy this rule's sender condition (false: it cannot); `present`: the
+    /// message has a sender.
     @inline(__always)
-    func senderMayMatch(_ info: SenderInfo) -> Bool {
+    func senderMayMatch(_ info: SenderInfo, present: Bool = true) -> Bool {
         _CompiledSenderCondition.kindBit(info.kind) & senderKinds != 0 && (!senderNeedsTRAI || info.isTRAIHeader)
+            && (present || !senderNeedsBytes)
     }
 }
 
 /// A sender condition with its strings pre-folded to bytes. A class, so that looking one up per message
 /// costs one retain instead of a copy of five arrays.
 final class _CompiledSenderCondition: Sendable {
+    /// The `exact` entries, ordered by their hash (`_Fold.hash`), and those hashes: a sender is looked up by
+    /// its own hash (binary search), not compared with every entry.
     let exact: [[UInt8]]
+    let exactHashes: [UInt64]
     let prefix: [[UInt8]]
     let kindMask: UInt8
     let suffixes: [TRAISuffix]
+    /// The `entity` patterns without `*` or `?`, upper-cased and ordered by hash, and those hashes (looked up as
+    /// `exact` is); the patterns with a wildcard, matched one by one (`_Fold.glob`).
+    let plainEntities: [[UInt8]]
+    let plainEntityHashes: [UInt64]
     let entities: [[UInt8]]
-    /// Per entity: its length when it has no `*` (a glob without `*` only matches that many bytes), else -1;
-    /// and its first byte when that is neither `*` nor `?` (the sender's entity, upper-cased, must start with
-    /// it), else 0. TRAI entities are mostly six letters: the first byte turns most of them away.
+    /// Per pattern of `entities`: its length when it has no `*` (a glob without `*` only matches that many
+    /// bytes), else -1; and its first byte when that is neither `*` nor `?` (the sender's entity, upper-cased,
+    /// must start with it), else 0.
     let entityLengths: [Int]
     let entityFirstBytes: [UInt8]
     let countryCodes: [Int32]
+    /// The kinds (bits as `kindBit`) of the senders an `exact` entry can equal (`allKinds` without an `exact`
+    /// list or with a `prefix` list): a sender equals an entry when its bytes, trimmed and upper-cased, are the
+    /// entry, and then it is of the entry's kind (`SenderInfo.classify` trims as the comparison does and reads
+    /// letters of either case alike); or when its E.164 form is the entry, and then it is a phone number and
+    /// the entry `+` and digits.
+    let exactKinds: UInt8
 
     /// The senders' kinds (bits as `kindBit`) that can satisfy the condition: its `kind` list, only phone
-    /// numbers with a `countryCode` list, only alphanumeric senders with a TRAI `suffix` or `entity` list.
+    /// numbers with a `countryCode` list, only alphanumeric senders with a TRAI `suffix` or `entity` list,
+    /// only the kinds of its `exact` entries with an `exact` list and no `prefix` list.
     var possibleKinds: UInt8 {
         var k = kindMask == 0 ? Self.allKinds : kindMask
         if !countryCodes.isEmpty { k &= Self.kindBit(.phoneNumber) }
         if needsTRAIHeader { k &= Self.kindBit(.alphanumeric) }
-        return k
+        return k & exactKinds
     }
     /// Whether only a TRAI DLT header can satisfy the condition (it has a `suffix` or `entity` list).
-    var needsTRAIHeader: Bool { !suffixes.isEmpty || !entities.isEmpty }
+    var needsTRAIHeader: Bool { !suffixes.isEmpty || !entities.isEmpty || !plainEntities.isEmpty }
+    /// Whether only a message with a sender can satisfy the condition (it has an `exact`, `prefix` or `entity`
+    /// list).
+    var needsSenderBytes: Bool { !exact.isEmpty || !prefix.isEmpty || !entities.isEmpty || !plainEntities.isEmpty }
     static let allKinds: UInt8 = 31
 
     /// The bit of `kind` in `kindMask` (`SenderKind.allCases` order).
@@ -434,7 +477,16 @@ final class _CompiledSenderCondition: Sendable {
             if info.kind == .phoneNumber, !s.hasSuffix("*") { return Array("+\(info.number)".utf8) }
             return Array(s.utf8).map { $0 >= 0x61 && $0 <= 0x7A ? $0 & 0xDF : $0 }
         }
-        exact = c.exact.map(norm)
+        let entries = c.exact.map(norm).map { e in (hash: e.withUnsafeBytes { _Fold.hash($0) }, bytes: e) }
+            .sorted { $0.hash < $1.hash }
+        exact = entries.map(\.bytes)
+        exactHashes = entries.map(\.hash)
+        var kinds: UInt8 = c.exact.isEmpty || !c.prefix.isEmpty ? Self.allKinds : 0
+        for e in exact where kinds != Self.allKinds {
+            kinds |= Self.kindBit(SenderInfo.classify(String(decoding: e, as: UTF8.self), defaultCountryCode: defaultCountryCode).kind)
+            if e.count > 1, e[0] == 0x2B, e.dropFirst().allSatisfy({ $0 &- 0x30 < 10 }) { kinds |= Self.kindBit(.phoneNumber) }
+        }
+        exactKinds = kinds
         prefix = c.prefix.map { p in
             // A prefix of a phone number: keep "+" and digits only.
             let digits = p.filter { $0.isNumber || $0 == "+" }
@@ -443,7 +495,12 @@ final class _CompiledSenderCondition: Sendable {
         }
         kindMask = c.kinds.reduce(0) { $0 | 1 << UInt8(SenderKind.allCases.firstIndex(of: $1)!) }
         suffixes = c.suffixes
-        entities = c.entities.map { Array($0.uppercased().utf8) }
+        let patterns = c.entities.map { Array($0.uppercased().utf8) }
+        let plain = patterns.filter { !$0.contains(0x2A) && !$0.contains(0x3F) }
+            .map { p in (hash: p.withUnsafeBytes { _Fold.hash($0) }, bytes: p) }.sorted { $0.hash < $1.hash }
+        plainEntities = plain.map(\.bytes)
+        plainEntityHashes = plain.map(\.hash)
+        entities = patterns.filter { $0.contains(0x2A) || $0.contains(0x3F) }
         entityLengths = entities.map { $0.contains(0x2A) ? -1 : $0.count }
         entityFirstBytes = entities.map { $0.first.map { $0 == 0x2A || $0 == 0x3F ? 0 : $0 } ?? 0 }
         countryCodes = c.countryCodes

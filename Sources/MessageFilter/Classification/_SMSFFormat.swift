@@ -97,7 +97,7 @@ enum _SMSFFormat {
     /// Checks and decodes a mapped `.smsf` (everything `load` checks).
     static func parts(mapped: MappedBytes, path: String, checkShapes: Bool = true) throws -> Parts {
         func damaged(_ detail: String) -> RuleSetLoadError { RuleSetLoadError(.damaged, path: path, detail: detail) }
-        let raw = mapped.bytes
+        let raw = mapped._unsafeBytes
         do {
             guard raw.count >= headerSize else { throw damaged("file is \(raw.count) bytes, shorter than the \(headerSize)-byte header") }
             guard Array(raw[0..<8]) == magic else { throw damaged("not a compiled rule set (bad magic)") }

@@ -99,7 +99,7 @@ final class _PhraseMatcher: Sendable {
     ///   image is of another kind or mode.
     init(serialized storage: MappedBytes, range: Range<Int>, folding: CaseFoldMode) throws {
         self.folding = folding
-        let raw = storage.bytes
+        let raw = storage._unsafeBytes
         precondition(range.lowerBound >= 0 && range.upperBound <= raw.count)
         var r = _ByteReader(UnsafeRawBufferPointer(rebasing: raw[range]))
         func fail(_ what: String) -> _ByteReader.Failure { _ByteReader.Failure(offset: range.lowerBound + r.offset, what: what) }

@@ -171,57 +171,7 @@ struct _RuleFileParser {
         for (k, v) in map {
             guard let key = k.string else { issue(k, at, "keys must be strings"); ok = false; continue }
             let f = "\(at).\(key)"
-            switch key {
-            case "name":
-                if let s = v.scalar?.string, RuleDefinition.isValidName(s) {
-                    name = s
-                } else {
-                    issue(v, f, "expected a non-empty name without control or invisible characters (tab, newline, NUL, bidirectional overrides, zero-width spaces, …)")
-                    ok = false
-                }
-            case "action":
-                let s = v.string ?? ""
-                if let a = Action(name: s) { action = a } else {
-                    issue(v, f, _Suggest.unknown("action", s, valid: Action.allCases.map(\.name))); ok = false
-                }
-            case "subAction":
-                let s = v.string ?? ""
-                rule.subActionLine = v.mark?.line ?? 0
-                if let sub = SubAction(name: s) { rule.subAction = sub } else {
-                    issue(v, f, _Suggest.unknown("sub-action", s, valid: SubAction.allCases.map(\.name))); ok = false
-                }
-            case "priority":
-                if let p = v.int, (-1_000_000...1_000_000).contains(p) { rule.priority = p } else {
-                    issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
-                }
-            case "keywords": rule.keywords = phrases(v, f)
-            case "unless": rule.unless = phrases(v, f)
-            case "all":
-                guard let seq = v.sequence else { issue(v, f, "expected a list of keyword groups (lists)"); ok = false; continue }
-                for (g, group) in seq.enumerated() {
-                    let p = phrases(group, "\(f)[\(g)]")
-                    if p.isEmpty { issue(group, "\(f)[\(g)]", "empty group: it could never be satisfied"); ok = false }
-                    rule.all.append(p)
-                }
-                if rule.all.count > 64 { issue(v, f, "at most 64 groups"); ok = false }
-            case "caseFold":
-                let s = v.string ?? ""
-                if let m = CaseFoldMode.allCases.first(where: { $0.name == s }) { rule.caseFold = m } else {
-                    issue(v, f, _Suggest.unknown("case folding", s, valid: CaseFoldMode.allCases.map(\.name))); ok = false
-                }
-            case "wholeWord":
-                if let b = v.bool {
-                    rule.wholeWord = b
-                    rule.shortPhrasesWholeWord = b
-                } else { issue(v, f, "expected true or false"); ok = false }
-            case "sender":
-                if let c = parseSender(v, f) { rule.sender = c } else { ok = false }
-            case "unlessSender":
-                if let c = parseUnlessSender(v, f) { rule.unlessSender = c } else { ok = false }
-            default:
-                if parseBodyCondition(key, v, f, into: &rule, ok: &ok) { continue }
-                issue(k, f, _Suggest.unknown("rule field", key, valid: Self.ruleKeys)); ok = false
-            }
+            if !parseRuleField(k, key, v, f, into: &rule, name: &name, action: &action) { ok = false }
         }
         if ok, rule._groupCount > 64 {
             issue(node, "\(at).all", "at most 64 groups, counting startsWith, urls, phones and amounts"); ok = false
@@ -240,6 +190,65 @@ struct _RuleFileParser {
         rule.name = name
         rule.action = action
         return rule
+    }
+
+    /// One field of a rule (`key: v`, the key's node `k`, at field path `f`) into `rule`, `name` or `action`;
+    /// false (with an issue said) when it is not valid.
+    mutating func parseRuleField(_ k: Node, _ key: String, _ v: Node, _ f: String, into rule: inout RuleDefinition,
+                                 name: inout String?, action: inout Action?) -> Bool {
+        var ok = true
+        switch key {
+        case "name":
+            if let s = v.scalar?.string, RuleDefinition.isValidName(s) {
+                name = s
+            } else {
+                issue(v, f, "expected a non-empty name without control or invisible characters (tab, newline, NUL, bidirectional overrides, zero-width spaces, …)")
+                ok = false
+            }
+        case "action":
+            let s = v.string ?? ""
+            if let a = Action(name: s) { action = a } else {
+                issue(v, f, _Suggest.unknown("action", s, valid: Action.allCases.map(\.name))); ok = false
+            }
+        case "subAction":
+            let s = v.string ?? ""
+            rule.subActionLine = v.mark?.line ?? 0
+            if let sub = SubAction(name: s) { rule.subAction = sub } else {
+                issue(v, f, _Suggest.unknown("sub-action", s, valid: SubAction.allCases.map(\.name))); ok = false
+            }
+        case "priority":
+            if let p = v.int, (-1_000_000...1_000_000).contains(p) { rule.priority = p } else {
+                issue(v, f, "expected an integer from -1000000 to 1000000, got \"\(v.string ?? "?")\""); ok = false
+            }
+        case "keywords": rule.keywords = phrases(v, f)
+        case "unless": rule.unless = phrases(v, f)
+        case "all":
+            guard let seq = v.sequence else { issue(v, f, "expected a list of keyword groups (lists)"); return false }
+            for (g, group) in seq.enumerated() {
+                let p = phrases(group, "\(f)[\(g)]")
+                if p.isEmpty { issue(group, "\(f)[\(g)]", "empty group: it could never be satisfied"); ok = false }
+                rule.all.append(p)
+            }
+            if rule.all.count > 64 { issue(v, f, "at most 64 groups"); ok = false }
+        case "caseFold":
+            let s = v.string ?? ""
+            if let m = CaseFoldMode.allCases.first(where: { $0.name == s }) { rule.caseFold = m } else {
+                issue(v, f, _Suggest.unknown("case folding", s, valid: CaseFoldMode.allCases.map(\.name))); ok = false
+            }
+        case "wholeWord":
+            if let b = v.bool {
+                rule.wholeWord = b
+                rule.shortPhrasesWholeWord = b
+            } else { issue(v, f, "expected true or false"); ok = false }
+        case "sender":
+            if let c = parseSender(v, f) { rule.sender = c } else { ok = false }
+        case "unlessSender":
+            if let c = parseUnlessSender(v, f) { rule.unlessSender = c } else { ok = false }
+        default:
+            if parseBodyCondition(key, v, f, into: &rule, ok: &ok) { return ok }
+            issue(k, f, _Suggest.unknown("rule field", key, valid: Self.ruleKeys)); ok = false
+        }
+        return ok
     }
 
     /// `unlessSender`: one sender condition, or a non-empty list of them (any one vetoes the rule).

@@ -13,6 +13,21 @@ enum _Fold {
         return true
     }
 
+    /// A hash of `bytes` with ASCII lower-case letters read as upper-case (so equal to the hash of any byte string
+    /// `equal(_:_:prefix: false)` accepts against it): FNV-1a, 64 bits.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        var i = 0
+        while i < bytes.count {
+            var b = bytes[i]
+            if b &- 0x61 < 26 { b &= 0xDF }
+            h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3
+            i &+= 1
+        }
+        return h
+    }
+
     static func trimmed(_ b: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var lo = 0
         var hi = b.count

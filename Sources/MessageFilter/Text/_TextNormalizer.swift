@@ -22,178 +22,6 @@
 import AhoCorasick
 import Foundation
 
-/// The per-scalar lookup of `_NormalizationTables`: a two-stage table (high bits → block, low byte → entry),
-/// built on first use.
-final class _NormalizationLookup: Sendable {
-    static let shared = _NormalizationLookup()
-
-    /// `scalar >> 8` → block number, 0xFFFF when the block has no entry.
-    let stage1: [UInt16]
-    /// `block << 8 | scalar & 0xFF` → entry + 1 (0: none).
-    let stage2: [UInt16]
-    /// Per entry: start of the compatibility replacement in `replacements`, -1 when there is none.
-    let replacementStart: [Int32]
-    let replacementCount: [UInt8]
-    let replacements: [UInt32]
-    /// Per entry: the ASCII letter the scalar imitates, 0 when none; with ``leetOnly`` set, a reading that
-    /// only `leet` makes (other scripts' look-alikes, accented Latin letters).
-    let lookalike: [UInt8]
-    static let leetOnly: UInt8 = 0x80
-    /// Per entry: whether `standard` maps its scalar on its own, whatever stands around it: it is no look-alike
-    /// letter `standard` reads (no `lookalike` without ``leetOnly``), nor is any scalar of its compatibility
-    /// replacement. (A look-alike letter's reading depends on its whole word; see `_TextNormalizer.appendLocal`.)
-    let isLocalUnderStandard: [Bool]
-    /// Canonical composition: `first << 32 | second` → composite (NFC's pairs).
-    let compositions: [UInt64: UInt32]
-    /// The canonical combining class of each scalar that is the second of a composition pair.
-    let combiningClass: [UInt32: UInt8]
-
-    init() {
-        var map: [UInt32: (repl: [UInt32]?, look: UInt8)] = Dictionary(minimumCapacity: 9_200)
-        Self.entries(_NormalizationTables.compatibility) { key, value in
-            var repl: [UInt32] = []
-            var v: UInt32 = 0
-            var digits = 0
-            for b in value {
-                if b == 0x20 {
-                    if digits > 0 { repl.append(v) }
-                    v = 0
-                    digits = 0
-                } else {
-                    v = v << 4 | Self.hexDigit(b)
-                    digits += 1
-                }
-            }
-            if digits > 0 { repl.append(v) }
-            map[key, default: (nil, 0)].repl = repl
-        }
-        Self.entries(_NormalizationTables.confusables) { key, value in
-            map[key, default: (nil, 0)].look = value.first!
-        }
-        Self.entries(_NormalizationTables.leetConfusables) { key, value in
-            if map[key]?.look ?? 0 == 0 { map[key, default: (nil, 0)].look = value.first! | Self.leetOnly }
-        }
-        compositions = Self.compositionPairs()
-        combiningClass = Self.combiningClasses()
-        var s1 = [UInt16](repeating: 0xFFFF, count: 0x1100)
-        var s2: [UInt16] = []
-        var starts: [Int32] = []
-        var counts: [UInt8] = []
-        var flat: [UInt32] = []
-        var looks: [UInt8] = []
-        for key in map.keys.sorted() {
-            let (repl, look) = map[key]!
-            let block = Int(key >> 8)
-            if s1[block] == 0xFFFF {
-                s1[block] = UInt16(s2.count >> 8)
-                s2 += [UInt16](repeating: 0, count: 256)
-            }
-            s2[Int(s1[block]) << 8 | Int(key & 0xFF)] = UInt16(looks.count + 1)
-            if let repl {
-                starts.append(Int32(flat.count))
-                counts.append(UInt8(repl.count))
-                flat += repl
-            } else {
-                starts.append(-1)
-                counts.append(0)
-            }
-            looks.append(look)
-        }
-        stage1 = s1
-        stage2 = s2
-        replacementStart = starts
-        replacementCount = counts
-        replacements = flat
-        lookalike = looks
-        // (`entry` on the tables just built, before `self` is complete.)
-        func standardLookalike(_ scalar: UInt32) -> Bool {
-            let hi = Int(scalar >> 8)
-            guard hi < s1.count, s1[hi] != 0xFFFF else { return false }
-            let e = Int(s2[Int(s1[hi]) << 8 | Int(scalar & 0xFF)]) - 1
-            return e >= 0 && looks[e] != 0 && looks[e] & Self.leetOnly == 0
-        }
-        isLocalUnderStandard = map.keys.sorted().map { key in
-            let (repl, _) = map[key]!
-            return !standardLookalike(key) && !(repl ?? []).contains(where: standardLookalike)
-        }
-    }
-
-    /// NFC's composition pairs from `_NormalizationTables.compositions`: items `A B:C` (hex), read from the
-    /// UTF-8 bytes.
-    static func compositionPairs() -> [UInt64: UInt32] {
-        var pairs: [UInt64: UInt32] = Dictionary(minimumCapacity: 1_000)
-        var numbers: [UInt32] = []
-        var v: UInt32 = 0
-        var digits = 0
-        for b in _NormalizationTables.compositions.utf8 {
-            if b == 0x20 || b == 0x3A || b == 0x3B || b == 0x0A {
-                if digits > 0 { numbers.append(v) }
-                v = 0
-                digits = 0
-                if b == 0x3B, numbers.count == 3 { pairs[UInt64(numbers[0]) << 32 | UInt64(numbers[1])] = numbers[2] }
-                if b == 0x3B { numbers.removeAll(keepingCapacity: true) }
-            } else {
-                v = v << 4 | Self.hexDigit(b)
-                digits += 1
-            }
-        }
-        return pairs
-    }
-
-    /// The canonical combining classes of `_NormalizationTables.combiningClasses`.
-    static func combiningClasses() -> [UInt32: UInt8] {
-        var classes: [UInt32: UInt8] = [:]
-        Self.entries(_NormalizationTables.combiningClasses) { key, value in
-            var v: UInt32 = 0
-            for b in value { v = v << 4 | Self.hexDigit(b) }
-            classes[key] = UInt8(v)
-        }
-        return classes
-    }
-
-    /// Calls `entry(scalar, value bytes)` for each `HEX:value` item of a table (items separated by `;` or line
-    /// breaks, leading spaces ignored). Parses UTF-8 bytes: splitting the 9,000 items as `Character`s cost
-    /// 113M instructions at every start (callgrind), a quarter of `classify`'s start-up.
-    static func entries(_ table: String, _ entry: (UInt32, ArraySlice<UInt8>) -> Void) {
-        let bytes = Array(table.utf8)
-        let n = bytes.count
-        var i = 0
-        while i < n {
-            while i < n, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x3B { i += 1 }
-            guard i < n else { break }
-            var key: UInt32 = 0
-            while i < n, bytes[i] != 0x3A {
-                key = key << 4 | hexDigit(bytes[i])
-                i += 1
-            }
-            precondition(i < n, "normalisation table: an item without a colon")
-            i += 1
-            let start = i
-            while i < n, bytes[i] != 0x3B, bytes[i] != 0x0A { i += 1 }
-            entry(key, bytes[start..<i])
-        }
-    }
-
-    static func hexDigit(_ b: UInt8) -> UInt32 {
-        switch b {
-        case 0x30...0x39: UInt32(b - 0x30)
-        case 0x41...0x46: UInt32(b - 0x41 + 10)
-        case 0x61...0x66: UInt32(b - 0x61 + 10)
-        default: preconditionFailure("normalisation table: \(b) is not a hex digit")
-        }
-    }
-
-    /// The entry of `scalar`, -1 when it has none.
-    @inline(__always)
-    func entry(_ scalar: UInt32) -> Int {
-        let hi = Int(scalar >> 8)
-        guard hi < stage1.count else { return -1 }
-        let block = stage1[hi]
-        if block == 0xFFFF { return -1 }
-        return Int(stage2[Int(block) << 8 | Int(scalar & 0xFF)]) - 1
-    }
-}
-
 /// One normaliser shared by `TextNormalization.apply` (phrases while compiling rule sets, tests), behind a
 /// lock: making a normaliser per phrase cost more than normalising it.
 final class _SharedNormalizer: @unchecked Sendable {
@@ -271,17 +99,30 @@ final class _TextNormalizer {
         let first = count
         if mode == .none {
             appendCollapsingSpaces(body)
-            return first..<count
+        } else if !(mode == .standard && usesLocalPath && appendLocal(body)) {
+            decode(body)
+            emitWords(leet: mode == .leet)
         }
-        if mode == .standard, usesLocalPath, appendLocal(body) { return first..<count }
-        decode(body)
-        emitWords(leet: mode == .leet)
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        _checkInvariants(appended: first..<count, bodyCount: body.count)
+        #endif
         return first..<count
+    }
+
+    /// Checks what `append` wrote (only with `-DMESSAGEFILTER_INTERNAL_CHECKS`): the buffers hold what was
+    /// written, and every output byte's source span lies within its body. Traps with what broke.
+    func _checkInvariants(appended range: Range<Int>, bodyCount: Int) {
+        precondition(count <= capacity && scalarCount <= scalarCapacity, "_TextNormalizer: wrote past its buffers")
+        precondition(range.lowerBound <= range.upperBound && range.upperBound == count, "_TextNormalizer: the appended range is not the output's end")
+        for i in range {
+            precondition(starts[i] >= 0 && starts[i] <= ends[i] && Int(ends[i]) <= bodyCount,
+                         "_TextNormalizer: output byte \(i) has source span \(starts[i])..<\(ends[i]) in a body of \(bodyCount) bytes")
+        }
     }
 
     /// Whether `standard` bodies take `appendLocal` when they can (tests switch it off to compare it with the
     /// two steps).
-    var usesLocalPath = true
+    @exclusivity(unchecked) var usesLocalPath = true
 
     /// `standard` in one pass, for a body in which every character normalises on its own: no decorating mark
     /// (which composes with, or is dropped after, the letter before it), no bidi control (which reorders a
@@ -307,13 +148,23 @@ final class _TextNormalizer {
             if b0 < 0x80 {
                 if b0 == 0x20 || b0 &- 0x09 < 5 {
                     w.putSpace(s, s &+ 1, first: first)
-                } else {
-                    w.bytes[w.count] = b0
-                    w.starts[w.count] = s
-                    w.ends[w.count] = s &+ 1
-                    w.count &+= 1
+                    i &+= 1
+                    continue
                 }
-                i &+= 1
+                // This byte and the plain ASCII after it (no control character, no space after a space: each
+                // space in it follows a byte that is not one, so it is written as it is) copied at once, each
+                // byte with its own span.
+                let j = _skipPlainASCII(body, from: i &+ 1)
+                let c = w.count
+                (w.bytes + c).update(from: body.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j &- i)
+                var q = 0
+                while q < j &- i {
+                    w.starts[c &+ q] = s &+ Int32(truncatingIfNeeded: q)
+                    w.ends[c &+ q] = s &+ Int32(truncatingIfNeeded: q &+ 1)
+                    q &+= 1
+                }
+                w.count &+= j &- i
+                i = j
                 continue
             }
             let (v, len) = _decodeUTF8Inline(body, i)
@@ -326,12 +177,25 @@ final class _TextNormalizer {
             let f = flags.of(v)
             if f & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) == 0 {
                 // Unchanged: its own bytes, each with the character's span.
-                var q = 0
-                while q < len {
-                    w.bytes[w.count &+ q] = body[i &+ q]
-                    w.starts[w.count &+ q] = s
-                    w.ends[w.count &+ q] = e
-                    q &+= 1
+                let c = w.count
+                if len == 3 {
+                    w.bytes[c] = b0
+                    w.bytes[c &+ 1] = body[i &+ 1]
+                    w.bytes[c &+ 2] = body[i &+ 2]
+                    w.starts[c] = s
+                    w.starts[c &+ 1] = s
+                    w.starts[c &+ 2] = s
+                    w.ends[c] = e
+                    w.ends[c &+ 1] = e
+                    w.ends[c &+ 2] = e
+                } else {
+                    var q = 0
+                    while q < len {
+                        w.bytes[c &+ q] = body[i &+ q]
+                        w.starts[c &+ q] = s
+                        w.ends[c &+ q] = e
+                        q &+= 1
+                    }
                 }
                 w.count &+= len
                 i &+= len
@@ -760,292 +624,5 @@ extension _TextNormalizer {
             r += 1
         }
         scalarCount = w
-    }
-}
-
-/// Whether any byte of `bytes` is ≥ 0x80 (8 bytes at a time, `_skipASCII`).
-@inline(__always)
-func _hasHighByte(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    _skipASCII(bytes, from: 0) < bytes.count
-}
-
-
-/// The index of the first byte ≥ 0x80 in `bytes[from...]` (`bytes.count` when none), eight bytes at a time.
-@inline(__always)
-func _skipASCII(_ bytes: UnsafeRawBufferPointer, from: Int) -> Int {
-    let n = bytes.count
-    var i = from
-    guard let base = bytes.baseAddress else { return n }
-    while i &+ 8 <= n {
-        let x = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) & 0x8080_8080_8080_8080
-        if x != 0 { return i &+ x.trailingZeroBitCount >> 3 }
-        i &+= 8
-    }
-    while i < n, bytes[i] < 0x80 { i &+= 1 }
-    return i
-}
-
-/// The index of the first byte of `bytes[from...]` that ASCII text spaced by single spaces does not hold: a
-/// byte ≥ 0x80, a control character (below 0x20: tabs and line breaks among them), or a space next to another
-/// (one of the two); `bytes.count` when there is none. Eight bytes at a time, as `_skipASCII`.
-/// (Bytes below 0x80: `x + 0x60` has its high bit exactly when `x ≥ 0x20`, and `(x ^ 0x20) + 0x7F` exactly
-/// when `x` is not a space; a byte ≥ 0x80 is found itself, and the carries it makes reach only later bytes.)
-@inline(__always)
-func _skipPlainASCII(_ bytes: UnsafeRawBufferPointer, from: Int) -> Int {
-    let n = bytes.count
-    var i = from
-    guard let base = bytes.baseAddress else { return n }
-    let high: UInt64 = 0x8080_8080_8080_8080
-    // The spaces of the last eight bytes (high bit per byte), for a pair across two loads.
-    var spacesBefore: UInt64 = i > 0 && bytes[i &- 1] == 0x20 ? 1 << 63 : 0
-    while i &+ 8 <= n {
-        let x = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        let odd = (x | ~(x &+ 0x6060_6060_6060_6060)) & high
-        let spaces = ~((x ^ 0x2020_2020_2020_2020) &+ 0x7F7F_7F7F_7F7F_7F7F) & ~x & high
-        let pairs = spaces & (spaces >> 8 | spacesBefore >> 56)
-        let stop = odd | pairs
-        if stop != 0 { return i &+ stop.trailingZeroBitCount >> 3 }
-        spacesBefore = spaces
-        i &+= 8
-    }
-    while i < n {
-        let b = bytes[i]
-        if b >= 0x80 || b < 0x20 || (b == 0x20 && i > 0 && bytes[i &- 1] == 0x20) { return i }
-        i &+= 1
-    }
-    return i
-}
-
-/// Whether `none` changes `body`: a white-space character other than a lone U+0020 (a run of spaces, a tab,
-/// a line break, a non-ASCII space), which it reads as one space (`_TextNormalizer.appendCollapsingSpaces`).
-@inline(__always)
-func _spacingChanges(_ body: UnsafeRawBufferPointer) -> Bool {
-    let n = body.count
-    var i = 0
-    while true {
-        i = _skipPlainASCII(body, from: i)
-        guard i < n else { return false }
-        let b = body[i]
-        if b < 0x80 {
-            if b == 0x20 || b &- 0x09 < 5 { return true }
-            i &+= 1
-            continue
-        }
-        // Continuation bytes (80–BF) are never one of the lead bytes of non-ASCII white space (C2, E1–E3).
-        if b &- 0xC2 < 0x22 {
-            let (v, len) = _decodeUTF8(body, i)
-            if len > 0, _isWhitespace(v) { return true }
-        }
-        i &+= 1
-    }
-}
-
-/// Whether `standard` normalisation would change `body`: a non-ASCII scalar with a normalisation-table entry
-/// (compatibility form, removal, look-alike), a simple case fold or white space, a byte that is not valid
-/// UTF-8 (sent to the rewrite, which passes it through, to keep this test simple), or ASCII that is not
-/// spaced by single spaces (a control character, which may be a tab or line break, or two spaces in a row:
-/// `_skipPlainASCII`). Otherwise the normaliser's output is `body` byte for byte (ASCII passes as it is; a
-/// valid scalar with none of those flags is re-encoded to its own bytes) with each byte its own span.
-/// `TextNormalizationTests` checks this against the normaliser.
-@inline(__always)
-func _standardChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
-    let n = body.count
-    let changing = _ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space
-    var i = 0
-    while i < n {
-        let b = body[i]
-        if b < 0x80 {
-            // ASCII passes as it is unless it holds a control character or a run of spaces: skipped eight
-            // bytes at a time (docs/PERFORMANCE.md, "Normalisation's check, round five", and "White space").
-            i = _skipPlainASCII(body, from: i)
-            if i < n, body[i] < 0x80 { return true }
-            continue
-        }
-        // Three-byte scalars (Thai, Devanagari, Chinese…: most of the non-ASCII text) decoded inline; a lead
-        // byte E0 needs a second byte ≥ A0 (no overlong form), ED one < A0 (no surrogate). Anything else,
-        // and every other length, goes through `_decodeUTF8`.
-        if b & 0xF0 == 0xE0, i &+ 2 < n {
-            let c1 = body[i &+ 1]
-            let c2 = body[i &+ 2]
-            if c1 & 0xC0 == 0x80, c2 & 0xC0 == 0x80, b != 0xE0 || c1 >= 0xA0, b != 0xED || c1 < 0xA0 {
-                let v = UInt32(b & 0x0F) << 12 | UInt32(c1 & 0x3F) << 6 | UInt32(c2 & 0x3F)
-                if flags.of(v) & changing != 0 { return true }
-                i &+= 3
-                continue
-            }
-        }
-        let (v, len) = _decodeUTF8(body, i)
-        if len == 0 || flags.of(v) & changing != 0 { return true }
-        i &+= len
-    }
-    return false
-}
-
-/// Whether `leet` normalisation might change `body` (true when in doubt). It leaves a body alone when
-/// `standard` does (``_standardChanges`` is false) and the body has no ASCII letter (so no digit is read as
-/// a letter, no `l` as `i`, no `@`/`$` between letters) and no word character standing alone before a
-/// separator and another word character (`1.2.3`, `你 好 吗`: `joinSpacedLetters` might join such a run;
-/// a non-ASCII space is a compatibility form, so `standard` already rewrites it). Then the normaliser's
-/// output is `body` byte for byte, as under `standard`. `TextNormalizationTests` checks this against the
-/// normaliser.
-@inline(__always)
-func _leetChanges(_ body: UnsafeRawBufferPointer, flags: _ScalarFlags) -> Bool {
-    let n = body.count
-    var i = 0
-    // The classes of the last three scalars (0 other or none, 1 word, 2 separator), oldest first.
-    var a: UInt8 = 0, b: UInt8 = 0, c: UInt8 = 0
-    var lastSpace = false
-    while i < n {
-        let byte = body[i]
-        var d: UInt8 = 0
-        if byte < 0x80 {
-            if (byte | 0x20) &- 0x61 < 26 { return true }
-            // A control character (a tab or line break among them) or a second space in a row: white space
-            // that reads as one space.
-            if byte < 0x20 || (byte == 0x20 && lastSpace) { return true }
-            lastSpace = byte == 0x20
-            if byte &- 0x30 < 10 {
-                d = 1
-            } else if byte == 0x2E || byte == 0x2D || byte == 0x5F || byte == 0x2A || byte == 0x20 {
-                d = 2
-            }
-            i &+= 1
-        } else {
-            let (v, len) = _decodeUTF8(body, i)
-            if len == 0 || flags.of(v) & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) != 0 { return true }
-            lastSpace = false
-            if flags.isWord(v) { d = 1 } else if v == 0xB7 || v == 0x2022 { d = 2 }
-            i &+= len
-        }
-        // A word character after a separator after a lone word character: perhaps a spaced-out word.
-        if a != 1 && b == 1 && c == 2 && d == 1 { return true }
-        a = b
-        b = c
-        c = d
-    }
-    return false
-}
-
-/// Writes normalised scalars as UTF-8 with their source spans into buffers with room for them (the caller
-/// grew them: at most 4 bytes per scalar).
-struct _ByteSink {
-    let bytes: UnsafeMutablePointer<UInt8>
-    let starts: UnsafeMutablePointer<Int32>
-    let ends: UnsafeMutablePointer<Int32>
-    var count: Int
-    let flags: _ScalarFlags
-
-    /// Appends scalar `v` (case-folded when non-ASCII; a raw byte as itself) with source span `s..<e`.
-    @inline(__always)
-    mutating func put(_ v: UInt32, _ s: Int32, _ e: Int32) {
-        if v < 0x80 || v & _TextNormalizer.rawBit != 0 {
-            bytes[count] = UInt8(truncatingIfNeeded: v)
-            starts[count] = s
-            ends[count] = e
-            count &+= 1
-            return
-        }
-        let len = _encodeUTF8(flags.fold(v), into: bytes + count)
-        var q = 0
-        while q < len {
-            starts[count &+ q] = s
-            ends[count &+ q] = e
-            q &+= 1
-        }
-        count &+= len
-    }
-}
-
-extension _ByteSink {
-    /// Appends a space for a white-space character from bytes `s..<e`: one U+0020, or, when the output of the
-    /// body being written (from `first`) already ends with a space, that space's span grown to cover it, so a
-    /// run of white space reads as one space spanning the whole run.
-    @inline(__always)
-    mutating func putSpace(_ s: Int32, _ e: Int32, first: Int) {
-        if count > first, bytes[count &- 1] == 0x20 {
-            ends[count &- 1] = max(ends[count &- 1], e)
-            return
-        }
-        bytes[count] = 0x20
-        starts[count] = s
-        ends[count] = e
-        count &+= 1
-    }
-}
-
-/// Whether scalar value `v` is white space (Unicode's `White_Space`: tab, line feed, vertical tab, form feed,
-/// carriage return, space, next line U+0085, no-break space, Ogham space mark, the spaces U+2000–U+200A, line
-/// and paragraph separators, narrow no-break, medium mathematical and ideographic spaces). Every
-/// normalisation reads a run of these as one space. (`TextNormalizationTests` checks it against
-/// `Unicode.Scalar.Properties.isWhitespace` for every scalar.)
-@inline(__always)
-func _isWhitespace(_ v: UInt32) -> Bool {
-    switch v {
-    case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
-    default: false
-    }
-}
-
-/// Writes scalar value `v` as UTF-8 at `p` (room for 4 bytes); returns the length.
-@inline(__always)
-func _encodeUTF8(_ v: UInt32, into p: UnsafeMutablePointer<UInt8>) -> Int {
-    if v < 0x80 {
-        p[0] = UInt8(v)
-        return 1
-    } else if v < 0x800 {
-        p[0] = UInt8(0xC0 | v >> 6); p[1] = UInt8(0x80 | v & 0x3F)
-        return 2
-    } else if v < 0x10000 {
-        p[0] = UInt8(0xE0 | v >> 12); p[1] = UInt8(0x80 | (v >> 6) & 0x3F); p[2] = UInt8(0x80 | v & 0x3F)
-        return 3
-    }
-    p[0] = UInt8(0xF0 | v >> 18); p[1] = UInt8(0x80 | (v >> 12) & 0x3F)
-    p[2] = UInt8(0x80 | (v >> 6) & 0x3F); p[3] = UInt8(0x80 | v & 0x3F)
-    return 4
-}
-
-/// `_decodeUTF8` with three-byte scalars (Thai, Devanagari, Chinese…: most non-ASCII text) decoded inline:
-/// a lead byte E0 needs a second byte ≥ A0 (no overlong form), ED one < A0 (no surrogate); anything else goes
-/// through `_decodeUTF8`.
-@inline(__always)
-func _decodeUTF8Inline(_ body: UnsafeRawBufferPointer, _ i: Int) -> (UInt32, Int) {
-    let b = body[i]
-    if b & 0xF0 == 0xE0, i &+ 2 < body.count {
-        let c1 = body[i &+ 1]
-        let c2 = body[i &+ 2]
-        if c1 & 0xC0 == 0x80, c2 & 0xC0 == 0x80, b != 0xE0 || c1 >= 0xA0, b != 0xED || c1 < 0xA0 {
-            return (UInt32(b & 0x0F) << 12 | UInt32(c1 & 0x3F) << 6 | UInt32(c2 & 0x3F), 3)
-        }
-    }
-    return _decodeUTF8(body, i)
-}
-
-/// Decodes one UTF-8 scalar at `i` (well-formed per Unicode table 3-7: no overlongs, surrogates or values
-/// above U+10FFFF); returns its value and length, or length 0 when the bytes there are not one.
-@inline(__always)
-func _decodeUTF8(_ b: UnsafeRawBufferPointer, _ i: Int) -> (UInt32, Int) {
-    let n = b.count
-    let b0 = b[i]
-    @inline(__always) func cont(_ k: Int) -> UInt32? {
-        guard i + k < n else { return nil }
-        let c = b[i + k]
-        return c & 0xC0 == 0x80 ? UInt32(c & 0x3F) : nil
-    }
-    switch b0 {
-    case 0xC2...0xDF:
-        guard let c1 = cont(1) else { return (0, 0) }
-        return (UInt32(b0 & 0x1F) << 6 | c1, 2)
-    case 0xE0...0xEF:
-        guard let c1 = cont(1), let c2 = cont(2) else { return (0, 0) }
-        let v = UInt32(b0 & 0x0F) << 12 | c1 << 6 | c2
-        if v < 0x800 || (v >= 0xD800 && v <= 0xDFFF) { return (0, 0) }
-        return (v, 3)
-    case 0xF0...0xF4:
-        guard let c1 = cont(1), let c2 = cont(2), let c3 = cont(3) else { return (0, 0) }
-        let v = UInt32(b0 & 0x07) << 18 | c1 << 12 | c2 << 6 | c3
-        if v < 0x10000 || v > 0x10FFFF { return (0, 0) }
-        return (v, 4)
-    default:
-        return (0, 0)
     }
 }

@@ -21,17 +21,20 @@ struct BenchCommand: ParsableCommand {
 
             Example:
               smsfilter bench --json corpus.jsonl.zst
+
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [
+                .badInput: "damaged input or bad rules", .cannotCreate: "an output (--phrases-file) could not be written",
+            ]))
             """
     )
 
     @Argument(help: "An archive (JSONL, CSV, TSV or XML; plain, .zst or .gz).")
     var input: String
 
-    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
-    var rules: String?
+    @OptionGroup var ruleOptions: RuleOptions
 
-    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
-    var threads: Int?
+    @OptionGroup var threadsOption: ThreadsOption
 
     @Option(name: .long, parsing: .unconditional, help: "How many times to run each measurement, 1 to 1000 (the median is reported).")
     var `repeat` = 3
@@ -45,49 +48,46 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip the end-to-end measurement.")
     var matcherOnly = false
 
-    @Flag(name: .long, help: "Print the results as JSON.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     @Option(name: .long, help: ArgumentHelp("Only write the rule set's phrases to this file, one per line, for peer tools.", valueName: "file"))
     var phrasesFile: String?
 
-    @Flag(name: [.short, .long], help: "Replace an existing --phrases-file (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no progress line on standard error.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
     func validate() throws {
         try Limits.check(`repeat`, Limits.repeats, "--repeat")
-        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(threadsOption.threads, Limits.threads, "--threads")
         try Limits.check(size: matcherBytes, Limits.matcherBytes, "--matcher-bytes")
     }
 
     func run() throws {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(input, as: "the input")
-        plan.readRules(rules)
+        plan.readRules(ruleOptions.rules)
         plan.write(phrasesFile, as: "--phrases-file")
         try plan.check()
-        let ruleSet = try CLI.loadRules(rules)
+        let ruleSet = try RuleSet.load(option: ruleOptions.rules)
         if let phrasesFile {
             let text = (0..<ruleSet.phraseCount).map { ruleSet.phrase(at: $0) }.filter { !$0.contains("\n") }.joined(separator: "\n") + "\n"
-            try CLI.writeOutput(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
+            try SmallOutput.write(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
             return
         }
         let progress = ProgressLine()
-        let showProgress = !quiet && CLI.stderrIsTerminal
+        let showProgress = !quietOption.quiet && Console.stderrIsTerminal
         let stage = { (text: String) in if showProgress { progress.show("bench: \(text)…") } }
         defer { progress.clear() }
-        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: .inputMissing) }
-        let threadCount = threads ?? CLI.cores
+        guard FileManager.default.fileExists(atPath: input) else { throw CommandFailure("\(EchoedText.escaped(input)): no such file", .inputMissing) }
+        let threadCount = threadsOption.count
         let messages: LoadedMessages
         do {
             messages = try LoadedMessages.load(path: input, limit: matcherBytes.bytes)
         } catch {
-            throw CLI.fail(error.description, code: error.exitCode)
+            throw CommandFailure(error.description, error.exitCode)
         }
-        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no record with a body", code: .badInput) }
+        guard !messages.spans.isEmpty else { throw CommandFailure("\(EchoedText.escaped(input)): no record with a body", .badInput) }
 
         var report: [String: Any] = ["input": input, "ruleSet": ruleSet.checksum, "classifierAutomata": ruleSet.automatonDescriptions]
         report.merge(matcherFigures(ruleSet, messages, threads: threadCount, stage: stage)) { a, _ in a }
@@ -97,11 +97,11 @@ struct BenchCommand: ParsableCommand {
         if !matcherOnly { report.merge(try endToEndFigures(ruleSet, threads: threadCount, stage: stage)) { a, _ in a } }
         report["peakResidentBytes"] = peakResidentBytes()
         progress.clear()
-        if json {
+        if jsonOption.json {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
+            Console.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
         } else {
-            CLI.stdout(text(report) + "\n")
+            Console.stdout(text(report) + "\n")
         }
     }
 
@@ -161,12 +161,12 @@ struct BenchCommand: ParsableCommand {
         var out: [String: Any] = [:]
         if ruleSet.definition.model != nil {
             let alone: RuleSet
-            if rules == nil {
+            if ruleOptions.rules == nil {
                 alone = RuleSet.embeddedDefaultRulesOnly
             } else {
                 var definition = ruleSet.definition
                 definition.model = nil
-                do { alone = try RuleSet(definition: definition, source: ruleSet.source) } catch { throw CLI.fail("\(error)", code: .badInput) }
+                do { alone = try RuleSet(definition: definition, source: ruleSet.source) } catch { throw CommandFailure("\(error)", .badInput) }
             }
             stage("rules alone, 1 thread")
             // In turn with the rule set itself, so both medians come from the same stretch of a noisy machine.
@@ -252,7 +252,7 @@ struct BenchCommand: ParsableCommand {
                 if let seconds = Self.timeZstdCLI(input) { zstdRuns.append(seconds) }
             }
         } catch {
-            throw CLI.fail("\(error)", code: .badInput)
+            throw CommandFailure("\(error)", .badInput)
         }
         let decodeSeconds = median(decodeRuns.map(\.seconds))
         let zstdSeconds = median(zstdRuns)
@@ -289,7 +289,7 @@ struct BenchCommand: ParsableCommand {
             do {
                 runs.append(try Pipeline(ruleSet: ruleSet, options: options).run(inputs: [input]))
             } catch {
-                throw CLI.fail(error.description, code: error.exitCode)
+                throw CommandFailure(error.description, error.exitCode)
             }
         }
         let run = runs.sorted { $0.counts.seconds < $1.counts.seconds }[runs.count / 2]

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MessageFilter
 
-extension RuleCheckReport.Target: ExpressibleByArgument {}
+extension RuleCheckReport.Purpose: ExpressibleByArgument {}
 
 /// `smsfilter check RULES [--target ios] [--json]`
 struct CheckCommand: ParsableCommand {
@@ -17,8 +17,10 @@ struct CheckCommand: ParsableCommand {
             Example:
               smsfilter check --target ios --strict rules.yaml
 
-            Exit status: 0 ready, 64 usage, 65 failure (the report says why; with --strict, warnings too), \
-            66 rule file missing.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing], saying: [
+                .success: "ready", .badInput: "failure (the report says why; with --strict, warnings too)", .inputMissing: "rule file missing",
+            ]))
             """
     )
 
@@ -26,36 +28,32 @@ struct CheckCommand: ParsableCommand {
     var rules: String
 
     @Option(name: .long, help: "What the rules must be fit for: offline or ios (at most five sub-actions).")
-    var target: RuleCheckReport.Target = .offline
+    var target: RuleCheckReport.Purpose = .offline
 
-    @Flag(name: .long, help: "Print the report as JSON.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
-    @Flag(name: [.short, .long], help: "Print nothing: the exit status says ready (0) or failure (65).")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Fail (65) on warnings too, not only on errors.")
+    @Flag(name: .long, help: "Fail (\(ExitStatus.badInput.rawValue)) on warnings too, not only on errors.")
     var strict = false
 
     func run() throws {
         let report: RuleCheckReport
         do {
             report = try RuleChecker.check(path: rules, target: target)
-        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw RuleCLI.exit(RuleCommandError(message: "\(rules): no such rule file", status: .inputMissing))
         } catch {
-            throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badInput))
+            throw CommandFailure(loadingRules: rules, error)
         }
-        if json {
-            CLI.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)
-        } else if !quiet {
-            CLI.stdout(Self.text(report, strict: strict))
+        if jsonOption.json {
+            Console.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)
+        } else if !quietOption.quiet {
+            Console.stdout(Self.text(report, strict: strict))
         }
         if Self.verdict(report, strict: strict) == .failure { throw ExitCode(.badInput) }
     }
 
     /// The report's verdict, or failure under `--strict` when it has warnings.
-    static func verdict(_ r: RuleCheckReport, strict: Bool) -> RuleCheckReport.Verdict {
+    static func verdict(_ r: RuleCheckReport, strict: Bool) -> RuleCheckReport.Outcome {
         strict && r.findings.contains { $0.severity == .warning } ? .failure : r.verdict
     }
 
@@ -120,6 +118,6 @@ struct CheckCommand: ParsableCommand {
             o["checksum"] = set.checksum
             o["capabilities"] = set.capabilities.isDeclared ? set.capabilities.subActions.map(\.name) : NSNull()
         }
-        return RuleCLI.json(o)
+        return JSONText.pretty(o)
     }
 }

@@ -30,8 +30,10 @@ struct ClassifyCommand: ParsableCommand {
               smsfilter classify --rules my.yaml --input-format csv \\
                   --body-field text export.csv -o out.csv
 
-            Exit status: 0 success, 64 usage, 65 damaged input or a bad record under --strict, \
-            66 input missing, 70 internal error, 73 an output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .internalError, .cannotCreate], saying: [
+                .badInput: "damaged input or a bad record under --strict",
+            ]))
             """
     )
 
@@ -53,8 +55,7 @@ struct ClassifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --range: the archive's line number where the range starts, 1 to 4611686018427387904 (plan --lines), so lines before it need not be counted.")
     var firstLine: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
-    var rules: String?
+    @OptionGroup var ruleOptions: RuleOptions
 
     @Option(name: [.short, .long], help: ArgumentHelp("Where labelled records go (- is standard output; a .zst name is zstd, .gz gzip).", valueName: "file"))
     var output: String?
@@ -107,20 +108,17 @@ struct ClassifyCommand: ParsableCommand {
         help: "Decoded bytes per frame of .zst outputs, 64K to 1G, plus a seek table (zstd's seekable format: readers decode the frames in parallel); 0: one frame.")
     var frameSize = FrameSize(ZstdSeekableEncoder.defaultFrameSize)
 
-    @Flag(name: .long, help: "Stop with exit status 65 at the first malformed record.")
+    @Flag(name: .long, help: "Stop with exit status \(ExitStatus.badInput.rawValue) at the first malformed record.")
     var strict = false
 
     @Flag(name: .long, help: "Add the deciding phrase and its byte span to each label.")
     var explain = false
 
-    @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the counts as JSON instead of the table, on standard output (standard error when records go there).")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case records, labels }
 
@@ -140,7 +138,7 @@ struct ClassifyCommand: ParsableCommand {
         try Limits.checkGzipLevel(level, output: noOutput ? nil : outputPath)
         try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
         try Limits.check(frameSize: frameSize)
-        if let chunkSize { try Limits.checkChunkPool(threads: input.threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
+        if let chunkSize { try Limits.checkChunkPool(threads: input.threads ?? ThreadsOption.cores, chunkSize: chunkSize.bytes) }
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if let shard, shard.k < 1 || shard.k > shard.n {
@@ -153,7 +151,7 @@ struct ClassifyCommand: ParsableCommand {
         if range != nil && (inputs.count != 1 || inputs == ["-"] || manifest != nil || shard != nil) {
             throw ValidationError("Please give --range with exactly one archive file (no manifest, shard or standard input).")
         }
-        if inputs.isEmpty && manifest == nil && CLI.stdinIsTerminal {
+        if inputs.isEmpty && manifest == nil && Console.stdinIsTerminal {
             throw ValidationError("Please name input files, or pipe records into standard input.")
         }
     }
@@ -166,7 +164,7 @@ struct ClassifyCommand: ParsableCommand {
             do {
                 all += try Manifest.read(path: manifest)
             } catch {
-                throw CLI.fail("\(error) (the manifest)", code: .inputMissing)
+                throw CommandFailure("\(error) (the manifest)", .inputMissing)
             }
         }
         guard let shard else { return (all, all) }
@@ -178,33 +176,33 @@ struct ClassifyCommand: ParsableCommand {
         let readsStandardInput = selected.isEmpty && manifest == nil && shard == nil
         let plan = ioPlan(all: all, selected: readsStandardInput ? ["-"] : selected)
         try plan.check()
-        if !noOutput { try CLI.refuseRecordsToTerminal(output: outputPath) }
+        if !noOutput { try Console.refuseRecordsToTerminal(output: outputPath) }
 
-        let ruleSet = try CLI.loadRules(rules)
-        if selected.isEmpty && (manifest != nil || shard != nil) && !quiet {
-            CLI.stderr("smsfilter: this shard holds no input\n")
+        let ruleSet = try RuleSet.load(option: ruleOptions.rules)
+        if selected.isEmpty && (manifest != nil || shard != nil) && !quietOption.quiet {
+            Console.stderr("smsfilter: this shard holds no input\n")
         }
         var options = pipelineOptions(existing: plan.existingPolicy)
         let countsFile = try openCounts(existing: plan.existingPolicy)
         options.beforeCommit = Self.countsWriter(countsFile)
         // The progress line would land among the records when both go to the same terminal.
-        let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal
+        let recordsOnTerminal = options.outputPath == "-" && Console.stdoutIsTerminal
         let result = try ProgressLine.running(
-            shown: !quiet && CLI.stderrIsTerminal && !recordsOnTerminal, abandon: { countsFile?.value.abandon() }
+            shown: !quietOption.quiet && Console.stderrIsTerminal && !recordsOnTerminal, abandon: { countsFile?.value.abandon() }
         ) { progress throws(PipelineError) in
             options.progress = progress
             return try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
         }
         // An explicitly asked --json is printed even with -q (which silences the table and the progress).
-        if json {
-            CLI.printSummaryJSON(
+        if jsonOption.json {
+            Console.printSummaryJSON(
                 String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
                 plan: plan)
-        } else if !quiet {
-            CLI.stderr(result.counts.table())
+        } else if !quietOption.quiet {
+            Console.stderr(result.counts.table())
         }
         for file in result.counts.files where file.error != nil {
-            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
+            ErrorReport.print("\(file.error!) (every record before the damage was written)")
         }
         if result.damaged { throw ExitCode(.badInput) }
     }
@@ -212,11 +210,11 @@ struct ClassifyCommand: ParsableCommand {
     /// What this run reads and writes (``IOPlan``): `selected` are the inputs it reads, `all` every
     /// archive named (another shard reads the rest of a manifest: they are protected too).
     func ioPlan(all: [String], selected: [String]) -> IOPlan {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(selected, as: "the input")
         let selectedSet = Set(selected)
         plan.protect(all.filter { !selectedSet.contains($0) }, as: "an archive of the manifest")
-        plan.readRules(rules)
+        plan.readRules(ruleOptions.rules)
         plan.read(manifest, as: "the manifest (--manifest)")
         plan.write(
             noOutput ? nil : outputPath ?? "-", as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output",
@@ -253,7 +251,7 @@ struct ClassifyCommand: ParsableCommand {
         do {
             return _Box(try OutputFile(path: counts, existing: existing))
         } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
+            throw CommandFailure("\(error)", .cannotCreate)
         }
     }
 

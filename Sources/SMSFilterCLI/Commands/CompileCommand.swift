@@ -11,8 +11,10 @@ struct CompileCommand: ParsableCommand {
             Example:
               smsfilter compile rules.yaml -o rules.smsf
 
-            Exit status: 0 success, 64 usage, 65 bad rules, 66 rule file missing, 73 the output could not \
-            be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [
+                .badInput: "bad rules", .inputMissing: "rule file missing", .cannotCreate: "the output could not be written",
+            ]))
             """
     )
 
@@ -22,34 +24,31 @@ struct CompileCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The compiled rule set to write.", valueName: "file"))
     var output: String
 
-    @Flag(name: [.short, .long], help: "Replace an existing output file (devices and FIFOs need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print nothing on success.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output (standard error when -o goes there) instead of a sentence.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     func run() throws {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.readRules(input, as: "the rule file")
         plan.write(output, as: "-o")
         try plan.check()
-        try RuleCLI.run {
+        do {
             let start = Date()
-            let set = try CLI.loadRules(input)
+            let set = try RuleSet.load(option: input)
             let bytes = set.serialize()
-            try RuleCLI.write([(output, bytes)], existing: plan.existingPolicy)
-            guard !quiet || json else { return }
+            try SmallOutput.writeAll([(output, bytes)], existing: plan.existingPolicy)
+            guard !quietOption.quiet || jsonOption.json else { return }
             let ms = Int(Date().timeIntervalSince(start) * 1000)
-            if json {
-                CLI.printSummaryJSON(RuleCLI.json([
+            if jsonOption.json {
+                Console.printSummaryJSON(JSONText.pretty([
                     "rules": set.definition.rules.count, "model": set.definition.model?.name ?? NSNull(), "phrases": set.phraseCount, "output": output, "bytes": bytes.count,
                     "checksum": set.checksum, "milliseconds": ms,
                 ]), plan: plan)
             } else {
-                CLI.stderr(
+                Console.stderr(
                     "compiled \(ExportExtensionCommand.contents(set)), \(set.phraseCount) phrase\(set.phraseCount == 1 ? "" : "s") → \(output) "
                         + "(\(bytes.count) bytes, checksum \(set.checksum), \(ms) ms)\n")
             }

@@ -35,16 +35,15 @@ struct EvaluateCommand: ParsableCommand {
               smsfilter evaluate uci_sms_spam.jsonl.zst --ignore-case \\
                   --map 'SPAM=junk|promotion,ham=other' --predictions uci-pred.jsonl
 
-            Exit status: 0 success, 64 usage, 65 damaged input or bad rules, 66 input missing, 73 an \
-            output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [.badInput: "damaged input or bad rules"]))
             """
     )
 
     @Argument(help: "Input files (JSONL, CSV, TSV or XML; plain, .zst or .gz); - or nothing reads standard input.")
     var inputs: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Rule file (YAML) or compiled rule set (.smsf); default: the embedded rules and model (embedded:rules: the rules alone).", valueName: "file"))
-    var rules: String?
+    @OptionGroup var ruleOptions: RuleOptions
 
     @Option(name: .long, help: "Field holding the truth label.")
     var truthField = "label"
@@ -75,14 +74,11 @@ struct EvaluateCommand: ParsableCommand {
 
     @OptionGroup var input: InputOptions
 
-    @Flag(name: [.short, .long], help: "Replace existing output files (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the figures as JSON on standard output instead of the tables.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     func validate() throws {
         // Checked once every file is back (``ArgumentFolding``), not against the first file alone.
@@ -94,13 +90,13 @@ struct EvaluateCommand: ParsableCommand {
         try Limits.check(input.threads, Limits.threads, "--threads")
         try Limits.check(size: input.format.maxRecord, Limits.maxRecord, "--max-record")
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
-        if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
+        if inputs.isEmpty && Console.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
 
     func run() throws {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(inputs.isEmpty ? ["-"] : inputs, as: "the input")
-        plan.readRules(rules)
+        plan.readRules(ruleOptions.rules)
         plan.read(mapFile, as: "the mapping file (--map-file)")
         plan.write(jsonFile, as: "--json-file")
         plan.write(report, as: "--report")
@@ -111,22 +107,21 @@ struct EvaluateCommand: ParsableCommand {
             if let map {
                 mapping = try TruthMapping.parse(map)
             } else {
-                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: .inputMissing) }
+                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CommandFailure("\(EchoedText.escaped(mapFile!)): no such mapping file", .inputMissing) }
                 mapping = try TruthMapping.load(path: mapFile!)
             }
             if ignoreCase { mapping = try mapping.ignoringCase() }
         } catch let error as PipelineError {
-            CLI.stderr("smsfilter: error: \(error.message)\n")
-            throw ExitCode(.usage)
+            throw CommandFailure(error.message, .usage)
         }
-        let ruleSet = try CLI.loadRules(rules)
+        let ruleSet = try RuleSet.load(option: ruleOptions.rules)
         var options = EvaluationOptions(mapping: mapping)
         input.apply(to: &options)
         options.readTruth(from: truthField, by: by)
         options.conflictExamples = conflictExamples
         options.predictions = predictions
         options.existing = plan.existingPolicy
-        let result = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let result = try ProgressLine.running(shown: !quietOption.quiet && Console.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try Evaluator(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         }
@@ -134,20 +129,20 @@ struct EvaluateCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the figures: \(error)", code: .internalError)
+            throw CommandFailure("cannot encode the figures: \(error)", .internalError)
         }
-        if let jsonFile { try CLI.writeOutput(data, to: jsonFile, existing: plan.existingPolicy, what: "the JSON figures") }
+        if let jsonFile { try SmallOutput.write(data, to: jsonFile, existing: plan.existingPolicy, what: "the JSON figures") }
         if let report {
-            try CLI.writeOutput(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
+            try SmallOutput.write(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
         }
-        if json {
+        if jsonOption.json {
             // With --json-file on standard output, the figures are there already: the summary goes beside them.
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
-        } else if !quiet {
-            CLI.stderr(result.table())
+            Console.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
+        } else if !quietOption.quiet {
+            Console.stderr(result.table())
         }
-        if result.records > 0 && result.scored == 0 && !quiet {
-            CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(EchoedText.escaped(truthField))\" right, and are its labels in the mapping?\n")
+        if result.records > 0 && result.scored == 0 && !quietOption.quiet {
+            Console.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(EchoedText.escaped(truthField))\" right, and are its labels in the mapping?\n")
         }
     }
 }

@@ -18,8 +18,10 @@ struct ExplainCommand: ParsableCommand {
               smsfilter explain --sender AD-HDFCBK "Rs 500 debited from a/c XX12"
               smsfilter explain --input archive.jsonl.zst --id gen:17 --json
 
-            Exit status: 0 success, 64 usage, 65 bad rules, damaged input or an --id not found, 66 rule \
-            file or input missing.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing], saying: [
+                .badInput: "bad rules, damaged input or an --id not found", .inputMissing: "rule file or input missing",
+            ]))
             """
     )
 
@@ -36,6 +38,8 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var format: RecordFormatOptions
 
+    // Not ``JSONOption`` and ``QuietOption``: explain's JSON and its quiet line are the explanation itself,
+    // in another form, not a report beside an output.
     @Flag(name: .long, help: "Print the explanation as JSON (the filter keys at top level, with matches and steps).")
     var json = false
 
@@ -56,15 +60,15 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         guard let input else {
-            try RuleCLI.run {
-                let set = try CLI.loadRules(ruleOptions.rules)
+            do {
+                let set = try RuleSet.load(option: ruleOptions.rules)
                 let e = Classifier(ruleSet: set).explain(sender: sender, body: text ?? "")
                 if json {
-                    CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(e, set)), plan: nil)
+                    Console.printSummaryJSON(JSONText.pretty(Self.jsonObject(e, set)), plan: nil)
                 } else if quiet {
-                    CLI.stdout(e.verdict.folder.path + "\n")
+                    Console.stdout(e.verdict.folder.path + "\n")
                 } else {
-                    CLI.stdout(Self.text(e, set))
+                    Console.stdout(Self.text(e, set))
                 }
             }
             return

@@ -30,7 +30,8 @@ struct ExportCommand: ParsableCommand {
               smsfilter export corpus.jsonl.zst --label-field label --split 90,5,5 \\
                   --max-per-label 50000 -o label-sets
 
-            Exit status: 0 success, 64 usage, 65 damaged input, 66 input missing, 73 an output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [.badInput: "damaged input"]))
             """
     )
 
@@ -49,6 +50,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "The label: folder, action or action-subaction.")
     var label: ExportOptions.LabelKind = .folder
 
+    // Not ``RuleOptions``: without it export reads the labels the records carry; there is no default rule set.
     @Option(name: .long, help: ArgumentHelp("Classify every record with this rule file (YAML or .smsf) instead of using its filter object.", valueName: "file"))
     var rules: String?
 
@@ -89,14 +91,11 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "Key (column or attribute prefix) of the labels written by classify.")
     var filterKey = "filter"
 
-    @Flag(name: [.short, .long], help: "Replace existing files in the output folder and --stats-file.")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no progress line and no table.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the table as JSON on standard output instead.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     /// `-o` (or its old spelling `--out-dir`).
     var outputFolder: String { output ?? outDirAlias ?? "" }
@@ -121,7 +120,7 @@ struct ExportCommand: ParsableCommand {
         try Limits.check(frameSize: frameSize)
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
-        if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
+        if inputs.isEmpty && Console.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
 
     /// The files written into the output folder.
@@ -130,13 +129,13 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.read(inputs.isEmpty ? ["-"] : inputs, as: "the input")
         plan.readRules(rules)
         plan.writeFolder(outputFolder, as: "-o", files: fileNames)
         plan.write(statsFile, as: "--stats-file")
         try plan.check()
-        let ruleSet = try CLI.loadRules(rules)
+        let ruleSet = try RuleSet.load(option: rules)
         var options = ExportOptions()
         options.format = format
         options.labelKind = label
@@ -153,7 +152,7 @@ struct ExportCommand: ParsableCommand {
         options.existing = plan.existingPolicy
         options.compressionLevel = zst ? level : nil
         options.frameSize = frameSize.frameSize
-        let result = try ProgressLine.running(shown: !quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let result = try ProgressLine.running(shown: !quietOption.quiet && Console.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try TrainingSetExporter(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         }
@@ -161,13 +160,13 @@ struct ExportCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
+            throw CommandFailure("cannot encode the stats: \(error)", .internalError)
         }
-        if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
-        if json {
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
-        } else if !quiet {
-            CLI.stderr(result.table())
+        if let statsFile { try SmallOutput.write(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
+        if jsonOption.json {
+            Console.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
+        } else if !quietOption.quiet {
+            Console.stderr(result.table())
         }
     }
 }

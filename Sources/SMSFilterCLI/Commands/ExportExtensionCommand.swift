@@ -16,13 +16,15 @@ struct ExportExtensionCommand: ParsableCommand {
             replaced only with -f; other files in DIR are left alone.
 
             The rule set must pass `smsfilter check --target ios` (at most five sub-actions declared, no \
-            errors); otherwise nothing is written and the exit status is 65.
+            errors); otherwise nothing is written and the exit status is \(ExitStatus.badInput.rawValue).
 
             Example:
               smsfilter export-extension rules.yaml -o FilterExtension
 
-            Exit status: 0 success, 64 usage, 65 rules not shippable on iOS, 66 rule file missing, 73 DIR \
-            could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [
+                .badInput: "rules not shippable on iOS", .inputMissing: "rule file missing", .cannotCreate: "DIR could not be written",
+            ]))
             """
     )
 
@@ -41,14 +43,11 @@ struct ExportExtensionCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Call Directory entries handed to CallKit per batch, 1 to 1000000, each batch in its own autorelease pool.")
     var batchSize = 5_000
 
-    @Flag(name: [.short, .long], help: "Replace existing files of the same names in the folder.")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print nothing on success.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the summary as JSON on standard output instead of the list.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     func validate() throws {
         for (option, name) in [("--message-filter-class", messageFilterClass), ("--call-directory-class", callDirectoryClass)] {
@@ -100,26 +99,24 @@ struct ExportExtensionCommand: ParsableCommand {
     }
 
     func run() throws {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.readRules(rules, as: "the rule file")
         plan.writeFolder(output, as: "-o", files: fileNames)
         try plan.check()
-        try RuleCLI.run {
+        do {
             let report: RuleCheckReport
             do {
                 report = try RuleChecker.check(path: rules, target: .ios)
-            } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-                throw RuleCommandError(message: "\(rules): no such rule file", status: .inputMissing)
             } catch {
-                throw RuleCommandError(message: "\(error)", status: .badInput)
+                throw CommandFailure(loadingRules: rules, error)
             }
             let errors = report.findings.filter { $0.severity == .error }
             guard report.verdict == .ready, errors.isEmpty, let set = report.ruleSet else {
-                var message = "\(rules): cannot export an iOS extension: `smsfilter check --target ios` fails with "
+                var message = "\(EchoedText.escaped(rules)): cannot export an iOS extension: `smsfilter check --target ios` fails with "
                     + "\(errors.count) error\(errors.count == 1 ? "" : "s"):"
                 for f in errors { message += "\n  error: \(f)" }
                 message += "\nFix these (an iOS message filter declares at most \(Capabilities.iosLimit) sub-actions in `capabilities:`) and export again."
-                throw RuleCommandError(message: message, status: .badInput)
+                throw CommandFailure(message, .badInput)
             }
 
             var options = ExtensionGenerator.Options()
@@ -131,23 +128,23 @@ struct ExportExtensionCommand: ParsableCommand {
 
             let generated = Set(files.map(\.name))
             guard generated == Set(fileNames) else {
-                throw RuleCommandError(message: "internal error: the generated files are not the ones checked", status: .cannotCreate)
+                throw CommandFailure("internal error: the generated files are not the ones checked", .cannotCreate)
             }
             if !FileManager.default.fileExists(atPath: output) {
                 do {
                     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
                 } catch {
-                    throw RuleCommandError(message: "\(output): cannot create the folder: \(error.localizedDescription)", status: .cannotCreate)
+                    throw CommandFailure("\(EchoedText.escaped(output)): cannot create the folder: \(error.localizedDescription)", .cannotCreate)
                 }
             }
-            try RuleCLI.write(
+            try SmallOutput.writeAll(
                 files.map { (URL(fileURLWithPath: output).appendingPathComponent($0.name).path, $0.bytes) },
                 existing: plan.existingPolicy)
 
-            if quiet && !json { return }
+            if quietOption.quiet && !jsonOption.json { return }
             let warnings = report.findings.count - errors.count
-            if json {
-                CLI.printSummaryJSON(RuleCLI.json([
+            if jsonOption.json {
+                Console.printSummaryJSON(JSONText.pretty([
                     "rules": set.definition.rules.count, "model": set.definition.model?.name ?? NSNull(), "checksum": set.checksum, "output": output,
                     "files": files.map { ["name": $0.name, "bytes": $0.bytes.count] },
                     "capabilities": set.definition.iosCapabilities.map(\.name),
@@ -168,7 +165,7 @@ struct ExportExtensionCommand: ParsableCommand {
             if warnings > 0 {
                 text += "note: \(warnings) warning\(warnings == 1 ? "" : "s") from `smsfilter check --target ios \(rules)`\n"
             }
-            CLI.stderr(text)
+            Console.stderr(text)
         }
     }
 }

@@ -18,6 +18,8 @@ struct GenerateCommand: ParsableCommand {
 
             Example:
               smsfilter generate --count 10000000 --seed 1 -o corpus-10m.jsonl.zst
+
+            \(ExitStatus.helpSection([.success, .usage, .cannotCreate], saying: [.cannotCreate: "the output could not be written"]))
             """
     )
 
@@ -36,22 +38,18 @@ struct GenerateCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Compression level: zstd -7 to 19, gzip (.gz) 1 to 9.")
     var level: Int32 = 3
 
-    @Option(name: .long, parsing: .unconditional, help: "zstd compression threads, 1 to 256 (default: all cores).")
-    var threads: Int?
+    @OptionGroup var threadsOption: ThreadsOption
 
     @Option(
         name: .long, parsing: .unconditional,
         help: "Decoded bytes per frame of a .zst output, 64K to 1G, plus a seek table (zstd's seekable format); 0: one frame.")
     var frameSize = FrameSize(ZstdSeekableEncoder.defaultFrameSize)
 
-    @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print no progress line or summary.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the summary as JSON instead of a sentence, on standard output (standard error when records go there).")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     var outputPath: String? { output ?? outAlias }
 
@@ -61,19 +59,19 @@ struct GenerateCommand: ParsableCommand {
         if output != nil && outAlias != nil { throw ValidationError("Please give -o/--output once (--out is its old name).") }
         try Limits.check(level, Limits.level, "--level")
         try Limits.checkGzipLevel(level, output: outputPath)
-        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(threadsOption.threads, Limits.threads, "--threads")
         try Limits.check(frameSize: frameSize)
     }
 
     func run() throws {
         let out = outputPath ?? "-"
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output", compressedByName: true)
         try plan.check()
-        try CLI.refuseRecordsToTerminal(output: outputPath)
+        try Console.refuseRecordsToTerminal(output: outputPath)
         let compression: OutputFile.Compression
         switch OutputFile.compression(namedBy: out) {
-        case .zstd: compression = .zstd(level: level, workers: Int32(threads ?? CLI.cores), frameSize: frameSize.frameSize)
+        case .zstd: compression = .zstd(level: level, workers: Int32(threadsOption.count), frameSize: frameSize.frameSize)
         case .gzip: compression = .gzip(level: level)
         case .none: compression = .none
         }
@@ -81,7 +79,7 @@ struct GenerateCommand: ParsableCommand {
         do {
             let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)
             let progress = ProgressLine()
-            let showProgress = !quiet && CLI.stderrIsTerminal && !(out == "-" && CLI.stdoutIsTerminal)
+            let showProgress = !quietOption.quiet && Console.stderrIsTerminal && !(out == "-" && Console.stdoutIsTerminal)
             // Drawn at most four times a second (the generator reports every megabyte, hundreds of times a
             // second), with the rate and what is left.
             var lastDrawn = -1.0
@@ -95,19 +93,19 @@ struct GenerateCommand: ParsableCommand {
             }
             try file.finish()
             progress.clear()
-            if !quiet || json {
+            if !quietOption.quiet || jsonOption.json {
                 let seconds = Date().timeIntervalSince(started)
-                if json {
-                    CLI.printSummaryJSON(
-                        RuleCLI.json(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!]),
+                if jsonOption.json {
+                    Console.printSummaryJSON(
+                        JSONText.pretty(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!]),
                         plan: plan)
                 } else {
-                    CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
+                    Console.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
                         Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))
                 }
             }
         } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
+            throw CommandFailure("\(error)", .cannotCreate)
         }
     }
 }

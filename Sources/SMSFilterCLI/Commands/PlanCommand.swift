@@ -29,8 +29,11 @@ struct PlanCommand: ParsableCommand {
             The archive must be a regular file (it is read at offsets): a pipe, a FIFO or standard input \
             is refused at once.
 
-            Exit status: 0 success, 64 usage (an archive that is not a regular file included), 65 damaged \
-            archive (--lines) or unreadable input, 66 input missing, 73 the plan could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .badInput, .inputMissing, .cannotCreate], saying: [
+                .usage: "usage (an archive that is not a regular file included)",
+                .badInput: "damaged archive (--lines) or unreadable input", .cannotCreate: "the plan could not be written",
+            ]))
             """
     )
 
@@ -38,7 +41,7 @@ struct PlanCommand: ParsableCommand {
     var archive: String
 
     @Option(name: .long, parsing: .unconditional, help: "Decoded bytes per split, at least (1 to 1T).")
-    var splitSize = ByteSize(256 << 20)
+    var splitSize = ByteSize(Int(ArchivePlan.Options().splitSize))
 
     @Flag(name: .long, help: "Decode every split to count its lines and decoded bytes exactly.")
     var lines = false
@@ -48,45 +51,40 @@ struct PlanCommand: ParsableCommand {
         transform: ByteRange.parse)
     var range: ByteRange?
 
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
+    @OptionGroup var inputFormatOption: InputFormatOption
 
-    @Option(name: .long, parsing: .unconditional, help: "Decoding threads for --lines, 1 to 256 (default: all cores).")
-    var threads: Int?
+    @OptionGroup var threadsOption: ThreadsOption
 
     @Option(name: [.short, .long], help: ArgumentHelp("Write the plan as JSON to this file.", valueName: "file"))
     var output: String?
 
-    @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
-    @Flag(name: [.short, .long], help: "Print nothing on standard output.")
-    var quiet = false
+    @OptionGroup var quietOption: QuietOption
 
-    @Flag(name: .long, help: "Print the plan as JSON on standard output instead of the table.")
-    var json = false
+    @OptionGroup var jsonOption: JSONOption
 
     func validate() throws {
-        try Limits.check(threads, Limits.threads, "--threads")
+        try Limits.check(threadsOption.threads, Limits.threads, "--threads")
         try Limits.check(size: splitSize, Limits.splitSize, "--split-size")
     }
 
     func run() throws {
-        var io = IOPlan(force: force)
+        var io = IOPlan(force: forceOption.force)
         io.read(archive, as: "the archive")
         io.write(output, as: "-o")
         try io.check()
         var options = ArchivePlan.Options()
         options.splitSize = Int64(splitSize.bytes)
-        options.input.inputFormat = inputFormat
+        options.input.inputFormat = inputFormatOption.inputFormat
         options.countLines = lines
         options.range = range.map { $0.start..<$0.end }
-        options.threads = threads ?? CLI.cores
+        options.threads = threadsOption.count
         let plan: ArchivePlan
         do {
             plan = try ArchivePlan.make(path: archive, options: options)
         } catch {
-            throw CLI.fail(error.description, code: error.exitCode)
+            throw CommandFailure(error.description, error.exitCode)
         }
         if let output {
             do {
@@ -94,18 +92,18 @@ struct PlanCommand: ParsableCommand {
                 try file.write(Array(plan.jsonData()))
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error)", code: .cannotCreate)
+                throw CommandFailure("\(error)", .cannotCreate)
             }
         }
-        if json {
-            CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
-        } else if !quiet {
+        if jsonOption.json {
+            Console.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
+        } else if !quietOption.quiet {
             // With the plan's JSON on standard output (-o and a link to it), the table goes beside it.
-            if io.writesStandardOutput { CLI.stderr(plan.table()) } else { CLI.stdout(plan.table()) }
+            if io.writesStandardOutput { Console.stderr(plan.table()) } else { Console.stdout(plan.table()) }
         }
         if plan.damaged {
             for (k, split) in plan.splits.enumerated() where split.error != nil {
-                CLI.stderr("smsfilter: error: split \(k) (\(split.start):\(split.end)): \(split.error!)\n")
+                ErrorReport.print("split \(k) (\(split.start):\(split.end)): \(split.error!)")
             }
             throw ExitCode(.badInput)
         }

@@ -19,7 +19,8 @@ struct ShowRulesCommand: ParsableCommand {
               smsfilter show-rules embedded -o my-rules.yaml --force
               smsfilter check my-rules.yaml
 
-            Exit status: 0 success, 64 usage, 73 the output could not be written.
+            \(ExitStatus.helpSection(
+            [.success, .usage, .cannotCreate], saying: [.cannotCreate: "the output could not be written"]))
             """
     )
 
@@ -32,8 +33,7 @@ struct ShowRulesCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write it to this file instead of standard output (- is standard output).", valueName: "file"))
     var output: String?
 
-    @Flag(name: [.short, .long], help: "Replace an existing output file (devices, FIFOs and - need no --force).")
-    var force = false
+    @OptionGroup var forceOption: ForceOption
 
     func validate() throws {
         guard Self.names.contains(name) else {
@@ -42,9 +42,9 @@ struct ShowRulesCommand: ParsableCommand {
     }
 
     func run() throws {
-        var plan = IOPlan(force: force)
+        var plan = IOPlan(force: forceOption.force)
         plan.write(output ?? "-", as: output == nil ? "standard output" : "-o")
         try plan.check()
-        try CLI.writeOutput(Array(DefaultRules.yaml.utf8), to: output ?? "-", existing: plan.existingPolicy, what: "the rule file")
+        try SmallOutput.write(Array(DefaultRules.yaml.utf8), to: output ?? "-", existing: plan.existingPolicy, what: "the rule file")
     }
 }

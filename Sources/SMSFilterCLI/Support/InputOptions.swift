@@ -11,15 +11,17 @@ import BatchPipeline
 struct InputOptions: ParsableArguments {
     @OptionGroup var format: RecordFormatOptions
 
-    @Option(name: .long, parsing: .unconditional, help: "Worker threads, 1 to 256 (default: all cores).")
-    var threads: Int?
+    @OptionGroup var threadsOption: ThreadsOption
+
+    /// `--threads` as given (nil: all cores).
+    var threads: Int? { threadsOption.threads }
 
     /// Sets the reader's part of a job's options: the format, header row and fields, the worker threads (all
     /// cores by default) and the chunk size that goes with them. The one place these options become the
     /// library's.
     func apply<Options: RecordReadingOptions>(to options: inout Options) {
         format.apply(to: &options)
-        options.threads = threads ?? CLI.cores
+        options.threads = threadsOption.count
         options.chunkSize = PipelineOptions.defaultChunkSize(threads: options.threads)
     }
 }
@@ -27,8 +29,10 @@ struct InputOptions: ParsableArguments {
 /// What the records look like: the input format, the field names, whether CSV/TSV has a header row, and
 /// the longest record read (`--max-record`, offered by every command that reads records).
 struct RecordFormatOptions: ParsableArguments {
-    @Option(name: .long, help: "Input format: jsonl, csv, tsv or xml (default: from the name and first bytes).")
-    var inputFormat: InputFormat?
+    @OptionGroup var inputFormatOption: InputFormatOption
+
+    /// `--input-format` as given (nil: from the name and first bytes).
+    var inputFormat: InputFormat? { inputFormatOption.inputFormat }
 
     @OptionGroup var fields: FieldOptions
 
