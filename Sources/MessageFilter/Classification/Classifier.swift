@@ -334,13 +334,21 @@ public final class Classifier {
         var refine = _Refiners()
         var vouched = false  // a registered transactional sender's rule fired
         var k = 0
-        let senderOnly = set.senderOnlyRules
-        while k < touchedCount + senderOnly.count {
+        // The sender-only rules this sender can fire (every one for a full trace, which records each).
+        let senderOnly = full || info == nil ? set.senderOnlyRules : set.senderOnlyByGate
+        var first = 0
+        var senderOnlyCount = senderOnly.count
+        if !full, let info {
+            let g = RuleSet.senderGate(of: info, present: sender != nil)
+            first = Int(set.senderOnlyGateStart[g])
+            senderOnlyCount = Int(set.senderOnlyGateStart[g + 1]) - first
+        }
+        while k < touchedCount + senderOnlyCount {
             let r: Int
             if k < touchedCount {
                 r = Int(touched[k])
             } else {
-                r = Int(senderOnly[k - touchedCount])
+                r = Int(senderOnly[first + k - touchedCount])
                 if scratch[r].stamp == gen {  // already considered among the touched rules
                     k += 1
                     continue
