@@ -3,8 +3,7 @@
 // How Swift reaches the instructions: a small C target (`CAhoCorasickSIMD`, like `CZstd` a C boundary)
 // with one kernel per instruction set, each compiled with a `target` attribute and picked once per
 // process by CPUID (AVX2, else SSSE3; NEON on ARM64; else a scalar loop). Chosen by measurement
-// (2026-11-23, callgrind instructions of a 16-byte nibble look-up loop over 10 MiB, /tmp scratch
-// program described in docs/PERFORMANCE.md):
+// (callgrind instructions of a 16-byte nibble look-up loop over 10 MiB; docs/PERFORMANCE.md, "Engines and prefilter"):
 //   - the clang `_Builtin_intrinsics.intel` module from Swift: 19.7 M instructions (1.9 per byte), the
 //     same `pshufb` loop as C, but only when the whole module is built with `-Xcc -mssse3`; without it
 //     the compiler crashes ("Cannot select X86ISD::PSHUFB"), and Swift has no per-function target

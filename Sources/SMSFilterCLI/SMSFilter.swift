@@ -25,21 +25,22 @@ struct SMSFilter: ParsableCommand {
         }
         switch Array(CommandLine.arguments.dropFirst()) {
         case ["--version"]:
-            CLI.stdout(versionText())
+            Console.stdout(versionText())
             _exitProcess(ExitStatus.success.rawValue)
         case ["help", "--man"]:
-            CLI.stdout(ManPage.text(root: SMSFilter.self, version: version))
+            Console.stdout(ManPage.text(root: SMSFilter.self, version: version))
             _exitProcess(ExitStatus.success.rawValue)
         default:
             break
         }
+        let arguments = Array(CommandLine.arguments.dropFirst())
         var command: ParsableCommand
-        let folded = ArgumentFolding.fold(Array(CommandLine.arguments.dropFirst()), root: SMSFilter.self)
+        let folded = ArgumentFolding.fold(arguments, root: SMSFilter.self)
         ArgumentFolding.validationDeferred = folded != nil
         do {
             command = try parseAsRoot(folded?.arguments)
         } catch {
-            exitWithUsageError(error)
+            ErrorReport.exitRefused(error, root: SMSFilter.self, arguments: arguments)
         }
         ArgumentFolding.validationDeferred = false
         if let folded, var many = command as? any ManyFiles {
@@ -48,36 +49,19 @@ struct SMSFilter: ParsableCommand {
             do {
                 try many.validate()
             } catch let error as ValidationError {
-                exitWithUsageError(error, message: ArgumentFolding.usageMessage(for: error, command: folded.command, root: SMSFilter.self))
+                ErrorReport.exitRefused(
+                    error, root: SMSFilter.self, arguments: arguments,
+                    message: ArgumentFolding.usageMessage(for: error, command: folded.command, root: SMSFilter.self))
             } catch {
-                exitWithUsageError(error)
+                ErrorReport.exitRefused(error, root: SMSFilter.self, arguments: arguments)
             }
             command = many
         }
         do {
             try command.run()
         } catch {
-            exit(withError: error)
+            ErrorReport.exit(with: error, root: SMSFilter.self, arguments: arguments)
         }
-    }
-
-    /// A command line the parser refused: `smsfilter: error: …` like every other error, with a better
-    /// "did you mean" for a misspelled subcommand or option (``Suggestions``). Help and version requests
-    /// go out as the parser writes them.
-    static func exitWithUsageError(_ error: Error, message: String? = nil) -> Never {
-        let code = exitCode(for: error)
-        guard code != .success else { exit(withError: error) }
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        var text: String
-        if let better = Suggestions.message(for: arguments, root: SMSFilter.self) {
-            text = "smsfilter: error: \(better)\n"
-        } else {
-            text = message ?? fullMessage(for: error)
-            if text.hasPrefix("Error: ") { text = "smsfilter: error: " + text.dropFirst("Error: ".count) }
-            if !text.hasSuffix("\n") { text += "\n" }
-        }
-        CLI.stderr(text)
-        _exitProcess(code.rawValue)
     }
 
     static let version = ToolVersion.number
@@ -109,15 +93,6 @@ struct SMSFilter: ParsableCommand {
             ExportExtensionCommand.self, LearnCommand.self, ShowRulesCommand.self,
         ]
     )
-}
-
-/// `exit(3)`, named so that ParsableCommand's own `exit` does not shadow it.
-func _exitProcess(_ status: Int32) -> Never {
-    #if canImport(Glibc)
-    Glibc.exit(status)
-    #else
-    Darwin.exit(status)
-    #endif
 }
 
 /// The handler of a termination signal: runs on a Dispatch queue (not in the signal context, so taking

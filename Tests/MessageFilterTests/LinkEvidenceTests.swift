@@ -104,7 +104,43 @@ final class LinkEvidenceTests: XCTestCase {
         }
         let bad = dir.appendingPathComponent("bad.yaml").path
         try Self.yaml.replacingOccurrences(of: "LINKS", with: "sometimes").write(toFile: bad, atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try RuleSet.load(path: bad)) { XCTAssertTrue("\($0)".contains("model.links"), "\($0)") }
+        XCTAssertThrowsError(try RuleSet.load(path: bad)) {
+            XCTAssertTrue("\($0)".contains("model.links"), "\($0)")
+            XCTAssertTrue("\($0)".contains("got \"sometimes\""), "the value given is named: \($0)")
+        }
+        // A value with a character that could hide or reorder the message is named escaped.
+        try Self.yaml.replacingOccurrences(of: "LINKS", with: "\"evi\u{202E}dence\"").write(toFile: bad, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try RuleSet.load(path: bad)) { XCTAssertTrue("\($0)".contains("got \"evi\\u{202E}dence\""), "\($0)") }
+    }
+
+    /// A compiled model's flag byte with a bit no version defines is refused, the byte named.
+    func testUnknownBitsOfTheModelFlagByteAreRefusedByValue() throws {
+        var m = ModelDefinition()
+        m.targets = [.init(action: .junk), .init(action: .none)]
+        var w = _ByteWriter()
+        _ModelCodec._encodeScope(m, into: &w)
+        // Two margins (4 bytes each) and the script minimum (8 bytes), then the flag byte.
+        let flagAt = 2 * 4 + 8
+        XCTAssertEqual(w.buffer[flagAt], 0)
+        for flags: UInt8 in [1, 2, 3] {
+            var bytes = w.buffer
+            bytes[flagAt] = flags
+            var decoded = m
+            XCTAssertNoThrow(try bytes.withUnsafeBytes { raw in
+                var r = _ByteReader(raw)
+                try _ModelCodec._decodeScope(&r, into: &decoded)
+            })
+            XCTAssertEqual(decoded.linksNeedCompany, flags & 2 != 0)
+        }
+        for flags: UInt8 in [4, 7, 0x80] {
+            var bytes = w.buffer
+            bytes[flagAt] = flags
+            var decoded = m
+            XCTAssertThrowsError(try bytes.withUnsafeBytes { raw in
+                var r = _ByteReader(raw)
+                try _ModelCodec._decodeScope(&r, into: &decoded)
+            }) { XCTAssertTrue("\($0)".contains("model flag byte 0x\(String(flags, radix: 16, uppercase: true))"), "\($0)") }
+        }
     }
 
     /// The model's scores and phrases in the explanation are the whole message's, not the link-free text's.

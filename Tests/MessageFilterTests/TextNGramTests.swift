@@ -11,9 +11,10 @@ final class TextNGramTests: XCTestCase {
         var out = Set<String>()
         var bytes = Array(body.utf8)
         bytes.withUnsafeMutableBytes { b in
-            let text = c.normalized(UnsafeRawBufferPointer(b))
-            c.forEach(inNormalized: text) { kind, piece in
-                if kind == .text { out.insert(String(decoding: piece, as: UTF8.self)) }
+            c.withNormalized(UnsafeRawBufferPointer(b)) { text in
+                c.forEach(inNormalized: text) { kind, piece in
+                    if kind == .text { out.insert(String(decoding: piece, as: UTF8.self)) }
+                }
             }
         }
         return out

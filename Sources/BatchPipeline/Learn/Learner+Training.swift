@@ -509,22 +509,21 @@ struct _Examples {
         return counts
     }
 
-    /// ``RulesBelow`` in 16 bits: the best firing rule's action + 1 (0: none fired) in bits 0–2, then the flags
-    /// below, and the fired actions' bits from bit 8.
+    /// ``RuleSituation`` in 16 bits: the best firing rule's action + 1 (0: none fired) in bits 0–2, then the
+    /// flags below.
     static let decidedAbove: UInt16 = 8
     static let vouched: UInt16 = 16
     static let traiSender: UInt16 = 32
 
-    static func pack(_ b: RulesBelow) -> UInt16 {
+    static func pack(_ b: RuleSituation) -> UInt16 {
         var x = UInt16(b.action.map { $0.rawValue + 1 } ?? 0)
         if b.decidedAbove { x |= decidedAbove }
         if b.vouched { x |= vouched }
         if b.traiSender { x |= traiSender }
-        return x | UInt16(b.firedActions) << 8
+        return x
     }
 
     static func action(_ c: UInt16) -> Action? { c & 7 == 0 ? nil : Action(rawValue: Int(c & 7) - 1) }
-    static func firedActions(_ c: UInt16) -> UInt8 { UInt8(c >> 8) }
 
     mutating func add(target: Int, fold: Int, features f: [Int32], body: UnsafeRawBufferPointer, script: Script, generated: Bool,
                       context: UInt16 = 0) {

@@ -300,7 +300,7 @@ public final class Learner {
                     report.scripts[script, default: Array(repeating: 0, count: targets.count)][target] += 1
                 }
                 let context = baseRules.map {
-                    _Examples.pack($0.rulesBelow(priority: priority, sender: r.sender, body: r.body, trace: baseTrace))
+                    _Examples.pack($0.ruleSituation(below: priority, sender: r.sender, body: r.body, trace: baseTrace))
                 } ?? 0
                 examples.add(target: target, fold: fold, features: features, body: r.body, script: script, generated: generated,
                              context: context)

@@ -142,7 +142,9 @@ enum _ModelCodec {
         guard minimum >= 0, minimum <= 1_000_000_000 else { throw fail("model script minimum") }
         m.minScriptMessages = Int(minimum)
         let flags = try r.u8()
-        guard flags <= 3 else { throw fail("model scripts flag") }
+        guard flags <= 3 else {
+            throw fail("model flag byte 0x\(String(flags, radix: 16, uppercase: true)) (known bits: 0x1 script counts, 0x2 links need company)")
+        }
         let hasScripts = flags & 1
         m.linksNeedCompany = flags & 2 != 0
         var scripts: [Script: [Int]] = [:]

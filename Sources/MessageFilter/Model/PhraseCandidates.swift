@@ -67,15 +67,22 @@ public final class PhraseCandidates {
         self.options = options
     }
 
-    /// `body` normalised (the body itself under `none`); valid until the next call.
-    public func normalized(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    /// Calls `use` with `body` normalised (the body itself under `none`), valid until `use` returns.
+    public func withNormalized<R, E: Error>(_ body: UnsafeRawBufferPointer,
+                                            _ use: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try use(normalized(body))
+    }
+
+    /// `body` normalised (the body itself under `none`); valid until the next call. For the package's
+    /// learner, which reads it at once; a user gets it in a scope (``withNormalized(_:_:)``).
+    package func normalized(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         guard normalization != .none else { return body }
         normalizer.normalize(body, mode: normalization)
         return normalizer.output
     }
 
     /// Calls `visit` with each candidate's kind and bytes in `text`, a body already normalised by
-    /// ``normalized(_:)`` (a candidate may come more than once; the bytes are valid only during the call).
+    /// ``withNormalized(_:_:)`` (a candidate may come more than once; the bytes are valid only during the call).
     public func forEach(inNormalized text: UnsafeRawBufferPointer,
                         _ visit: (ModelDefinition.MatchKind, UnsafeRawBufferPointer) -> Void) {
         // Scalars and their byte offsets (raw bytes pass as U+FFFD, a symbol, and are never proposed).

@@ -89,7 +89,9 @@ extension _RuleFileParser {
                 switch v.scalar?.string {
                 case "company": m.linksNeedCompany = true
                 case "evidence": m.linksNeedCompany = false
-                default: issue(v, f, "expected company (a link is evidence only with other evidence) or evidence (a link weighs like any phrase)"); ok = false
+                default:
+                    issue(v, f, "expected company (a link is evidence only with other evidence) or evidence (a link weighs like any phrase), got \"\(EchoedText.escaped(v.string ?? "?"))\"")
+                    ok = false
                 }
             case "scripts":
                 nodes.scriptsNode = v

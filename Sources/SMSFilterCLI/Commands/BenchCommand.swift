@@ -69,25 +69,25 @@ struct BenchCommand: ParsableCommand {
         plan.readRules(ruleOptions.rules)
         plan.write(phrasesFile, as: "--phrases-file")
         try plan.check()
-        let ruleSet = try CLI.loadRules(ruleOptions.rules)
+        let ruleSet = try RuleSet.load(option: ruleOptions.rules)
         if let phrasesFile {
             let text = (0..<ruleSet.phraseCount).map { ruleSet.phrase(at: $0) }.filter { !$0.contains("\n") }.joined(separator: "\n") + "\n"
-            try CLI.writeOutput(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
+            try SmallOutput.write(Array(text.utf8), to: phrasesFile, existing: plan.existingPolicy)
             return
         }
         let progress = ProgressLine()
-        let showProgress = !quietOption.quiet && CLI.stderrIsTerminal
+        let showProgress = !quietOption.quiet && Console.stderrIsTerminal
         let stage = { (text: String) in if showProgress { progress.show("bench: \(text)…") } }
         defer { progress.clear() }
-        guard FileManager.default.fileExists(atPath: input) else { throw CLI.fail("\(input): no such file", code: .inputMissing) }
+        guard FileManager.default.fileExists(atPath: input) else { throw CommandFailure("\(EchoedText.escaped(input)): no such file", .inputMissing) }
         let threadCount = threadsOption.count
         let messages: LoadedMessages
         do {
             messages = try LoadedMessages.load(path: input, limit: matcherBytes.bytes)
         } catch {
-            throw CLI.fail(error.description, code: error.exitCode)
+            throw CommandFailure(error.description, error.exitCode)
         }
-        guard !messages.spans.isEmpty else { throw CLI.fail("\(input): no record with a body", code: .badInput) }
+        guard !messages.spans.isEmpty else { throw CommandFailure("\(EchoedText.escaped(input)): no record with a body", .badInput) }
 
         var report: [String: Any] = ["input": input, "ruleSet": ruleSet.checksum, "classifierAutomata": ruleSet.automatonDescriptions]
         report.merge(matcherFigures(ruleSet, messages, threads: threadCount, stage: stage)) { a, _ in a }
@@ -99,9 +99,9 @@ struct BenchCommand: ParsableCommand {
         progress.clear()
         if jsonOption.json {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
+            Console.printSummaryJSON(String(decoding: data, as: UTF8.self) + "\n", plan: plan)
         } else {
-            CLI.stdout(text(report) + "\n")
+            Console.stdout(text(report) + "\n")
         }
     }
 
@@ -166,7 +166,7 @@ struct BenchCommand: ParsableCommand {
             } else {
                 var definition = ruleSet.definition
                 definition.model = nil
-                do { alone = try RuleSet(definition: definition, source: ruleSet.source) } catch { throw CLI.fail("\(error)", code: .badInput) }
+                do { alone = try RuleSet(definition: definition, source: ruleSet.source) } catch { throw CommandFailure("\(error)", .badInput) }
             }
             stage("rules alone, 1 thread")
             // In turn with the rule set itself, so both medians come from the same stretch of a noisy machine.
@@ -252,7 +252,7 @@ struct BenchCommand: ParsableCommand {
                 if let seconds = Self.timeZstdCLI(input) { zstdRuns.append(seconds) }
             }
         } catch {
-            throw CLI.fail("\(error)", code: .badInput)
+            throw CommandFailure("\(error)", .badInput)
         }
         let decodeSeconds = median(decodeRuns.map(\.seconds))
         let zstdSeconds = median(zstdRuns)
@@ -289,7 +289,7 @@ struct BenchCommand: ParsableCommand {
             do {
                 runs.append(try Pipeline(ruleSet: ruleSet, options: options).run(inputs: [input]))
             } catch {
-                throw CLI.fail(error.description, code: error.exitCode)
+                throw CommandFailure(error.description, error.exitCode)
             }
         }
         let run = runs.sorted { $0.counts.seconds < $1.counts.seconds }[runs.count / 2]

@@ -41,15 +41,13 @@ struct CheckCommand: ParsableCommand {
         let report: RuleCheckReport
         do {
             report = try RuleChecker.check(path: rules, target: target)
-        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw RuleCLI.exit(RuleCommandError(message: "\(rules): no such rule file", status: .inputMissing))
         } catch {
-            throw RuleCLI.exit(RuleCommandError(message: "\(error)", status: .badInput))
+            throw CommandFailure(loadingRules: rules, error)
         }
         if jsonOption.json {
-            CLI.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)
+            Console.printSummaryJSON(Self.jsonText(report, strict: strict), plan: nil)
         } else if !quietOption.quiet {
-            CLI.stdout(Self.text(report, strict: strict))
+            Console.stdout(Self.text(report, strict: strict))
         }
         if Self.verdict(report, strict: strict) == .failure { throw ExitCode(.badInput) }
     }
@@ -120,6 +118,6 @@ struct CheckCommand: ParsableCommand {
             o["checksum"] = set.checksum
             o["capabilities"] = set.capabilities.isDeclared ? set.capabilities.subActions.map(\.name) : NSNull()
         }
-        return RuleCLI.json(o)
+        return JSONText.pretty(o)
     }
 }

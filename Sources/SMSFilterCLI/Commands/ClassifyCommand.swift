@@ -138,7 +138,7 @@ struct ClassifyCommand: ParsableCommand {
         try Limits.checkGzipLevel(level, output: noOutput ? nil : outputPath)
         try Limits.check(compressionThreads, Limits.compressionThreads, "--compression-threads")
         try Limits.check(frameSize: frameSize)
-        if let chunkSize { try Limits.checkChunkPool(threads: input.threads ?? CLI.cores, chunkSize: chunkSize.bytes) }
+        if let chunkSize { try Limits.checkChunkPool(threads: input.threads ?? ThreadsOption.cores, chunkSize: chunkSize.bytes) }
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
         if let shard, shard.k < 1 || shard.k > shard.n {
@@ -151,7 +151,7 @@ struct ClassifyCommand: ParsableCommand {
         if range != nil && (inputs.count != 1 || inputs == ["-"] || manifest != nil || shard != nil) {
             throw ValidationError("Please give --range with exactly one archive file (no manifest, shard or standard input).")
         }
-        if inputs.isEmpty && manifest == nil && CLI.stdinIsTerminal {
+        if inputs.isEmpty && manifest == nil && Console.stdinIsTerminal {
             throw ValidationError("Please name input files, or pipe records into standard input.")
         }
     }
@@ -164,7 +164,7 @@ struct ClassifyCommand: ParsableCommand {
             do {
                 all += try Manifest.read(path: manifest)
             } catch {
-                throw CLI.fail("\(error) (the manifest)", code: .inputMissing)
+                throw CommandFailure("\(error) (the manifest)", .inputMissing)
             }
         }
         guard let shard else { return (all, all) }
@@ -176,33 +176,33 @@ struct ClassifyCommand: ParsableCommand {
         let readsStandardInput = selected.isEmpty && manifest == nil && shard == nil
         let plan = ioPlan(all: all, selected: readsStandardInput ? ["-"] : selected)
         try plan.check()
-        if !noOutput { try CLI.refuseRecordsToTerminal(output: outputPath) }
+        if !noOutput { try Console.refuseRecordsToTerminal(output: outputPath) }
 
-        let ruleSet = try CLI.loadRules(ruleOptions.rules)
+        let ruleSet = try RuleSet.load(option: ruleOptions.rules)
         if selected.isEmpty && (manifest != nil || shard != nil) && !quietOption.quiet {
-            CLI.stderr("smsfilter: this shard holds no input\n")
+            Console.stderr("smsfilter: this shard holds no input\n")
         }
         var options = pipelineOptions(existing: plan.existingPolicy)
         let countsFile = try openCounts(existing: plan.existingPolicy)
         options.beforeCommit = Self.countsWriter(countsFile)
         // The progress line would land among the records when both go to the same terminal.
-        let recordsOnTerminal = options.outputPath == "-" && CLI.stdoutIsTerminal
+        let recordsOnTerminal = options.outputPath == "-" && Console.stdoutIsTerminal
         let result = try ProgressLine.running(
-            shown: !quietOption.quiet && CLI.stderrIsTerminal && !recordsOnTerminal, abandon: { countsFile?.value.abandon() }
+            shown: !quietOption.quiet && Console.stderrIsTerminal && !recordsOnTerminal, abandon: { countsFile?.value.abandon() }
         ) { progress throws(PipelineError) in
             options.progress = progress
             return try Pipeline(ruleSet: ruleSet, options: options).run(inputs: readsStandardInput ? ["-"] : selected)
         }
         // An explicitly asked --json is printed even with -q (which silences the table and the progress).
         if jsonOption.json {
-            CLI.printSummaryJSON(
+            Console.printSummaryJSON(
                 String(decoding: (try? result.counts.jsonData()) ?? Data(), as: UTF8.self),
                 plan: plan)
         } else if !quietOption.quiet {
-            CLI.stderr(result.counts.table())
+            Console.stderr(result.counts.table())
         }
         for file in result.counts.files where file.error != nil {
-            CLI.stderr("smsfilter: error: \(file.error!) (every record before the damage was written)\n")
+            ErrorReport.print("\(file.error!) (every record before the damage was written)")
         }
         if result.damaged { throw ExitCode(.badInput) }
     }
@@ -251,7 +251,7 @@ struct ClassifyCommand: ParsableCommand {
         do {
             return _Box(try OutputFile(path: counts, existing: existing))
         } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
+            throw CommandFailure("\(error)", .cannotCreate)
         }
     }
 

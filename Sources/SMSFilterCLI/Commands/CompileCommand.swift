@@ -35,20 +35,20 @@ struct CompileCommand: ParsableCommand {
         plan.readRules(input, as: "the rule file")
         plan.write(output, as: "-o")
         try plan.check()
-        try RuleCLI.run {
+        do {
             let start = Date()
-            let set = try CLI.loadRules(input)
+            let set = try RuleSet.load(option: input)
             let bytes = set.serialize()
-            try RuleCLI.write([(output, bytes)], existing: plan.existingPolicy)
+            try SmallOutput.writeAll([(output, bytes)], existing: plan.existingPolicy)
             guard !quietOption.quiet || jsonOption.json else { return }
             let ms = Int(Date().timeIntervalSince(start) * 1000)
             if jsonOption.json {
-                CLI.printSummaryJSON(RuleCLI.json([
+                Console.printSummaryJSON(JSONText.pretty([
                     "rules": set.definition.rules.count, "model": set.definition.model?.name ?? NSNull(), "phrases": set.phraseCount, "output": output, "bytes": bytes.count,
                     "checksum": set.checksum, "milliseconds": ms,
                 ]), plan: plan)
             } else {
-                CLI.stderr(
+                Console.stderr(
                     "compiled \(ExportExtensionCommand.contents(set)), \(set.phraseCount) phrase\(set.phraseCount == 1 ? "" : "s") → \(output) "
                         + "(\(bytes.count) bytes, checksum \(set.checksum), \(ms) ms)\n")
             }

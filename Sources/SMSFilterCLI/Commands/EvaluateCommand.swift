@@ -90,7 +90,7 @@ struct EvaluateCommand: ParsableCommand {
         try Limits.check(input.threads, Limits.threads, "--threads")
         try Limits.check(size: input.format.maxRecord, Limits.maxRecord, "--max-record")
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
-        if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
+        if inputs.isEmpty && Console.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
 
     func run() throws {
@@ -107,22 +107,21 @@ struct EvaluateCommand: ParsableCommand {
             if let map {
                 mapping = try TruthMapping.parse(map)
             } else {
-                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CLI.fail("\(mapFile!): no such mapping file", code: .inputMissing) }
+                guard FileManager.default.fileExists(atPath: mapFile!) else { throw CommandFailure("\(EchoedText.escaped(mapFile!)): no such mapping file", .inputMissing) }
                 mapping = try TruthMapping.load(path: mapFile!)
             }
             if ignoreCase { mapping = try mapping.ignoringCase() }
         } catch let error as PipelineError {
-            CLI.stderr("smsfilter: error: \(error.message)\n")
-            throw ExitCode(.usage)
+            throw CommandFailure(error.message, .usage)
         }
-        let ruleSet = try CLI.loadRules(ruleOptions.rules)
+        let ruleSet = try RuleSet.load(option: ruleOptions.rules)
         var options = EvaluationOptions(mapping: mapping)
         input.apply(to: &options)
         options.readTruth(from: truthField, by: by)
         options.conflictExamples = conflictExamples
         options.predictions = predictions
         options.existing = plan.existingPolicy
-        let result = try ProgressLine.running(shown: !quietOption.quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let result = try ProgressLine.running(shown: !quietOption.quiet && Console.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try Evaluator(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         }
@@ -130,20 +129,20 @@ struct EvaluateCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the figures: \(error)", code: .internalError)
+            throw CommandFailure("cannot encode the figures: \(error)", .internalError)
         }
-        if let jsonFile { try CLI.writeOutput(data, to: jsonFile, existing: plan.existingPolicy, what: "the JSON figures") }
+        if let jsonFile { try SmallOutput.write(data, to: jsonFile, existing: plan.existingPolicy, what: "the JSON figures") }
         if let report {
-            try CLI.writeOutput(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
+            try SmallOutput.write(Array(result.html().utf8), to: report, existing: plan.existingPolicy, what: "the HTML report")
         }
         if jsonOption.json {
             // With --json-file on standard output, the figures are there already: the summary goes beside them.
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
+            Console.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
         } else if !quietOption.quiet {
-            CLI.stderr(result.table())
+            Console.stderr(result.table())
         }
         if result.records > 0 && result.scored == 0 && !quietOption.quiet {
-            CLI.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(EchoedText.escaped(truthField))\" right, and are its labels in the mapping?\n")
+            Console.stderr("smsfilter: warning: no record was scored: is --truth-field \"\(EchoedText.escaped(truthField))\" right, and are its labels in the mapping?\n")
         }
     }
 }

@@ -10,10 +10,10 @@ extension ExplainCommand {
         io.read(path, as: "the input (--input)")
         io.readRules(ruleOptions.rules)
         try io.check()
-        if path == "-" && CLI.stdinIsTerminal {
-            throw CLI.fail("--input - reads records from standard input: pipe them in", code: .usage)
+        if path == "-" && Console.stdinIsTerminal {
+            throw CommandFailure("--input - reads records from standard input: pipe them in", .usage)
         }
-        let set = try CLI.loadRules(ruleOptions.rules)
+        let set = try RuleSet.load(option: ruleOptions.rules)
         let classifier = Classifier(ruleSet: set)
         var options = PipelineOptions()
         format.apply(to: &options)
@@ -36,12 +36,12 @@ extension ExplainCommand {
                 }
             }
         } catch {
-            throw CLI.fail(error.description, code: ExitStatus(error))
+            throw CommandFailure(error.description, ExitStatus(error))
         }
         let missing = id.filter { !found.contains($0) }
         if !missing.isEmpty {
             let list = missing.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw CLI.fail("\(path): no record with the id \(list) (--id)", code: .badInput)
+            throw CommandFailure("\(EchoedText.escaped(path)): no record with the id \(EchoedText.escaped(list)) (--id)", .badInput)
         }
     }
 
@@ -53,26 +53,26 @@ extension ExplainCommand {
             object["file"] = record.file
             object["line"] = record.line
             object["id"] = record.id.map { $0 as Any } ?? NSNull()
-            CLI.printSummaryJSON(Self.line(object), plan: nil)
+            Console.printSummaryJSON(Self.line(object), plan: nil)
         } else if quiet {
-            CLI.stdout("\(record.id ?? "line \(record.line)")\t\(e.verdict.folder.path)\n")
+            Console.stdout("\(record.id ?? "line \(record.line)")\t\(e.verdict.folder.path)\n")
         } else {
             var head = first ? "" : "\n"
             head += "record \(name), \(record.file) line \(record.line)\n"
             if let sender = record.sender { head += "sender: \(sender)\n" }
             head += "body: \(Self.quoted(record.body))\n"
-            CLI.stdout(head + Self.text(e, set))
+            Console.stdout(head + Self.text(e, set))
         }
     }
 
     /// A record the reader refused: why, where.
     private func show(_ refused: RecordStream.Refused, first: Bool) {
         if json {
-            CLI.printSummaryJSON(Self.line(["file": refused.file, "line": refused.line, "refused": refused.reason]), plan: nil)
+            Console.printSummaryJSON(Self.line(["file": refused.file, "line": refused.line, "refused": refused.reason]), plan: nil)
         } else if quiet {
-            CLI.stdout("line \(refused.line)\trefused: \(refused.reason)\n")
+            Console.stdout("line \(refused.line)\trefused: \(refused.reason)\n")
         } else {
-            CLI.stdout((first ? "" : "\n") + "record at \(refused.file) line \(refused.line): refused by the reader: \(refused.reason)\n")
+            Console.stdout((first ? "" : "\n") + "record at \(refused.file) line \(refused.line): refused by the reader: \(refused.reason)\n")
         }
     }
 

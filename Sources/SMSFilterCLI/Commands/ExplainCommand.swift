@@ -60,15 +60,15 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         guard let input else {
-            try RuleCLI.run {
-                let set = try CLI.loadRules(ruleOptions.rules)
+            do {
+                let set = try RuleSet.load(option: ruleOptions.rules)
                 let e = Classifier(ruleSet: set).explain(sender: sender, body: text ?? "")
                 if json {
-                    CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(e, set)), plan: nil)
+                    Console.printSummaryJSON(JSONText.pretty(Self.jsonObject(e, set)), plan: nil)
                 } else if quiet {
-                    CLI.stdout(e.verdict.folder.path + "\n")
+                    Console.stdout(e.verdict.folder.path + "\n")
                 } else {
-                    CLI.stdout(Self.text(e, set))
+                    Console.stdout(Self.text(e, set))
                 }
             }
             return

@@ -120,7 +120,7 @@ struct ExportCommand: ParsableCommand {
         try Limits.check(frameSize: frameSize)
         try FilterKey.validate(filterKey)
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be read only once.") }
-        if inputs.isEmpty && CLI.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
+        if inputs.isEmpty && Console.stdinIsTerminal { throw ValidationError("Please name input files, or pipe records into standard input.") }
     }
 
     /// The files written into the output folder.
@@ -135,7 +135,7 @@ struct ExportCommand: ParsableCommand {
         plan.writeFolder(outputFolder, as: "-o", files: fileNames)
         plan.write(statsFile, as: "--stats-file")
         try plan.check()
-        let ruleSet = try CLI.loadRules(rules)
+        let ruleSet = try RuleSet.load(option: rules)
         var options = ExportOptions()
         options.format = format
         options.labelKind = label
@@ -152,7 +152,7 @@ struct ExportCommand: ParsableCommand {
         options.existing = plan.existingPolicy
         options.compressionLevel = zst ? level : nil
         options.frameSize = frameSize.frameSize
-        let result = try ProgressLine.running(shown: !quietOption.quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let result = try ProgressLine.running(shown: !quietOption.quiet && Console.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try TrainingSetExporter(ruleSet: ruleSet, options: options).run(inputs: inputs.isEmpty ? ["-"] : inputs)
         }
@@ -160,13 +160,13 @@ struct ExportCommand: ParsableCommand {
         do {
             data = Array(try result.jsonData()) + [0x0A]
         } catch {
-            throw CLI.fail("cannot encode the stats: \(error)", code: .internalError)
+            throw CommandFailure("cannot encode the stats: \(error)", .internalError)
         }
-        if let statsFile { try CLI.writeOutput(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
+        if let statsFile { try SmallOutput.write(data, to: statsFile, existing: plan.existingPolicy, what: "the stats") }
         if jsonOption.json {
-            CLI.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
+            Console.printSummaryJSON(String(decoding: data, as: UTF8.self), plan: plan)
         } else if !quietOption.quiet {
-            CLI.stderr(result.table())
+            Console.stderr(result.table())
         }
     }
 }

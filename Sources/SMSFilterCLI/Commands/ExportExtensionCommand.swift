@@ -103,22 +103,20 @@ struct ExportExtensionCommand: ParsableCommand {
         plan.readRules(rules, as: "the rule file")
         plan.writeFolder(output, as: "-o", files: fileNames)
         try plan.check()
-        try RuleCLI.run {
+        do {
             let report: RuleCheckReport
             do {
                 report = try RuleChecker.check(path: rules, target: .ios)
-            } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-                throw RuleCommandError(message: "\(rules): no such rule file", status: .inputMissing)
             } catch {
-                throw RuleCommandError(message: "\(error)", status: .badInput)
+                throw CommandFailure(loadingRules: rules, error)
             }
             let errors = report.findings.filter { $0.severity == .error }
             guard report.verdict == .ready, errors.isEmpty, let set = report.ruleSet else {
-                var message = "\(rules): cannot export an iOS extension: `smsfilter check --target ios` fails with "
+                var message = "\(EchoedText.escaped(rules)): cannot export an iOS extension: `smsfilter check --target ios` fails with "
                     + "\(errors.count) error\(errors.count == 1 ? "" : "s"):"
                 for f in errors { message += "\n  error: \(f)" }
                 message += "\nFix these (an iOS message filter declares at most \(Capabilities.iosLimit) sub-actions in `capabilities:`) and export again."
-                throw RuleCommandError(message: message, status: .badInput)
+                throw CommandFailure(message, .badInput)
             }
 
             var options = ExtensionGenerator.Options()
@@ -130,23 +128,23 @@ struct ExportExtensionCommand: ParsableCommand {
 
             let generated = Set(files.map(\.name))
             guard generated == Set(fileNames) else {
-                throw RuleCommandError(message: "internal error: the generated files are not the ones checked", status: .cannotCreate)
+                throw CommandFailure("internal error: the generated files are not the ones checked", .cannotCreate)
             }
             if !FileManager.default.fileExists(atPath: output) {
                 do {
                     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
                 } catch {
-                    throw RuleCommandError(message: "\(output): cannot create the folder: \(error.localizedDescription)", status: .cannotCreate)
+                    throw CommandFailure("\(EchoedText.escaped(output)): cannot create the folder: \(error.localizedDescription)", .cannotCreate)
                 }
             }
-            try RuleCLI.write(
+            try SmallOutput.writeAll(
                 files.map { (URL(fileURLWithPath: output).appendingPathComponent($0.name).path, $0.bytes) },
                 existing: plan.existingPolicy)
 
             if quietOption.quiet && !jsonOption.json { return }
             let warnings = report.findings.count - errors.count
             if jsonOption.json {
-                CLI.printSummaryJSON(RuleCLI.json([
+                Console.printSummaryJSON(JSONText.pretty([
                     "rules": set.definition.rules.count, "model": set.definition.model?.name ?? NSNull(), "checksum": set.checksum, "output": output,
                     "files": files.map { ["name": $0.name, "bytes": $0.bytes.count] },
                     "capabilities": set.definition.iosCapabilities.map(\.name),
@@ -167,7 +165,7 @@ struct ExportExtensionCommand: ParsableCommand {
             if warnings > 0 {
                 text += "note: \(warnings) warning\(warnings == 1 ? "" : "s") from `smsfilter check --target ios \(rules)`\n"
             }
-            CLI.stderr(text)
+            Console.stderr(text)
         }
     }
 }

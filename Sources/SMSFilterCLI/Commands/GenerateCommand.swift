@@ -68,7 +68,7 @@ struct GenerateCommand: ParsableCommand {
         var plan = IOPlan(force: forceOption.force)
         plan.write(out, as: output != nil ? "-o" : outAlias != nil ? "--out" : "standard output", compressedByName: true)
         try plan.check()
-        try CLI.refuseRecordsToTerminal(output: outputPath)
+        try Console.refuseRecordsToTerminal(output: outputPath)
         let compression: OutputFile.Compression
         switch OutputFile.compression(namedBy: out) {
         case .zstd: compression = .zstd(level: level, workers: Int32(threadsOption.count), frameSize: frameSize.frameSize)
@@ -79,7 +79,7 @@ struct GenerateCommand: ParsableCommand {
         do {
             let file = try OutputFile(path: out, compression: compression, existing: plan.existingPolicy)
             let progress = ProgressLine()
-            let showProgress = !quietOption.quiet && CLI.stderrIsTerminal && !(out == "-" && CLI.stdoutIsTerminal)
+            let showProgress = !quietOption.quiet && Console.stderrIsTerminal && !(out == "-" && Console.stdoutIsTerminal)
             // Drawn at most four times a second (the generator reports every megabyte, hundreds of times a
             // second), with the rate and what is left.
             var lastDrawn = -1.0
@@ -96,16 +96,16 @@ struct GenerateCommand: ParsableCommand {
             if !quietOption.quiet || jsonOption.json {
                 let seconds = Date().timeIntervalSince(started)
                 if jsonOption.json {
-                    CLI.printSummaryJSON(
-                        RuleCLI.json(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!]),
+                    Console.printSummaryJSON(
+                        JSONText.pretty(["records": count, "bytes": bytes, "seconds": seconds, "output": out, "seed": seed.value!]),
                         plan: plan)
                 } else {
-                    CLI.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
+                    Console.stderr(String(format: "%@ records, %.1f MB in %.1f s (%.0f MB/s) → %@\n", ProgressLine.grouped(count),
                         Double(bytes) / 1e6, seconds, Double(bytes) / 1e6 / max(seconds, 1e-9), out == "-" ? "stdout" : out))
                 }
             }
         } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
+            throw CommandFailure("\(error)", .cannotCreate)
         }
     }
 }

@@ -228,7 +228,7 @@ struct LearnCommand: ParsableCommand {
         let base = try rules.map(Self.baseRules)
         let normalization = try normalization(base: base)
         var options = try learnOptions(mapping: mapping, base: base, normalization: normalization)
-        let report = try ProgressLine.running(shown: !quietOption.quiet && CLI.stderrIsTerminal) { progress throws(PipelineError) in
+        let report = try ProgressLine.running(shown: !quietOption.quiet && Console.stderrIsTerminal) { progress throws(PipelineError) in
             options.progress = progress
             return try Learner(options: options).run(inputs: inputs)
         }
@@ -236,10 +236,10 @@ struct LearnCommand: ParsableCommand {
             try writeRuleFile(model, to: output, base: base, normalization: normalization, existing: plan.existingPolicy)
         }
         if jsonOption.json {
-            CLI.printSummaryJSON(RuleCLI.json(Self.jsonObject(report, output: output)), plan: plan)
+            Console.printSummaryJSON(JSONText.pretty(Self.jsonObject(report, output: output)), plan: plan)
         } else if !quietOption.quiet {
             let table = Self.table(report, output: output)
-            if output == nil { CLI.stdout(table) } else { CLI.stderr(table) }
+            if output == nil { Console.stdout(table) } else { Console.stderr(table) }
         }
     }
 
@@ -270,11 +270,11 @@ struct LearnCommand: ParsableCommand {
         let data = path == RuleSet.embeddedRulesOnlyPath ? Data(DefaultRules.yaml.utf8) : try Self.readRuleFile(path)
         guard let text = String(data: data, encoding: .utf8),
               !(data.count >= 4 && data.prefix(4) == Data("SMSF".utf8)) else {
-            throw CLI.fail("\(path): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", code: .usage)
+            throw CommandFailure("\(EchoedText.escaped(path)): give the YAML rule file (learn copies its text; a compiled .smsf cannot be)", .usage)
         }
         let (definition, issues) = RuleSet.resolve(yaml: text, file: path)
-        if !issues.isEmpty { throw CLI.fail(issues.map(\.description).joined(separator: "\n"), code: .badInput) }
-        if definition.model != nil { throw CLI.fail("\(path): already has a model: section", code: .badInput) }
+        if !issues.isEmpty { throw CommandFailure(issues.map(\.description).joined(separator: "\n"), .badInput) }
+        if definition.model != nil { throw CommandFailure("\(EchoedText.escaped(path)): already has a model: section", .badInput) }
         return BaseRules(path: path, text: text, definition: definition)
     }
 
@@ -284,7 +284,7 @@ struct LearnCommand: ParsableCommand {
         var normalization = base?.definition.normalization ?? .standard
         if let normalize, let m = TextNormalization(name: normalize) {
             if let base, base.saysNormalize, m != normalization {
-                throw CLI.fail("--normalize \(m.name) contradicts \(base.path)'s normalize: \(normalization.name) (rules and model see the same text)", code: .usage)
+                throw CommandFailure("--normalize \(m.name) contradicts \(EchoedText.escaped(base.path))'s normalize: \(normalization.name) (rules and model see the same text)", .usage)
             }
             normalization = m
         }
@@ -343,14 +343,14 @@ struct LearnCommand: ParsableCommand {
         // The file must load as written (list paths of a base file resolve from the output's folder).
         let (_, issues) = RuleSet.resolve(yaml: text, file: output)
         if !issues.isEmpty {
-            throw CLI.fail("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", code: .badInput)
+            throw CommandFailure("the rule file learn would write does not load: \(issues.map(\.description).joined(separator: "\n"))", .badInput)
         }
         do {
             let file = try OutputFile(path: output, existing: existing)
             try file.write(text)
             try file.finish()
         } catch {
-            throw CLI.fail("\(error)", code: .cannotCreate)
+            throw CommandFailure("\(error)", .cannotCreate)
         }
     }
 
@@ -359,7 +359,7 @@ struct LearnCommand: ParsableCommand {
             if let text { return try TruthMapping.parse(text) }
             return try TruthMapping.load(path: file!)
         } catch {
-            throw CLI.fail(error.message, code: .usage)
+            throw CommandFailure(error.message, .usage)
         }
     }
 
@@ -367,7 +367,7 @@ struct LearnCommand: ParsableCommand {
         do {
             return try BoundedFile.read(path, limit: RuleSet.maxRuleFileBytes)
         } catch {
-            throw CLI.fail(error.description, code: error.kind == .missing ? .inputMissing : .usage)
+            throw CommandFailure(error.description, error.kind == .missing ? .inputMissing : .usage)
         }
     }
 

@@ -71,13 +71,13 @@ struct MergeCountsCommand: ParsableCommand {
         // for among those only (comparing each file with every other took minutes for a few thousand).
         var bySeconds: [UInt64: [Int]] = [:]
         for file in files {
-            guard FileManager.default.fileExists(atPath: file) else { throw CLI.fail("\(EchoedText.escaped(file)): no such file", code: .inputMissing) }
+            guard FileManager.default.fileExists(atPath: file) else { throw CommandFailure("\(EchoedText.escaped(file)): no such file", .inputMissing) }
             // The same file named twice (by any spelling or link) would be counted twice.
             var info = stat()
             if file != "-", stat(file, &info) == 0 {
                 let identity = "\(info.st_dev):\(info.st_ino)"
                 if let first = identities[identity] {
-                    throw CLI.fail("\(EchoedText.escaped(file)) is \(EchoedText.escaped(first)) again: its counts would be added twice", code: .usage)
+                    throw CommandFailure("\(EchoedText.escaped(file)) is \(EchoedText.escaped(first)) again: its counts would be added twice", .usage)
                 }
                 identities[identity] = file
             }
@@ -85,13 +85,13 @@ struct MergeCountsCommand: ParsableCommand {
             do {
                 counts = try RunCounts.read(path: file)
             } catch {
-                throw CLI.fail("\(error)", code: error.exitCode)
+                throw CommandFailure("\(error)", error.exitCode)
             }
             // A copy of a count file holds the same run (its elapsed seconds and files included): two runs
             // never write the same counts to the last digit of `seconds`.
             let key = counts.seconds == 0 ? 0 : counts.seconds.bitPattern
             if let twin = bySeconds[key, default: []].first(where: { parts[$0].counts == counts }) {
-                throw CLI.fail("\(EchoedText.escaped(file)) holds the same counts as \(EchoedText.escaped(parts[twin].name)) (a copy of one run?): they would be added twice", code: .badInput)
+                throw CommandFailure("\(EchoedText.escaped(file)) holds the same counts as \(EchoedText.escaped(parts[twin].name)) (a copy of one run?): they would be added twice", .badInput)
             }
             bySeconds[key, default: []].append(parts.count)
             parts.append((file, counts))
@@ -101,16 +101,16 @@ struct MergeCountsCommand: ParsableCommand {
         do {
             total = try RunCounts.merged(parts)
         } catch {
-            throw CLI.fail("\(error)", code: error.exitCode)
+            throw CommandFailure("\(error)", error.exitCode)
         }
         do {
             data = try total.jsonData()
         } catch {
-            throw CLI.fail("\(error)", code: .badInput)
+            throw CommandFailure("\(error)", .badInput)
         }
-        try CLI.writeOutput(Array(data), to: out, existing: plan.existingPolicy)
+        try SmallOutput.write(Array(data), to: out, existing: plan.existingPolicy)
         if !quietOption.quiet && out != "-" {
-            CLI.stderr(
+            Console.stderr(
                 "merged \(files.count) count file\(files.count == 1 ? "" : "s"): \(groupedDigits(total.records)) records "
                     + "(\(groupedDigits(total.labelled)) labelled, \(groupedDigits(total.rejected)) rejected) → \(out)\n")
         }

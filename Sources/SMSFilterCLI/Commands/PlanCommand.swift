@@ -84,7 +84,7 @@ struct PlanCommand: ParsableCommand {
         do {
             plan = try ArchivePlan.make(path: archive, options: options)
         } catch {
-            throw CLI.fail(error.description, code: error.exitCode)
+            throw CommandFailure(error.description, error.exitCode)
         }
         if let output {
             do {
@@ -92,18 +92,18 @@ struct PlanCommand: ParsableCommand {
                 try file.write(Array(plan.jsonData()))
                 try file.finish()
             } catch {
-                throw CLI.fail("\(error)", code: .cannotCreate)
+                throw CommandFailure("\(error)", .cannotCreate)
             }
         }
         if jsonOption.json {
-            CLI.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
+            Console.printSummaryJSON(String(decoding: plan.jsonData(), as: UTF8.self), plan: io)
         } else if !quietOption.quiet {
             // With the plan's JSON on standard output (-o and a link to it), the table goes beside it.
-            if io.writesStandardOutput { CLI.stderr(plan.table()) } else { CLI.stdout(plan.table()) }
+            if io.writesStandardOutput { Console.stderr(plan.table()) } else { Console.stdout(plan.table()) }
         }
         if plan.damaged {
             for (k, split) in plan.splits.enumerated() where split.error != nil {
-                CLI.stderr("smsfilter: error: split \(k) (\(split.start):\(split.end)): \(split.error!)\n")
+                ErrorReport.print("split \(k) (\(split.start):\(split.end)): \(split.error!)")
             }
             throw ExitCode(.badInput)
         }

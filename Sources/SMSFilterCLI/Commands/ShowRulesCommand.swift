@@ -45,6 +45,6 @@ struct ShowRulesCommand: ParsableCommand {
         var plan = IOPlan(force: forceOption.force)
         plan.write(output ?? "-", as: output == nil ? "standard output" : "-o")
         try plan.check()
-        try CLI.writeOutput(Array(DefaultRules.yaml.utf8), to: output ?? "-", existing: plan.existingPolicy, what: "the rule file")
+        try SmallOutput.write(Array(DefaultRules.yaml.utf8), to: output ?? "-", existing: plan.existingPolicy, what: "the rule file")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchPipeline
+import Foundation
 
 // The options many commands share, each declared, helped and defaulted once: a command takes one with
 // `@OptionGroup`, where its help should list it. A command whose option of the same name means something
@@ -11,7 +12,7 @@ struct QuietOption: ParsableArguments {
     var quiet = false
 }
 
-/// `--json`: the command's report as JSON, where ``CLI/printSummaryJSON(_:plan:)`` puts it.
+/// `--json`: the command's report as JSON, where ``Console/printSummaryJSON(_:plan:)`` puts it.
 struct JSONOption: ParsableArguments {
     @Flag(name: .long, help: "Print the report as JSON instead, on standard output (standard error when an output goes there).")
     var json = false
@@ -32,7 +33,10 @@ struct ThreadsOption: ParsableArguments {
     var threads: Int?
 
     /// The threads given, or one per core.
-    var count: Int { threads ?? CLI.cores }
+    var count: Int { threads ?? Self.cores }
+
+    /// The number of cores.
+    static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 }
 
 /// `--input-format`: how to read the input when its name and first bytes should not decide.

@@ -3,7 +3,7 @@ import BatchPipeline
 import MessageFilter
 
 /// The exit statuses of `smsfilter` (SPEC §7, with the names of BSD's `sysexits.h`): the one place a status
-/// is a number. Commands say which status by name (`CLI.fail(_:_:)`, `ExitCode(.badInput)`); the typed errors
+/// is a number. Commands say which status by name (``CommandFailure``, `ExitCode(.badInput)`); the typed errors
 /// of the libraries map to one here (``init(_:)``), so a new error kind is given its status once.
 ///
 /// `Scripts/check-exit-codes.sh` (run by `make test`) fails when a numeric status appears anywhere else.
@@ -35,6 +35,11 @@ enum ExitStatus: Int32, Sendable {
         } else {
             self = .internalError
         }
+    }
+
+    /// The status of a rule file that did not load: missing, or bad (unreadable, not YAML, rules in error).
+    init(_ error: RuleSetLoadError) {
+        self = error.kind == .fileMissing ? .inputMissing : .badInput
     }
 
     /// What the status means in a help text's "Exit status:" paragraph when the command says nothing more.

@@ -100,7 +100,7 @@ struct IOPlan {
     /// Whether an output of this plan is standard output: named `-`, or a name that leads to the file this
     /// process's standard output holds (the same device and inode: a link to `/proc/self/fd/1` or
     /// `/dev/stdout`, a link of one's own to one of them, the file the shell redirected standard output to).
-    /// `/dev/null` is not. A `--json` summary then goes to standard error (``CLI/printSummaryJSON(_:plan:)``),
+    /// `/dev/null` is not. A `--json` summary then goes to standard error (``Console/printSummaryJSON(_:plan:)``),
     /// never into the records.
     var writesStandardOutput: Bool {
         let standardOutput = Self.identity("-", stream: 1)
@@ -112,7 +112,7 @@ struct IOPlan {
 
     /// Refuses the plan (see the type's documentation); prints `smsfilter: error: …` and throws the exit code.
     func check() throws {
-        if let (message, code) = problem() { throw CLI.fail(message, code: code) }
+        if let (message, code) = problem() { throw CommandFailure(message, code) }
     }
 
     /// The first problem, with its exit status; nil when the plan is safe.

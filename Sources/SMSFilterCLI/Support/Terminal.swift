@@ -149,7 +149,7 @@ extension ProgressLine {
         } catch {
             line.clear()
             abandon()
-            throw CLI.fail(error.description, code: error.exitCode)
+            throw CommandFailure(error.description, error.exitCode)
         }
     }
 }

@@ -1,8 +1,5 @@
-import BatchPipeline
-import ArgumentParser
-import Foundation
-import MessageFilter
 import ArchiveIO
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-enum CLI {
+/// What the tool prints for people and where: standard output and standard error with control characters
+/// escaped (``TerminalText``), the `--json` report's one rule, and which of the three streams is a terminal.
+enum Console {
     /// Writes `text` to standard error, control characters escaped (``TerminalText/escaped(_:)``).
     static func stderr(_ text: String) {
         FileHandle.standardError.write(Data(TerminalText.escaped(text).utf8))
@@ -21,7 +20,6 @@ enum CLI {
     static func stdout(_ text: String) {
         FileHandle.standardOutput.write(Data(TerminalText.escaped(text).utf8))
     }
-
 
     /// Prints a `--json` summary where SPEC §7 says, one rule for every command: to standard output, unless
     /// an output of the command goes there (its records, a compiled rule set, a learned rule file, the
@@ -53,47 +51,12 @@ enum CLI {
     /// `-o` on a big archive would otherwise fill the screen. `output` is the `-o` value (nil: not given).
     static func refuseRecordsToTerminal(output: String?, what: String = "records") throws {
         guard output == nil, stdoutIsTerminal else { return }
-        throw fail(
+        throw CommandFailure(
             "refusing to write \(what) to a terminal: give -o FILE (.zst or .gz compresses), pipe the output, "
-                + "or give -o - to print them here anyway", code: .usage)
-    }
-
-    /// Prints `smsfilter: error: …` and returns the exit code of `code` to throw.
-    static func fail(_ message: String, code: ExitStatus) -> ExitCode {
-        stderr("smsfilter: error: \(message)\n")
-        return ExitCode(code)
-    }
-
-    /// Writes a small output whole (a JSON table, a report, a count file) through ``OutputFile``: under a
-    /// temporary name renamed into place, or in place for a device or standard output (`-`). When it cannot
-    /// be written, prints `smsfilter: error: <error> (<what>)` and throws exit status 73.
-    static func writeOutput(_ bytes: [UInt8], to path: String, existing: OutputFile.Existing, what: String? = nil) throws {
-        do {
-            let file = try OutputFile(path: path, existing: existing)
-            try file.write(bytes)
-            try file.finish()
-        } catch {
-            throw fail("\(error)" + (what.map { " (\($0))" } ?? ""), code: .cannotCreate)
-        }
+                + "or give -o - to print them here anyway", .usage)
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
     static var stdoutIsTerminal: Bool { isatty(1) == 1 }
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
-
-    /// The number of cores.
-    static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
-
-    /// Loads `--rules` (YAML or .smsf) or the embedded default set: the one rule loader of every command.
-    /// Prints the error and exits 66 when the file is missing, 65 when it is bad.
-    static func loadRules(_ path: String?) throws -> RuleSet {
-        guard let path else { return RuleSet.embeddedDefault }
-        do {
-            return try RuleSet.load(path: path)
-        } catch let error as RuleSetLoadError where error.kind == .fileMissing {
-            throw fail("\(EchoedText.escaped(path)): no such rule file", code: .inputMissing)
-        } catch {
-            throw fail("\(error)", code: .badInput)
-        }
-    }
 }
