@@ -334,15 +334,7 @@ public final class Classifier {
         var refine = _Refiners()
         var vouched = false  // a registered transactional sender's rule fired
         var k = 0
-        // The sender-only rules this sender can fire (every one for a full trace, which records each).
-        let senderOnly = full || info == nil ? set.senderOnlyRules : set.senderOnlyByGate
-        var first = 0
-        var senderOnlyCount = senderOnly.count
-        if !full, let info {
-            let g = RuleSet.senderGate(of: info, present: sender != nil)
-            first = Int(set.senderOnlyGateStart[g])
-            senderOnlyCount = Int(set.senderOnlyGateStart[g + 1]) - first
-        }
+        let (senderOnly, first, senderOnlyCount) = _senderOnlyRules(info, present: sender != nil, full: full)
         while k < touchedCount + senderOnlyCount {
             let r: Int
             if k < touchedCount {
@@ -390,6 +382,18 @@ public final class Classifier {
         }
         if full { _recordRulesDecided(model, best: best, yielded: yielded, trace!) }
         return _ruleVerdict(best)
+    }
+
+    /// The sender-only rules to weigh for a sender of `info` (`present`: the message has one): those it can fire
+    /// (`RuleSet.senderOnlyByGate`), or every one for a full trace (which records each), as a list and the range
+    /// of it (first, count).
+    @inline(__always)
+    func _senderOnlyRules(_ info: SenderInfo?, present: Bool, full: Bool) -> ([Int32], Int, Int) {
+        let set = ruleSet
+        guard !full, let info else { return (set.senderOnlyRules, 0, set.senderOnlyRules.count) }
+        let g = RuleSet.senderGate(of: info, present: present)
+        let first = Int(set.senderOnlyGateStart[g])
+        return (set.senderOnlyByGate, first, Int(set.senderOnlyGateStart[g + 1]) - first)
     }
 
     /// Whether the model, scored for the message in the current slot, leaves it to the rules below though it

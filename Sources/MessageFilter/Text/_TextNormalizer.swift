@@ -324,18 +324,9 @@ final class _TextNormalizer {
                     continue
                 }
                 // This byte and the plain ASCII after it (no control character, no space after a space: each
-                // space in it follows a byte that is not one, so it is written as it is) copied at once, each
-                // byte with its own span.
+                // space in it follows a byte that is not one, so it is written as it is) copied at once.
                 let j = _skipPlainASCII(body, from: i &+ 1)
-                let c = w.count
-                (w.bytes + c).update(from: body.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j &- i)
-                var q = 0
-                while q < j &- i {
-                    w.starts[c &+ q] = s &+ Int32(truncatingIfNeeded: q)
-                    w.ends[c &+ q] = s &+ Int32(truncatingIfNeeded: q &+ 1)
-                    q &+= 1
-                }
-                w.count &+= j &- i
+                w.copy(body, i, j)
                 i = j
                 continue
             }
@@ -348,28 +339,7 @@ final class _TextNormalizer {
             let e = s &+ Int32(truncatingIfNeeded: len)
             let f = flags.of(v)
             if f & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) == 0 {
-                // Unchanged: its own bytes, each with the character's span.
-                let c = w.count
-                if len == 3 {
-                    w.bytes[c] = b0
-                    w.bytes[c &+ 1] = body[i &+ 1]
-                    w.bytes[c &+ 2] = body[i &+ 2]
-                    w.starts[c] = s
-                    w.starts[c &+ 1] = s
-                    w.starts[c &+ 2] = s
-                    w.ends[c] = e
-                    w.ends[c &+ 1] = e
-                    w.ends[c &+ 2] = e
-                } else {
-                    var q = 0
-                    while q < len {
-                        w.bytes[c &+ q] = body[i &+ q]
-                        w.starts[c &+ q] = s
-                        w.ends[c &+ q] = e
-                        q &+= 1
-                    }
-                }
-                w.count &+= len
+                w.copyCharacter(body, i, len)
                 i &+= len
                 continue
             }
@@ -970,6 +940,50 @@ struct _ByteSink {
     let ends: UnsafeMutablePointer<Int32>
     var count: Int
     let flags: _ScalarFlags
+
+    /// Appends `body[i..<j]` as it is, each byte with its own span.
+    @inline(__always)
+    mutating func copy(_ body: UnsafeRawBufferPointer, _ i: Int, _ j: Int) {
+        let c = count
+        (bytes + c).update(from: body.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j &- i)
+        let s = Int32(truncatingIfNeeded: i)
+        var q = 0
+        while q < j &- i {
+            starts[c &+ q] = s &+ Int32(truncatingIfNeeded: q)
+            ends[c &+ q] = s &+ Int32(truncatingIfNeeded: q &+ 1)
+            q &+= 1
+        }
+        count &+= j &- i
+    }
+
+    /// Appends the character of `len` bytes at `body[i]` as it is, each byte with the character's span (a
+    /// three-byte one, most of a Thai or Chinese body, without a loop).
+    @inline(__always)
+    mutating func copyCharacter(_ body: UnsafeRawBufferPointer, _ i: Int, _ len: Int) {
+        let c = count
+        let s = Int32(truncatingIfNeeded: i)
+        let e = s &+ Int32(truncatingIfNeeded: len)
+        if len == 3 {
+            bytes[c] = body[i]
+            bytes[c &+ 1] = body[i &+ 1]
+            bytes[c &+ 2] = body[i &+ 2]
+            starts[c] = s
+            starts[c &+ 1] = s
+            starts[c &+ 2] = s
+            ends[c] = e
+            ends[c &+ 1] = e
+            ends[c &+ 2] = e
+        } else {
+            var q = 0
+            while q < len {
+                bytes[c &+ q] = body[i &+ q]
+                starts[c &+ q] = s
+                ends[c &+ q] = e
+                q &+= 1
+            }
+        }
+        count &+= len
+    }
 
     /// Appends scalar `v` (case-folded when non-ASCII; a raw byte as itself) with source span `s..<e`.
     @inline(__always)
