@@ -26,6 +26,13 @@ public enum Fixtures {
         return packageRoot.appendingPathComponent(".build/debug/smsfilter").path
     }
 
+    /// The records of a committed JSON Lines fixture, `Tests/Fixtures/<name>`, one `Record` a line.
+    public static func jsonLines<Record: Decodable>(_ name: String, of: Record.Type = Record.self) throws -> [Record] {
+        let url = packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(name)
+        return try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+            .map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    }
+
     /// A new empty temporary folder.
     public static func temporaryFolder(_ name: String = "smsfilter-test") throws -> URL {
         let url = FileManager.default.temporaryDirectory

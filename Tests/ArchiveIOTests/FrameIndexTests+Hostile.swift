@@ -11,10 +11,7 @@ extension FrameIndexTests {
     /// passed every test before.)
     func testASeekTableWhoseSizesContradictTheHeadersIsIgnored() throws {
         let data = codecSample(300_000, seed: 9)
-        let target = path("sized.zst")
-        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.finish()
+        let target = try seekableArchive("sized.zst", data)
         let honest = try XCTUnwrap(try ZstdFrameIndex.read(path: target))
         XCTAssertEqual(honest.source, .seekTable)
         let walked = try ZstdFrameIndex.walkForTests(path: target)
@@ -44,10 +41,7 @@ extension FrameIndexTests {
     /// the table) is one last piece.
     func testStrayBytesBeforeASeekTableStopTheWalkWhereTheyAre() throws {
         let data = codecSample(200_000, seed: 11)
-        let target = path("stray-source.zst")
-        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.finish()
+        let target = try seekableArchive("stray-source.zst", data)
         let table = try XCTUnwrap(try ZstdSeekTable.read(path: target))
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: target)))
         let framesEnd = bytes.count - table.serializedSize

@@ -56,10 +56,7 @@ final class FrameIndexTests: ZstdFileTestCase {
     /// the table; a table that disagrees with the frames is not trusted (the headers are walked).
     func testASeekTableGivesTheFramesAndIsChecked() throws {
         let data = codecSample(700_000, seed: 3)
-        let target = path("seek.zst")
-        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
-        try data.withUnsafeBytes { try file.write($0) }
-        try file.finish()
+        let target = try seekableArchive("seek.zst", data)
         let index = try XCTUnwrap(try ZstdFrameIndex.read(path: target))
         XCTAssertEqual(index.source, .seekTable)
         XCTAssertEqual(index.frames.count, 11)

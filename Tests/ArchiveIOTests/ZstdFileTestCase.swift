@@ -15,6 +15,16 @@ class ZstdFileTestCase: TemporaryFolderTestCase {
         return Array(result.stdout)
     }
 
+    /// `data` written to `name` in this test's folder as a seekable zstd archive of 64 KiB frames (level 3, no
+    /// workers); returns its path.
+    func seekableArchive(_ name: String, _ data: [UInt8]) throws -> String {
+        let target = path(name)
+        let file = try OutputFile(path: target, compression: .zstd(level: 3, workers: 0, frameSize: 64 << 10))
+        try data.withUnsafeBytes { try file.write($0) }
+        try file.finish()
+        return target
+    }
+
     /// A skippable frame (magic 0x184D2A50 + `variant`) holding `payload`.
     func skippable(_ payload: [UInt8], variant: UInt32 = 0) -> [UInt8] {
         var frame: [UInt8] = []

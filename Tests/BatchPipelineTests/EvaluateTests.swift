@@ -56,14 +56,9 @@ final class EvaluateTests: TemporaryFolderTestCase {
         """
 
     func evaluate(_ map: String, by: TruthMapping.Granularity? = nil) throws -> EvaluationReport {
-        let path = folder.appendingPathComponent("corpus.jsonl").path
-        try Self.corpus.write(toFile: path, atomically: true, encoding: .utf8)
         var options = EvaluationOptions(mapping: try TruthMapping.parse(map))
         options.granularity = by
-        let frozen = options
-        return try Deadline.run("Evaluator.run over the hand-made corpus") {
-            try Evaluator(ruleSet: Self.ruleSet, options: frozen).run(inputs: [path])
-        }
+        return try runEvaluator(over: Self.corpus, options: options)
     }
 
     func testFiguresEqualHandComputedValues() throws {
@@ -234,10 +229,7 @@ final class EvaluateTests: TemporaryFolderTestCase {
                 - [word, "won", 1.0, 2.0, -2.0]
             """
         let set = try RuleSet.parse(yaml: yaml, file: "m.yaml")
-        let path = folder.appendingPathComponent("corpus.jsonl").path
-        try Self.corpus.write(toFile: path, atomically: true, encoding: .utf8)
-        let report = try Evaluator(ruleSet: set, options: EvaluationOptions(mapping: try TruthMapping.parse("spam=junk,ham=none")))
-            .run(inputs: [path])
+        let report = try runEvaluator(over: Self.corpus, ruleSet: set, options: EvaluationOptions(mapping: try TruthMapping.parse("spam=junk,ham=none")))
         XCTAssertEqual(report.rules.count, 5)
         let model = try XCTUnwrap(report.rules.last)
         XCTAssertTrue(model.isModel)

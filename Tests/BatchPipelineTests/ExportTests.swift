@@ -10,17 +10,9 @@ final class ExportTests: TemporaryFolderTestCase {
     static let rulesYAML = """
         version: 1
         rules:
-          - name: prize
-            action: junk
-            keywords: [prize]
-          - name: sale
-            action: promotion
-            subAction: promotionalOffers
-            keywords: [sale]
-          - name: bill
-            action: transaction
-            subAction: transactionalPublicServices
-            keywords: [water bill]
+          - {name: prize, action: junk, keywords: [prize]}
+          - {name: sale, action: promotion, subAction: promotionalOffers, keywords: [sale]}
+          - {name: bill, action: transaction, subAction: transactionalPublicServices, keywords: [water bill]}
         """
 
     static let ruleSet = try! RuleSet.parse(yaml: rulesYAML, file: "test.yaml")

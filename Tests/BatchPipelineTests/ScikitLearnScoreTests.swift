@@ -111,13 +111,10 @@ final class ScikitLearnScoreTests: TemporaryFolderTestCase {
             XCTAssertEqual(r.macroF1!, 0.5555555555555555, accuracy: 1e-12, name)
         }
         // A record without an id has "id": null.
-        let path = folder.appendingPathComponent("noid.jsonl").path
-        try #"{"body": "prize", "label": "spam"}"#.appending("\n").write(toFile: path, atomically: true, encoding: .utf8)
         var options = EvaluationOptions(mapping: try TruthMapping.parse("spam=junk"))
-        options.predictions = folder.appendingPathComponent("noid.out").path
-        let frozen = options
-        _ = try Deadline.run("Evaluator.run") { try Evaluator(ruleSet: EvaluateTests.ruleSet, options: frozen).run(inputs: [path]) }
-        let line = try String(contentsOfFile: frozen.predictions!, encoding: .utf8)
+        options.predictions = path("noid.out")
+        _ = try runEvaluator(over: #"{"body": "prize", "label": "spam"}"# + "\n", in: "noid.jsonl", options: options)
+        let line = try String(contentsOfFile: path("noid.out"), encoding: .utf8)
         XCTAssertEqual(line, #"{"id": null, "label": "spam", "y_true": "junk", "y_pred": "junk", "predicted": "junk"}"# + "\n")
     }
 
@@ -137,11 +134,8 @@ final class ScikitLearnScoreTests: TemporaryFolderTestCase {
             {"id": "7", "body": "hi", "label": "FOO"}
 
             """
-        let path = folder.appendingPathComponent("case.jsonl").path
-        try corpus.write(toFile: path, atomically: true, encoding: .utf8)
         func run(_ mapping: TruthMapping) throws -> EvaluationReport {
-            let options = EvaluationOptions(mapping: mapping)
-            return try Deadline.run("Evaluator.run") { try Evaluator(ruleSet: EvaluateTests.ruleSet, options: options).run(inputs: [path]) }
+            try runEvaluator(over: corpus, in: "case.jsonl", options: EvaluationOptions(mapping: mapping))
         }
         let exact = try run(TruthMapping.parse("spam=junk,ham=none"))
         XCTAssertEqual(exact.scored, 2)
@@ -164,14 +158,9 @@ final class ScikitLearnScoreTests: TemporaryFolderTestCase {
     // MARK: Helpers
 
     func evaluate(_ map: String, predictions: String? = nil) throws -> EvaluationReport {
-        let path = folder.appendingPathComponent("corpus.jsonl").path
-        try EvaluateTests.corpus.write(toFile: path, atomically: true, encoding: .utf8)
         var options = EvaluationOptions(mapping: try TruthMapping.parse(map))
         options.predictions = predictions
-        let frozen = options
-        return try Deadline.run("Evaluator.run over the hand-made corpus") {
-            try Evaluator(ruleSet: EvaluateTests.ruleSet, options: frozen).run(inputs: [path])
-        }
+        return try runEvaluator(over: EvaluateTests.corpus, options: options)
     }
 
     /// The y_true/y_pred of the hand corpus under `spam=junk,ham=none,p1=transaction,p2=transaction|promotion`.

@@ -16,9 +16,7 @@ final class ChatWithLinksTests: XCTestCase {
     }
 
     func testTheDefaultFiltersNoMoreChatWithLinksThanTheRulesAlone() throws {
-        let url = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/chat/links.jsonl")
-        let rows = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
-            .map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
+        let rows = try Fixtures.jsonLines("chat/links.jsonl", of: Row.self)
         XCTAssertGreaterThanOrEqual(rows.count, 60)
         func filtered(_ set: RuleSet) -> [String] {
             let c = Classifier(ruleSet: set)

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -6,16 +7,8 @@ final class ClassifierTests: XCTestCase {
         version: 1
         capabilities: [transactionalFinance, transactionalOrders, promotionalCoupons, promotionalOffers]
         rules:
-          - name: bank-debit
-            action: transaction
-            subAction: transactionalFinance
-            keywords: [debited, "a/c", "txn of"]
-          - name: coupon
-            action: promotion
-            subAction: promotionalCoupons
-            priority: 10
-            keywords: [coupon, "promo code"]
-            unless: ["order #"]
+        \(RuleYAML.bankDebit)
+        \(RuleYAML.coupon)
           - name: order
             action: transaction
             subAction: transactionalOrders

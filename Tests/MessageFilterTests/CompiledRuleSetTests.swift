@@ -42,27 +42,15 @@ final class CompiledRuleSetTests: XCTestCase {
     /// table; the set with a model was re-pinned for v6 on 2026-11-26, deliberately: its model's record ends with
     /// the overrule flag): a change to them is a change of every compiled file's identity and must be deliberate.
     func testHeaderIsPinned() throws {
-        let set = try RuleSet.parse(yaml: """
+        let rules = """
             version: 1
             normalize: none
             rules:
               - {name: prize, action: junk, keywords: [prize]}
               - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
-            """, file: "pinned.yaml")
-        let withModel = try RuleSet.parse(yaml: """
-            version: 1
-            normalize: none
-            rules:
-              - {name: prize, action: junk, keywords: [prize]}
-              - {name: greek, action: promotion, caseFold: unicode, keywords: [σας]}
-            model:
-              name: learned
-              priority: 10
-              targets: [junk, none]
-              bias: [-0.5, 0.5]
-              phrases:
-                - [word, "free", 2.0, 3.0, -3.0]
-            """, file: "pinned.yaml")
+            """
+        let set = try RuleSet.parse(yaml: rules, file: "pinned.yaml")
+        let withModel = try RuleSet.parse(yaml: rules + "\n" + RuleYAML.learnedModel, file: "pinned.yaml")
         for (set, checksum) in [(set, "8fbb728e5f8938d0"), (withModel, "d46e603e579aa74a")] {
             let bytes = set.serialize()
             func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }

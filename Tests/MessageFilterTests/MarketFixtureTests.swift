@@ -18,9 +18,7 @@ final class MarketFixtureTests: XCTestCase {
     static let markets = ["ja", "ko", "zh", "in"]
 
     static func rows(_ market: String) throws -> [Row] {
-        let url = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/markets/\(market).jsonl")
-        let text = try String(contentsOf: url, encoding: .utf8)
-        return try text.split(separator: "\n").map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
+        try Fixtures.jsonLines("markets/\(market).jsonl")
     }
 
     /// Whether `folder` is right for a message labelled `want`: the same folder, or, for personal chat

@@ -19,13 +19,7 @@ final class ModelTests: XCTestCase {
             action: promotion
             priority: -5
             keywords: [offer]
-        model:
-          name: learned
-          priority: 10
-          targets: [junk, none]
-          bias: [-0.5, 0.5]
-          phrases:
-            - [word, "free", 2.0, 3.0, -3.0]
+        \(RuleYAML.learnedModel)
             - [word, "win", 1.0, 1.0, -1.0]
             - [part, "£", 1.0, 2.0, -2.0]
         """

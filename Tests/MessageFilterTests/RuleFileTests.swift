@@ -1,9 +1,17 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
 final class RuleFileTests: XCTestCase {
     func issues(_ yaml: String) -> [String] {
         RuleSet.resolve(yaml: yaml, file: "rules.yaml").issues.map(\.description)
+    }
+
+    /// Fails for each of `expected` that no issue of `got` starts with.
+    func assertEach(of expected: [String], startsAnIssueIn got: [String], file: StaticString = #filePath, line: UInt = #line) {
+        for e in expected {
+            XCTAssertTrue(got.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(got.joined(separator: "\n"))", file: file, line: line)
+        }
     }
 
     func testMinimalFileFromSpec() throws {
@@ -15,12 +23,7 @@ final class RuleFileTests: XCTestCase {
                 action: transaction                 # none | allow | junk | promotion | transaction
                 subAction: transactionalFinance     # Apple's sub-action names
                 keywords: [debited, "a/c", "txn of"]
-              - name: coupon
-                action: promotion
-                subAction: promotionalCoupons
-                priority: 10
-                keywords: [coupon, "promo code"]
-                unless: ["order #"]
+            \(RuleYAML.coupon)
             """, file: "rules.yaml")
         XCTAssertEqual(set.ruleNames, ["bank-debit", "coupon"])
         XCTAssertEqual(set.capabilities.subActions, [.transactionalFinance, .transactionalOrders, .promotionalCoupons])
@@ -83,9 +86,7 @@ final class RuleFileTests: XCTestCase {
             "rules.yaml:21: rules[4].keywords[0]: empty phrase",
             "rules.yaml:22: rules[5].name: missing",
         ]
-        for e in expect {
-            XCTAssertTrue(got.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(got.joined(separator: "\n"))")
-        }
+        assertEach(of: expect, startsAnIssueIn: got)
         XCTAssertTrue(got.contains { $0.contains("did you mean \"capabilities\"") })
         XCTAssertTrue(got.contains { $0.contains("did you mean \"shortCode\"") })
     }
@@ -107,9 +108,7 @@ final class RuleFileTests: XCTestCase {
             "rules.yaml:5: rules[2].unlessSender: empty sender condition",
             "rules.yaml:6: rules[3]: rule \"d\" has no condition",
         ]
-        for e in expect {
-            XCTAssertTrue(got.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(got.joined(separator: "\n"))")
-        }
+        assertEach(of: expect, startsAnIssueIn: got)
         XCTAssertTrue(issues("version: 1\nrules:\n  - {name: a, action: junk, keywords: [x], unlessSender: {suffix: [T]}}\n").isEmpty)
     }
 

@@ -242,13 +242,7 @@ enum RuleSemantics {
         rules:
           - {name: otp, action: transaction, subAction: transactionalOthers, priority: 90, keywords: [otp]}
           - {name: offer, action: promotion, priority: -5, keywords: [offer]}
-        model:
-          name: learned
-          priority: 10
-          targets: [junk, none]
-          bias: [-0.5, 0.5]
-          phrases:
-            - [word, "free", 2.0, 3.0, -3.0]
+        \(RuleYAML.learnedModel)
             - [word, "thanks", 1.0, -2.0, 2.0]
         """, rows: [
             RuleRow(nil, "your otp is 1234, free", "otp", "Transactions/Others"),  // a rule above the model

@@ -251,24 +251,6 @@ final class SenderConditionCacheTests: XCTestCase {
     }
 
     private func batch(_ c: Classifier, _ messages: [(String?, String)]) -> [Verdict] {
-        var buffer: [UInt8] = []
-        var spans: [MessageSpan] = []
-        for (s, b) in messages {
-            var span = MessageSpan(senderStart: 0, senderCount: -1, bodyStart: 0, bodyCount: 0)
-            if let s {
-                span.senderStart = buffer.count
-                buffer += Array(s.utf8)
-                span.senderCount = s.utf8.count
-            }
-            span.bodyStart = buffer.count
-            buffer += Array(b.utf8)
-            span.bodyCount = b.utf8.count
-            spans.append(span)
-        }
-        var out = [Verdict](repeating: Verdict(), count: spans.count)
-        buffer.withUnsafeBytes { buf in
-            spans.withUnsafeBufferPointer { sp in out.withUnsafeMutableBufferPointer { c.classify(buffer: buf, messages: sp, into: $0) } }
-        }
-        return out
+        MessageBatch(messages).verdicts(c)
     }
 }

@@ -100,6 +100,25 @@ final class TextNormalizationTests: XCTestCase {
         XCTAssertLessThan(lookup.entry(0x41), 0)
     }
 
+    /// Whether `mode` rewrites `bytes` before scanning (`needsRewrite`), checked against the normaliser: a body
+    /// it leaves alone (scans in place) normalises to itself, each ASCII byte its own span, and a body the
+    /// normaliser changes is rewritten.
+    func rewrites(_ bytes: [UInt8], _ mode: TextNormalization) -> Bool {
+        let n = _TextNormalizer()
+        return bytes.withUnsafeBytes { body in
+            n.normalize(body, mode: mode)
+            var same = Array(n.output) == bytes
+            for i in 0..<n.count where same && bytes[i] < 0x80 {
+                if Int(n.sourceStart[i]) != i || Int(n.sourceEnd[i]) != i + 1 { same = false }
+            }
+            let rewritten = mode.needsRewrite(body)
+            if !rewritten { XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(Array(n.output))") }
+            // Anything with a changing character must be rewritten.
+            if Array(n.output) != bytes { XCTAssertTrue(rewritten, "\(bytes)") }
+            return rewritten
+        }
+    }
+
     /// A body `standard` would leave alone is not rewritten (it is scanned in place), and the normaliser
     /// indeed returns it unchanged, each byte its own span; bodies it changes are rewritten.
     func testBodiesLeftAloneAreExactlyTheUnchangedOnes() {
@@ -111,24 +130,7 @@ final class TextNormalizationTests: XCTestCase {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 1...8, using: &rng) { bytes += Array(pieces.randomElement(using: &rng)!.utf8) }
             if round % 10 == 0 { bytes.insert([0xFF, 0xC3, 0xE0, 0x80][Int.random(in: 0...3, using: &rng)], at: Int.random(in: 0...bytes.count, using: &rng)) }
-            let n = _TextNormalizer()
-            bytes.withUnsafeBytes { body in
-                n.normalize(body, mode: .standard)
-                var same = Array(n.output) == bytes
-                for i in 0..<n.count where same && bytes[i] < 0x80 {
-                    let start = Int(n.sourceStart[i])
-                    let end = Int(n.sourceEnd[i])
-                    if start != i || end != i + 1 { same = false }
-                }
-                if TextNormalization.standard.needsRewrite(body) {
-                    changed += 1
-                } else {
-                    unchanged += 1
-                    XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(Array(n.output))")
-                }
-                // Anything with a changing character must be rewritten.
-                if Array(n.output) != bytes { XCTAssertTrue(TextNormalization.standard.needsRewrite(body), "\(bytes)") }
-            }
+            if rewrites(bytes, .standard) { changed += 1 } else { unchanged += 1 }
         }
         XCTAssertGreaterThan(unchanged, 100)
         XCTAssertGreaterThan(changed, 100)
@@ -145,21 +147,7 @@ final class TextNormalizationTests: XCTestCase {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 1...9, using: &rng) { bytes += Array(pieces.randomElement(using: &rng)!.utf8) }
             if round % 10 == 0 { bytes.insert([0xFF, 0xC3, 0xE0, 0x80][Int.random(in: 0...3, using: &rng)], at: Int.random(in: 0...bytes.count, using: &rng)) }
-            let n = _TextNormalizer()
-            bytes.withUnsafeBytes { body in
-                n.normalize(body, mode: .leet)
-                var same = Array(n.output) == bytes
-                for i in 0..<n.count where same && bytes[i] < 0x80 {
-                    if Int(n.sourceStart[i]) != i || Int(n.sourceEnd[i]) != i + 1 { same = false }
-                }
-                if TextNormalization.leet.needsRewrite(body) {
-                    changed += 1
-                } else {
-                    unchanged += 1
-                    XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(Array(n.output))")
-                }
-                if Array(n.output) != bytes { XCTAssertTrue(TextNormalization.leet.needsRewrite(body), "\(bytes)") }
-            }
+            if rewrites(bytes, .leet) { changed += 1 } else { unchanged += 1 }
         }
         XCTAssertGreaterThan(unchanged, 100)
         XCTAssertGreaterThan(changed, 100)

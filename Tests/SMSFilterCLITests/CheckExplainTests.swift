@@ -12,16 +12,8 @@ final class CheckExplainTests: CLITestCase {
         version: 1
         capabilities: [transactionalFinance, transactionalOrders, promotionalCoupons]
         rules:
-          - name: bank-debit
-            action: transaction
-            subAction: transactionalFinance
-            keywords: [debited, "a/c", "txn of"]
-          - name: coupon
-            action: promotion
-            subAction: promotionalCoupons
-            priority: 10
-            keywords: [coupon, "promo code"]
-            unless: ["order #"]
+        \(RuleYAML.bankDebit)
+        \(RuleYAML.coupon)
           - name: weather
             action: transaction
             subAction: transactionalWeather

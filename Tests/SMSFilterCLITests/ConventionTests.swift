@@ -47,9 +47,7 @@ final class ConventionTests: HostileTestCase {
     /// out whole (and only it) on every command that has both flags.
     func testQuietDoesNotSilenceAnAskedJSON() throws {
         let rules = try write("rules.yaml", "version: 1\nrules:\n  - name: prize\n    action: junk\n    keywords: [prize]\n")
-        var labelled = ""
-        for i in 0..<20 { labelled += "{\"id\": \(i), \"body\": \"\(i % 2 == 0 ? "win a prize" : "home at six") \(i)\", \"label\": \"\(i % 2 == 0 ? "spam" : "ham")\"}\n" }
-        let corpus = try write("labelled.jsonl", labelled)
+        let corpus = try labelled()
         let counts = path("c.json")
         XCTAssertEqual(try run(["classify", input, "--no-output", "--counts", counts, "-q"]).status, 0)
         // Each run writes its outputs under new names (`n`), so that none needs -f.

@@ -22,11 +22,7 @@ extension ExportExtensionTests {
             version: 1
             capabilities: [transactionalOthers]
             rules:
-              - name: otp
-                action: transaction
-                subAction: transactionalOthers
-                priority: 90
-                keywords: [otp]
+              - {name: otp, action: transaction, subAction: transactionalOthers, priority: 90, keywords: [otp]}
 
             """)
         let learnt = try run(["learn", "-q", "--map", "spam=junk,ham=none", "--rules", base, "--priority", "10", "-o", path("m.yaml"), train])

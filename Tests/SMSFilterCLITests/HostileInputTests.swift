@@ -13,6 +13,17 @@ import Darwin
 /// Each test is one attack class that crashed, ran silently wrong or printed something misleading on the
 /// main of 2026-11-26. (The attacks on outputs are in HostileUseTests and its other siblings.)
 final class HostileInputTests: HostileTestCase {
+    /// One rule that only a sender fires: a bank's DLT header (entity HDFCBK) files in Transactions/Finance.
+    static let senderRules = """
+        version: 1
+        rules:
+          - name: bank-header
+            action: transaction
+            subAction: transactionalFinance
+            sender: {entity: [HDFCBK]}
+
+        """
+
     // MARK: Item 3: numbers in model sections
 
     /// `priority: -9223372036854775808` in a `model:` section trapped in `abs` in every command that loads
@@ -225,15 +236,7 @@ final class HostileInputTests: HostileTestCase {
         XCTAssertEqual(ok.status, 0, ok.err)
         XCTAssertEqual(ok.out.split(separator: "\n").count, 2)
         // The sender field named right turns the sender rules on: the same CSV labels differently.
-        let rules = try write("senders.yaml", """
-            version: 1
-            rules:
-              - name: bank-header
-                action: transaction
-                subAction: transactionalFinance
-                sender: {entity: [HDFCBK]}
-
-            """)
+        let rules = try write("senders.yaml", Self.senderRules)
         let without = try run(["classify", csv, "--rules", rules, "--body-field", "text", "--labels-only", "-o", "-", "-q"])
         let with = try run(["classify", csv, "--rules", rules, "--body-field", "text", "--sender-field", "from", "--labels-only", "-o", "-", "-q"])
         XCTAssertEqual(without.status, 0, without.err)
@@ -412,15 +415,7 @@ final class HostileInputTests: HostileTestCase {
     // MARK: Item 20: export keeps the sender; a model by action ships without capabilities
 
     func testExportKeepsTheSenderAndEvaluateUsesIt() throws {
-        let rules = try write("senders.yaml", """
-            version: 1
-            rules:
-              - name: bank-header
-                action: transaction
-                subAction: transactionalFinance
-                sender: {entity: [HDFCBK]}
-
-            """)
+        let rules = try write("senders.yaml", Self.senderRules)
         let corpus = try write("c.jsonl", "{\"id\": \"a\", \"sender\": \"AD-HDFCBK\", \"body\": \"Rs 500 debited\", \"label\": \"bank\"}\n"
                                 + "{\"id\": \"b\", \"body\": \"see you\", \"label\": \"chat\"}\n")
         for format in ["jsonl", "csv"] {

@@ -17,6 +17,7 @@ import Darwin
 /// temporary folder, stand in for them (a link to `/proc/self/fd/1` is `/dev/stdout`).
 final class HostileOutputTests: HostileTestCase {
     override class var records: String { lines(3) }
+    override class var labelledBodies: (spam: String, ham: String) { ("win a free prize now", "see you at home tonight") }
 
     var rules = ""
 
@@ -26,10 +27,7 @@ final class HostileOutputTests: HostileTestCase {
             version: 1
             capabilities: [transactionalFinance]
             rules:
-              - name: bank
-                action: transaction
-                subAction: transactionalFinance
-                keywords: [debited]
+              - {name: bank, action: transaction, subAction: transactionalFinance, keywords: [debited]}
 
             """)
     }
@@ -45,15 +43,6 @@ final class HostileOutputTests: HostileTestCase {
     func isLink(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
-    }
-
-    /// A small labelled corpus for `learn` and `evaluate`.
-    func labelled() throws -> String {
-        var lines = ""
-        for i in 0..<20 {
-            lines += "{\"id\": \(i), \"body\": \"\(i % 2 == 0 ? "win a free prize now" : "see you at home tonight") \(i)\", \"label\": \"\(i % 2 == 0 ? "spam" : "ham")\"}\n"
-        }
-        return try write("labelled.jsonl", lines)
     }
 
     // MARK: 1. Any name, any length

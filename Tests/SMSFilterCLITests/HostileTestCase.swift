@@ -31,6 +31,20 @@ class HostileTestCase: CLITestCase {
         input = try write("in.jsonl", Self.records)
     }
 
+    /// The two bodies of ``labelled()``.
+    class var labelledBodies: (spam: String, ham: String) { ("win a prize", "home at six") }
+
+    /// A small labelled corpus for `learn` and `evaluate`, written to `labelled.jsonl`: 20 records, the spam and
+    /// ham bodies of ``labelledBodies`` in turn (labelled so), each ending in its number; returns its path.
+    func labelled() throws -> String {
+        let (spam, ham) = Self.labelledBodies
+        var lines = ""
+        for i in 0..<20 {
+            lines += "{\"id\": \(i), \"body\": \"\(i % 2 == 0 ? spam : ham) \(i)\", \"label\": \"\(i % 2 == 0 ? "spam" : "ham")\"}\n"
+        }
+        return try write("labelled.jsonl", lines)
+    }
+
     func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: path)) }
     func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 }

@@ -11,9 +11,7 @@ final class OutputNameTests: HostileTestCase {
     /// it, whether the output is a folder). The inputs exist, so that only the output's name can be refused.
     func everyOutput() throws -> [(args: [String], option: String, rest: [String])] {
         let rules = try write("rules.yaml", "version: 1\nrules:\n  - name: bank\n    action: junk\n    keywords: [prize]\n")
-        var labelled = ""
-        for i in 0..<20 { labelled += "{\"id\": \(i), \"body\": \"\(i % 2 == 0 ? "win a prize" : "home at six") \(i)\", \"label\": \"\(i % 2 == 0 ? "spam" : "ham")\"}\n" }
-        let corpus = try write("labelled.jsonl", labelled)
+        let corpus = try labelled()
         let counts = path("counts.json")
         XCTAssertEqual(try run(["classify", input, "--no-output", "--counts", counts, "-q"]).status, 0)
         let map = ["--map", "spam=junk,ham=none"]

@@ -60,6 +60,8 @@ final class _CompiledModel: Sendable {
     let hasTableFeatures: Bool
     /// ``ModelDefinition/linksNeedCompany``.
     let linksNeedCompany: Bool
+    /// Every phrase in one automaton (`_ModelAutomaton`), used instead of `table` and `textPhrases` when set.
+    let automaton: _ModelAutomaton?
 
     init(_ m: ModelDefinition, phraseIDs ids: [Int32], ruleIndex: Int32, capabilities: Capabilities,
          normalization: TextNormalization) {
@@ -117,6 +119,7 @@ final class _CompiledModel: Sendable {
         table = _ModelFeatureTable(patterns: patterns, kinds: m.phrases.map(\.kind))
         textPhrases = _TextPhrases(patterns: patterns, kinds: m.phrases.map(\.kind))
         hasTableFeatures = m.phrases.contains { $0.kind != .text }
+        automaton = _ModelAutomaton.requested ? _ModelAutomaton(patterns: patterns, kinds: m.phrases.map(\.kind), table: table) : nil
     }
 
     /// The phrase as the text holds it: normalised like the text (and case-folded under `none`), ASCII letters
@@ -285,6 +288,8 @@ final class _ModelScratch {
     var touchedCount = 0
     /// Present features of non-ASCII patterns, added to the sums after the ASCII ones (`_ModelFeatures.swift`).
     let deferred: UnsafeMutablePointer<Int32>
+    /// The text phrases present, to be added after the automaton's scan (`_ModelAutomaton`).
+    let later: UnsafeMutablePointer<Int32>
     /// Per target: the sum of the present features' weights, then the final score.
     let sums: UnsafeMutablePointer<Double>
     let scores: UnsafeMutablePointer<Double>
@@ -347,13 +352,14 @@ final class _ModelScratch {
         targets = model.targetCount
         let m = memory
         stamp = m.make(features, 0)
-        stateCount = (model.textPhrases?.matchStateCount ?? 0) + 1
+        stateCount = max(model.textPhrases?.matchStateCount ?? 0, model.automaton?.matchStateCount ?? 0) + 1
         stateStamp = m.make(stateCount, 0)
         positions = m.make(1, 0)
         firstStart = m.make(features, 0)
         firstEnd = m.make(features, 0)
         touched = m.make(features, 0)
         deferred = m.make(features, 0)
+        later = m.make(model.automaton == nil ? 1 : features, 0)
         sums = m.make(targets, 0)
         scores = m.make(targets, 0)
         var ringSize = 8
@@ -436,7 +442,7 @@ extension Classifier {
     /// spans) and into batch slot `slot`.
     /// - Complexity: O(text length × the model's part lengths + present phrases × targets); allocates nothing.
     func _modelScore(_ model: _CompiledModel, _ text: UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?,
-                     ends: UnsafePointer<Int32>?, slot: Int) {
+                     ends: UnsafePointer<Int32>?, slot: Int, findScript: Bool = true) {
         let s = modelScratch!
         s.generation &+= 1
         if s.generation == 0 {
@@ -455,8 +461,14 @@ extension Classifier {
         var hits = _ModelHits(gen: s.generation, stamp: s.stamp, firstStart: s.firstStart, firstEnd: s.firstEnd,
                               touched: s.touched, deferred: s.deferred, sums: s.sums, wide: model.table.wide,
                               rows: model.rowData.pointer, stride: model.rowStride, targets: t, starts: starts, ends: ends)
-        let script = model.hasTableFeatures ? _modelCandidates(model.table, text, s, &hits) : _modelMainScript(model.table, text, s)
-        if let phrases = model.textPhrases { _modelTextPhrases(phrases, text, s, &hits) }
+        let script: Script
+        if let automaton = model.automaton {
+            script = findScript ? _modelMainScript(model.table, text, s) : .none
+            _modelAutomatonScan(automaton, text, s, model.table.flags, &hits)
+        } else {
+            script = model.hasTableFeatures ? _modelCandidates(model.table, text, s, &hits) : _modelMainScript(model.table, text, s)
+            if let phrases = model.textPhrases { _modelTextPhrases(phrases, text, s, &hits) }
+        }
         var d = 0
         while d < hits.deferredCount {
             hits.add(Int(hits.deferred[d]))

@@ -112,7 +112,8 @@ extension Classifier {
         let saved = (s.slotWinner[slot], s.slotScore[slot], s.slotFeature[slot], s.slotStart[slot], s.slotEnd[slot],
                      s.slotEvidence[slot], s.slotMargin[slot], s.slotScript[slot])
         let linkFree = s.linkFree
-        linkFree.withUnsafeBytes { _modelScore(model, $0, starts: starts, ends: ends, slot: slot) }
+        // (The link-free text's main script is not read: the slot's is restored below, or scored again.)
+        linkFree.withUnsafeBytes { _modelScore(model, $0, starts: starts, ends: ends, slot: slot, findScript: false) }
         let other = s.slotWinner[slot]
         let otherEvidence = s.slotEvidence[slot]
         let alone = !otherEvidence || !Self._files(model.targets[Int(other)].action)

@@ -75,6 +75,9 @@ final class _ModelFeatureTable: @unchecked Sendable {
     /// per access, twice per message before).
     let flags: _ScalarFlags
     let scriptBlocks: UnsafePointer<UInt8>
+    /// Per feature: whether the scan can find it (its key is in the table: a word or part phrase of a shape a
+    /// run can hold; text phrases are `_TextPhrases`' and are false here).
+    let findable: [Bool]
 
     static let needUnspaced: UInt8 = 1
     static let needDigit: UInt8 = 2
@@ -136,6 +139,7 @@ final class _ModelFeatureTable: @unchecked Sendable {
         unspacedLength = copy(unspacedLengths)
         unspacedCount = unspacedLengths.count
 
+        findable = keys.map { $0 != nil }
         (slots, slotMask, filter) = Self.hashTable(keys)
     }
 

@@ -236,9 +236,9 @@ struct LearnCommand: ParsableCommand {
             try writeRuleFile(model, to: output, base: base, normalization: normalization, existing: plan.existingPolicy)
         }
         if jsonOption.json {
-            Console.printSummaryJSON(JSONText.pretty(Self.jsonObject(report, output: output)), plan: plan)
+            Console.printSummaryJSON(JSONText.pretty(report.jsonObject(output: output)), plan: plan)
         } else if !quietOption.quiet {
-            let table = Self.table(report, output: output)
+            let table = report.table(output: output)
             if output == nil { Console.stdout(table) } else { Console.stderr(table) }
         }
     }
@@ -369,142 +369,6 @@ struct LearnCommand: ParsableCommand {
         } catch {
             throw CommandFailure(error.description, error.kind == .missing ? .inputMissing : .usage)
         }
-    }
-
-    static func table(_ r: LearnReport, output: String?) -> String {
-        var s = "records: \(groupedDigits(r.records)) read, \(groupedDigits(r.used)) learnt from ("
-        s += zip(r.targets, r.perTarget).map { "\($0) \(groupedDigits($1))" }.joined(separator: ", ") + ")"
-        if !r.skipped.isEmpty { s += "; skipped: " + r.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") }
-        s += "\n"
-        if r.sampledOut > 0 { s += "sample: \(groupedDigits(r.sampledOut)) messages left out by --max-examples\n" }
-        s += "candidates: \(groupedDigits(r.candidates)) counted (\(r.tableBytes >> 20) MiB"
-        if r.prunes > 0 { s += ", pruned \(r.prunes)×, phrases in ≤ \(r.candidateFloor) messages may be missing" }
-        s += ")\n"
-        if r.folds > 0 {
-            s += "cross-validation (\(r.folds) folds, by a hash of the normalised body):\n"
-            s += "  target" + String(repeating: " ", count: 24) + "precision  recall      F1  support\n"
-            for t in r.scores {
-                let name = t.target.count > 28 ? String(t.target.prefix(28)) : t.target
-                s += "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0)
-                s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
-            }
-            s += String(format: "  accuracy %.4f, macro F1 %.4f\n", r.accuracy, r.macroF1)
-            if !r.calibration.isEmpty {
-                s += String(format: "  without margins: accuracy %.4f, macro F1 %.4f", r.accuracyWithoutMargins, r.macroF1WithoutMargins)
-                s += " (" + r.scoresWithoutMargins.map { String(format: "%@ F1 %.4f", $0.target, $0.f1) }.joined(separator: ", ") + ")\n"
-            }
-            for (i, scores) in r.scoresByInput.enumerated() {
-                s += "  \(r.inputs[i].name):\n"
-                for t in scores where t.support > 0 || t.falsePositives > 0 {
-                    let name = t.target.count > 26 ? String(t.target.prefix(26)) : t.target
-                    s += "    " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                    s += String(format: "  %9.4f %7.4f %7.4f %8d\n", t.precision, t.recall, t.f1, t.support)
-                }
-            }
-        }
-        if !r.calibration.isEmpty {
-            s += "margins (\(r.calibrationFolds) folds, held out):"
-            for c in r.calibration {
-                s += " \(c.target) "
-                if !c.calibrated {
-                    s += "0 (not calibrated: \(c.decisions) decisions)"
-                } else if c.margin.isInfinite {
-                    s += "never (precision \(Self.share(c.right, c.decisions)) at any margin)"
-                } else {
-                    s += "\(Classifier.format(Double(c.margin))) (keeps \(c.kept) of \(c.decisions) decisions, precision \(Self.share(c.keptRight, c.kept)); all: \(Self.share(c.right, c.decisions)))"
-                }
-                if c.target != r.calibration.last?.target { s += ";" }
-            }
-            s += "\n"
-        }
-        if !r.operatingPoint.isEmpty {
-            s += "operating point (\(r.calibrationFolds) folds, held out; best macro F1): bias offsets "
-            s += zip(r.targets, r.operatingPoint).map { "\($0) \(Classifier.format(Double($1)))" }.joined(separator: ", ") + "\n"
-        }
-        if !r.overrules.isEmpty {
-            s += "overrules (held out, per main script; margin a target needs to overrule a rule of another action):\n"
-            for c in r.overrules where c.cases > 0 || !c.margin.isInfinite {
-                s += "  \(c.script.name): \(c.rule.name) rule by \(c.target): "
-                if !c.calibrated {
-                    s += "never (\(c.cases) case\(c.cases == 1 ? "" : "s"), fewer than \(r.minimumOverrules))\n"
-                } else if c.margin.isInfinite {
-                    s += "never (\(c.cases) cases, precision \(Self.share(c.right, c.cases)); no margin keeps \(r.minimumOverrules) at the target)\n"
-                } else {
-                    s += "\(Classifier.format(Double(c.margin))) (keeps \(c.kept) of \(c.cases) cases, precision \(Self.share(c.keptRight, c.kept)); all: \(Self.share(c.right, c.cases)))\n"
-                }
-            }
-            let silent = r.overrules.filter { $0.cases == 0 && $0.margin.isInfinite }.count
-            if silent > 0 { s += "  (\(silent) other pair\(silent == 1 ? "" : "s") of these scripts: no held-out case, never; other scripts: never)\n" }
-        }
-        if let m = r.model {
-            let totals = r.scripts.mapValues { $0.reduce(0, +) }
-            s += "scripts (real messages): " + (totals.isEmpty ? "none" : ModelDefinition.scriptSummary(totals))
-            if !r.generatedScripts.isEmpty { s += "; generated: " + ModelDefinition.scriptSummary(r.generatedScripts) }
-            let speaks = Script.allCases.filter { !m.abstains(on: $0) && (totals[$0] ?? 0) > 0 }
-            s += speaks.isEmpty ? "; the model abstains on every script (fewer than \(m.minScriptMessages) real messages of each; see --min-script-messages)\n"
-                : "; speaks on \(speaks.map(\.name).joined(separator: ", "))\n"
-        }
-        if let m = r.model, let output {
-            s += "model: \(groupedDigits(m.phrases.count)) phrases × \(m.targets.count) targets → \(output)\n"
-        }
-        s += String(format: "time: %.2f s\n", r.seconds)
-        return s
-    }
-
-    static func share(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : String(format: "%.4f", Double(a) / Double(b)) }
-
-    static func jsonObject(_ r: LearnReport, output: String?) -> [String: Any] {
-        var o: [String: Any] = [
-            "records": r.records, "used": r.used, "skipped": r.skipped, "sampledOut": r.sampledOut,
-            "targets": r.targets, "perTarget": Dictionary(uniqueKeysWithValues: zip(r.targets, r.perTarget)),
-            "candidates": r.candidates, "candidateTableBytes": r.tableBytes, "prunes": r.prunes, "seconds": r.seconds,
-            "inputs": r.inputs.map { ["name": $0.name, "checksum": $0.checksum, "records": $0.records] as [String: Any] },
-        ]
-        if let m = r.model {
-            o["phrases"] = m.phrases.count
-            o["output"] = output ?? NSNull()
-            o["minScriptMessages"] = m.minScriptMessages
-        }
-        o["scripts"] = Dictionary(uniqueKeysWithValues: r.scripts.map { ($0.key.name, Dictionary(uniqueKeysWithValues: zip(r.targets, $0.value))) })
-        o["generatedScripts"] = Dictionary(uniqueKeysWithValues: r.generatedScripts.map { ($0.key.name, $0.value) })
-        if !r.calibration.isEmpty {
-            o["calibration"] = r.calibration.map {
-                ["target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any, "decisions": $0.decisions,
-                 "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
-            }
-        }
-        if !r.operatingPoint.isEmpty {
-            o["operatingPoint"] = Dictionary(uniqueKeysWithValues: zip(r.targets, r.operatingPoint.map(Double.init)))
-        }
-        if !r.overrules.isEmpty || r.minimumOverrules > 0 {
-            o["minimumOverrules"] = r.minimumOverrules
-            o["overrules"] = r.overrules.map {
-                ["script": $0.script.name, "rule": $0.rule.name, "target": $0.target, "margin": $0.margin.isInfinite ? "never" : Double($0.margin) as Any,
-                 "cases": $0.cases, "right": $0.right, "kept": $0.kept, "keptRight": $0.keptRight, "calibrated": $0.calibrated] as [String: Any]
-            }
-        }
-        if r.folds > 0 {
-            func targets(_ scores: [LearnReport.TargetScore]) -> [[String: Any]] {
-                scores.map {
-                    ["target": $0.target, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support,
-                     "truePositives": $0.truePositives, "falsePositives": $0.falsePositives, "falseNegatives": $0.falseNegatives] as [String: Any]
-                }
-            }
-            var cv: [String: Any] = ["folds": r.folds, "accuracy": r.accuracy, "macroF1": r.macroF1, "targets": targets(r.scores)]
-            if !r.scoresWithoutMargins.isEmpty {
-                cv["withoutMargins"] = ["accuracy": r.accuracyWithoutMargins, "macroF1": r.macroF1WithoutMargins,
-                                        "targets": targets(r.scoresWithoutMargins)] as [String: Any]
-            }
-            if !r.scoresByInput.isEmpty {
-                cv["byInput"] = r.scoresByInput.enumerated().map {
-                    ["input": r.inputs[$0].name, "targets": targets($1), "confusion": r.confusionByInput[$0]] as [String: Any]
-                }
-            } else if let c = r.confusionByInput.first {
-                cv["confusion"] = c
-            }
-            o["crossValidation"] = cv
-        }
-        return o
     }
 }
 

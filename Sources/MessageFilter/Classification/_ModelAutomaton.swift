@@ -1,0 +1,241 @@
+import AhoCorasick
+import Foundation
+
+// MARK: Internal API
+//
+// The model's phrases found by one Aho-Corasick automaton over the model's text, instead of
+// the hashed scan of `_ModelFeatures.swift` plus the text phrases' own automaton. Every phrase the hashed scan
+// can find is a plain substring match, except the word phrases' outer boundaries:
+//
+//   part phrase of word characters: an occurrence is all word characters, so it lies inside one word run; an
+//     unspaced-script phrase's occurrence is all unspaced characters; a digit piece's occurrence holds its
+//     digit. So the hashed scan's conditions (`_ModelFeatureTable.needUnspaced` …) hold for every occurrence.
+//   part phrase of symbols: an occurrence is all non-word characters that are not the ASCII space: inside one
+//     symbol run.
+//   word phrase `w1 w2 … wk`: an occurrence of its bytes has exactly one ASCII space between two words (the
+//     phrase's bytes say so); it is a phrase hit when the character before it and the one after it are not
+//     word characters (or are the text's ends): checked per occurrence (`_modelWordEdge`).
+//   text phrase: any occurrence (as `_TextPhrases`).
+//
+// Phrases the hashed scan can never find (`_ModelFeatureTable.findable`: a word phrase holding a symbol, a part
+// phrase mixing word characters with others) are left out, so the features found are exactly the same.
+// Per match state the automaton lists every phrase ending there (along its output links): first the
+// phrases without a boundary test (longest first, then by feature), then the word phrases (longest first).
+// The scan takes the automaton's match states (`AhoCorasick.matchStates`); a state met again in the same
+// message skips its unconditional phrases (present already); its word phrases are tested again (a boundary
+// may fail at one occurrence and hold at the next).
+//
+// The order into the sums is the hashed scan's (by end; at one end parts, then words, each longest first;
+// then the text phrases; then every phrase of a non-ASCII pattern), so scores are bit for bit the same.
+//
+// Not the default: chosen only by SMSFILTER_MODEL_SCAN (`_ModelAutomaton.requested`), for measuring. It takes
+// 0.56–0.84× the hashed scan's instructions where the model scans, but misses the first-level cache more often,
+// is built at every start (no `.smsf` carries it) and slows `learn` (docs/PERFORMANCE.md, "The model in the
+// automaton").
+
+/// The model's phrases in one automaton (immutable after `init`, shared by every classifier of a rule set).
+final class _ModelAutomaton: @unchecked Sendable {
+    let automaton: AhoCorasick
+    /// Match state s (1…M): `state[s]` = first << 32 | unconditional count << 16 | word count; its phrases are
+    /// `entry[first ..< first + unconditional + words]`, the last `words` of them word phrases (boundary-tested).
+    let state: UnsafeMutablePointer<UInt64>
+    let entry: UnsafeMutablePointer<Int32>
+    /// Per feature: its pattern's length in bytes (a word phrase without the spaces around it).
+    let length: UnsafeMutablePointer<Int32>
+    /// Per feature: into the sums at once (0), after the whole scan (1: text phrases), after those (2: word and
+    /// part phrases of non-ASCII patterns, as `_ModelFeatureTable.wide`).
+    let route: UnsafeMutablePointer<UInt8>
+    let matchStateCount: Int
+
+    /// Nil when the model has no phrase the automaton can find.
+    init?(patterns: [[UInt8]], kinds: [ModelDefinition.MatchKind], table: _ModelFeatureTable) {
+        var list: [Pattern] = []
+        var feature: [Int32] = []
+        var length = [Int32](repeating: 0, count: kinds.count)
+        var route = [UInt8](repeating: 0, count: kinds.count)
+        for (f, kind) in kinds.enumerated() {
+            var p = patterns[f]
+            if kind == .word, p.count >= 2, p.first == 0x20, p.last == 0x20 { p = Array(p[1..<(p.count - 1)]) }
+            guard !p.isEmpty, kind == .text || table.findable[f] else { continue }
+            list.append(Pattern(p))
+            feature.append(Int32(f))
+            length[f] = Int32(p.count)
+            route[f] = kind == .text ? 1 : table.wide[f] ? 2 : 0
+        }
+        guard !list.isEmpty else { return nil }
+        var builder = AhoCorasickBuilder()
+        builder.matchKind = .standard
+        builder.caseFolding = .ascii
+        switch Self.engine {
+        case "dfa": builder.engine = .dfa
+        case "compact": builder.engine = .compact
+        case "nfa": builder.engine = .nfa
+        default: break
+        }
+        guard let automaton = try? builder.build(list) else { return nil }
+        var meta: [UInt64] = [0]
+        var entries: [Int32] = []
+        for state in stride(from: 1, through: automaton.matchStateCount, by: 1) {
+            let fs = automaton.patterns(inMatchState: state).map { feature[$0] }
+            let plain = fs.filter { kinds[Int($0)] != .word }
+            let words = fs.filter { kinds[Int($0)] == .word }
+            guard plain.count <= 0xFFFF, words.count <= 0xFFFF, entries.count <= Int(UInt32.max) else { return nil }
+            meta.append(UInt64(entries.count) << 32 | UInt64(plain.count) << 16 | UInt64(words.count))
+            entries += plain + words
+        }
+        func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
+            let p = UnsafeMutablePointer<T>.allocate(capacity: max(1, a.count))
+            p.initialize(from: a, count: a.count)
+            return p
+        }
+        self.automaton = automaton
+        if getenv("SMSFILTER_MODEL_SCAN_VERBOSE") != nil {
+            FileHandle.standardError.write(Data("model automaton: \(automaton.engineDescription), \(automaton.matchStateCount) match states\n".utf8))
+        }
+        matchStateCount = automaton.matchStateCount
+        state = copy(meta)
+        entry = copy(entries)
+        self.length = copy(length)
+        self.route = copy(route)
+    }
+
+    deinit {
+        state.deallocate()
+        entry.deallocate()
+        length.deallocate()
+        route.deallocate()
+    }
+
+    /// Whether the scan should use the automaton: the `SMSFILTER_MODEL_SCAN` environment variable, read when a
+    /// model is compiled, is `automaton` (the builder's engine: the compact DFA for the default model) or
+    /// `automaton-dfa`, `automaton-compact`, `automaton-nfa`. For measuring the two schemes side by side
+    /// (`Scripts/measure-model-automaton.sh`) and for the test that holds them equal (`ModelAutomatonTests`).
+    static var requested: Bool {
+        guard let v = getenv("SMSFILTER_MODEL_SCAN") else { return false }
+        return String(cString: v).hasPrefix("automaton")
+    }
+
+    /// The engine asked for (see `requested`; "": the builder's choice).
+    static var engine: String {
+        guard let v = getenv("SMSFILTER_MODEL_SCAN") else { return "" }
+        let s = String(cString: v)
+        return s.hasPrefix("automaton-") ? String(s.dropFirst("automaton-".count)) : ""
+    }
+}
+
+/// Whether the character that ends just before byte `a` of `text` (`a > 0`) is a word character (as the
+/// hashed scan reads runs: an ASCII letter or digit, a valid non-ASCII scalar `flags.isWord`; an invalid byte is
+/// a symbol).
+@inline(__always)
+func _modelWordBefore(_ text: UnsafeRawBufferPointer, _ a: Int, _ flags: _ScalarFlags) -> Bool {
+    let b = text[a &- 1]
+    if b < 0x80 { return (b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 }
+    // Back over continuation bytes (at most 3) to a lead byte; the scalar is a word character when that lead
+    // decodes to a scalar ending exactly at `a`. (Otherwise byte a − 1 is an invalid byte on its own.)
+    var j = a &- 1
+    var back = 0
+    while j > 0, back < 3, text[j] & 0xC0 == 0x80 {
+        j &-= 1
+        back &+= 1
+    }
+    let (v, l) = _decodeUTF8(text, j)
+    return l > 0 && j &+ l == a && flags.isWord(v)
+}
+
+/// Whether the character at byte `b` of `text` (`b < text.count`) is a word character.
+@inline(__always)
+func _modelWordAt(_ text: UnsafeRawBufferPointer, _ b: Int, _ flags: _ScalarFlags) -> Bool {
+    let c = text[b]
+    if c < 0x80 { return (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 }
+    let (v, l) = _decodeUTF8(text, b)
+    return l > 0 && flags.isWord(v)
+}
+
+extension _ModelHits {
+    /// Phrase `f` is present at text bytes `[a, b)`: counted once, its span noted; into the sums now (`route`
+    /// 0), into `later` (1: added after the scan) or into the deferred list (2).
+    @inline(__always)
+    mutating func hit(_ f: Int, _ a: Int, _ b: Int, route: UInt8, later: UnsafeMutablePointer<Int32>, laterCount: inout Int) {
+        if stamp[f] == gen { return }
+        stamp[f] = gen
+        if let starts {
+            firstStart[f] = starts[a]
+            firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
+        } else {
+            firstStart[f] = Int32(truncatingIfNeeded: a)
+            firstEnd[f] = Int32(truncatingIfNeeded: b)
+        }
+        if route == 0 {
+            add(f)
+        } else if route == 1 {
+            later[laterCount] = Int32(truncatingIfNeeded: f)
+            laterCount &+= 1
+        } else {
+            deferred[deferredCount] = Int32(truncatingIfNeeded: f)
+            deferredCount &+= 1
+        }
+    }
+}
+
+extension Classifier {
+    /// Passes every phrase present in `text` to `hits` through the model's automaton (`_ModelAutomaton`), in the
+    /// hashed scan's order; the text phrases are added after the scan, before the deferred ones.
+    func _modelAutomatonScan(_ m: _ModelAutomaton, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
+                             _ flags: _ScalarFlags, _ hits: inout _ModelHits) {
+        let n = text.count
+        guard n > 0 else { return }
+        s.reservePositions(n)
+        let positions = s.positions
+        let count = m.automaton.matchStates(in: text, into: UnsafeMutableBufferPointer(start: positions, count: s.positionCapacity))
+        let seen = s.stateStamp
+        let gen = s.generation
+        let meta = m.state
+        let entry = m.entry
+        let length = m.length
+        let route = m.route
+        let stamp = s.stamp
+        let later = s.later
+        var laterCount = 0
+        var k = 0
+        while k < count {
+            let e = positions[k]
+            k &+= 1
+            // Why in bounds: the automaton writes states 1…M, the lists' size.
+            let state = Int(truncatingIfNeeded: e >> 32)
+            let end = Int(truncatingIfNeeded: e & 0xFFFF_FFFF)
+            let info = meta[state]
+            var q = Int(truncatingIfNeeded: info >> 32)
+            let plain = Int(truncatingIfNeeded: (info >> 16) & 0xFFFF)
+            let words = Int(truncatingIfNeeded: info & 0xFFFF)
+            if plain > 0 {
+                if seen[state] != gen {
+                    seen[state] = gen
+                    let last = q &+ plain
+                    while q < last {
+                        let f = Int(entry[q])
+                        hits.hit(f, end &- Int(length[f]), end, route: route[f], later: later, laterCount: &laterCount)
+                        q &+= 1
+                    }
+                } else {
+                    q &+= plain
+                }
+            }
+            if words > 0, end == n || !_modelWordAt(text, end, flags) {
+                let last = q &+ words
+                while q < last {
+                    let f = Int(entry[q])
+                    q &+= 1
+                    if stamp[f] == gen { continue }
+                    let a = end &- Int(length[f])
+                    if a > 0 && _modelWordBefore(text, a, flags) { continue }
+                    hits.hit(f, a, end, route: route[f], later: later, laterCount: &laterCount)
+                }
+            }
+        }
+        var d = 0
+        while d < laterCount {
+            hits.add(Int(later[d]))
+            d &+= 1
+        }
+    }
+}
