@@ -334,13 +334,13 @@ public final class Classifier {
         var refine = _Refiners()
         var vouched = false  // a registered transactional sender's rule fired
         var k = 0
-        let senderOnly = set.senderOnlyRules
-        while k < touchedCount + senderOnly.count {
+        let (senderOnly, first, senderOnlyCount) = _senderOnlyRules(info, present: sender != nil, full: full)
+        while k < touchedCount + senderOnlyCount {
             let r: Int
             if k < touchedCount {
                 r = Int(touched[k])
             } else {
-                r = Int(senderOnly[k - touchedCount])
+                r = Int(senderOnly[first + k - touchedCount])
                 if scratch[r].stamp == gen {  // already considered among the touched rules
                     k += 1
                     continue
@@ -382,6 +382,18 @@ public final class Classifier {
         }
         if full { _recordRulesDecided(model, best: best, yielded: yielded, trace!) }
         return _ruleVerdict(best)
+    }
+
+    /// The sender-only rules to weigh for a sender of `info` (`present`: the message has one): those it can fire
+    /// (`RuleSet.senderOnlyByGate`), or every one for a full trace (which records each), as a list and the range
+    /// of it (first, count).
+    @inline(__always)
+    func _senderOnlyRules(_ info: SenderInfo?, present: Bool, full: Bool) -> ([Int32], Int, Int) {
+        let set = ruleSet
+        guard !full, let info else { return (set.senderOnlyRules, 0, set.senderOnlyRules.count) }
+        let g = RuleSet.senderGate(of: info, present: present)
+        let first = Int(set.senderOnlyGateStart[g])
+        return (set.senderOnlyByGate, first, Int(set.senderOnlyGateStart[g + 1]) - first)
     }
 
     /// Whether the model, scored for the message in the current slot, leaves it to the rules below though it

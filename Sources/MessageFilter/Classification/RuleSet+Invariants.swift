@@ -45,6 +45,14 @@ extension RuleSet {
         for k in unlessSenderConditions {
             precondition(k >= 0 && Int(k) < senderConditions.count, "RuleSet: an unlessSender entry names sender condition \(k)")
         }
+        precondition(senderOnlyGateStart.count == 4 * SenderKind.allCases.count + 1 && senderOnlyGateStart.first == 0
+                     && senderOnlyGateStart.last == Int32(senderOnlyByGate.count), "RuleSet: the sender gates do not span their list")
+        for g in 0..<(senderOnlyGateStart.count - 1) {
+            precondition(senderOnlyGateStart[g] <= senderOnlyGateStart[g + 1], "RuleSet: sender gate \(g) runs backwards")
+        }
+        for r in senderOnlyByGate {
+            precondition(senderOnlyRules.contains(r), "RuleSet: a sender gate lists rule \(r), not a sender-only rule")
+        }
         for r in senderOnlyRules {
             precondition(r >= 0 && Int(r) < rules.count, "RuleSet: sender-only rule \(r) of \(rules.count)")
         }

@@ -41,6 +41,13 @@ public final class RuleSet: Sendable {
     let rules: [_CompiledRule]
     /// Rules with no text condition (sender-only): evaluated for every message.
     let senderOnlyRules: [Int32]
+    /// The sender-only rules whose quick sender gate (`_CompiledRule.senderMayMatch`) a sender can pass, by
+    /// what the gate reads (`senderGate(of:present:)`: its kind, whether it is a TRAI header, whether the message
+    /// has one), in file order: those of gate g are `senderOnlyByGate[senderOnlyGateStart[g]..<senderOnlyGateStart[g + 1]]`.
+    /// The others cannot fire for such a sender, so the classifier does not look at them (but in a full trace,
+    /// which records every rule).
+    let senderOnlyByGate: [Int32]
+    let senderOnlyGateStart: [Int32]
     /// Whether any rule has a sender condition or a number list exists (the sender must be classified).
     let needsSender: Bool
     /// The rules' sender conditions, each distinct condition once (rules that share one, as the default rules'
@@ -115,6 +122,7 @@ public final class RuleSet: Sendable {
         hasAnchoredPhrases = usesPerPhrase.contains { $0.contains { $0 & _anchoredRole != 0 } }
         rules = compiled
         senderOnlyRules = senderOnly
+        (senderOnlyByGate, senderOnlyGateStart) = Self._senderOnlyByGate(compiled, senderOnly)
         senderConditions = conditions
         unlessSenderConditions = unlessConditions
         needsSender = !conditions.isEmpty || !definition.blockList.isEmpty || !definition.identificationNumbers.isEmpty
@@ -234,6 +242,33 @@ public final class RuleSet: Sendable {
             if !rule.needsText { senderOnly.append(Int32(r)) }
         }
         return (compiled, senderOnly, conditions, unlessConditions)
+    }
+
+    /// The gate of a sender (`senderOnlyByGate`): its kind's bit number × 4, + 2 for a TRAI header, + 1 when the
+    /// message has a sender.
+    @inline(__always)
+    static func senderGate(of info: SenderInfo, present: Bool) -> Int {
+        Int(_CompiledSenderCondition.kindBit(info.kind).trailingZeroBitCount) << 2 | (info.isTRAIHeader ? 2 : 0) | (present ? 1 : 0)
+    }
+
+    /// `senderOnlyByGate` and its starts: per gate, the sender-only rules a sender of that gate can fire.
+    static func _senderOnlyByGate(_ rules: [_CompiledRule], _ senderOnly: [Int32]) -> ([Int32], [Int32]) {
+        var flat: [Int32] = []
+        var starts: [Int32] = []
+        for kind in SenderKind.allCases {
+            for trai in [false, true] {
+                for present in [false, true] {
+                    var info = SenderInfo.unknown
+                    info.kind = kind
+                    info.traiOperator = trai ? 0x56 : 0
+                    precondition(senderGate(of: info, present: present) == starts.count, "RuleSet: the sender gates are out of order")
+                    starts.append(Int32(flat.count))
+                    flat += senderOnly.filter { rules[Int($0)].senderMayMatch(info, present: present) }
+                }
+            }
+        }
+        starts.append(Int32(flat.count))
+        return (flat, starts)
     }
 
     /// Builds one automaton per case-folding mode over the phrases `l2g` gives it (nil: none).

@@ -10,6 +10,50 @@ struct _ByteSink {
     var count: Int
     let flags: _ScalarFlags
 
+    /// Appends `body[i..<j]` as it is, each byte with its own span.
+    @inline(__always)
+    mutating func copy(_ body: UnsafeRawBufferPointer, _ i: Int, _ j: Int) {
+        let c = count
+        (bytes + c).update(from: body.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j &- i)
+        let s = Int32(truncatingIfNeeded: i)
+        var q = 0
+        while q < j &- i {
+            starts[c &+ q] = s &+ Int32(truncatingIfNeeded: q)
+            ends[c &+ q] = s &+ Int32(truncatingIfNeeded: q &+ 1)
+            q &+= 1
+        }
+        count &+= j &- i
+    }
+
+    /// Appends the character of `len` bytes at `body[i]` as it is, each byte with the character's span (a
+    /// three-byte one, most of a Thai or Chinese body, without a loop).
+    @inline(__always)
+    mutating func copyCharacter(_ body: UnsafeRawBufferPointer, _ i: Int, _ len: Int) {
+        let c = count
+        let s = Int32(truncatingIfNeeded: i)
+        let e = s &+ Int32(truncatingIfNeeded: len)
+        if len == 3 {
+            bytes[c] = body[i]
+            bytes[c &+ 1] = body[i &+ 1]
+            bytes[c &+ 2] = body[i &+ 2]
+            starts[c] = s
+            starts[c &+ 1] = s
+            starts[c &+ 2] = s
+            ends[c] = e
+            ends[c &+ 1] = e
+            ends[c &+ 2] = e
+        } else {
+            var q = 0
+            while q < len {
+                bytes[c &+ q] = body[i &+ q]
+                starts[c &+ q] = s
+                ends[c &+ q] = e
+                q &+= 1
+            }
+        }
+        count &+= len
+    }
+
     /// Appends scalar `v` (case-folded when non-ASCII; a raw byte as itself) with source span `s..<e`.
     @inline(__always)
     mutating func put(_ v: UInt32, _ s: Int32, _ e: Int32) {

@@ -152,18 +152,9 @@ final class _TextNormalizer {
                     continue
                 }
                 // This byte and the plain ASCII after it (no control character, no space after a space: each
-                // space in it follows a byte that is not one, so it is written as it is) copied at once, each
-                // byte with its own span.
+                // space in it follows a byte that is not one, so it is written as it is) copied at once.
                 let j = _skipPlainASCII(body, from: i &+ 1)
-                let c = w.count
-                (w.bytes + c).update(from: body.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j &- i)
-                var q = 0
-                while q < j &- i {
-                    w.starts[c &+ q] = s &+ Int32(truncatingIfNeeded: q)
-                    w.ends[c &+ q] = s &+ Int32(truncatingIfNeeded: q &+ 1)
-                    q &+= 1
-                }
-                w.count &+= j &- i
+                w.copy(body, i, j)
                 i = j
                 continue
             }
@@ -176,28 +167,7 @@ final class _TextNormalizer {
             let e = s &+ Int32(truncatingIfNeeded: len)
             let f = flags.of(v)
             if f & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) == 0 {
-                // Unchanged: its own bytes, each with the character's span.
-                let c = w.count
-                if len == 3 {
-                    w.bytes[c] = b0
-                    w.bytes[c &+ 1] = body[i &+ 1]
-                    w.bytes[c &+ 2] = body[i &+ 2]
-                    w.starts[c] = s
-                    w.starts[c &+ 1] = s
-                    w.starts[c &+ 2] = s
-                    w.ends[c] = e
-                    w.ends[c &+ 1] = e
-                    w.ends[c &+ 2] = e
-                } else {
-                    var q = 0
-                    while q < len {
-                        w.bytes[c &+ q] = body[i &+ q]
-                        w.starts[c &+ q] = s
-                        w.ends[c &+ q] = e
-                        q &+= 1
-                    }
-                }
-                w.count &+= len
+                w.copyCharacter(body, i, len)
                 i &+= len
                 continue
             }
