@@ -320,11 +320,7 @@ final class _PredictionLines {
         columns = report.classNames.map(Self.json)
     }
 
-    static func json(_ text: String) -> [UInt8] {
-        let b = _ByteBuffer(capacity: text.utf8.count * 6 + 8)
-        b.appendJSONString(text)
-        return b.copyBytes()
-    }
+    static func json(_ text: String) -> [UInt8] { _ByteBuffer.jsonString(text) }
 
     func add(_ e: _EvaluationEvent, _ tally: _EvaluationTally, label: String, truth: Int, predicted: Int) {
         buffer.append("{\"id\": ")

@@ -30,11 +30,7 @@ final class _Emitter: @unchecked Sendable {
         self.csvSeparator = csvSeparator
         self.explain = explain
         folders = Folder.allCases.map { $0 }
-        func json(_ s: String) -> [UInt8] {
-            let b = _ByteBuffer(capacity: s.utf8.count + 8)
-            b.appendJSONString(s)
-            return b.copyBytes()
-        }
+        let json = _ByteBuffer.jsonString
         let keyBuffer = _ByteBuffer(capacity: 32)
         keyBuffer.appendJSONString(filterKey)
         labelKeyJSON = keyBuffer.copyBytes() + Array(": ".utf8)

@@ -39,6 +39,16 @@ public enum StableHash {
     @inline(__always)
     public static func selection(_ idHash: UInt64) -> UInt64 { mix(idHash ^ 0x5851_F42D_4C95_7F2D) }
 
+    /// One round of MurmurHash3's 64-bit finaliser (`h ^= h >> 33; h *= 0xFF51AFD7ED558CCD; h ^= h >> 33`): the
+    /// learner's folds and file checksums.
+    @inline(__always)
+    public static func finish(_ h: UInt64) -> UInt64 {
+        var h = h
+        h ^= h >> 33
+        h &*= 0xFF51_AFD7_ED55_8CCD
+        return h ^ h >> 33
+    }
+
     /// The SplitMix64 finaliser.
     @inline(__always)
     public static func mix(_ x: UInt64) -> UInt64 {

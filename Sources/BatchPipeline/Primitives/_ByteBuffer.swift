@@ -323,6 +323,13 @@ final class _ByteBuffer: @unchecked Sendable {
         var text = text
         text.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
     }
+
+    /// `text` as a JSON string, quotes included (``appendJSONString(_:)-(String)``'s bytes).
+    static func jsonString(_ text: String) -> [UInt8] {
+        let b = _ByteBuffer(capacity: text.utf8.count + 8)
+        b.appendJSONString(text)
+        return b.copyBytes()
+    }
 }
 
 /// `memchr` for a byte in `[from, to)` of `buffer`; returns its index or nil.

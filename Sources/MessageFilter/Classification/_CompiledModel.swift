@@ -620,10 +620,8 @@ extension Classifier {
     /// other word characters by `_modelHighScalar`), without the scan: ASCII letters are counted eight bytes at
     /// a time (an ASCII text never gets here: `_modelMaySpeak` answers it), a three-byte character
     /// of a 64-scalar group of one script with one load (`_ScriptBlocks.groups`; and its word flag, unless the
-    /// group is all word characters: CJK ideographs), any other by the scan's own step. (gen40k, callgrind,
-    /// 2026-11-27: 61.0M instructions one scalar at a time over every non-ASCII text, 54.5M with the groups
-    /// and eight-byte ASCII, 30.4M once `_modelMaySpeak` spares the texts the model speaks on;
-    /// docs/PERFORMANCE.md, "The model only where it can decide".)
+    /// group is all word characters: CJK ideographs), any other by the scan's own step: about half the
+    /// instructions of reading one scalar at a time (docs/PERFORMANCE.md, "The model only where it can decide").
     func _modelMainScript(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch) -> Script {
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
@@ -678,13 +676,12 @@ extension Classifier {
     /// Passes every phrase occurrence in `text` to `hits` (feature, start, end), in the order the model's
     /// automaton reported them (by end; at one end, longest first); returns the main script.
     ///
-    /// The model's hot loop (53.7 of the 97 instructions per decoded byte of classification with the default
-    /// model): the run's counters stay locals here, its steps are pure `@_transparent` functions taking them
-    /// by value (`_ModelScan.swift`), its per-message constants a `let` (`_ModelScanPlan`); 0.2 per byte over
-    /// the one-function loop it was. Other shapes cost more: the same steps `@inline(__always)` (two outlined:
-    /// 62.7), a state struct passed `inout` (outlined: 63.8; `@_transparent`, kept in memory: 56.1 to 58.6),
-    /// `_WordChain.end` inlined (55.5) (docs/PERFORMANCE.md, "The model's scan in steps, round two" and
-    /// "Round three"). Measure a change to its shape with callgrind.
+    /// The model's hot loop (about half of classification's instructions per byte with the default model):
+    /// the run's counters stay locals here, its steps are pure `@_transparent` functions taking them by value
+    /// (`_ModelScan.swift`), its per-message constants a `let` (`_ModelScanPlan`). The other shapes measured
+    /// cost 3–19% more: the steps `@inline(__always)` (two were outlined), a state struct passed `inout` (kept
+    /// in memory or outlined), `_WordChain.end` inlined (docs/PERFORMANCE.md, "The model's scan in steps").
+    /// Measure a change to its shape with callgrind (`make budget`).
     @inline(__always)
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
                           _ hits: inout _ModelHits) -> Script {

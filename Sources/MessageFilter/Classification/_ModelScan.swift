@@ -3,8 +3,8 @@
 /// return values (besides, the probes pass hits to the `inout _ModelHits` and the scalar step counts its script
 /// in the `inout _ScriptTally`, as the loop did). The run's counters are not a state struct passed `inout`:
 /// that kept them in memory across the loop or had the steps outlined (docs/PERFORMANCE.md, "The model's scan
-/// in steps, round two"). Each step is `@_transparent` (inlined before the optimiser, always): as
-/// `@inline(__always)` the word-part probes were outlined (62.7 instructions per byte instead of 53.5).
+/// in steps"). Each step is `@_transparent` (inlined before the optimiser, always): as `@inline(__always)` the
+/// word-part probes were outlined (17% more instructions per byte).
 
 /// The table's and the scratch's fields the scan reads per character, loaded once per message (pointers and
 /// integers only: a `let` of them is taken apart into registers; the table is a class, whose fields would be
