@@ -14,10 +14,32 @@ extension Learner {
                heldOut: Int?) -> (ModelDefinition, [Int], [Int]) {
         var column = [Int32](repeating: -1, count: union.count)
         for (c, u) in vocabulary.enumerated() { column[u] = Int32(c) }
-        // Document frequencies over the training rows → idf (smoothed, as scikit-learn's TfidfVectorizer).
-        // (A text phrase is listed once per occurrence: a message counts once in its document frequency.)
-        var df = [Int](repeating: 0, count: vocabulary.count)
-        var lastRow = [Int](repeating: -1, count: vocabulary.count)
+        let (df, rowsUsed) = Self.documentFrequencies(examples, column: column, columns: vocabulary.count, heldOut: heldOut)
+        let n = Double(rowsUsed.count)
+        let idf = df.map { Float(log((1 + n) / (1 + Double($0))) + 1) }
+        let (rows, labels) = Self.weightedRows(examples, rowsUsed, column: column, idf: idf)
+        let (weights, bias, its) = solve(rows, labels: labels, columns: vocabulary.count, targets: targets.count)
+        var model = ModelDefinition()
+        model.name = options.modelName
+        model.priority = options.priority
+        model.threshold = options.threshold
+        model.targets = targets
+        model.bias = bias.map { Float($0) }
+        var kept: [Int] = []
+        for (c, u) in vocabulary.enumerated() where df[c] > 0 {
+            let w = (0..<targets.count).map { Float(weights[$0][c] * Double(idf[c])) }
+            if w.allSatisfy({ $0 == 0 }) { continue }
+            model.phrases.append(.init(text: union[u].text, kind: union[u].kind, idf: idf[c], weights: w))
+            kept.append(u)
+        }
+        return (model, its, kept)
+    }
+
+    /// Document frequencies of the vocabulary's columns over the training rows (those outside `heldOut`), and
+    /// those rows. A text phrase is listed once per occurrence: a message counts once in its document frequency.
+    static func documentFrequencies(_ examples: _Examples, column: [Int32], columns: Int, heldOut: Int?) -> ([Int], [Int]) {
+        var df = [Int](repeating: 0, count: columns)
+        var lastRow = [Int](repeating: -1, count: columns)
         var rowsUsed: [Int] = []
         for r in 0..<examples.count where heldOut == nil || Int(examples.folds[r]) != heldOut! {
             rowsUsed.append(r)
@@ -29,8 +51,12 @@ extension Learner {
                 }
             }
         }
-        let n = Double(rowsUsed.count)
-        let idf = df.map { Float(log((1 + n) / (1 + Double($0))) + 1) }
+        return (df, rowsUsed)
+    }
+
+    /// The TF-IDF rows of `rowsUsed` (smoothed idf, as scikit-learn's TfidfVectorizer; each row L2-normalised)
+    /// and their targets.
+    static func weightedRows(_ examples: _Examples, _ rowsUsed: [Int], column: [Int32], idf: [Float]) -> (_SparseRows, [Int]) {
         var x = _SparseRows()
         x.starts.reserveCapacity(rowsUsed.count + 1)
         var labels: [Int] = []
@@ -65,14 +91,17 @@ extension Learner {
             x.starts.append(x.columns.count)
             labels.append(Int(examples.targets[r]))
         }
-        // One-vs-rest; with two targets one classifier serves both (the second is its mirror image).
-        let classifiers = targets.count == 2 ? 1 : targets.count
+        return (x, labels)
+    }
+
+    /// One-vs-rest linear SVMs over `rows`, one per target, trained concurrently; with two targets one
+    /// classifier serves both (the second is its mirror image). Returns the weights, biases and passes.
+    func solve(_ rows: _SparseRows, labels: [Int], columns: Int, targets: Int) -> ([[Double]], [Double], [Int]) {
+        let classifiers = targets == 2 ? 1 : targets
         let results = _ResultBox(count: classifiers)
         let options = self.options
-        let rows = x
-        let truth = labels
         DispatchQueue.concurrentPerform(iterations: classifiers) { t in
-            let r = _LinearSVM.train(rows, columns: vocabulary.count, positive: truth.map { $0 == t }, cost: options.cost,
+            let r = _LinearSVM.train(rows, columns: columns, positive: labels.map { $0 == t }, cost: options.cost,
                                      tolerance: options.tolerance, maxIterations: options.maxIterations,
                                      seed: options.seed &+ UInt64(t))
             results.set(t, r)
@@ -86,23 +115,10 @@ extension Learner {
             bias.append(r.bias)
             its.append(r.iterations)
         }
-        if targets.count == 2 {
+        if targets == 2 {
             weights.append(weights[0].map { -$0 })
             bias.append(-bias[0])
         }
-        var model = ModelDefinition()
-        model.name = options.modelName
-        model.priority = options.priority
-        model.threshold = options.threshold
-        model.targets = targets
-        model.bias = bias.map { Float($0) }
-        var kept: [Int] = []
-        for (c, u) in vocabulary.enumerated() where df[c] > 0 {
-            let w = (0..<targets.count).map { Float(weights[$0][c] * Double(idf[c])) }
-            if w.allSatisfy({ $0 == 0 }) { continue }
-            model.phrases.append(.init(text: union[u].text, kind: union[u].kind, idf: idf[c], weights: w))
-            kept.append(u)
-        }
-        return (model, its, kept)
+        return (weights, bias, its)
     }
 }
