@@ -85,24 +85,7 @@ public final class PhraseCandidates {
     /// ``withNormalized(_:_:)`` (a candidate may come more than once; the bytes are valid only during the call).
     public func forEach(inNormalized text: UnsafeRawBufferPointer,
                         _ visit: (ModelDefinition.MatchKind, UnsafeRawBufferPointer) -> Void) {
-        // Scalars and their byte offsets (raw bytes pass as U+FFFD, a symbol, and are never proposed).
-        scalars.removeAll(keepingCapacity: true)
-        offsets.removeAll(keepingCapacity: true)
-        var i = 0
-        while i < text.count {
-            let b = text[i]
-            if b < 0x80 {
-                scalars.append(UInt32(b >= 0x41 && b <= 0x5A ? b | 0x20 : b))
-                offsets.append(i)
-                i += 1
-                continue
-            }
-            let (v, len) = _decodeUTF8(text, i)
-            scalars.append(len == 0 ? 0xFFFD : v)
-            offsets.append(i)
-            i += max(1, len)
-        }
-        offsets.append(text.count)
+        decodeScalars(text)
         let n = scalars.count
         if options.textNGrams.upperBound >= 1 { emitText(n, visit) }
         var k = 0
@@ -123,13 +106,7 @@ public final class PhraseCandidates {
                 chain.removeAll(keepingCapacity: true)
                 var j = k
                 while j < n, Self.classify(scalars[j]) == .unspaced { j += 1 }
-                for len in options.charNGrams where len >= 1 {
-                    var s = k
-                    while s + len <= j {
-                        emit(s, s + len, .part, visit)
-                        s += 1
-                    }
-                }
+                emitCharacterNGrams(k, j, visit)
                 k = j
             case .word:
                 var j = k
@@ -150,19 +127,55 @@ public final class PhraseCandidates {
                         first -= 1
                     }
                 }
-                if digit && options.digitNGrams.upperBound >= 1 {
-                    // Only pieces that hold a digit: a letters-only piece would match inside every word.
-                    for len in options.digitNGrams where len >= 1 && len < j - k {
-                        var s = k
-                        while s + len <= j {
-                            var hasDigit = false
-                            for q in s..<(s + len) where scalars[q] >= 0x30 && scalars[q] <= 0x39 { hasDigit = true }
-                            if hasDigit { emit(s, s + len, .part, visit) }
-                            s += 1
-                        }
-                    }
-                }
+                if digit && options.digitNGrams.upperBound >= 1 { emitDigitPieces(k, j, visit) }
                 k = j
+            }
+        }
+    }
+
+    /// Decodes `text` into `scalars` (ASCII case folded) with each one's byte offset in `offsets`, and the end
+    /// offset after them (raw bytes pass as U+FFFD, a symbol, and are never proposed).
+    private func decodeScalars(_ text: UnsafeRawBufferPointer) {
+        scalars.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+        var i = 0
+        while i < text.count {
+            let b = text[i]
+            if b < 0x80 {
+                scalars.append(UInt32(b >= 0x41 && b <= 0x5A ? b | 0x20 : b))
+                offsets.append(i)
+                i += 1
+                continue
+            }
+            let (v, len) = _decodeUTF8(text, i)
+            scalars.append(len == 0 ? 0xFFFD : v)
+            offsets.append(i)
+            i += max(1, len)
+        }
+        offsets.append(text.count)
+    }
+
+    /// Every character n-gram (``Options/charNGrams``) of the unspaced run of scalars `k..<j`.
+    private func emitCharacterNGrams(_ k: Int, _ j: Int, _ visit: (ModelDefinition.MatchKind, UnsafeRawBufferPointer) -> Void) {
+        for len in options.charNGrams where len >= 1 {
+            var s = k
+            while s + len <= j {
+                emit(s, s + len, .part, visit)
+                s += 1
+            }
+        }
+    }
+
+    /// The pieces (``Options/digitNGrams``) of the word `k..<j` that hold a digit: a letters-only piece would
+    /// match inside every word.
+    private func emitDigitPieces(_ k: Int, _ j: Int, _ visit: (ModelDefinition.MatchKind, UnsafeRawBufferPointer) -> Void) {
+        for len in options.digitNGrams where len >= 1 && len < j - k {
+            var s = k
+            while s + len <= j {
+                var hasDigit = false
+                for q in s..<(s + len) where scalars[q] >= 0x30 && scalars[q] <= 0x39 { hasDigit = true }
+                if hasDigit { emit(s, s + len, .part, visit) }
+                s += 1
             }
         }
     }
