@@ -20,8 +20,23 @@ extension Learner {
     /// (no phrase present, a script it learned too little of) is left out: it is not a decision.
     func heldOutScores(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int,
                        targets: [ModelDefinition.Target]) -> [_HeldOut] {
-        let t = targets.count
         var out: [_HeldOut] = []
+        forEachHeldOutScore(examples, models: models, kept: kept, unionCount: unionCount, targets: targets.count) { fold, r, scores in
+            var best = 0
+            for j in scores.indices where scores[j] > scores[best] { best = j }
+            var second = -Double.infinity
+            for j in scores.indices where j != best { second = max(second, scores[j]) }
+            out.append(_HeldOut(example: r, fold: fold, winner: best, score: scores[best], margin: scores[best] - second))
+        }
+        return out
+    }
+
+    /// Calls `body(fold, example, scores)` for each held-out message of each fold model that the model would
+    /// decide (a script it speaks on, a phrase it kept present), in fold order then example order, with the
+    /// model's scores of it (`targets` of them: bias + Σ weights / √Σ idf², as the classifier computes them).
+    /// `scores` is reused between calls.
+    func forEachHeldOutScore(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int, targets t: Int,
+                             _ body: (_ fold: Int, _ example: Int, _ scores: [Double]) -> Void) {
         var weights = [Float](repeating: 0, count: unionCount * t)
         var idf = [Float](repeating: 0, count: unionCount)
         var scores = [Double](repeating: 0, count: t)
@@ -30,8 +45,7 @@ extension Learner {
                 idf[u] = model.phrases[p].idf
                 for j in 0..<t { weights[u * t + j] = model.phrases[p].weights[j] }
             }
-            for r in 0..<examples.count where Int(examples.folds[r]) == fold {
-                if model.abstains(on: examples.script(r)) { continue }
+            for r in 0..<examples.count where Int(examples.folds[r]) == fold && !model.abstains(on: examples.script(r)) {
                 var norm = 0.0
                 for j in 0..<t { scores[j] = 0 }
                 for q in examples.starts[r]..<examples.starts[r + 1] {
@@ -42,21 +56,14 @@ extension Learner {
                 }
                 guard norm > 0 else { continue }
                 let inverse = 1 / norm.squareRoot()
-                var best = 0
-                for j in 0..<t {
-                    scores[j] = Double(model.bias[j]) + scores[j] * inverse
-                    if scores[j] > scores[best] { best = j }
-                }
-                var second = -Double.infinity
-                for j in 0..<t where j != best { second = max(second, scores[j]) }
-                out.append(_HeldOut(example: r, fold: fold, winner: best, score: scores[best], margin: scores[best] - second))
+                for j in 0..<t { scores[j] = Double(model.bias[j]) + scores[j] * inverse }
+                body(fold, r, scores)
             }
             for u in kept[fold] {
                 idf[u] = 0
                 for j in 0..<t { weights[u * t + j] = 0 }
             }
         }
-        return out
     }
 
     /// The margins: per target, the smallest margin over the runner-up at which the fold models' decisions of

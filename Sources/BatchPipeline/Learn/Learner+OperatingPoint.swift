@@ -17,33 +17,10 @@ extension Learner {
     func heldOutScoreRows(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int, targets t: Int)
         -> _HeldOutScores {
         var out = _HeldOutScores(targets: t)
-        var weights = [Float](repeating: 0, count: unionCount * t)
-        var idf = [Float](repeating: 0, count: unionCount)
-        var sums = [Double](repeating: 0, count: t)
-        for (fold, model) in models.enumerated() {
-            for (p, u) in kept[fold].enumerated() {
-                idf[u] = model.phrases[p].idf
-                for j in 0..<t { weights[u * t + j] = model.phrases[p].weights[j] }
-            }
-            for r in 0..<examples.count where Int(examples.folds[r]) == fold && !model.abstains(on: examples.script(r)) {
-                var norm = 0.0
-                for j in 0..<t { sums[j] = 0 }
-                for q in examples.starts[r]..<examples.starts[r + 1] {
-                    let u = Int(examples.features[q])
-                    guard idf[u] > 0 else { continue }
-                    norm += Double(idf[u]) * Double(idf[u])
-                    for j in 0..<t { sums[j] += Double(weights[u * t + j]) }
-                }
-                guard norm > 0 else { continue }
-                let inverse = 1 / norm.squareRoot()
-                out.truth.append(Int(examples.targets[r]))
-                out.fold.append(fold)
-                for j in 0..<t { out.scores.append(Double(model.bias[j]) + sums[j] * inverse) }
-            }
-            for u in kept[fold] {
-                idf[u] = 0
-                for j in 0..<t { weights[u * t + j] = 0 }
-            }
+        forEachHeldOutScore(examples, models: models, kept: kept, unionCount: unionCount, targets: t) { fold, r, scores in
+            out.truth.append(Int(examples.targets[r]))
+            out.fold.append(fold)
+            out.scores.append(contentsOf: scores)
         }
         return out
     }
