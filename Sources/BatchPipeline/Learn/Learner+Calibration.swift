@@ -126,19 +126,9 @@ extension Learner {
         let rows = ModelDefinition.overruleRows
         func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
         var cases: [Script: [[[(Double, Bool)]]]] = [:]
-        for h in heldOut {
-            let c = examples.contexts[h.example]
-            let model = models[h.fold]
-            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
-            let winner = targets[h.winner].action
-            let script = examples.script(h.example)
-            if model.yields(to: rule, on: script, with: h.winner) { continue }
-            if winner == .junk && c & _Examples.traiSender != 0 { continue }
-            if winner != .transaction && c & _Examples.vouched != 0 { continue }
-            if let threshold = model.threshold, h.score < Double(threshold) { continue }
-            let truth = targets[Int(examples.targets[h.example])].action
-            cases[script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][rows.firstIndex(of: same(rule))!][h.winner]
-                .append((h.margin, same(truth) == same(winner)))
+        for o in overruleCases(examples, heldOut, models: models, targets: targets, honouringYields: true) {
+            cases[o.script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][o.row][o.decision.winner]
+                .append((o.decision.margin, same(o.truth) == same(o.winner)))
         }
         var table: [Script: [Action: [Float]]] = [:]
         report.overrules = []
@@ -170,6 +160,42 @@ extension Learner {
             }
         }
         return table
+    }
+
+    /// A held-out decision where the fold model would overrule the best firing base rule below it.
+    struct _OverruleCase {
+        var script: Script
+        /// The rule's row in ``ModelDefinition/overruleRows``.
+        var row: Int
+        var decision: _HeldOut
+        var rule: Action
+        var winner: Action
+        var truth: Action
+    }
+
+    /// The held-out decisions (`heldOut`, in order) where the fold model would overrule the best firing base rule
+    /// below it and nothing else stops it: no rule at or above its priority or number list decided, the sender
+    /// does not keep it from the verdict (a TRAI header from junk, a vouched sender from all but transaction), the
+    /// threshold is met; with `honouringYields`, it does not yield to that rule either (an action it learned too
+    /// little of in the message's script).
+    func overruleCases(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition], targets: [ModelDefinition.Target],
+                       honouringYields: Bool) -> [_OverruleCase] {
+        let rows = ModelDefinition.overruleRows
+        var out: [_OverruleCase] = []
+        for h in heldOut {
+            let c = examples.contexts[h.example]
+            let model = models[h.fold]
+            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
+            let winner = targets[h.winner].action
+            let script = examples.script(h.example)
+            if honouringYields && model.yields(to: rule, on: script, with: h.winner) { continue }
+            if winner == .junk && c & _Examples.traiSender != 0 { continue }
+            if winner != .transaction && c & _Examples.vouched != 0 { continue }
+            if let threshold = model.threshold, h.score < Double(threshold) { continue }
+            out.append(_OverruleCase(script: script, row: rows.firstIndex(of: ModelDefinition.overruleRow(rule))!, decision: h,
+                                     rule: rule, winner: winner, truth: targets[Int(examples.targets[h.example])].action))
+        }
+        return out
     }
 
     /// The smallest margin m at which the decisions at or above m (`d`, sorted by margin) are at least

@@ -151,23 +151,15 @@ extension Learner {
         func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
         // Per script, row, target: (margin, gain) with gain +1 model right, -1 rule right, 0 neither.
         var cases: [Script: [[[(Double, Int)]]]] = [:]
-        for h in heldOut {
-            let c = examples.contexts[h.example]
-            let model = models[h.fold]
-            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
-            let winner = targets[h.winner].action
-            let script = examples.script(h.example)
-            if winner == .junk && c & _Examples.traiSender != 0 { continue }
-            if winner != .transaction && c & _Examples.vouched != 0 { continue }
-            if let threshold = model.threshold, h.score < Double(threshold) { continue }
-            let truth = same(targets[Int(examples.targets[h.example])].action)
+        for o in overruleCases(examples, heldOut, models: models, targets: targets, honouringYields: false) {
+            let truth = same(o.truth), rule = o.rule, winner = o.winner
             // A rule action the model has no target of is judged as the user's labels can judge it: filtered
             // (junk, promotion) or not. A spam/ham model's "none" says "not spam", which a transaction rule agrees with.
             let known = targets.contains { same($0.action) == same(rule) }
             func right(_ a: Action) -> Bool { known ? a == truth : Self.filtered(a) == Self.filtered(truth) }
             let gain = (right(same(winner)) ? 1 : 0) - (right(same(rule)) ? 1 : 0)
-            cases[script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][rows.firstIndex(of: same(rule))!][h.winner]
-                .append((h.margin, gain))
+            cases[o.script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][o.row][o.decision.winner]
+                .append((o.decision.margin, gain))
         }
         var table: [Script: [Action: [Float]]] = [:]
         report.overrules = []
