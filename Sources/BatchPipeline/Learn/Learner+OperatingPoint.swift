@@ -156,7 +156,7 @@ extension Learner {
             // A rule action the model has no target of is judged as the user's labels can judge it: filtered
             // (junk, promotion) or not. A spam/ham model's "none" says "not spam", which a transaction rule agrees with.
             let known = targets.contains { same($0.action) == same(rule) }
-            func right(_ a: Action) -> Bool { known ? a == truth : Self.filtered(a) == Self.filtered(truth) }
+            func right(_ a: Action) -> Bool { known ? a == truth : a.isJunkOrPromotion == truth.isJunkOrPromotion }
             let gain = (right(same(winner)) ? 1 : 0) - (right(same(rule)) ? 1 : 0)
             cases[o.script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][o.row][o.decision.winner]
                 .append((o.decision.margin, gain))
@@ -195,8 +195,6 @@ extension Learner {
         }
         return table
     }
-
-    static func filtered(_ a: Action) -> Bool { a == .junk || a == .promotion }
 
     /// The margin m maximising Σ gain over the cases at or above it (`d` sorted by margin): 0 (every case) or
     /// midway between the last case left out and the first kept (as a Float never above the first kept, and
