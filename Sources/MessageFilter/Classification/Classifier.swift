@@ -416,7 +416,7 @@ public final class Classifier {
     /// a registered sender, so the model alone does not call its message junk.
     @inline(__always)
     func _junkFromRegisteredSender(_ model: _CompiledModel, sender: UnsafeRawBufferPointer?, info: SenderInfo?) -> Bool {
-        guard sender != nil, model.targets[Int(modelScratch!.slotWinner[modelScratch!.current])].action == .junk else { return false }
+        guard sender != nil, model.targets[Int(modelScratch!.slots[modelScratch!.current].winner)].action == .junk else { return false }
         return (info ?? SenderInfo.classify(sender, defaultCountryCode: ruleSet.definition.defaultCountryCode)).isTRAIHeader
     }
 
