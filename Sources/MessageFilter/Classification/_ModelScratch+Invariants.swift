@@ -18,11 +18,11 @@ extension _ModelScratch {
     }
 
     /// Traps when the scratch or the model's tables are broken (only with `-DMESSAGEFILTER_INTERNAL_CHECKS`:
-    /// at every batch).
+    /// at every batch; allocates nothing unless it traps, `_ModelTables._shapeProblem`).
     @inline(__always)
     func _checkInvariants(for model: _CompiledModel) {
         #if MESSAGEFILTER_INTERNAL_CHECKS
-        if let problem = _invariantProblem(for: model) ?? model.table.withTables { $0._invariantProblem() } {
+        if let problem = _invariantProblem(for: model) ?? model.table.withTables { $0._shapeProblem() } {
             preconditionFailure(problem)
         }
         #endif

@@ -9,6 +9,19 @@ extension _ModelTables {
     /// figures (`anyPart`, `maxDigitPart`, `minUnspacedPart`) agreeing with them; the rows are `rowStride`
     /// floats per feature with room for the weights, the idf and the trim flag. O(slots + features + rows).
     func _invariantProblem() -> String? {
+        if let problem = _shapeProblem() { return problem }
+        var seen = Set<Int>()
+        for s in index.slots where s != 0 {
+            guard seen.insert(Int(s & 0xFFFF_FFFF) - 1).inserted else {
+                return "model tables: feature \(Int(s & 0xFFFF_FFFF) - 1) is in two slots"
+            }
+        }
+        return nil
+    }
+
+    /// `_invariantProblem` without the one check that needs memory (each feature in one slot at most):
+    /// allocates nothing unless it finds a problem, so it may run per batch (`_ModelScratch._checkInvariants`).
+    func _shapeProblem() -> String? {
         let (slots, slotMask, filter) = (index.slots, index.slotMask, index.filter)
         let (patternBytes, patternStart) = (index.patternBytes, index.patternStart)
         let (partLength, partNeed, symbolLength, unspacedLength) = (runs.partLength, runs.partNeed, runs.symbolLength, runs.unspacedLength)
@@ -30,30 +43,42 @@ extension _ModelTables {
         for f in 0..<featureCount where patternStart[f] > patternStart[f + 1] {
             return "model tables: the pattern of feature \(f) runs backwards"
         }
-        var seen = Set<Int>()
         for s in slots where s != 0 {
             let f = Int(s & 0xFFFF_FFFF) - 1
             guard f >= 0, f < featureCount else { return "model tables: a slot names feature \(f) of \(featureCount)" }
-            guard seen.insert(f).inserted else { return "model tables: feature \(f) is in two slots" }
         }
         guard partLength.count == partNeed.count else { return "model tables: \(partLength.count) part lengths, \(partNeed.count) needs" }
-        for (name, lengths) in [("part", partLength), ("symbol", symbolLength), ("unspaced", unspacedLength)] {
-            for (k, l) in lengths.enumerated() {
+        func longestFirst(_ name: StaticString, _ lengths: UnsafeBufferPointer<Int>) -> String? {
+            for k in 0..<lengths.count {
+                let l = lengths[k]
                 guard l >= 1, l <= maxPartScalars, k == 0 || lengths[k - 1] > l else {
                     return "model tables: \(name) length \(l) at \(k) (longest first, 1…\(maxPartScalars))"
                 }
             }
+            return nil
         }
+        if let problem = longestFirst("part", partLength) ?? longestFirst("symbol", symbolLength)
+            ?? longestFirst("unspaced", unspacedLength) { return problem }
         let needs = _ModelFeatureTable.needUnspaced | _ModelFeatureTable.needDigit | _ModelFeatureTable.needNothing
-        for (k, need) in partNeed.enumerated() where need == 0 || need & ~needs != 0 {
-            return "model tables: part length \(partLength[k]) needs \(need)"
+        var unspaced = 0  // the part lengths needing unspaced characters, in order: `unspacedLength`
+        var digit = 0  // the longest part length needing a digit: `maxDigitPart`
+        var any = false
+        for k in 0..<partNeed.count {
+            let need = partNeed[k]
+            guard need != 0, need & ~needs == 0 else { return "model tables: part length \(partLength[k]) needs \(need)" }
+            if need & _ModelFeatureTable.needUnspaced != 0 {
+                guard unspaced < unspacedLength.count, unspacedLength[unspaced] == partLength[k] else {
+                    return "model tables: the unspaced lengths are not the parts' (at \(unspaced))"
+                }
+                unspaced += 1
+            }
+            if need & _ModelFeatureTable.needDigit != 0 { digit = max(digit, partLength[k]) }
+            if need & _ModelFeatureTable.needNothing != 0 { any = true }
         }
-        let unspaced = (0..<partLength.count).filter { partNeed[$0] & _ModelFeatureTable.needUnspaced != 0 }.map { partLength[$0] }
-        guard unspaced == Array(unspacedLength), minUnspacedPart == (unspaced.last ?? Int.max) else {
+        guard unspaced == unspacedLength.count, minUnspacedPart == (unspaced == 0 ? Int.max : unspacedLength[unspaced - 1]) else {
             return "model tables: the unspaced lengths are not the parts' (minimum \(minUnspacedPart))"
         }
-        let digit = (0..<partLength.count).filter { partNeed[$0] & _ModelFeatureTable.needDigit != 0 }.map { partLength[$0] }
-        guard maxDigitPart == (digit.first ?? 0), anyPart == partNeed.contains(where: { $0 & _ModelFeatureTable.needNothing != 0 }) else {
+        guard maxDigitPart == digit, anyPart == any else {
             return "model tables: maxDigitPart \(maxDigitPart) or anyPart \(anyPart) disagrees with the part needs"
         }
         guard maxWords >= 0, maxPartScalars >= 0 else { return "model tables: maxWords \(maxWords), maxPartScalars \(maxPartScalars)" }
@@ -73,7 +98,7 @@ extension _ModelTables {
 
     /// Traps when the tables are broken (`_invariantProblem`). Compiled in only with
     /// `-DMESSAGEFILTER_INTERNAL_CHECKS` (`make test-filter-checks`): run when a model is compiled (built or
-    /// loaded) and at every batch the classifier scores.
+    /// loaded); `_shapeProblem` runs again at every batch the classifier scores.
     @inline(__always)
     func _checkInvariants() {
         #if MESSAGEFILTER_INTERNAL_CHECKS
