@@ -98,7 +98,7 @@ extension Classifier {
         let slot = s.current
         s.linkFreeWinner = -1
         let winner = Int(s.slotWinner[slot])
-        guard Self._files(model.targets[winner].action) else { return false }
+        guard model.targets[winner].action.isJunkOrPromotion else { return false }
         let (text, starts, ends) = _modelSlotText(model, body: body)
         var scanner = _URLScanner(text)
         guard var url = scanner.next() else { return false }
@@ -116,7 +116,7 @@ extension Classifier {
         linkFree.withUnsafeBytes { _modelScore(model, $0, starts: starts, ends: ends, slot: slot, findScript: false) }
         let other = s.slotWinner[slot]
         let otherEvidence = s.slotEvidence[slot]
-        let alone = !otherEvidence || !Self._files(model.targets[Int(other)].action)
+        let alone = !otherEvidence || !model.targets[Int(other)].action.isJunkOrPromotion
         if rescore {
             _modelScore(model, text, starts: starts, ends: ends, slot: slot)
         } else {
@@ -126,8 +126,4 @@ extension Classifier {
         if alone { s.linkFreeWinner = otherEvidence ? other : Int32.max }
         return alone
     }
-
-    /// Whether a verdict of `action` files the message away from the inbox (Junk or Promotions).
-    @inline(__always)
-    static func _files(_ action: Action) -> Bool { action == .junk || action == .promotion }
 }
