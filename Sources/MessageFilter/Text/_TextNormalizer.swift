@@ -167,7 +167,7 @@ final class _TextNormalizer {
             let e = s &+ Int32(truncatingIfNeeded: len)
             let f = flags.of(v)
             if f & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) == 0 {
-                w.copyCharacter(body, i, len)
+                w.copyCharacter(body, i, len, b0, s, e)
                 i &+= len
                 continue
             }
