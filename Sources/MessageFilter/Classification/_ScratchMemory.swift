@@ -1,6 +1,6 @@
 // MARK: Internal API
 
-/// The owner of a scratch object's raw buffers (`_ModelScratch`'s): each buffer is allocated and initialised by
+/// The owner of a scratch object's raw buffers (`_ModelScratch`'s, `Classifier`'s): each buffer is allocated and initialised by
 /// `make` (every element set, so a read never sees uninitialised memory), replaced only through `remake` (the
 /// old one freed, its contents not kept), and freed when this object is, so the scratch that holds it never
 /// frees a buffer by hand. Elements must be trivial values (integers, floating point, `Bool`, payload-free
