@@ -8,13 +8,14 @@ extension Classifier {
     /// their answers cost more than it saved: `make budget`).
     @inline(__always)
     func _senderConditionHolds(_ k: Int, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo, generation gen: UInt32) -> Bool {
-        guard conditionShared[k] else {
+        let cache = conditionCache + k
+        guard cache.pointee.shared else {
             return conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
         }
-        if conditionStamp[k] == gen { return conditionAnswer[k] }
+        if cache.pointee.stamp == gen { return cache.pointee.answer }
         let holds = conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
-        conditionStamp[k] = gen
-        conditionAnswer[k] = holds
+        cache.pointee.stamp = gen
+        cache.pointee.answer = holds
         return holds
     }
 

@@ -2,7 +2,9 @@
 // the white space `_TextNormalizer` collapses, and UTF-8 encoding and decoding.
 
 /// Writes normalised scalars as UTF-8 with their source spans into buffers with room for them (the caller
-/// grew them: at most 4 bytes per scalar).
+/// grew them: at most 4 bytes per scalar). The three pointers are borrowed from their owner
+/// (`_TextNormalizer`'s output buffers, `_ModelScratch`'s folded text) for one call: a sink is made, written
+/// and its `count` taken back before the owner can grow or free them, and it is never stored.
 struct _ByteSink {
     let bytes: UnsafeMutablePointer<UInt8>
     let starts: UnsafeMutablePointer<Int32>
