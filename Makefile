@@ -135,7 +135,7 @@ BUFFER_CHECK_SUITES := JSONScannerTests|LineLedgerTests|PipelineTests|PipelineXM
 test-buffer-checks: deps ## Reader, format and pipeline tests with BATCHPIPELINE_INTERNAL_CHECKS (buffer, chunk and pool _checkInvariants).
 	$(SWIFT) test -Xswiftc -DBATCHPIPELINE_INTERNAL_CHECKS --scratch-path .build-buffer-checks --filter '$(BUFFER_CHECK_SUITES)'
 
-test-filter-checks: deps ## MessageFilter's tests with MESSAGEFILTER_INTERNAL_CHECKS (rule-set tables and normalised text checked on every build, load and message).
+test-filter-checks: deps ## MessageFilter's tests with MESSAGEFILTER_INTERNAL_CHECKS (rule-set and model tables checked on every build and load, the model's with its scratch per batch, normalised text per message).
 	$(SWIFT) test -Xswiftc -DMESSAGEFILTER_INTERNAL_CHECKS --scratch-path .build-filter-checks --filter MessageFilterTests
 
 clean: ## Remove build products.

@@ -25,8 +25,10 @@
 //   BATCHPIPELINE_INTERNAL_CHECKS `_checkInvariants()` on the byte buffers, chunks, the chunk pool and queues
 //                                 and each parsed chunk, and a trap when a buffer would move while its bytes
 //                                 are lent out (for debugging): `make test-buffer-checks`
-//   MESSAGEFILTER_INTERNAL_CHECKS `_checkInvariants()` on every built or loaded rule set's tables and on each
-//                                 normalised text's buffers and source spans: `make test-filter-checks`
+//   MESSAGEFILTER_INTERNAL_CHECKS `_checkInvariants()` on every built or loaded rule set's tables, on its
+//                                 learned model's tables (when compiled, and with the classifier's model
+//                                 scratch at every batch) and on each normalised text's buffers and source
+//                                 spans: `make test-filter-checks`
 import PackageDescription
 
 let strict: [SwiftSetting] = []

@@ -46,16 +46,9 @@ done
 BUDGET=${BUDGET:-Benchmarks/budget.json}
 CORPORA=${CORPORA:-../shared/corpora}
 WORK=${WORK:-.build/budget}
-command -v valgrind > /dev/null || { echo "budget: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
-[ -x "$BIN" ] || { echo "budget: no binary at $BIN (make build)" >&2; exit 2; }
 [ -s "$BUDGET" ] || { echo "budget: no budget file at $BUDGET" >&2; exit 2; }
-mkdir -p "$WORK"
-cp "$BIN" "$WORK/smsfilter"
-strip --strip-debug "$WORK/smsfilter"
-S=$WORK/smsfilter
-
-G=$WORK/gen40k.jsonl.zst
-[ -s "$G" ] || "$S" generate --count 40000 --seed 1 -o "$G" --quiet --frame-size 0
+. Scripts/lib/callgrind.sh
+callgrind_setup budget "$BIN" "$WORK"   # S: the stripped copy; G: the generated corpus
 G2=$WORK/gen40k-first2k.jsonl.zst
 [ -s "$G2" ] || zstd -dcq "$G" | sed -n 1,2000p | zstd -q -3 -o "$G2"
 

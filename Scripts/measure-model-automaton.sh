@@ -22,14 +22,8 @@ cd "$(dirname "$0")/.."
 BIN=${1:-.build/release/smsfilter}
 CORPORA=${CORPORA:-../shared/corpora}
 WORK=${WORK:-.build/model-automaton}
-command -v valgrind > /dev/null || { echo "measure-model-automaton: valgrind is not installed" >&2; exit 2; }
-[ -x "$BIN" ] || { echo "measure-model-automaton: no binary at $BIN" >&2; exit 2; }
-mkdir -p "$WORK"
-cp "$BIN" "$WORK/smsfilter"
-strip --strip-debug "$WORK/smsfilter"
-S=$WORK/smsfilter
-G=$WORK/gen40k.jsonl.zst
-[ -s "$G" ] || "$S" generate --count 40000 --seed 1 -o "$G" --quiet --frame-size 0
+. Scripts/lib/callgrind.sh
+callgrind_setup measure-model-automaton "$BIN" "$WORK"   # S: the stripped copy; G: the generated corpus
 
 # The learned models (learn's defaults; the labels mapped as docs/QUALITY.md does).
 learn() {  # name corpus map

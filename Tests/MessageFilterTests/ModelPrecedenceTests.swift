@@ -314,7 +314,7 @@ final class ModelPrecedenceTests: XCTestCase {
         let s = try XCTUnwrap(c.modelScratch)
         func pending(_ body: String, sender: String? = nil) -> Bool {
             _ = c.classify(sender: sender, body: body)
-            return s.slotPending[0]
+            return s.slots[0].pending
         }
         XCTAssertTrue(pending("win: your otp is 1234"), "a rule above the model decided: no scan")
         XCTAssertTrue(pending("win win win", sender: "+447700900001"), "the block list decided: no scan")

@@ -412,8 +412,8 @@ final class _ReferenceModelScan {
         let s = c.modelScratch!
         var r = Result()
         r.features = features
-        r.spans = features.map { s.firstStart[Int($0)]..<s.firstEnd[Int($0)] }
-        r.sums = (0..<s.targets).map { s.sums[$0].bitPattern }
+        r.spans = features.map { s.message.firstStart[Int($0)]..<s.message.firstEnd[Int($0)] }
+        r.sums = (0..<s.targets).map { s.message.sums[$0].bitPattern }
         r.normSquared = s.normSquared.bitPattern
         r.script = script
         return r
@@ -542,7 +542,7 @@ final class ModelReferenceScanTests: XCTestCase {
                 }
                 for t in texts {
                     let want = t.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 } == pattern
-                    XCTAssertEqual(t.withUnsafeBufferPointer { table.verify(0, $0.baseAddress ?? UnsafePointer(bitPattern: 8)!, n) }, want, "\(t) \(pattern)")
+                    XCTAssertEqual(t.withUnsafeBufferPointer { table.tables.index.verify(0, $0.baseAddress ?? UnsafePointer(bitPattern: 8)!, n) }, want, "\(t) \(pattern)")
                 }
             }
             let high = (0..<n).map { _ in UInt8.random(in: 0x80...0xFF, using: &rng) }

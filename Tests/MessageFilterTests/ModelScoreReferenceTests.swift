@@ -140,7 +140,7 @@ final class ModelScoreReferenceTests: XCTestCase {
             var features: [Int32] = []
             for (k, body) in batch.enumerated() {
                 let want = reference.present(body)
-                if s.slotPending[k] {
+                if s.slots[k].pending {
                     // Left unscored: only when the message's main script is one the model abstains on (the
                     // one-message path finds the script; slot 0 is rewritten, its message checked already).
                     let script = Array(body.utf8).withUnsafeBytes { c.modelFeatures(body: $0, into: &features) }
@@ -152,20 +152,20 @@ final class ModelScoreReferenceTests: XCTestCase {
                 let scores = reference.scores(want)
                 let best = scores.indices.max { scores[$0] < scores[$1] || (scores[$0] == scores[$1] && $0 > $1) }!
                 if !want.isEmpty { present += 1 }
-                XCTAssertEqual(s.slotEvidence[k], !want.isEmpty, body.debugDescription)
-                let winner = Int(s.slotWinner[k])
+                XCTAssertEqual(s.slots[k].evidence, !want.isEmpty, body.debugDescription)
+                let winner = Int(s.slots[k].winner)
                 // The winner, unless the reference's top two are within rounding of each other.
                 let tie = scores.indices.contains { $0 != best && Self.close(scores[$0], scores[best]) }
                 if !tie { XCTAssertEqual(winner, best, body.debugDescription) }
-                XCTAssertTrue(Self.close(s.slotScore[k], scores[winner]), "\(body.debugDescription): \(s.slotScore[k]) vs \(scores[winner])")
+                XCTAssertTrue(Self.close(s.slots[k].score, scores[winner]), "\(body.debugDescription): \(s.slots[k].score) vs \(scores[winner])")
                 // The model decides when a phrase is present, it speaks on the message's script, and the winner
                 // leads the runner-up by its margin (unless the margin is within rounding of the one needed).
                 let definition = DefaultModel.definition
                 let second = scores.indices.filter { $0 != winner }.map { scores[$0] }.max()!
                 let margin = scores[winner] - second
                 let needed = definition.margins.isEmpty ? 0 : Double(definition.margins[winner])
-                XCTAssertTrue(Self.close(s.slotMargin[k], margin), "\(body.debugDescription): margin \(s.slotMargin[k]) vs \(margin)")
-                var decides = !want.isEmpty && !definition.abstains(on: s.slotScript[k]) && margin >= needed
+                XCTAssertTrue(Self.close(s.slots[k].margin, margin), "\(body.debugDescription): margin \(s.slots[k].margin) vs \(margin)")
+                var decides = !want.isEmpty && !definition.abstains(on: s.slots[k].script) && margin >= needed
                 // Links need company (`links: company`): a verdict that files the message for its links alone
                 // is no decision; the reference scores the body with its links blanked out.
                 if decides, definition.linksNeedCompany, Self.files(model.targets[winner].action), let free = Self.linkFree(body) {

@@ -151,4 +151,174 @@ final class SenderTests: XCTestCase {
             XCTAssertEqual(SenderInfo.isTwoDigitCode(code), SenderInfo.twoDigitCodes.contains(code), "\(code)")
         }
     }
+
+    /// `SenderInfo.classify` reads a sender in one pass (`_SenderScan`); it classifies every sender as the three
+    /// passes it replaced did (`ThreePassSender`, kept here as the oracle): every string of up to four bytes
+    /// over an alphabet that reaches each branch (digits, "0", "+", the separators, "@", ".", letters, a tab, a
+    /// non-ASCII byte, other punctuation), and 200,000 longer random ones, TRAI-shaped headers among them.
+    func testOnePassClassifiesAsTheThreePassesDid() {
+        let alphabet: [UInt8] = Array("01 9+-.()@aZ_".utf8) + [0x09, 0xC3]
+        var checked = 0
+        func check(_ bytes: [UInt8]) {
+            for cc: Int32 in [1, 91] {
+                let got = bytes.withUnsafeBytes { SenderInfo.classify($0, defaultCountryCode: cc) }
+                let want = ThreePassSender.classify(bytes, defaultCountryCode: cc)
+                if got != want {
+                    XCTFail("\(bytes) (\(String(decoding: bytes, as: UTF8.self))), country \(cc): \(got) != \(want)")
+                }
+            }
+            checked += 1
+        }
+        var current: [UInt8] = []
+        func all(_ length: Int) {
+            if current.count == length { check(current); return }
+            for b in alphabet {
+                current.append(b)
+                all(length)
+                current.removeLast()
+            }
+        }
+        for length in 1...4 { all(length) }
+        var rng = SplitMix(seed: 36)
+        let shaped: [[UInt8]] = [Array("VM-".utf8), Array("+91".utf8), Array("0091".utf8), Array("a@b.".utf8), Array("  ".utf8)]
+        for k in 0..<200_000 {
+            var bytes: [UInt8] = k % 3 == 0 ? shaped[Int(rng.next() % UInt64(shaped.count))] : []
+            let length = 1 + Int(rng.next() % 20)
+            for _ in 0..<length { bytes.append(alphabet[Int(rng.next() % UInt64(alphabet.count))]) }
+            if k % 5 == 0 { bytes += Array("-T".utf8) }
+            check(bytes)
+            // Digits only, long and short: phone numbers, short codes, overflow.
+            let digits = (0..<(1 + Int(rng.next() % 22))).map { _ in UInt8(0x30 + rng.next() % 10) }
+            check((k % 2 == 0 ? Array("+".utf8) : []) + digits)
+        }
+        XCTAssertGreaterThan(checked, 400_000)
+    }
+}
+
+/// A deterministic random source for the tests (SplitMix64).
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// `SenderInfo.classify` as it was before `_SenderScan` (three passes: the e-mail test, the number, the search for
+/// a letter or digit), the oracle of `testOnePassClassifiesAsTheThreePassesDid`.
+private enum ThreePassSender {
+    static func classify(_ bytes: [UInt8], defaultCountryCode: Int32) -> SenderInfo {
+        guard !bytes.isEmpty else { return unknown }
+        var lo = 0
+        var hi = bytes.count
+        while lo < hi, bytes[lo] == 0x20 || bytes[lo] == 0x09 { lo += 1 }
+        while hi > lo, bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09 { hi -= 1 }
+        if lo == hi { return unknown }
+        if isEmail(bytes, lo, hi) { return with(.email) }
+        if let number = number(bytes, lo, hi, defaultCountryCode: defaultCountryCode) { return number }
+        return alphanumeric(bytes, lo, hi)
+    }
+
+    static var unknown: SenderInfo {
+        SenderInfo(kind: .unknown, number: 0, countryCode: 0, traiOperator: 0, traiCircle: 0, traiEntity: 0..<0, traiSuffix: nil)
+    }
+
+    static func with(_ kind: SenderKind, number: Int64 = 0, countryCode: Int32 = 0) -> SenderInfo {
+        var info = unknown
+        info.kind = kind
+        info.number = number
+        info.countryCode = countryCode
+        return info
+    }
+
+    static func isEmail(_ bytes: [UInt8], _ lo: Int, _ hi: Int) -> Bool {
+        var at = -1
+        var hasSpace = false
+        for i in lo..<hi {
+            if bytes[i] == 0x40 { at = at == -1 ? i : -2 }
+            if bytes[i] == 0x20 { hasSpace = true }
+        }
+        var dotAfterAt = false
+        if at > lo {
+            for i in (at + 1)..<hi where bytes[i] == 0x2E { dotAfterAt = true }
+        }
+        return at > lo && !hasSpace && dotAfterAt
+    }
+
+    static func number(_ bytes: [UInt8], _ lo: Int, _ hi: Int, defaultCountryCode: Int32) -> SenderInfo? {
+        var digits = 0
+        var value: Int64 = 0
+        var plus = false
+        var numeric = true
+        var overflow = false
+        for i in lo..<hi {
+            let b = bytes[i]
+            switch b {
+            case 0x30...0x39:
+                if digits >= 18 { overflow = true } else { value = value &* 10 &+ Int64(b &- 0x30) }
+                digits += 1
+            case 0x2B where i == lo: plus = true
+            case 0x20, 0x2D, 0x2E, 0x28, 0x29: continue
+            default: numeric = false
+            }
+            if !numeric { break }
+        }
+        guard numeric, digits > 0, !overflow else { return nil }
+        var leadingZeros = 0
+        for i in lo..<hi where bytes[i] != 0x2B {
+            guard bytes[i] >= 0x30, bytes[i] <= 0x39 else { continue }
+            if bytes[i] == 0x30 { leadingZeros += 1 } else { break }
+        }
+        let significant = digits - leadingZeros
+        if plus || (leadingZeros >= 2 && significant >= 7) {
+            if (7...15).contains(significant), let cc = SenderInfo.countryCode(of: value, digits: significant) {
+                return with(.phoneNumber, number: value, countryCode: cc)
+            }
+        } else if (3...8).contains(digits) {
+            return with(.shortCode, number: value)
+        } else if digits >= 9, digits <= 15 {
+            if leadingZeros == 0, digits >= 11, let cc = SenderInfo.countryCode(of: value, digits: digits),
+               cc == defaultCountryCode || digits >= 12 {
+                return with(.phoneNumber, number: value, countryCode: cc)
+            }
+            var scale: Int64 = 1
+            for _ in 0..<significant { scale &*= 10 }
+            let (product, o1) = Int64(defaultCountryCode).multipliedReportingOverflow(by: scale)
+            let (sum, o2) = product.addingReportingOverflow(value)
+            if !o1, !o2, defaultCountryCode > 0 {
+                return with(.phoneNumber, number: sum, countryCode: defaultCountryCode)
+            }
+        }
+        return unknown
+    }
+
+    static func alphanumeric(_ bytes: [UInt8], _ lo: Int, _ hi: Int) -> SenderInfo {
+        var info = unknown
+        var alnum = false
+        for i in lo..<hi where SenderInfo.isASCIIAlnum(bytes[i]) || bytes[i] >= 0x80 { alnum = true; break }
+        guard alnum else { return info }
+        info.kind = .alphanumeric
+        if hi - lo >= 6, SenderInfo.isASCIILetter(bytes[lo]), SenderInfo.isASCIILetter(bytes[lo + 1]), bytes[lo + 2] == 0x2D {
+            var end = hi
+            var suffix: TRAISuffix?
+            if hi - lo >= 8, bytes[hi - 2] == 0x2D, let s = TRAISuffix(rawValue: bytes[hi - 1] & 0xDF) {
+                suffix = s
+                end = hi - 2
+            }
+            let entity = (lo + 3)..<end
+            var alnumEntity = entity.count >= 3 && entity.count <= 11
+            for i in entity where !SenderInfo.isASCIIAlnum(bytes[i]) { alnumEntity = false }
+            if alnumEntity {
+                info.traiOperator = bytes[lo] & 0xDF
+                info.traiCircle = bytes[lo + 1] & 0xDF
+                info.traiEntity = entity
+                info.traiSuffix = suffix
+            }
+        }
+        return info
+    }
 }

@@ -307,36 +307,55 @@ final class _KeyTable: @unchecked Sendable {
     let keys: [[UInt8]]
     /// `keys` as raw buffers over a stable allocation (freed in deinit). Read-only after init.
     let buffers: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>
+    /// Each key's first 8 bytes as one word (`_keyPrefix`), for the JSON scanner's key comparison. Read-only
+    /// after init.
+    let prefixStorage: UnsafeMutableBufferPointer<UInt64>
 
     init(_ names: [String]) {
         precondition(names.count <= _maxWantedKeys, "at most \(_maxWantedKeys) wanted keys")
         keys = names.map { Array($0.utf8) }
         buffers = .allocate(capacity: max(1, keys.count))
+        prefixStorage = .allocate(capacity: max(1, keys.count))
+        prefixStorage.initialize(repeating: 0)
         for (i, key) in keys.enumerated() {
             let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, key.count), alignment: 1)
             storage.copyBytes(from: key)
             buffers[i] = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<key.count])
+            prefixStorage[i] = _keyPrefix(key)
         }
         _checkInvariants()
     }
 
-    /// Each buffer holds its key's bytes (only with `-DBATCHPIPELINE_INTERNAL_CHECKS`).
+    /// Each buffer holds its key's bytes, each prefix its first 8 (only with `-DBATCHPIPELINE_INTERNAL_CHECKS`).
     @inline(__always)
     func _checkInvariants() {
         #if BATCHPIPELINE_INTERNAL_CHECKS
         precondition(keys.count <= _maxWantedKeys)
-        for (i, key) in keys.enumerated() { precondition(Array(buffers[i]) == key, "key buffer \(i) differs from its key") }
+        for (i, key) in keys.enumerated() {
+            precondition(Array(buffers[i]) == key, "key buffer \(i) differs from its key")
+            precondition(prefixStorage[i] == _keyPrefix(key), "key prefix \(i) differs from its key")
+        }
         #endif
     }
 
     deinit {
         for i in 0..<keys.count { UnsafeMutableRawPointer(mutating: buffers[i].baseAddress)?.deallocate() }
         buffers.deallocate()
+        prefixStorage.deallocate()
     }
 
     var count: Int { keys.count }
     var all: UnsafeBufferPointer<UnsafeRawBufferPointer> { UnsafeBufferPointer(rebasing: buffers[0..<keys.count]) }
+    var prefixes: UnsafeBufferPointer<UInt64> { UnsafeBufferPointer(rebasing: prefixStorage[0..<keys.count]) }
     func name(_ i: Int) -> String { String(decoding: keys[i], as: UTF8.self) }
+}
+
+/// A key's first 8 bytes as a little-endian word (byte 0 lowest), zeros after a shorter key: what
+/// `_JSONScanner.wantedSlot` compares a key of the line with, masked to the key's length.
+func _keyPrefix(_ key: [UInt8]) -> UInt64 {
+    var word: UInt64 = 0
+    for (k, byte) in key.prefix(8).enumerated() { word |= UInt64(byte) << UInt64(8 * k) }
+    return word
 }
 
 /// The field or column names found in a file, for a message: at most 20, each cut at 40 characters, and how

@@ -89,7 +89,7 @@ final class _JSONLDriver: _FormatDriver {
         if chunk.rejectOverlong(lineStart, next, line: line, options) { return }
         let text = UnsafeRawBufferPointer(rebasing: input[lineStart..<lineEnd])
         let fields = UnsafeMutableBufferPointer(rebasing: parsed.jsonFields[0..<keys.count])
-        if let error = _JSONScanner.scan(text, keys: keys.all, fields: fields, allowTrailingCommas: false) {
+        if let error = _JSONScanner.scan(text, keys: keys.all, prefixes: keys.prefixes, fields: fields, allowTrailingCommas: false) {
             let invalidUTF8 = error.reason.description == "invalid UTF-8"
             chunk.reject(
                 start: lineStart, end: lineEnd, line: line,

@@ -57,13 +57,17 @@ struct _JSONScanner {
     /// found at the top level. With `allowTrailingCommas` (the default, as Foundation) a comma before `}` or
     /// `]` is accepted; without, it is an error (the record reader refuses it: its output must parse anywhere).
     ///
-    /// - Precondition: `fields.count == keys.count`.
+    /// `prefixes`, when given, holds each key's first 8 bytes as `_keyPrefix` packs them (`_KeyTable.prefixes`):
+    /// a key of the line is then compared with one 8-byte load rather than byte by byte.
+    ///
+    /// - Precondition: `fields.count == keys.count`, and `prefixes` (when given) has one entry per key.
     @inline(__always)
     static func scan(
         _ line: UnsafeRawBufferPointer, keys: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+        prefixes: UnsafeBufferPointer<UInt64>? = nil,
         fields: UnsafeMutableBufferPointer<JSONField>, allowTrailingCommas: Bool = true
     ) -> JSONScanError? {
-        precondition(fields.count == keys.count)
+        precondition(fields.count == keys.count && (prefixes == nil || prefixes!.count >= keys.count))
         for i in 0..<fields.count { fields[i] = JSONField() }
         let end = line.count
         var i = 0
@@ -97,12 +101,7 @@ struct _JSONScanner {
             i = skipSpace(line, i + 1, end)
             guard i < end else { return JSONScanError(offset: i, reason: "expected a value") }
             // Which wanted field is this?
-            var slot = -1
-            // A length that differs rules a key out without a call (an escaped key may be longer than it reads).
-            for k in 0..<keys.count where (escaped || keys[k].count == keyRaw.count) && keyEquals(keyRaw, escaped: escaped, keys[k]) {
-                slot = k
-                break
-            }
+            let slot = wantedSlot(line, keyRaw, escaped: escaped, keys, prefixes)
             let valueStart = i
             var valueEscaped = false
             let kind: JSONField.Kind
@@ -113,6 +112,10 @@ struct _JSONScanner {
                 case .success(let next): i = next
                 }
                 kind = .string
+            } else if let next = plainValueEnd(line, i, end) {
+                // `null`, `true`, `false` or a number: what `skipValue` would find, without its walk.
+                i = next
+                kind = (i - valueStart == 4 && c == UInt8(ascii: "n")) ? .null : .other
             } else {
                 switch skipValue(line, i, end, depth: 1, allowTrailingCommas: allowTrailingCommas) {
                 case .failure(let e): return e
@@ -151,17 +154,106 @@ struct _JSONScanner {
         return i
     }
 
+    /// The index of the wanted key `raw` (a key's content in `line`, `escaped` when it has escapes) in
+    /// `keys`, or -1. With `prefixes` and 8 bytes readable from the key's start, one masked 8-byte load
+    /// compares it with every wanted key's first 8 bytes (the rest, for keys longer than 8, by `keyEquals`).
+    @inline(__always)
+    static func wantedSlot(
+        _ line: UnsafeRawBufferPointer, _ raw: UnsafeRawBufferPointer, escaped: Bool,
+        _ keys: UnsafeBufferPointer<UnsafeRawBufferPointer>, _ prefixes: UnsafeBufferPointer<UInt64>?
+    ) -> Int {
+        let n = raw.count
+        if !escaped, let prefixes, let base = line.baseAddress, let at = raw.baseAddress, at - base + 8 <= line.count {
+            // `raw` lies in `line`: the word is read through `line`, within its bounds.
+            let w = UInt64(littleEndian: line.loadUnaligned(fromByteOffset: at - base, as: UInt64.self))
+            // n < 8: keep the key's n bytes (the shift is < 64); the bytes after it are the quote and beyond.
+            let masked = n >= 8 ? w : w & ((1 &<< UInt64(n &* 8)) &- 1)
+            for k in 0..<keys.count where prefixes[k] == masked && keys[k].count == n {
+                if n <= 8 || keyEquals(raw, escaped: false, keys[k]) { return k }
+            }
+            return -1
+        }
+        return wantedSlotByBytes(raw, escaped: escaped, keys)
+    }
+
+    /// `wantedSlot` byte by byte: an escaped key, no prefixes, or a key within 8 bytes of the line's end.
+    @inline(never)
+    static func wantedSlotByBytes(_ raw: UnsafeRawBufferPointer, escaped: Bool, _ keys: UnsafeBufferPointer<UnsafeRawBufferPointer>) -> Int {
+        // A length that differs rules a key out without a call (an escaped key may be longer than it reads).
+        for k in 0..<keys.count where (escaped || keys[k].count == raw.count) && keyEquals(raw, escaped: escaped, keys[k]) {
+            return k
+        }
+        return -1
+    }
+
+    /// The end of `null`, `true`, `false` or a number starting at `i` when it is one (a number as `number`
+    /// finds it, valid or not), or nil for anything else (a container, or bytes that are no value): the
+    /// top-level values `skipValue` would take in one step, without its container walk.
+    @inline(__always)
+    static func plainValueEnd(_ s: UnsafeRawBufferPointer, _ i: Int, _ end: Int) -> Int? {
+        let c = s[i]
+        if c == UInt8(ascii: "-") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) {
+            guard case .success(let next) = number(s, i, end) else { return nil }
+            return next
+        }
+        guard end - i >= 4 else { return nil }
+        let w = UInt32(littleEndian: s.loadUnaligned(fromByteOffset: i, as: UInt32.self))
+        // "null", "true" and "fals" as little-endian words.
+        if w == 0x6C6C_756E || w == 0x6575_7274 { return i + 4 }
+        if w == 0x736C_6166 && end - i >= 5 && s[i + 4] == UInt8(ascii: "e") { return i + 5 }
+        return nil
+    }
+
     /// Scans a string starting at the quote at `i`; returns the index after its closing quote.
     /// Validates escapes (including surrogate pairs) and UTF-8.
     ///
-    /// `skipPlain` finds the next quote, backslash or control byte (in 16/32-byte SIMD blocks) and only notes
-    /// whether bytes of 0x80 and above went by; their UTF-8 is validated once per string, in one pass, at the end.
+    /// A string of ASCII without escapes that ends within its first 24 bytes (keys, ids, short values) is
+    /// found here, 8 bytes at a time (`_structuralMask`), or byte by byte in the last 8 bytes of the line;
+    /// any other goes on in `scanStringRest`.
     @inline(__always)
     static func scanString(
         _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ escaped: inout Bool
     ) -> Result<Int, JSONScanError> {
         var i = start + 1
         var highBits: UInt64 = 0
+        if end - i < 8 {
+            // Near the line's end (a last value such as `"zh"}`): byte by byte.
+            var k = i
+            while k < end {
+                let c = s[k]
+                if c == UInt8(ascii: "\"") { return .success(k &+ 1) }
+                if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { break }
+                k &+= 1
+            }
+            return scanStringRest(s, start, i, end, 0, &escaped)
+        }
+        for _ in 0..<3 {
+            guard end - i >= 8 else { break }
+            let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let mask = _structuralMask(w)
+            if mask != 0 {
+                // The lowest flagged byte is exact (see `_structuralMask`); k < 8, so the shift is < 64.
+                let k = mask.trailingZeroBitCount &>> 3
+                if s[i &+ k] == UInt8(ascii: "\""), w & ((1 &<< UInt64(k &* 8)) &- 1) & 0x8080_8080_8080_8080 == 0 {
+                    return .success(i &+ k &+ 1)
+                }
+                break
+            }
+            highBits |= w
+            // `end - i >= 8`: no overflow.
+            i &+= 8
+            if highBits & 0x8080_8080_8080_8080 != 0 { break }
+        }
+        return scanStringRest(s, start, i, end, highBits, &escaped)
+    }
+
+    /// `scanString` from `i` (inside the string that starts at the quote at `start`), `highBits` the OR of the
+    /// bytes before `i`.
+    static func scanStringRest(
+        _ s: UnsafeRawBufferPointer, _ start: Int, _ from: Int, _ end: Int, _ highBits: UInt64, _ escaped: inout Bool
+    ) -> Result<Int, JSONScanError> {
+        var i = from
+        var highBits = highBits
         while true {
             i = skipPlain(s, i, end, &highBits)
             guard i < end else { return .failure(JSONScanError(offset: i, reason: "unterminated string")) }

@@ -20,8 +20,23 @@ extension Learner {
     /// (no phrase present, a script it learned too little of) is left out: it is not a decision.
     func heldOutScores(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int,
                        targets: [ModelDefinition.Target]) -> [_HeldOut] {
-        let t = targets.count
         var out: [_HeldOut] = []
+        forEachHeldOutScore(examples, models: models, kept: kept, unionCount: unionCount, targets: targets.count) { fold, r, scores in
+            var best = 0
+            for j in scores.indices where scores[j] > scores[best] { best = j }
+            var second = -Double.infinity
+            for j in scores.indices where j != best { second = max(second, scores[j]) }
+            out.append(_HeldOut(example: r, fold: fold, winner: best, score: scores[best], margin: scores[best] - second))
+        }
+        return out
+    }
+
+    /// Calls `body(fold, example, scores)` for each held-out message of each fold model that the model would
+    /// decide (a script it speaks on, a phrase it kept present), in fold order then example order, with the
+    /// model's scores of it (`targets` of them: bias + Σ weights / √Σ idf², as the classifier computes them).
+    /// `scores` is reused between calls.
+    func forEachHeldOutScore(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int, targets t: Int,
+                             _ body: (_ fold: Int, _ example: Int, _ scores: [Double]) -> Void) {
         var weights = [Float](repeating: 0, count: unionCount * t)
         var idf = [Float](repeating: 0, count: unionCount)
         var scores = [Double](repeating: 0, count: t)
@@ -30,8 +45,7 @@ extension Learner {
                 idf[u] = model.phrases[p].idf
                 for j in 0..<t { weights[u * t + j] = model.phrases[p].weights[j] }
             }
-            for r in 0..<examples.count where Int(examples.folds[r]) == fold {
-                if model.abstains(on: examples.script(r)) { continue }
+            for r in 0..<examples.count where Int(examples.folds[r]) == fold && !model.abstains(on: examples.script(r)) {
                 var norm = 0.0
                 for j in 0..<t { scores[j] = 0 }
                 for q in examples.starts[r]..<examples.starts[r + 1] {
@@ -42,21 +56,14 @@ extension Learner {
                 }
                 guard norm > 0 else { continue }
                 let inverse = 1 / norm.squareRoot()
-                var best = 0
-                for j in 0..<t {
-                    scores[j] = Double(model.bias[j]) + scores[j] * inverse
-                    if scores[j] > scores[best] { best = j }
-                }
-                var second = -Double.infinity
-                for j in 0..<t where j != best { second = max(second, scores[j]) }
-                out.append(_HeldOut(example: r, fold: fold, winner: best, score: scores[best], margin: scores[best] - second))
+                for j in 0..<t { scores[j] = Double(model.bias[j]) + scores[j] * inverse }
+                body(fold, r, scores)
             }
             for u in kept[fold] {
                 idf[u] = 0
                 for j in 0..<t { weights[u * t + j] = 0 }
             }
         }
-        return out
     }
 
     /// The margins: per target, the smallest margin over the runner-up at which the fold models' decisions of
@@ -119,19 +126,9 @@ extension Learner {
         let rows = ModelDefinition.overruleRows
         func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
         var cases: [Script: [[[(Double, Bool)]]]] = [:]
-        for h in heldOut {
-            let c = examples.contexts[h.example]
-            let model = models[h.fold]
-            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
-            let winner = targets[h.winner].action
-            let script = examples.script(h.example)
-            if model.yields(to: rule, on: script, with: h.winner) { continue }
-            if winner == .junk && c & _Examples.traiSender != 0 { continue }
-            if winner != .transaction && c & _Examples.vouched != 0 { continue }
-            if let threshold = model.threshold, h.score < Double(threshold) { continue }
-            let truth = targets[Int(examples.targets[h.example])].action
-            cases[script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][rows.firstIndex(of: same(rule))!][h.winner]
-                .append((h.margin, same(truth) == same(winner)))
+        for o in overruleCases(examples, heldOut, models: models, targets: targets, honouringYields: true) {
+            cases[o.script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][o.row][o.decision.winner]
+                .append((o.decision.margin, same(o.truth) == same(o.winner)))
         }
         var table: [Script: [Action: [Float]]] = [:]
         report.overrules = []
@@ -163,6 +160,42 @@ extension Learner {
             }
         }
         return table
+    }
+
+    /// A held-out decision where the fold model would overrule the best firing base rule below it.
+    struct _OverruleCase {
+        var script: Script
+        /// The rule's row in ``ModelDefinition/overruleRows``.
+        var row: Int
+        var decision: _HeldOut
+        var rule: Action
+        var winner: Action
+        var truth: Action
+    }
+
+    /// The held-out decisions (`heldOut`, in order) where the fold model would overrule the best firing base rule
+    /// below it and nothing else stops it: no rule at or above its priority or number list decided, the sender
+    /// does not keep it from the verdict (a TRAI header from junk, a vouched sender from all but transaction), the
+    /// threshold is met; with `honouringYields`, it does not yield to that rule either (an action it learned too
+    /// little of in the message's script).
+    func overruleCases(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition], targets: [ModelDefinition.Target],
+                       honouringYields: Bool) -> [_OverruleCase] {
+        let rows = ModelDefinition.overruleRows
+        var out: [_OverruleCase] = []
+        for h in heldOut {
+            let c = examples.contexts[h.example]
+            let model = models[h.fold]
+            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
+            let winner = targets[h.winner].action
+            let script = examples.script(h.example)
+            if honouringYields && model.yields(to: rule, on: script, with: h.winner) { continue }
+            if winner == .junk && c & _Examples.traiSender != 0 { continue }
+            if winner != .transaction && c & _Examples.vouched != 0 { continue }
+            if let threshold = model.threshold, h.score < Double(threshold) { continue }
+            out.append(_OverruleCase(script: script, row: rows.firstIndex(of: ModelDefinition.overruleRow(rule))!, decision: h,
+                                     rule: rule, winner: winner, truth: targets[Int(examples.targets[h.example])].action))
+        }
+        return out
     }
 
     /// The smallest margin m at which the decisions at or above m (`d`, sorted by margin) are at least

@@ -17,33 +17,10 @@ extension Learner {
     func heldOutScoreRows(_ examples: _Examples, models: [ModelDefinition], kept: [[Int]], unionCount: Int, targets t: Int)
         -> _HeldOutScores {
         var out = _HeldOutScores(targets: t)
-        var weights = [Float](repeating: 0, count: unionCount * t)
-        var idf = [Float](repeating: 0, count: unionCount)
-        var sums = [Double](repeating: 0, count: t)
-        for (fold, model) in models.enumerated() {
-            for (p, u) in kept[fold].enumerated() {
-                idf[u] = model.phrases[p].idf
-                for j in 0..<t { weights[u * t + j] = model.phrases[p].weights[j] }
-            }
-            for r in 0..<examples.count where Int(examples.folds[r]) == fold && !model.abstains(on: examples.script(r)) {
-                var norm = 0.0
-                for j in 0..<t { sums[j] = 0 }
-                for q in examples.starts[r]..<examples.starts[r + 1] {
-                    let u = Int(examples.features[q])
-                    guard idf[u] > 0 else { continue }
-                    norm += Double(idf[u]) * Double(idf[u])
-                    for j in 0..<t { sums[j] += Double(weights[u * t + j]) }
-                }
-                guard norm > 0 else { continue }
-                let inverse = 1 / norm.squareRoot()
-                out.truth.append(Int(examples.targets[r]))
-                out.fold.append(fold)
-                for j in 0..<t { out.scores.append(Double(model.bias[j]) + sums[j] * inverse) }
-            }
-            for u in kept[fold] {
-                idf[u] = 0
-                for j in 0..<t { weights[u * t + j] = 0 }
-            }
+        forEachHeldOutScore(examples, models: models, kept: kept, unionCount: unionCount, targets: t) { fold, r, scores in
+            out.truth.append(Int(examples.targets[r]))
+            out.fold.append(fold)
+            out.scores.append(contentsOf: scores)
         }
         return out
     }
@@ -174,23 +151,15 @@ extension Learner {
         func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
         // Per script, row, target: (margin, gain) with gain +1 model right, -1 rule right, 0 neither.
         var cases: [Script: [[[(Double, Int)]]]] = [:]
-        for h in heldOut {
-            let c = examples.contexts[h.example]
-            let model = models[h.fold]
-            guard c & _Examples.decidedAbove == 0, let rule = _Examples.action(c), model.isOverrule(of: rule, by: h.winner) else { continue }
-            let winner = targets[h.winner].action
-            let script = examples.script(h.example)
-            if winner == .junk && c & _Examples.traiSender != 0 { continue }
-            if winner != .transaction && c & _Examples.vouched != 0 { continue }
-            if let threshold = model.threshold, h.score < Double(threshold) { continue }
-            let truth = same(targets[Int(examples.targets[h.example])].action)
+        for o in overruleCases(examples, heldOut, models: models, targets: targets, honouringYields: false) {
+            let truth = same(o.truth), rule = o.rule, winner = o.winner
             // A rule action the model has no target of is judged as the user's labels can judge it: filtered
             // (junk, promotion) or not. A spam/ham model's "none" says "not spam", which a transaction rule agrees with.
             let known = targets.contains { same($0.action) == same(rule) }
-            func right(_ a: Action) -> Bool { known ? a == truth : Self.filtered(a) == Self.filtered(truth) }
+            func right(_ a: Action) -> Bool { known ? a == truth : a.isJunkOrPromotion == truth.isJunkOrPromotion }
             let gain = (right(same(winner)) ? 1 : 0) - (right(same(rule)) ? 1 : 0)
-            cases[script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][rows.firstIndex(of: same(rule))!][h.winner]
-                .append((h.margin, gain))
+            cases[o.script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][o.row][o.decision.winner]
+                .append((o.decision.margin, gain))
         }
         var table: [Script: [Action: [Float]]] = [:]
         report.overrules = []
@@ -226,8 +195,6 @@ extension Learner {
         }
         return table
     }
-
-    static func filtered(_ a: Action) -> Bool { a == .junk || a == .promotion }
 
     /// The margin m maximising Σ gain over the cases at or above it (`d` sorted by margin): 0 (every case) or
     /// midway between the last case left out and the first kept (as a Float never above the first kept, and

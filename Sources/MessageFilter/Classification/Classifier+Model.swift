@@ -11,21 +11,19 @@ extension Classifier {
         let s = modelScratch!
         s.generation &+= 1
         if s.generation == 0 {
-            s.stamp.update(repeating: 0, count: s.features)
+            s.message.stamp.update(repeating: 0, count: s.features)
             s.stateStamp.update(repeating: 0, count: s.stateCount)
             s.generation = 1
         }
         let t = model.targetCount
         var k = 0
         while k < t {
-            s.sums[k] = 0
+            s.message.sums[k] = 0
             k += 1
         }
         // The hit path is a struct passed inout (no closure, no captured variable: closures capturing the
         // counters cost a dynamic exclusivity check per phrase found, a quarter of the scan's instructions).
-        var hits = _ModelHits(gen: s.generation, stamp: s.stamp, firstStart: s.firstStart, firstEnd: s.firstEnd,
-                              touched: s.touched, deferred: s.deferred, sums: s.sums, wide: model.table.wide,
-                              rows: model.rowData.pointer, stride: model.rowStride, targets: t, starts: starts, ends: ends)
+        var hits = _ModelHits(gen: s.generation, buffers: s.message, weights: model.table.tables.weights, starts: starts, ends: ends)
         let script: Script
         if let automaton = model.automaton {
             script = findScript ? _modelMainScript(model.table, text, s) : .none
@@ -36,7 +34,7 @@ extension Classifier {
         }
         var d = 0
         while d < hits.deferredCount {
-            hits.add(Int(hits.deferred[d]))
+            hits.add(Int(hits.buffers.deferred[d]))
             d &+= 1
         }
         let touchedCount = hits.touchedCount
@@ -47,7 +45,7 @@ extension Classifier {
         var best = 0
         k = 0
         while k < t {
-            let score = model.bias[k] + s.sums[k] * inverse
+            let score = model.bias[k] + s.message.sums[k] * inverse
             s.scores[k] = score
             if score > s.scores[best] { best = k }
             k += 1
@@ -62,9 +60,9 @@ extension Classifier {
         // rows: `weights[f * t + best]` is `rows[f * rowStride + best]`).
         var top = -1
         var topWeight: Float = 0
-        let rows = model.rowData.pointer
+        let rows = model.table.tables.weights.rows
         let stride = model.rowStride
-        let touched = s.touched
+        let touched = s.message.touched
         k = 0
         while k < touchedCount {
             let f = Int(touched[k])
@@ -75,15 +73,15 @@ extension Classifier {
             }
             k &+= 1
         }
-        s.slotWinner[slot] = Int32(best)
-        s.slotScore[slot] = s.scores[best]
-        s.slotFeature[slot] = Int32(top)
-        s.slotEvidence[slot] = normSquared > 0
-        s.slotMargin[slot] = s.scores[best] - second
-        s.slotScript[slot] = script
+        s.slots[slot].winner = Int32(best)
+        s.slots[slot].score = s.scores[best]
+        s.slots[slot].feature = Int32(top)
+        s.slots[slot].evidence = normSquared > 0
+        s.slots[slot].margin = s.scores[best] - second
+        s.slots[slot].script = script
         if top >= 0 {
-            s.slotStart[slot] = s.firstStart[top]
-            s.slotEnd[slot] = s.firstEnd[top]
+            s.slots[slot].start = s.message.firstStart[top]
+            s.slots[slot].end = s.message.firstEnd[top]
         }
     }
 
@@ -166,7 +164,7 @@ extension Classifier {
             return !model.abstainsOnScript[Int((letter ? Script.latin : Script.none).rawValue)]
         }
         let flags = model.table.flags
-        let blocks = model.table.scriptBlocks
+        let blocks = model.table.scriptBlocks.table
         var looked = 0
         while i < n, looked < 4 {
             looked &+= 1
@@ -191,7 +189,7 @@ extension Classifier {
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
         var tally = _ScriptTally(counts: s.scriptCounts)
-        let blocks = table.scriptBlocks
+        let blocks = table.scriptBlocks.table
         let groups = _ScriptBlocks.shared.groups
         let flags = table.flags
         let highs: UInt64 = 0x8080_8080_8080_8080
@@ -251,7 +249,7 @@ extension Classifier {
     func _modelCandidates(_ table: _ModelFeatureTable, _ text: UnsafeRawBufferPointer, _ s: _ModelScratch,
                           _ hits: inout _ModelHits) -> Script {
         var tally = _ScriptTally(counts: s.scriptCounts)
-        let blocks = table.scriptBlocks
+        let blocks = table.scriptBlocks.table
         let n = text.count
         guard n > 0, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .none }
         let flags = table.flags
@@ -264,7 +262,7 @@ extension Classifier {
         var latin: UInt32 = 0
         // (The word chain is a struct with explicit arguments, not a nested function: one capturing these
         // counters allocated a box per counter per message in unoptimised builds.)
-        var chain = _WordChain(key: s.chainKey, start: s.chainStart, maxWords: table.maxWords)
+        var chain = _WordChain(s.message, maxWords: table.maxWords)
         var i = 0
         while i < n {
             let b = p[i]
@@ -334,15 +332,15 @@ extension Classifier {
     func _modelAbstention(_ model: _CompiledModel) -> _ModelAbstention {
         let s = modelScratch!
         let slot = s.current
-        if !s.slotEvidence[slot] { return .noEvidence }
-        if model.abstainsOnScript[Int(s.slotScript[slot].rawValue)] { return .script }
+        if !s.slots[slot].evidence { return .noEvidence }
+        if model.abstainsOnScript[Int(s.slots[slot].script.rawValue)] { return .script }
         let overrule = _overruleMargin(model)
         if overrule >= 0 {
-            if s.slotMargin[slot] < overrule { return .overrule }
-        } else if s.slotMargin[slot] < model.margins[Int(s.slotWinner[slot])] {
+            if s.slots[slot].margin < overrule { return .overrule }
+        } else if s.slots[slot].margin < model.margins[Int(s.slots[slot].winner)] {
             return .margin
         }
-        if model.hasThreshold && s.slotScore[slot] < model.threshold { return .threshold }
+        if model.hasThreshold && s.slots[slot].score < model.threshold { return .threshold }
         return .decides
     }
 
@@ -352,7 +350,7 @@ extension Classifier {
     func _yields(_ model: _CompiledModel, to action: Action) -> Bool {
         let s = modelScratch!
         let slot = s.current
-        return model.yields[(Int(s.slotScript[slot].rawValue) &* 5 &+ action.rawValue) &* model.targetCount &+ Int(s.slotWinner[slot])]
+        return model.yields[(Int(s.slots[slot].script.rawValue) &* 5 &+ action.rawValue) &* model.targetCount &+ Int(s.slots[slot].winner)]
     }
 
     /// The margin the winner needs to overrule the best firing rule below the model (`below`) for the message
@@ -363,7 +361,7 @@ extension Classifier {
         let s = modelScratch!
         guard s.below >= 0, !model.overrule.isEmpty else { return -1 }
         let slot = s.current
-        return model.overrule[(Int(s.slotScript[slot].rawValue) &* 5 &+ rules[Int(s.below)].action.rawValue) &* model.targetCount &+ Int(s.slotWinner[slot])]
+        return model.overrule[(Int(s.slots[slot].script.rawValue) &* 5 &+ rules[Int(s.below)].action.rawValue) &* model.targetCount &+ Int(s.slots[slot].winner)]
     }
 
     /// The model's verdict for the message in the current slot, or nil when it abstains (see
@@ -374,14 +372,14 @@ extension Classifier {
         let s = modelScratch!
         let slot = s.current
         if _modelAbstention(model) != .decides { return nil }
-        if vouched, model.targets[Int(s.slotWinner[slot])].action != .transaction { return nil }
+        if vouched, model.targets[Int(s.slots[slot].winner)].action != .transaction { return nil }
         if yielded { return nil }
-        var v = model.verdicts[Int(s.slotWinner[slot])]
-        let top = Int(s.slotFeature[slot])
+        var v = model.verdicts[Int(s.slots[slot].winner)]
+        let top = Int(s.slots[slot].feature)
         if top >= 0 {
             v.phrase = model.phraseIDs[top]
-            v.matchStart = s.slotStart[slot]
-            v.matchEnd = s.slotEnd[slot]
+            v.matchStart = s.slots[slot].start
+            v.matchEnd = s.slots[slot].end
         }
         return v
     }
@@ -394,7 +392,7 @@ extension Classifier {
     /// for targets with a sub-action and for `junk`/`allow`, which have no finer folder.
     func _refiningAction(_ model: _CompiledModel) -> Action? {
         let s = modelScratch!
-        let target = model.targets[Int(s.slotWinner[s.current])]
+        let target = model.targets[Int(s.slots[s.current].winner)]
         guard target.subAction == .none else { return nil }
         switch target.action {
         case .transaction, .promotion: return target.action
@@ -436,10 +434,10 @@ extension Classifier {
         let s = modelScratch!
         var k = 0
         while k < s.touchedCount {
-            features.append(s.touched[k])
+            features.append(s.message.touched[k])
             k += 1
         }
-        return s.slotScript[0]
+        return s.slots[0].script
     }
 
     /// The main script the model's scan would find in `body` (as `modelFeatures` returns it), found by the

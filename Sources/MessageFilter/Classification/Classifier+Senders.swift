@@ -8,13 +8,14 @@ extension Classifier {
     /// their answers cost more than it saved: `make budget`).
     @inline(__always)
     func _senderConditionHolds(_ k: Int, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo, generation gen: UInt32) -> Bool {
-        guard conditionShared[k] else {
+        let cache = conditionCache + k
+        guard cache.pointee.shared else {
             return conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
         }
-        if conditionStamp[k] == gen { return conditionAnswer[k] }
+        if cache.pointee.stamp == gen { return cache.pointee.answer }
         let holds = conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
-        conditionStamp[k] = gen
-        conditionAnswer[k] = holds
+        cache.pointee.stamp = gen
+        cache.pointee.answer = holds
         return holds
     }
 
@@ -37,9 +38,20 @@ extension Classifier {
         senderKey.hi = hi
         senderKey.phoneCount = 0
         if info.kind == .phoneNumber {
-            // The digits backwards from the end of the 24 bytes, then "+" and the digits moved to the front.
+            // The digits backwards from the end of the 24 bytes, two per division while more than two are left
+            // (half the divisions of one per digit: ~130 instructions fewer per phone-number sender, `make
+            // budget`), then "+" and the digits moved to the front.
             var digits = info.number
             var len = 0
+            while digits >= 100 && len < 22 {
+                let q = digits / 100
+                let pair = Int(truncatingIfNeeded: digits &- q &* 100)
+                let tens = (pair &* 103) >> 10  // pair / 10 for 0 ≤ pair < 100
+                phone[23 - len] = UInt8(truncatingIfNeeded: pair &- tens &* 10) &+ 0x30
+                phone[22 - len] = UInt8(truncatingIfNeeded: tens) &+ 0x30
+                digits = q
+                len += 2
+            }
             repeat {
                 phone[23 - len] = UInt8(truncatingIfNeeded: digits % 10) &+ 0x30
                 digits /= 10

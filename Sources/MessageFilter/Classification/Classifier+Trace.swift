@@ -58,13 +58,13 @@ extension Classifier {
                       _ trace: DecisionTrace) {
         let s = modelScratch!
         let t = model.targetCount
-        let winner = Int(s.slotWinner[s.current])
+        let winner = Int(s.slots[s.current].winner)
         var scores: [Double] = []
         for k in 0..<t { scores.append(s.scores[k]) }
         var features: [(feature: Int32, start: Int32, end: Int32)] = []
         for k in 0..<s.touchedCount {
-            let f = Int(s.touched[k])
-            features.append((Int32(f), s.firstStart[f], s.firstEnd[f]))
+            let f = Int(s.message.touched[k])
+            features.append((Int32(f), s.message.firstStart[f], s.message.firstEnd[f]))
         }
         // The rules behind its reasons: the first firing rule that vouches for the sender (in weighing order), and
         // the rules' verdict below the model (the rule it would overrule) when it yields to that rule's action.
@@ -97,7 +97,7 @@ extension Classifier {
             overruleMargin = model.overrule.isEmpty ? -1 : _overruleMargin(model)
         }
         trace.record(model: .init(scores: scores, winner: winner, norm: s.normSquared.squareRoot(), features: features, decided: decided,
-                                  margin: s.slotMargin[s.current], script: s.slotScript[s.current], abstention: abstention,
+                                  margin: s.slots[s.current].margin, script: s.slots[s.current].script, abstention: abstention,
                                   overruled: overruled, overruleMargin: overruleMargin, outranked: outranked,
                                   refinedBy: Int32(refinedBy), vouchedBy: vouchedBy, yieldedTo: yieldedTo,
                                   linkFreeWinner: abstention == .linkAlone ? s.linkFreeWinner : -1))

@@ -21,10 +21,16 @@ public final class Classifier {
 
     // Scratch, reused for every message (see `_evaluate`). A Classifier is used by one thread at a time
     // and these are never accessed re-entrantly, so the dynamic exclusivity checks are switched off.
+    //
+    // The raw buffers (`scratch`, `touched`, `conditionCache`, `phone`, `vetoes`) are plain pointers, so
+    // writing them costs no copy-on-write or exclusivity check per access. Each is allocated once in `init` by
+    // `memory` (every element initialised) and freed with it when the classifier dies: the pointers are
+    // borrowed from `memory`, valid for the classifier's life, never re-made and never handed out. Indices: a
+    // rule < `ruleCount` (`scratch`, `vetoes`; `touched` holds at most one entry per rule), a sender condition
+    // < `conditionCount`, a byte < 24 (`phone`).
     @exclusivity(unchecked) var generation: UInt32 = 0
     /// Per-rule state of the message being decided, one record per rule (valid when `stamp` is the
-    /// current generation), and the rules touched by it. Allocated once in `init`, freed in `deinit`;
-    /// plain pointers, so writing them costs no copy-on-write or exclusivity check per access.
+    /// current generation), and the rules touched by it.
     let scratch: UnsafeMutablePointer<_RuleScratch>
     let touched: UnsafeMutablePointer<Int32>
     let ruleCount: Int
@@ -36,13 +42,11 @@ public final class Classifier {
     @exclusivity(unchecked) var spanCounts: [Int] = []
     @exclusivity(unchecked) var spanCursor: [Int] = []
     /// The rule set's distinct sender conditions (`RuleSet.senderConditions`, which the rule set keeps alive),
-    /// unretained: a condition is read per rule per message. Per condition: whether more than one rule asks it
-    /// (as a sender condition or in `unlessSender`), and for those the generation of the message whose answer
-    /// `conditionAnswer` holds (`_senderConditionHolds`).
+    /// unretained: a condition is read per rule per message. Per condition, `conditionCache`: whether more
+    /// than one rule asks it (as a sender condition or in `unlessSender`), and for those the generation of the
+    /// message whose answer it holds (`_senderConditionHolds`).
     let conditions: [Unmanaged<_CompiledSenderCondition>]
-    let conditionShared: UnsafeMutablePointer<Bool>
-    let conditionStamp: UnsafeMutablePointer<UInt32>
-    let conditionAnswer: UnsafeMutablePointer<Bool>
+    let conditionCache: UnsafeMutablePointer<_ConditionCache>
     let conditionCount: Int
     let unlessConditions: [Int32]
     /// The message's sender as exact and prefix lists compare it (`_senderKeyOf`), and its E.164 form's bytes
@@ -53,6 +57,8 @@ public final class Classifier {
     /// (`Classifier+Trace.swift`).
     @exclusivity(unchecked) var tracing = false
     let vetoes: UnsafeMutablePointer<_Veto>
+    /// The memory of the raw buffers above.
+    private let memory = _ScratchMemory()
     /// Normalisation scratch (see `Classifier+Normalization.swift`) and model scoring scratch.
     let normalizer: _NormalizationScratch
     let modelScratch: _ModelScratch?
@@ -69,27 +75,19 @@ public final class Classifier {
         phraseScans = (0..<2).compactMap { mode in ruleSet.matchers[mode].map { ($0, ruleSet.localToGlobal[mode]) } }
         let n = ruleSet.rules.count
         ruleCount = n
-        scratch = .allocate(capacity: max(1, n))
-        scratch.initialize(repeating: _RuleScratch(), count: max(1, n))
-        touched = .allocate(capacity: max(1, n))
-        touched.initialize(repeating: 0, count: max(1, n))
-        vetoes = .allocate(capacity: max(1, n))
-        vetoes.initialize(repeating: _Veto(), count: max(1, n))
+        let m = memory
+        scratch = m.make(n, _RuleScratch())
+        touched = m.make(n, 0)
+        vetoes = m.make(n, _Veto())
         conditionCount = ruleSet.senderConditions.count
         conditions = ruleSet.senderConditions.map { Unmanaged.passUnretained($0) }
         var asked = [Int](repeating: 0, count: conditionCount)
         for rule in ruleSet.rules where rule.sender >= 0 { asked[Int(rule.sender)] += 1 }
         for k in ruleSet.unlessSenderConditions { asked[Int(k)] += 1 }
-        conditionShared = .allocate(capacity: max(1, conditionCount))
-        conditionShared.initialize(repeating: false, count: max(1, conditionCount))
-        for k in 0..<conditionCount { conditionShared[k] = asked[k] > 1 }
-        conditionStamp = .allocate(capacity: max(1, conditionCount))
-        conditionStamp.initialize(repeating: 0, count: max(1, conditionCount))
-        conditionAnswer = .allocate(capacity: max(1, conditionCount))
-        conditionAnswer.initialize(repeating: false, count: max(1, conditionCount))
+        conditionCache = m.make(conditionCount, _ConditionCache())
+        for k in 0..<conditionCount { conditionCache[k].shared = asked[k] > 1 }
         unlessConditions = ruleSet.unlessSenderConditions
-        phone = .allocate(capacity: 24)
-        phone.initialize(repeating: 0, count: 24)
+        phone = m.make(24, 0)
         matchBuffer.reserveCapacity(4096)
         featureBuffer.reserveCapacity(256)
         sortedBuffer = Array(repeating: _RawMatch(phrase: 0, start: 0, end: 0, span: 0), count: 4096)
@@ -98,23 +96,6 @@ public final class Classifier {
         spanCursor = Array(repeating: 0, count: Classifier.batchSize + 1)
         normalizer = _NormalizationScratch(mode: ruleSet.definition.normalization)
         modelScratch = ruleSet.model.map(_ModelScratch.init)
-    }
-
-    deinit {
-        scratch.deinitialize(count: max(1, ruleCount))
-        scratch.deallocate()
-        touched.deinitialize(count: max(1, ruleCount))
-        touched.deallocate()
-        vetoes.deinitialize(count: max(1, ruleCount))
-        vetoes.deallocate()
-        conditionShared.deinitialize(count: max(1, conditionCount))
-        conditionShared.deallocate()
-        conditionStamp.deinitialize(count: max(1, conditionCount))
-        conditionStamp.deallocate()
-        conditionAnswer.deinitialize(count: max(1, conditionCount))
-        conditionAnswer.deallocate()
-        phone.deinitialize(count: 24)
-        phone.deallocate()
     }
 
     /// Classifies one message given as UTF-8 bytes (the body may hold invalid UTF-8).
@@ -416,7 +397,7 @@ public final class Classifier {
     /// a registered sender, so the model alone does not call its message junk.
     @inline(__always)
     func _junkFromRegisteredSender(_ model: _CompiledModel, sender: UnsafeRawBufferPointer?, info: SenderInfo?) -> Bool {
-        guard sender != nil, model.targets[Int(modelScratch!.slotWinner[modelScratch!.current])].action == .junk else { return false }
+        guard sender != nil, model.targets[Int(modelScratch!.slots[modelScratch!.current].winner)].action == .junk else { return false }
         return (info ?? SenderInfo.classify(sender, defaultCountryCode: ruleSet.definition.defaultCountryCode)).isTRAIHeader
     }
 
@@ -427,7 +408,7 @@ public final class Classifier {
         generation &+= 1
         if generation == 0 {
             for i in 0..<ruleCount { scratch[i].stamp = 0 }
-            for i in 0..<conditionCount { conditionStamp[i] = 0 }
+            for i in 0..<conditionCount { conditionCache[i].stamp = 0 }
             senderKey.stamp = 0
             senderKey.hashStamp = 0
             generation = 1
@@ -562,6 +543,15 @@ public final class Classifier {
 }
 
 /// The per-rule state of one message's evaluation (see `Classifier.scratch`).
+/// A sender condition's answer kept for the message being decided (`Classifier.conditionCache`).
+struct _ConditionCache {
+    /// The generation (message) `answer` belongs to; stale otherwise.
+    var stamp: UInt32 = 0
+    /// Whether more than one rule asks the condition (only then is its answer kept).
+    var shared = false
+    var answer = false
+}
+
 struct _RuleScratch {
     /// The generation (message) this record belongs to; stale otherwise.
     var stamp: UInt32 = 0

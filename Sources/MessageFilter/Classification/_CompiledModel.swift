@@ -44,12 +44,10 @@ final class _CompiledModel: Sendable {
     /// the separate arrays (`Double(idf) * Double(idf)` is `idfSquared`).
     let rows: [Float]
     let rowStride: Int
-    /// `rows` again, as a pointer the scan reads without a closure (`_ModelRows`).
-    let rowData: _ModelRows
     /// Per target: the verdict the model gives (the rule index is the model's, see ``RuleSet/ruleNames``).
     let verdicts: [Verdict]
     let targets: [ModelDefinition.Target]
-    /// The phrases as the scan looks them up.
+    /// The phrases as the scan looks them up, and the tables it reads (`rows` among them: `table.tables.weights`).
     let table: _ModelFeatureTable
     /// Whether the text must have its non-ASCII case folded before the look-up (normalisation `none`).
     let foldsText: Bool
@@ -102,7 +100,6 @@ final class _CompiledModel: Sendable {
             packed[f * stride + m.targets.count + 1] = p.kind == .word ? 1 : 0
         }
         rows = packed
-        rowData = _ModelRows(packed)
         foldsText = normalization == .none
         verdicts = m.targets.map { t in
             let validation = capabilities.validate(action: t.action, subAction: t.subAction)
@@ -116,7 +113,8 @@ final class _CompiledModel: Sendable {
             return v
         }
         let patterns = m.phrases.map { Self.pattern($0, normalization: normalization) }
-        table = _ModelFeatureTable(patterns: patterns, kinds: m.phrases.map(\.kind))
+        table = _ModelFeatureTable(patterns: patterns, kinds: m.phrases.map(\.kind), rows: packed, rowStride: stride,
+                                   targets: m.targets.count)
         textPhrases = _TextPhrases(patterns: patterns, kinds: m.phrases.map(\.kind))
         hasTableFeatures = m.phrases.contains { $0.kind != .text }
         automaton = _ModelAutomaton.requested ? _ModelAutomaton(patterns: patterns, kinds: m.phrases.map(\.kind), table: table) : nil
@@ -201,7 +199,8 @@ final class _TextPhrases: @unchecked Sendable {
 }
 
 /// The word k-grams ending at the previous word run (for the model's scan, `_modelCandidates`): their keys
-/// and first bytes in the scratch's `chainKey`/`chainStart` (k = 1 … at most `maxWords − 1`).
+/// and first bytes in the scratch's `chainKey`/`chainStart` (k = 1 … at most `maxWords − 1`; borrowed from the
+/// scratch's `_ModelMessageBuffers` for one message).
 struct _WordChain {
     let key: UnsafeMutablePointer<UInt64>
     let start: UnsafeMutablePointer<Int>
@@ -209,9 +208,9 @@ struct _WordChain {
     var length = 0
     var previousEnd = -2
 
-    init(key: UnsafeMutablePointer<UInt64>, start: UnsafeMutablePointer<Int>, maxWords: Int) {
-        self.key = key
-        self.start = start
+    init(_ buffers: _ModelMessageBuffers, maxWords: Int) {
+        key = buffers.chainKey
+        start = buffers.chainStart
         self.maxWords = maxWords
     }
 
@@ -243,20 +242,6 @@ struct _WordChain {
         length = kept
         previousEnd = end
     }
-}
-
-/// A model's packed rows (`_CompiledModel.rows`) in memory owned here: allocated and filled in `init`,
-/// read-only afterwards, freed in `deinit`; the model keeps this object, so the pointer lives as long as it.
-final class _ModelRows: @unchecked Sendable {
-    let pointer: UnsafePointer<Float>
-
-    init(_ rows: [Float]) {
-        let p = UnsafeMutablePointer<Float>.allocate(capacity: max(1, rows.count))
-        p.initialize(from: rows, count: rows.count)
-        pointer = UnsafePointer(p)
-    }
-
-    deinit { pointer.deallocate() }
 }
 
 /// Why the learned model did not decide a message (``ModelDefinition``, "When the model abstains").

@@ -14,7 +14,7 @@ import Foundation
 //     symbol run.
 //   word phrase `w1 w2 … wk`: an occurrence of its bytes has exactly one ASCII space between two words (the
 //     phrase's bytes say so); it is a phrase hit when the character before it and the one after it are not
-//     word characters (or are the text's ends): checked per occurrence (`_modelWordEdge`).
+//     word characters (or are the text's ends): checked per occurrence (`_modelWordBefore`, `_modelWordAt`).
 //   text phrase: any occurrence (as `_TextPhrases`).
 //
 // Phrases the hashed scan can never find (`_ModelFeatureTable.findable`: a word phrase holding a symbol, a part
@@ -34,6 +34,9 @@ import Foundation
 // automaton").
 
 /// The model's phrases in one automaton (immutable after `init`, shared by every classifier of a rule set).
+/// `state`, `entry`, `length` and `route` are owned here: allocated and filled in `init`, read-only afterwards,
+/// freed in `deinit`; the scan (`_modelAutomatonScan`) reads them through this object, which its caller's
+/// compiled model holds.
 final class _ModelAutomaton: @unchecked Sendable {
     let automaton: AhoCorasick
     /// Match state s (1…M): `state[s]` = first << 32 | unconditional count << 16 | word count; its phrases are
@@ -60,7 +63,7 @@ final class _ModelAutomaton: @unchecked Sendable {
             list.append(Pattern(p))
             feature.append(Int32(f))
             length[f] = Int32(p.count)
-            route[f] = kind == .text ? 1 : table.wide[f] ? 2 : 0
+            route[f] = kind == .text ? 1 : table.tables.weights.wide[f] ? 2 : 0
         }
         guard !list.isEmpty else { return nil }
         var builder = AhoCorasickBuilder()
@@ -123,32 +126,24 @@ final class _ModelAutomaton: @unchecked Sendable {
     }
 }
 
-/// Whether the character that ends just before byte `a` of `text` (`a > 0`) is a word character (as the
-/// hashed scan reads runs: an ASCII letter or digit, a valid non-ASCII scalar `flags.isWord`; an invalid byte is
-/// a symbol).
+/// Whether the character that ends just before byte `a` of `text` (`a > 0`) is a word character
+/// (`_modelWordAt`, the hashed scan's rule; a byte that no valid scalar ends at `a` is an invalid byte on its
+/// own: a symbol).
 @inline(__always)
 func _modelWordBefore(_ text: UnsafeRawBufferPointer, _ a: Int, _ flags: _ScalarFlags) -> Bool {
-    let b = text[a &- 1]
-    if b < 0x80 { return (b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 }
-    // Back over continuation bytes (at most 3) to a lead byte; the scalar is a word character when that lead
-    // decodes to a scalar ending exactly at `a`. (Otherwise byte a − 1 is an invalid byte on its own.)
     var j = a &- 1
-    var back = 0
-    while j > 0, back < 3, text[j] & 0xC0 == 0x80 {
-        j &-= 1
-        back &+= 1
+    if text[j] >= 0x80 {
+        // Back over continuation bytes (at most 3) to a lead byte: the character starts there when that lead
+        // decodes to a scalar ending exactly at `a`.
+        var back = 0
+        while j > 0, back < 3, text[j] & 0xC0 == 0x80 {
+            j &-= 1
+            back &+= 1
+        }
+        let l = _decodeUTF8(text, j).1
+        if l == 0 || j &+ l != a { return false }
     }
-    let (v, l) = _decodeUTF8(text, j)
-    return l > 0 && j &+ l == a && flags.isWord(v)
-}
-
-/// Whether the character at byte `b` of `text` (`b < text.count`) is a word character.
-@inline(__always)
-func _modelWordAt(_ text: UnsafeRawBufferPointer, _ b: Int, _ flags: _ScalarFlags) -> Bool {
-    let c = text[b]
-    if c < 0x80 { return (c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 }
-    let (v, l) = _decodeUTF8(text, b)
-    return l > 0 && flags.isWord(v)
+    return _modelWordAt(text, j, flags)
 }
 
 extension _ModelHits {
@@ -156,14 +151,15 @@ extension _ModelHits {
     /// 0), into `later` (1: added after the scan) or into the deferred list (2).
     @inline(__always)
     mutating func hit(_ f: Int, _ a: Int, _ b: Int, route: UInt8, later: UnsafeMutablePointer<Int32>, laterCount: inout Int) {
+        let stamp = buffers.stamp
         if stamp[f] == gen { return }
         stamp[f] = gen
         if let starts {
-            firstStart[f] = starts[a]
-            firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
+            buffers.firstStart[f] = starts[a]
+            buffers.firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
         } else {
-            firstStart[f] = Int32(truncatingIfNeeded: a)
-            firstEnd[f] = Int32(truncatingIfNeeded: b)
+            buffers.firstStart[f] = Int32(truncatingIfNeeded: a)
+            buffers.firstEnd[f] = Int32(truncatingIfNeeded: b)
         }
         if route == 0 {
             add(f)
@@ -171,7 +167,7 @@ extension _ModelHits {
             later[laterCount] = Int32(truncatingIfNeeded: f)
             laterCount &+= 1
         } else {
-            deferred[deferredCount] = Int32(truncatingIfNeeded: f)
+            buffers.deferred[deferredCount] = Int32(truncatingIfNeeded: f)
             deferredCount &+= 1
         }
     }
@@ -193,7 +189,7 @@ extension Classifier {
         let entry = m.entry
         let length = m.length
         let route = m.route
-        let stamp = s.stamp
+        let stamp = s.message.stamp
         let later = s.later
         var laterCount = 0
         var k = 0

@@ -12,7 +12,7 @@
 // (`_ModelFeatures.swift`), no automaton, so nothing is gained by scoring a batch's messages together: each
 // slot is scored by the one-message code, which keeps batch and single verdicts the same bit for bit.
 
-/// Where a slot's text for the model is (`_ModelScratch.slotSource`): the body, the normaliser's whole output
+/// Where a slot's text for the model is (`_ModelSlot.source`): the body, the normaliser's whole output
 /// (the one-message path), or (r ≥ 0) the normaliser's rewritten span r of the batch.
 enum _ModelSource {
     static let body: Int32 = -1
@@ -24,18 +24,21 @@ extension Classifier {
     /// normalisation rewrote are in the normaliser's output, in slot order).
     func _modelPrepareBatch() {
         let s = modelScratch!
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        if let model = ruleSet.model { s._checkInvariants(for: model) }
+        #endif
         let count = spanBuffer.count
         let norm = normalizer
         var r = 0
         var k = 0
         while k < count {
             if norm.mode != .none, r < norm.rewrittenOrigin.count, Int(norm.rewrittenOrigin[r]) == k {
-                s.slotSource[k] = Int32(r)
+                s.slots[k].source = Int32(r)
                 r += 1
             } else {
-                s.slotSource[k] = _ModelSource.body
+                s.slots[k].source = _ModelSource.body
             }
-            s.slotPending[k] = true
+            s.slots[k].pending = true
             k += 1
         }
         s.current = 0
@@ -46,8 +49,8 @@ extension Classifier {
     func _modelPrepareOne(normalized: Bool) {
         let s = modelScratch!
         s.current = 0
-        s.slotSource[0] = normalized ? _ModelSource.normalized : _ModelSource.body
-        s.slotPending[0] = true
+        s.slots[0].source = normalized ? _ModelSource.normalized : _ModelSource.body
+        s.slots[0].pending = true
     }
 
     /// Scores the message being decided (slot `current`, whose body is `body`) unless it is scored already;
@@ -59,12 +62,12 @@ extension Classifier {
     func _modelScoreCurrent(_ model: _CompiledModel, body: UnsafeRawBufferPointer, checkScript: Bool) -> Bool {
         let s = modelScratch!
         let slot = s.current
-        guard s.slotPending[slot] else { return true }
+        guard s.slots[slot].pending else { return true }
         let (text, starts, ends) = _modelSlotText(model, body: body)
         if checkScript, model.abstainsOnSomeScript, !_modelMaySpeak(model, text, s) {
             return false
         }
-        s.slotPending[slot] = false
+        s.slots[slot].pending = false
         _modelScore(model, text, starts: starts, ends: ends, slot: slot)
         return true
     }
@@ -75,7 +78,7 @@ extension Classifier {
     func _modelSlotText(_ model: _CompiledModel, body: UnsafeRawBufferPointer)
         -> (UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?, ends: UnsafePointer<Int32>?) {
         let s = modelScratch!
-        let source = Int(s.slotSource[s.current])
+        let source = Int(s.slots[s.current].source)
         let n = normalizer.text
         if source == Int(_ModelSource.body) { return _modelBodyText(model, body) }
         if source == Int(_ModelSource.normalized) { return (n.output, n.sourceStart.baseAddress, n.sourceEnd.baseAddress) }
@@ -97,8 +100,8 @@ extension Classifier {
         let s = modelScratch!
         let slot = s.current
         s.linkFreeWinner = -1
-        let winner = Int(s.slotWinner[slot])
-        guard Self._files(model.targets[winner].action) else { return false }
+        let winner = Int(s.slots[slot].winner)
+        guard model.targets[winner].action.isJunkOrPromotion else { return false }
         let (text, starts, ends) = _modelSlotText(model, body: body)
         var scanner = _URLScanner(text)
         guard var url = scanner.next() else { return false }
@@ -109,25 +112,19 @@ extension Classifier {
             guard let next = scanner.next() else { break }
             url = next
         }
-        let saved = (s.slotWinner[slot], s.slotScore[slot], s.slotFeature[slot], s.slotStart[slot], s.slotEnd[slot],
-                     s.slotEvidence[slot], s.slotMargin[slot], s.slotScript[slot])
+        let saved = s.slots[slot]  // (scoring leaves `source` and `pending` as they are)
         let linkFree = s.linkFree
         // (The link-free text's main script is not read: the slot's is restored below, or scored again.)
         linkFree.withUnsafeBytes { _modelScore(model, $0, starts: starts, ends: ends, slot: slot, findScript: false) }
-        let other = s.slotWinner[slot]
-        let otherEvidence = s.slotEvidence[slot]
-        let alone = !otherEvidence || !Self._files(model.targets[Int(other)].action)
+        let other = s.slots[slot].winner
+        let otherEvidence = s.slots[slot].evidence
+        let alone = !otherEvidence || !model.targets[Int(other)].action.isJunkOrPromotion
         if rescore {
             _modelScore(model, text, starts: starts, ends: ends, slot: slot)
         } else {
-            (s.slotWinner[slot], s.slotScore[slot], s.slotFeature[slot], s.slotStart[slot], s.slotEnd[slot],
-             s.slotEvidence[slot], s.slotMargin[slot], s.slotScript[slot]) = saved
+            s.slots[slot] = saved
         }
         if alone { s.linkFreeWinner = otherEvidence ? other : Int32.max }
         return alone
     }
-
-    /// Whether a verdict of `action` files the message away from the inbox (Junk or Promotions).
-    @inline(__always)
-    static func _files(_ action: Action) -> Bool { action == .junk || action == .promotion }
 }

@@ -6,38 +6,27 @@
 /// in steps"). Each step is `@_transparent` (inlined before the optimiser, always): as `@inline(__always)` the
 /// word-part probes were outlined (17% more instructions per byte).
 
-/// The table's and the scratch's fields the scan reads per character, loaded once per message (pointers and
-/// integers only: a `let` of them is taken apart into registers; the table is a class, whose fields would be
-/// re-read after every hit).
+/// What the scan reads per character, loaded once per message: the model's run lengths (`_ModelTables.runs`,
+/// a copy of that part of the bundle `_ModelFeatureTable` owns) and the scratch's run ring. Pointers and integers only: a `let` of it
+/// is taken apart into registers, where the table is a class whose fields would be re-read after every hit.
+/// Borrowed for one message's scan (see `_ModelTables`, "Ownership and lifetime").
 struct _ModelScanPlan {
+    let runs: _ModelRunLengths
     let ring: UnsafeMutablePointer<Int32>
     let mask: Int
-    let partLength: UnsafeMutablePointer<Int>
-    let partNeed: UnsafeMutablePointer<UInt8>
-    let partCount: Int
-    let symbolLength: UnsafeMutablePointer<Int>
-    let symbolCount: Int
-    let anyPart: Bool
-    let maxDigit: Int
-    let minUnspaced: Int
-    let unspacedLength: UnsafeMutablePointer<Int>
-    let unspacedCount: Int
 
     @_transparent
     init(_ table: _ModelFeatureTable, _ s: _ModelScratch) {
-        ring = s.ring
-        mask = s.ringMask
-        partLength = table.partLength
-        partNeed = table.partNeed
-        partCount = table.partCount
-        symbolLength = table.symbolLength
-        symbolCount = table.symbolCount
-        anyPart = table.anyPart
-        maxDigit = table.maxDigitPart
-        minUnspaced = table.minUnspacedPart
-        unspacedLength = table.unspacedLength
-        unspacedCount = table.unspacedCount
+        runs = table.tables.runs
+        ring = s.message.ring
+        mask = s.message.ringMask
     }
+
+    var partCount: Int { @_transparent get { runs.partLength.count } }
+    var symbolCount: Int { @_transparent get { runs.symbolLength.count } }
+    var anyPart: Bool { @_transparent get { runs.anyPart } }
+    var maxDigit: Int { @_transparent get { runs.maxDigitPart } }
+    var minUnspaced: Int { @_transparent get { runs.minUnspacedPart } }
 }
 
 /// The scalar at byte `i` of `text` (its first byte ≥ 0x80): its length in bytes (1 for an invalid
@@ -56,6 +45,23 @@ func _modelHighScalar(_ text: UnsafeRawBufferPointer, _ i: Int, _ flags: _Scalar
     }
     tally.add(Script.of(letter: v))
     return (l, true, PhraseCandidates.isUnspaced(v))
+}
+
+/// Whether ASCII byte `b` is a word character of the model's runs: a letter or a digit (what the scan's ASCII
+/// step finds, `_modelCandidates`).
+@_transparent
+func _modelASCIIWord(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 }
+
+/// Whether the character at byte `i` of `text` (`i < text.count`) is a word character as the model's scan
+/// cuts runs: an ASCII letter or digit (`_modelASCIIWord`), a valid non-ASCII scalar that `flags.isWord`
+/// (`_modelHighScalar`); an invalid byte is a symbol. The one word test of the model: the automaton's
+/// word-phrase edges (`_ModelAutomaton`, `_modelWordBefore`) read characters by it.
+@inline(__always)
+func _modelWordAt(_ text: UnsafeRawBufferPointer, _ i: Int, _ flags: _ScalarFlags) -> Bool {
+    let c = text[i]
+    if c < 0x80 { return _modelASCIIWord(c) }
+    let (v, l) = _decodeUTF8(text, i)
+    return l > 0 && flags.isWord(v)
 }
 
 /// Probes the parts of a word run ending at `end` (the run's `runScalars`-th scalar ends there; its last ASCII
@@ -79,16 +85,17 @@ func _modelProbeWordRun(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p
 func _modelProbeUnspaced(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: UnsafePointer<UInt8>,
                          _ runScalars: Int, _ unspaced: Int, _ end: Int, _ hits: inout _ModelHits) {
     guard unspaced >= plan.minUnspaced else { return }
-    _modelProbeLengths(table, plan, p, plan.unspacedLength, plan.unspacedCount, upTo: unspaced, runScalars, end,
+    _modelProbeLengths(table, plan, p, plan.runs.unspacedLength, upTo: unspaced, runScalars, end,
                        seed: _ModelFeatureTable.partSeed, fold: false, &hits)
 }
 
 /// Probes the n-grams of the run ending at `end` (the run's `runScalars`-th scalar ends there) of each of the
-/// `count` lengths at `lengths` (longest first) up to `limit` scalars, their keys `_hash(…, seed:, fold:)`.
+/// `lengths` (longest first) up to `limit` scalars, their keys `_hash(…, seed:, fold:)`.
 @_transparent
 func _modelProbeLengths(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: UnsafePointer<UInt8>,
-                        _ lengths: UnsafeMutablePointer<Int>, _ count: Int, upTo limit: Int, _ runScalars: Int,
+                        _ lengths: UnsafeBufferPointer<Int>, upTo limit: Int, _ runScalars: Int,
                         _ end: Int, seed: UInt64, fold: Bool, _ hits: inout _ModelHits) {
+    let count = lengths.count
     var q = 0
     while q < count {
         let length = lengths[q]
@@ -106,8 +113,8 @@ func _modelProbeParts(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: 
                       _ runScalars: Int, _ lastDigit: Int, _ unspaced: Int, _ end: Int, _ hits: inout _ModelHits) {
     var q = 0
     while q < plan.partCount {
-        let length = plan.partLength[q]
-        let need = plan.partNeed[q]
+        let length = plan.runs.partLength[q]
+        let need = plan.runs.partNeed[q]
         q &+= 1
         if length > runScalars { continue }
         if need & _ModelFeatureTable.needNothing != 0
@@ -123,7 +130,7 @@ func _modelProbeParts(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: 
 @_transparent
 func _modelProbeSymbols(_ table: _ModelFeatureTable, _ plan: _ModelScanPlan, _ p: UnsafePointer<UInt8>,
                         _ runScalars: Int, _ end: Int, _ hits: inout _ModelHits) {
-    _modelProbeLengths(table, plan, p, plan.symbolLength, plan.symbolCount, upTo: runScalars, runScalars, end,
+    _modelProbeLengths(table, plan, p, plan.runs.symbolLength, upTo: runScalars, runScalars, end,
                        seed: _ModelFeatureTable.symbolSeed, fold: true, &hits)
 }
 

@@ -85,11 +85,21 @@ struct _URLScanner {
         return nil
     }
 
-    /// The offset of the first `.` or `:` at or after `from` (eight bytes at a time).
+    /// The offset of the first `.` or `:` at or after `from` (sixteen bytes at a time, then eight).
     @inline(__always)
     static func nextDotOrColon(_ body: UnsafeRawBufferPointer, from: Int) -> Int? {
         var i = from
         let n = body.count
+        // Sixteen bytes compared at once (SSE2 / NEON: two compares, an or, a mask test), the eight-byte test
+        // below finding the offset in the block that holds one (`mayHoldIPURL` on the budget's generated
+        // corpus: 325 → 230 instructions per call; `_URLScanner.next` 12.8M → 11.7M instructions).
+        let dots = SIMD16<UInt8>(repeating: 0x2E)
+        let colons = SIMD16<UInt8>(repeating: 0x3A)
+        while i + 16 <= n {
+            let v = body.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            if any((v .== dots) .| (v .== colons)) { break }
+            i += 16
+        }
         while i + 8 <= n {
             let w = UInt64(littleEndian: body.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             // A zero byte in w ^ 0x2E… marks a "."; in w ^ 0x3A… a ":" (the classic has-zero-byte test).

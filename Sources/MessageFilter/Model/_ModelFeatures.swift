@@ -34,47 +34,20 @@
 // bits of the key and the feature; a hit is verified byte for byte (ASCII case ignored) against the phrase's
 // pattern, so a crafted collision costs one comparison and never adds a phrase that is not there.
 
-/// The model's phrases as a hash table (immutable after `init`, shared by every classifier of a rule set).
+/// The model's phrases as a hash table and the model's weight rows (immutable after `init`, shared by every
+/// classifier of a rule set). The tables the scan reads are one bundle, `tables` (`_ModelTables`), allocated
+/// here in `init` and freed in `deinit`: this object is their only owner, and a copy of `tables` is valid while
+/// it lives.
 final class _ModelFeatureTable: @unchecked Sendable {
-    /// Slot: key's high 32 bits << 32 | feature + 1 (0: empty). Power-of-two count, at most half full.
-    let slots: UnsafeMutablePointer<UInt64>
-    let slotMask: Int
-    /// 2^17-bit filter over the keys (one bit per phrase): most lookups of absent candidates end here.
-    let filter: UnsafeMutablePointer<UInt64>
-    static let filterBits = 17
-    /// Per feature: its pattern (normalised, ASCII folded; word phrases without the spaces around them) in
-    /// `patternBytes[patternStart[f]..<patternStart[f + 1]]`.
-    let patternBytes: UnsafeMutablePointer<UInt8>
-    let patternStart: UnsafeMutablePointer<Int32>
-    /// Per feature: whether its automaton pattern had a byte ≥ 0x80 (it was in the wide automaton).
-    let wide: UnsafeMutablePointer<Bool>
-    let featureCount: Int
-    /// Part lengths (in scalars) for word runs, longest first (`partCount` of them), with what each length's
-    /// phrases need: `needUnspaced` all unspaced-script characters, `needDigit` an ASCII digit, `needNothing`
-    /// nothing (any substring). (Pointers, not arrays: the scan loops over them per character.)
-    let partLength: UnsafeMutablePointer<Int>
-    let partNeed: UnsafeMutablePointer<UInt8>
-    let partCount: Int
-    /// Part lengths for symbol runs, longest first.
-    let symbolLength: UnsafeMutablePointer<Int>
-    let symbolCount: Int
-    /// The most words of a word phrase (0: no word phrase), and the longest part in scalars.
-    let maxWords: Int
-    let maxPartScalars: Int
-    /// Whether some part phrase of word characters needs no digit and no unspaced script (every substring of
-    /// every word run is then a candidate), the longest digit-piece length and the shortest unspaced length.
-    let anyPart: Bool
-    let maxDigitPart: Int
-    let minUnspacedPart: Int
-    let hasUnspacedPart: Bool
-    /// The part lengths whose phrases are all unspaced-script characters, longest first (`unspacedCount`):
-    /// what a character of an unspaced run with no ASCII digit within `maxDigitPart` scalars can end.
-    let unspacedLength: UnsafeMutablePointer<Int>
-    let unspacedCount: Int
+    /// The tables (hash table, filter, patterns, part lengths, rows), owned by this object.
+    let tables: _ModelTables
+    var featureCount: Int { tables.featureCount }
+    var maxWords: Int { tables.runs.maxWords }
+    var maxPartScalars: Int { tables.runs.maxPartScalars }
     /// The shared tables the scan reads, fetched once here (`shared` is a lazy global: a `swift_once` check
-    /// per access, twice per message before).
+    /// per access, twice per message before). `scriptBlocks` lives as long as the process.
     let flags: _ScalarFlags
-    let scriptBlocks: UnsafePointer<UInt8>
+    let scriptBlocks: _ScriptBlocks
     /// Per feature: whether the scan can find it (its key is in the table: a word or part phrase of a shape a
     /// run can hold; text phrases are `_TextPhrases`' and are false here).
     let findable: [Bool]
@@ -91,11 +64,12 @@ final class _ModelFeatureTable: @unchecked Sendable {
     ///   - patterns: per feature, the bytes its automaton matched: the phrase normalised as the text is (and
     ///     case-folded under `none`), ASCII letters in lower case, a word phrase between two spaces.
     ///   - kinds: per feature, word or part.
-    init(patterns: [[UInt8]], kinds: [ModelDefinition.MatchKind]) {
+    ///   - rows: the model's packed rows (`_CompiledModel.rows`), `rowStride` floats per feature, the first
+    ///     `targets` of them weights.
+    init(patterns: [[UInt8]], kinds: [ModelDefinition.MatchKind], rows: [Float] = [], rowStride: Int = 1, targets: Int = 0) {
         let flags = _ScalarFlags.shared
         self.flags = flags
-        scriptBlocks = _ScriptBlocks.shared.table
-        featureCount = patterns.count
+        scriptBlocks = _ScriptBlocks.shared
         var bytes: [UInt8] = []
         var starts: [Int32] = [0]
         var wide: [Bool] = []
@@ -111,55 +85,33 @@ final class _ModelFeatureTable: @unchecked Sendable {
             keys.append(shapes.key(p, kinds[f]))
         }
         let wordLengths = shapes.wordLengths
-        let maxWords = shapes.maxWords
-        let maxPart = shapes.maxPart
-        let symbolLengths = shapes.symbolLengths
-        func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
-            let p = UnsafeMutablePointer<T>.allocate(capacity: max(1, a.count))
-            p.initialize(from: a, count: a.count)
-            return p
-        }
-        patternBytes = copy(bytes)
-        patternStart = copy(starts)
-        self.wide = copy(wide)
-        self.maxWords = maxWords
-        maxPartScalars = maxPart
         let lengths = wordLengths.sorted { $0.key > $1.key }
-        partLength = copy(lengths.map(\.key))
-        partNeed = copy(lengths.map(\.value))
-        partCount = lengths.count
-        let symbols = symbolLengths.sorted(by: >)
-        symbolLength = copy(symbols)
-        symbolCount = symbols.count
-        anyPart = wordLengths.values.contains { $0 & Self.needNothing != 0 }
-        maxDigitPart = wordLengths.filter { $0.value & Self.needDigit != 0 }.map(\.key).max() ?? 0
-        minUnspacedPart = wordLengths.filter { $0.value & Self.needUnspaced != 0 }.map(\.key).min() ?? Int.max
-        hasUnspacedPart = minUnspacedPart != Int.max
-        let unspacedLengths = lengths.filter { $0.value & Self.needUnspaced != 0 }.map(\.key)
-        unspacedLength = copy(unspacedLengths)
-        unspacedCount = unspacedLengths.count
-
+        let minUnspaced = wordLengths.filter { $0.value & Self.needUnspaced != 0 }.map(\.key).min() ?? Int.max
+        let (slots, filter) = Self.hashTable(keys)
+        tables = _ModelTables(
+            slots: slots, filter: filter, patternBytes: bytes, patternStart: starts, wide: wide,
+            partLength: lengths.map(\.key), partNeed: lengths.map(\.value), symbolLength: shapes.symbolLengths.sorted(by: >),
+            unspacedLength: lengths.filter { $0.value & Self.needUnspaced != 0 }.map(\.key),
+            maxWords: shapes.maxWords, maxPartScalars: shapes.maxPart,
+            anyPart: wordLengths.values.contains { $0 & Self.needNothing != 0 },
+            maxDigitPart: wordLengths.filter { $0.value & Self.needDigit != 0 }.map(\.key).max() ?? 0,
+            minUnspacedPart: minUnspaced, rows: rows, rowStride: rowStride, targets: targets)
         findable = keys.map { $0 != nil }
-        (slots, slotMask, filter) = Self.hashTable(keys)
+        tables._checkInvariants()
     }
 
-    deinit {
-        slots.deallocate()
-        filter.deallocate()
-        patternBytes.deallocate()
-        patternStart.deallocate()
-        wide.deallocate()
-        partLength.deallocate()
-        partNeed.deallocate()
-        unspacedLength.deallocate()
-        symbolLength.deallocate()
+    deinit { tables.deallocate() }
+
+    /// Lends the tables to `body`, this object kept alive until it returns: the scoped way to read them where
+    /// nothing else holds the table (checks, tests). The scan reads `tables` directly, inside calls whose
+    /// caller holds the compiled model (and so this object).
+    /// - warning: Do not let the bundle escape `body`.
+    func withTables<R>(_ body: (_ModelTables) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) { try body(tables) }
     }
 
     /// The bytes the hash tables use: slots and filter.
-    var tableBytes: Int { (slotMask + 1) * 8 + (1 << Self.filterBits) / 8 }
-
-    @inline(__always)
-    static func filterIndex(_ key: UInt64) -> Int { Int(truncatingIfNeeded: key >> 40) & ((1 << filterBits) - 1) }
+    var tableBytes: Int { tables.index.tableBytes }
 
     /// The scalars of UTF-8 `bytes` (an invalid byte as itself with the raw bit, never a phrase scalar).
     static func scalars(_ bytes: [UInt8]) -> [UInt32] {
@@ -227,118 +179,76 @@ final class _ModelFeatureTable: @unchecked Sendable {
 
     /// The open-addressing table (at most half full) and the filter over `keys` (feature = index; nil: never
     /// looked up). Linear probing; equal keys (phrases that normalise alike) follow one another in feature order.
-    private static func hashTable(_ keys: [UInt64?]) -> (UnsafeMutablePointer<UInt64>, Int, UnsafeMutablePointer<UInt64>) {
+    private static func hashTable(_ keys: [UInt64?]) -> (slots: [UInt64], filter: [UInt64]) {
         var count = 64
         while count < 2 * keys.count { count *= 2 }
         let slotMask = count - 1
-        let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
-        slots.initialize(repeating: 0, count: count)
-        let filterWords = (1 << filterBits) / 64
-        let filter = UnsafeMutablePointer<UInt64>.allocate(capacity: filterWords)
-        filter.initialize(repeating: 0, count: filterWords)
+        var slots = [UInt64](repeating: 0, count: count)
+        var filter = [UInt64](repeating: 0, count: (1 << _ModelPhraseIndex.filterBits) / 64)
         for (f, key) in keys.enumerated() {
             guard let key else { continue }
-            let bit = filterIndex(key)
+            let bit = _ModelPhraseIndex.filterIndex(key)
             filter[bit >> 6] |= 1 << UInt64(bit & 63)
             var i = Int(truncatingIfNeeded: key) & slotMask
             while slots[i] != 0 { i = (i + 1) & slotMask }
             slots[i] = (key >> 32) << 32 | UInt64(f + 1)
         }
-        return (slots, slotMask, filter)
+        return (slots, filter)
     }
 
-    /// Passes to `hits` each phrase whose key is `key` and whose pattern is `text[a..<b)` (ASCII case
-    /// ignored), in feature order.
+    /// `_ModelPhraseIndex.lookup` on this table's index, read through this object at each probe (see
+    /// `_ModelTables`, "Why parts").
     @inline(__always)
     func lookup(_ key: UInt64, _ text: UnsafePointer<UInt8>, _ a: Int, _ b: Int, _ hits: inout _ModelHits) {
-        let bit = Self.filterIndex(key)
-        if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return }
-        let tag = key >> 32
-        var i = Int(truncatingIfNeeded: key) & slotMask
-        while true {
-            let s = slots[i]
-            if s == 0 { return }
-            if s >> 32 == tag {
-                let f = Int(truncatingIfNeeded: s & 0xFFFF_FFFF) &- 1
-                if verify(f, text + a, b &- a) { hits.hit(f, a, b) }
-            }
-            i = (i &+ 1) & slotMask
-        }
+        tables.index.lookup(key, text, a, b, &hits)
     }
+}
 
-    /// Whether `n` bytes at `p` are feature `f`'s pattern, ASCII case ignored (patterns hold no ASCII capital).
-    /// Compares 8 bytes at a time (the last word overlapping), folded as `_foldASCII8` folds; every load stays
-    /// inside `[p, p + n)` and inside the pattern's own bytes.
-    @inline(__always)
-    func verify(_ f: Int, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        let s = Int(patternStart[f])
-        guard Int(patternStart[f &+ 1]) &- s == n else { return false }
-        let pat = UnsafeRawPointer(patternBytes + s)
-        let txt = UnsafeRawPointer(p)
-        if n >= 8 {
-            var i = 0
-            while i &+ 8 < n {
-                if _foldASCII8(txt.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                    != pat.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-                i &+= 8
-            }
-            return _foldASCII8(txt.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
-                == pat.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
-        }
-        if n >= 4 {
-            let t = UInt64(txt.loadUnaligned(as: UInt32.self)) | UInt64(txt.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) << 32
-            let q = UInt64(pat.loadUnaligned(as: UInt32.self)) | UInt64(pat.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) << 32
-            return _foldASCII8(t) == q
-        }
-        var i = 0
-        while i < n {
-            var c = p[i]
-            if c &- 0x41 < 26 { c |= 0x20 }
-            if c != pat.load(fromByteOffset: i, as: UInt8.self) { return false }
-            i &+= 1
-        }
-        return true
-    }
+/// The buffers one message's scoring writes (made once per classifier by `_ModelScratch`, which owns them in its
+/// `_ScratchMemory` and frees them with itself): a copy is a set of borrowed pointers, valid while that scratch
+/// lives, taken into `_ModelHits` and `_WordChain` once per message. Every index is a feature < the model's
+/// feature count, a target < its target count, a ring position masked by `ringMask` or a chain position <
+/// `maxWords − 1`.
+struct _ModelMessageBuffers {
+    /// Per feature: the generation that last counted it (so repeated matches count once), and its first span.
+    let stamp: UnsafeMutablePointer<UInt32>
+    let firstStart: UnsafeMutablePointer<Int32>
+    let firstEnd: UnsafeMutablePointer<Int32>
+    /// The features present in the current message, in order of first match (ASCII patterns first).
+    let touched: UnsafeMutablePointer<Int32>
+    /// Present features of non-ASCII patterns, added to the sums after the ASCII ones.
+    let deferred: UnsafeMutablePointer<Int32>
+    /// Per target: the sum of the present features' weights.
+    let sums: UnsafeMutablePointer<Double>
+    /// Byte offsets of the last scalars of the current run (part candidates start there).
+    let ring: UnsafeMutablePointer<Int32>
+    let ringMask: Int
+    /// The keys and first bytes of the word k-grams ending at the previous word run (k = 1 …).
+    let chainKey: UnsafeMutablePointer<UInt64>
+    let chainStart: UnsafeMutablePointer<Int>
 }
 
 /// One message's phrase hits on their way into the sums: each present phrase counted once, at its first
 /// occurrence, with its span in the body; phrases of non-ASCII patterns deferred after the ASCII ones (the
-/// order the former automaton added them in). Plain pointers into the classifier's `_ModelScratch` and the
-/// model's rows, valid for one `_modelScore` call; every index is a feature < the model's feature count.
+/// order the former automaton added them in). Holds borrowed bundles: the classifier's scratch buffers
+/// (`_ModelMessageBuffers`) and the model's weights (`_ModelTables.weights`), valid for one `_modelScore`
+/// call; every index is a feature < the model's feature count.
 struct _ModelHits {
     let gen: UInt32
-    let stamp: UnsafeMutablePointer<UInt32>
-    let firstStart: UnsafeMutablePointer<Int32>
-    let firstEnd: UnsafeMutablePointer<Int32>
-    let touched: UnsafeMutablePointer<Int32>
-    let deferred: UnsafeMutablePointer<Int32>
-    let sums: UnsafeMutablePointer<Double>
-    let wide: UnsafeMutablePointer<Bool>
-    let rows: UnsafePointer<Float>
-    let stride: Int
-    let targets: Int
-    /// Each text byte's span of the body (nil: the text is the body).
+    let buffers: _ModelMessageBuffers
+    let weights: _ModelWeights
+    /// Each text byte's span of the body (nil: the text is the body); borrowed from the caller for the call.
     let starts: UnsafePointer<Int32>?
     let ends: UnsafePointer<Int32>?
     var touchedCount = 0
     var deferredCount = 0
     var normSquared = 0.0
 
-    init(gen: UInt32, stamp: UnsafeMutablePointer<UInt32>, firstStart: UnsafeMutablePointer<Int32>,
-         firstEnd: UnsafeMutablePointer<Int32>, touched: UnsafeMutablePointer<Int32>, deferred: UnsafeMutablePointer<Int32>,
-         sums: UnsafeMutablePointer<Double>, wide: UnsafeMutablePointer<Bool>, rows: UnsafePointer<Float>, stride: Int,
-         targets: Int, starts: UnsafePointer<Int32>?, ends: UnsafePointer<Int32>?) {
+    init(gen: UInt32, buffers: _ModelMessageBuffers, weights: _ModelWeights, starts: UnsafePointer<Int32>?,
+         ends: UnsafePointer<Int32>?) {
         self.gen = gen
-        self.stamp = stamp
-        self.firstStart = firstStart
-        self.firstEnd = firstEnd
-        self.touched = touched
-        self.deferred = deferred
-        self.sums = sums
-        self.wide = wide
-        self.rows = rows
-        self.stride = stride
-        self.targets = targets
+        self.buffers = buffers
+        self.weights = weights
         self.starts = starts
         self.ends = ends
     }
@@ -346,11 +256,13 @@ struct _ModelHits {
     /// Adds feature `f`'s weights and idf² to the sums.
     @inline(__always)
     mutating func add(_ f: Int) {
-        touched[touchedCount] = Int32(truncatingIfNeeded: f)
+        buffers.touched[touchedCount] = Int32(truncatingIfNeeded: f)
         touchedCount &+= 1
-        let row = rows + f &* stride
+        let targets = weights.targets
+        let row = weights.rows.baseAddress.unsafelyUnwrapped + f &* weights.rowStride
         let idf = Double(row[targets])
         normSquared += idf * idf
+        let sums = buffers.sums
         var j = 0
         while j < targets {
             sums[j] += Double(row[j])
@@ -361,17 +273,18 @@ struct _ModelHits {
     /// Phrase `f` is present at text bytes `[a, b)`.
     @inline(__always)
     mutating func hit(_ f: Int, _ a: Int, _ b: Int) {
+        let stamp = buffers.stamp
         if stamp[f] == gen { return }
         stamp[f] = gen
         if let starts {
-            firstStart[f] = starts[a]
-            firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
+            buffers.firstStart[f] = starts[a]
+            buffers.firstEnd[f] = ends.unsafelyUnwrapped[b &- 1]
         } else {
-            firstStart[f] = Int32(truncatingIfNeeded: a)
-            firstEnd[f] = Int32(truncatingIfNeeded: b)
+            buffers.firstStart[f] = Int32(truncatingIfNeeded: a)
+            buffers.firstEnd[f] = Int32(truncatingIfNeeded: b)
         }
-        if wide[f] {
-            deferred[deferredCount] = Int32(truncatingIfNeeded: f)
+        if weights.wide[f] {
+            buffers.deferred[deferredCount] = Int32(truncatingIfNeeded: f)
             deferredCount &+= 1
         } else {
             add(f)

@@ -32,6 +32,11 @@ public enum Action: Int, Sendable, CaseIterable, Hashable, CustomStringConvertib
 
     public var description: String { name }
 
+    /// Whether the action is ``junk`` or ``promotion``: the two that a spam/ham judgement counts as one (both
+    /// take the message out of the inbox as unsolicited), where a transaction and the unfiltered actions do not.
+    @inline(__always)
+    public var isJunkOrPromotion: Bool { self == .junk || self == .promotion }
+
     /// The action with Apple's name `name`, or nil.
     public init?(name: String) {
         guard let action = Action.allCases.first(where: { $0.name == name }) else { return nil }

@@ -11,10 +11,18 @@ public enum EchoedText {
     ///
     /// - Complexity: O(n); returns `text` itself when there is nothing to escape.
     public static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        escaped(text, where: isUnsafe)
+    }
+
+    /// `text` with each character `mustEscape` picks escaped the way ``escaped(_:)`` escapes it: for printers
+    /// whose set of unsafe characters is their own (a terminal's line keeps its line feeds and tabs).
+    ///
+    /// - Complexity: O(n); returns `text` itself when there is nothing to escape.
+    public static func escaped(_ text: String, where mustEscape: (Unicode.Scalar) -> Bool) -> String {
+        guard text.unicodeScalars.contains(where: mustEscape) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard isUnsafe(scalar) else {
+            guard mustEscape(scalar) else {
                 out.append(scalar)
                 continue
             }

@@ -2,7 +2,9 @@
 // the white space `_TextNormalizer` collapses, and UTF-8 encoding and decoding.
 
 /// Writes normalised scalars as UTF-8 with their source spans into buffers with room for them (the caller
-/// grew them: at most 4 bytes per scalar).
+/// grew them: at most 4 bytes per scalar). The three pointers are borrowed from their owner
+/// (`_TextNormalizer`'s output buffers, `_ModelScratch`'s folded text) for one call: a sink is made, written
+/// and its `count` taken back before the owner can grow or free them, and it is never stored.
 struct _ByteSink {
     let bytes: UnsafeMutablePointer<UInt8>
     let starts: UnsafeMutablePointer<Int32>
@@ -25,15 +27,14 @@ struct _ByteSink {
         count &+= j &- i
     }
 
-    /// Appends the character of `len` bytes at `body[i]` as it is, each byte with the character's span (a
-    /// three-byte one, most of a Thai or Chinese body, without a loop).
+    /// Appends the character of `len` bytes at `body[i]` as it is, each byte with the character's span `s..<e`
+    /// (a three-byte one, most of a Thai or Chinese body, without a loop). `b0` is `body[i]`, which the caller
+    /// has already read (one load fewer per character).
     @inline(__always)
-    mutating func copyCharacter(_ body: UnsafeRawBufferPointer, _ i: Int, _ len: Int) {
+    mutating func copyCharacter(_ body: UnsafeRawBufferPointer, _ i: Int, _ len: Int, _ b0: UInt8, _ s: Int32, _ e: Int32) {
         let c = count
-        let s = Int32(truncatingIfNeeded: i)
-        let e = s &+ Int32(truncatingIfNeeded: len)
         if len == 3 {
-            bytes[c] = body[i]
+            bytes[c] = b0
             bytes[c &+ 1] = body[i &+ 1]
             bytes[c &+ 2] = body[i &+ 2]
             starts[c] = s

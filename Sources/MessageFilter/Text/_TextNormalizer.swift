@@ -37,6 +37,12 @@ final class _TextNormalizer {
     let lookup = _NormalizationLookup.shared
     let flags = _ScalarFlags.shared
 
+    // The raw buffers, in two parallel groups (`scalars`/`scalarStart`/`scalarEnd`, `scalarCapacity` each;
+    // `bytes`/`starts`/`ends`, `capacity` each): owned by this object alone, allocated in `init`, replaced only
+    // by `_GrowableStorage.grow` (which moves the contents and frees the old allocation), freed in `deinit`.
+    // Pointers lent out live no longer than that: `_ByteSink` and `DecodeState` copies for one call (re-read
+    // after a growth), `output`/`sourceStart`/`sourceEnd` until the next call that writes.
+    //
     // One normaliser is used by one thread and never re-entrantly, so the dynamic exclusivity checks on its
     // fields (a runtime call per access in the per-character loops: 12% of classifying Thai) are switched off.
 
@@ -167,7 +173,7 @@ final class _TextNormalizer {
             let e = s &+ Int32(truncatingIfNeeded: len)
             let f = flags.of(v)
             if f & (_ScalarFlags.normalizes | _ScalarFlags.folds | _ScalarFlags.space) == 0 {
-                w.copyCharacter(body, i, len)
+                w.copyCharacter(body, i, len, b0, s, e)
                 i &+= len
                 continue
             }

@@ -1,4 +1,5 @@
 import BatchPipeline
+import MessageFilter
 import Foundation
 
 #if canImport(Glibc)
@@ -15,22 +16,7 @@ enum TerminalText {
     /// escape sequences) and the bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069, which
     /// reorder what is shown) as `\u{HHHH}`.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            guard needsEscape(scalar) else {
-                out.append(scalar)
-                continue
-            }
-            let escape: String
-            switch scalar.value {
-            case 0x0D: escape = "\\r"
-            case 0..<0x80: escape = String(format: "\\x%02X", scalar.value)
-            default: escape = String(format: "\\u{%04X}", scalar.value)
-            }
-            out.append(contentsOf: escape.unicodeScalars)
-        }
-        return String(out)
+        EchoedText.escaped(text, where: needsEscape)
     }
 
     @inline(__always)
