@@ -15,7 +15,7 @@
 #   read           _RecordReader.readAll: zstd decoding (ZSTD_decompressStream, shown apart) and framing
 #   JSON scanning  _ParseScratch.parse
 #   automaton      AhoCorasick.forEachMatch(in:spans:) with its match callbacks, plus (the bulk scan since
-#                  issue 36's automaton work) AhoCorasick.forEachMatchState(in:spans:) with its expansion of the
+#                  issue 36's automaton work) AhoCorasick.forEachMatchState(in:spans:positions:) with its expansion of the
 #                  match positions into matches
 #   normalisation  Classifier._scanBatchNormalized minus the automaton
 #   evaluation     Classifier._evaluate minus the model (senders, rules, body conditions, winner)
