@@ -111,6 +111,26 @@ extension JSONScannerTests {
         XCTAssertGreaterThan(checked, 10_000)
     }
 
+    /// `digitsEnd` (8 bytes at a time) against a byte loop: every byte value at every position of a run of
+    /// 0 to 20 digits, with 0 to 3 bytes after it, so that the run ends in the first word, the second, or the
+    /// byte loop.
+    func testDigitsEndAgreesWithTheByteLoop() {
+        for length in 0...20 {
+            for position in 0...length {
+                for tail in 0...3 {
+                    for byte in 0...255 {
+                        var bytes = [UInt8](repeating: UInt8(ascii: "7"), count: length + tail)
+                        if position < bytes.count { bytes[position] = UInt8(byte) }
+                        let expected = bytes.firstIndex { $0 < 0x30 || $0 > 0x39 } ?? bytes.count
+                        bytes.withUnsafeBytes { s in
+                            XCTAssertEqual(_JSONScanner.digitsEnd(s, 0, s.count), expected, "\(bytes)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Wanted keys compared as masked 8-byte words (`_KeyTable.prefixes`) fill the same fields as the byte
     /// comparison, for keys of 1 to 23 bytes and their near misses (one byte changed, one more, one fewer,
     /// escaped), anywhere in the line including its last bytes.

@@ -365,4 +365,50 @@ final class BodyScannerOracleTests: XCTestCase {
         XCTAssertGreaterThan(withIP, 100)
         XCTAssertGreaterThan(gatedOff, 500)
     }
+
+    /// The gate reads a bare IP host as a dotted quad (three dots between digits in one run), so amounts and
+    /// versions (`Rs 2.50`, `v1.2.3`) no longer send a body to the URL scan; it still never hides an IP URL
+    /// the scanner finds, on 200,000 texts of numbers, dots, colons, slashes, schemes, letters and spaces, where
+    /// runs of digits and dots of every length meet.
+    func testIPURLGateReadsADottedQuad() {
+        func gate(_ text: String) -> Bool {
+            var bytes = Array(text.utf8)
+            return bytes.withUnsafeMutableBytes { _BodyFeatures.mayHoldIPURL(UnsafeRawBufferPointer($0)) }
+        }
+        for text in ["1.2.3.4/x", "see 10.0.0.1:8080 now", "a 192.168.1.1/login", "http://example.com", "x://",
+                     "Rs 2.50. 3.75 then 1.2.3.4/", "1.2 3.4.5.6/"] {
+            XCTAssertTrue(gate(text), text)
+        }
+        for text in ["Rs 2.50 and 3.75", "v1.2.3 build", "1.2.3", "call 1.2.3 or 4.5", "12.5% off.", "a:b 1.2. 3.4", ""] {
+            XCTAssertFalse(gate(text), text)
+        }
+        var rng = Fixtures.seededGenerator("testIPURLGateReadsADottedQuad", defaultSeed: 0x9D07)
+        let pieces = ["1", "12", "192", "0", "255", "256", "7", "1234", ".", ".", ".", ".", ":", ":80", "/", "//", "http://",
+                      " ", "a", "x.", "-", "Rs "]
+        var withIP = 0, gatedOff = 0, digitDotDigit = 0
+        for _ in 0..<200_000 {
+            let n = Int.random(in: 1...16, using: &rng)
+            var bytes = Array((0..<n).map { _ in pieces.randomElement(using: &rng)! }.joined().utf8)
+            bytes.withUnsafeMutableBytes { raw in
+                let body = UnsafeRawBufferPointer(raw)
+                var scanner = _URLScanner(body)
+                var ip = false
+                while let u = scanner.next() { if u.isIP { ip = true } }
+                let open = _BodyFeatures.mayHoldIPURL(body)
+                if ip {
+                    withIP += 1
+                    XCTAssertTrue(open, "\(String(decoding: body, as: UTF8.self)) holds an IP URL")
+                }
+                if !open {
+                    gatedOff += 1
+                    if (1..<max(1, body.count - 1)).contains(where: { body[$0] == 0x2E && body[$0 - 1] &- 0x30 < 10 && body[$0 + 1] &- 0x30 < 10 }) {
+                        digitDotDigit += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(withIP, 500)
+        XCTAssertGreaterThan(gatedOff, 10_000)
+        XCTAssertGreaterThan(digitDotDigit, 1_000)  // bodies the digit, dot, digit gate let through
+    }
 }

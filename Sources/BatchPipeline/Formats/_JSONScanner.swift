@@ -207,15 +207,27 @@ struct _JSONScanner {
     /// Scans a string starting at the quote at `i`; returns the index after its closing quote.
     /// Validates escapes (including surrogate pairs) and UTF-8.
     ///
-    /// A string of ASCII without escapes that ends within its first 16 bytes (keys, ids, short values) is
-    /// found here, 8 bytes at a time (`_structuralMask`); any other goes on in `scanStringRest`.
+    /// A string of ASCII without escapes that ends within its first 24 bytes (keys, ids, short values) is
+    /// found here, 8 bytes at a time (`_structuralMask`), or byte by byte in the last 8 bytes of the line;
+    /// any other goes on in `scanStringRest`.
     @inline(__always)
     static func scanString(
         _ s: UnsafeRawBufferPointer, _ start: Int, _ end: Int, _ escaped: inout Bool
     ) -> Result<Int, JSONScanError> {
         var i = start + 1
         var highBits: UInt64 = 0
-        for _ in 0..<2 {
+        if end - i < 8 {
+            // Near the line's end (a last value such as `"zh"}`): byte by byte.
+            var k = i
+            while k < end {
+                let c = s[k]
+                if c == UInt8(ascii: "\"") { return .success(k &+ 1) }
+                if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { break }
+                k &+= 1
+            }
+            return scanStringRest(s, start, i, end, 0, &escaped)
+        }
+        for _ in 0..<3 {
             guard end - i >= 8 else { break }
             let w = UInt64(littleEndian: s.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             let mask = _structuralMask(w)

@@ -38,9 +38,20 @@ extension Classifier {
         senderKey.hi = hi
         senderKey.phoneCount = 0
         if info.kind == .phoneNumber {
-            // The digits backwards from the end of the 24 bytes, then "+" and the digits moved to the front.
+            // The digits backwards from the end of the 24 bytes, two per division while more than two are left
+            // (half the divisions of one per digit: ~130 instructions fewer per phone-number sender, `make
+            // budget`), then "+" and the digits moved to the front.
             var digits = info.number
             var len = 0
+            while digits >= 100 && len < 22 {
+                let q = digits / 100
+                let pair = Int(truncatingIfNeeded: digits &- q &* 100)
+                let tens = (pair &* 103) >> 10  // pair / 10 for 0 ≤ pair < 100
+                phone[23 - len] = UInt8(truncatingIfNeeded: pair &- tens &* 10) &+ 0x30
+                phone[22 - len] = UInt8(truncatingIfNeeded: tens) &+ 0x30
+                digits = q
+                len += 2
+            }
             repeat {
                 phone[23 - len] = UInt8(truncatingIfNeeded: digits % 10) &+ 0x30
                 digits /= 10

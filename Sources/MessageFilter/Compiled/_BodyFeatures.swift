@@ -31,7 +31,7 @@ final class _BodyFeatures: Sendable {
     let eagerKinds: UInt8
 
     /// Whether every rule behind the eager URL kind asks only for a URL whose host is an IP address (`urls:
-    /// [ip]`, as the default rules' `ip-link`): then a body without `://` or a digit, `.`, digit
+    /// [ip]`, as the default rules' `ip-link`): then a body without `://` or a dotted quad
     /// (``mayHoldIPURL(_:)``) needs no URL scan unless a candidate rule asks for other URLs.
     let eagerURLsAreIP: Bool
 
@@ -151,18 +151,32 @@ final class _BodyFeatures: Sendable {
     }
 
     /// Whether `body` may hold a URL whose host is an IP address (false: `_URLScanner` finds none). Such a
-    /// URL has a scheme (`http://`, `https://`: so `://`) or is a bare dotted quad (`45.12.3.4/…`: so a digit,
-    /// `.`, digit).
+    /// URL has a scheme (`http://`, `https://`: so `://`) or is a bare dotted quad (`45.12.3.4/…`: four
+    /// decimal parts, the whole host run, `_URLScanner.isIPv4`), so a run of digits and dots from a digit, `.`,
+    /// digit on holds three dots each followed by a digit. (A digit, `.`, digit alone passed amounts and
+    /// versions, `Rs 2.50`, `v1.2`, to the URL scan.)
     static func mayHoldIPURL(_ body: UnsafeRawBufferPointer) -> Bool {
         let n = body.count
         var from = 0
         while let d = _URLScanner.nextDotOrColon(body, from: from) {
+            from = d + 1
             if body[d] == 0x2E {
-                if d > 0, d + 1 < n, _URLScanner.isDigit(body[d - 1]), _URLScanner.isDigit(body[d + 1]) { return true }
+                guard d > 0, d + 1 < n, _URLScanner.isDigit(body[d - 1]), _URLScanner.isDigit(body[d + 1]) else { continue }
+                // The first dot of its run of digits and dots (an earlier dot of the run would have been met
+                // first, or walked over below): count the dots of the run from here.
+                var dots = 1
+                var i = d + 1
+                while true {
+                    while i < n, _URLScanner.isDigit(body[i]) { i += 1 }
+                    guard i + 1 < n, body[i] == 0x2E, _URLScanner.isDigit(body[i + 1]) else { break }
+                    dots += 1
+                    if dots == 3 { return true }
+                    i += 1
+                }
+                from = i
             } else if d + 2 < n, body[d + 1] == 0x2F, body[d + 2] == 0x2F {
                 return true
             }
-            from = d + 1
         }
         return false
     }
