@@ -43,6 +43,21 @@ public func fuzzLoadScan(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let spans = [0..<raw.count, 0..<(raw.count / 2), (raw.count / 2)..<raw.count, 0..<0, 0..<raw.count]
             spans.withUnsafeBufferPointer { s in
                 automaton.forEachMatch(in: raw, spans: s) { _, match in total &+= match.end }
+                if automaton.matchKind == .standard && automaton.caseFolding != .unicode {
+                    // The bulk scan, its positions expanded as a caller does (`patterns(inMatchState:)` traps on a
+                    // state out of range).
+                    let scratch = UnsafeMutableBufferPointer<MatchStatePosition>.allocate(capacity: 64)
+                    defer { scratch.deallocate() }
+                    automaton.forEachMatchState(in: raw, spans: s, positions: scratch) { found in
+                        for position in found {
+                            precondition(position.span >= 0 && Int(position.span) < s.count)
+                            precondition(position.end >= 1 && position.end <= s[Int(position.span)].count)
+                            for pattern in automaton.patterns(inMatchState: Int(position.state)) {
+                                total &+= automaton.patternLength(pattern)
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -14,7 +14,9 @@
 # Per run, per decoded byte (inclusive counts of the named functions, from `callgrind_annotate`):
 #   read           _RecordReader.readAll: zstd decoding (ZSTD_decompressStream, shown apart) and framing
 #   JSON scanning  _ParseScratch.parse
-#   automaton      AhoCorasick.forEachMatch(in:spans:) with its match callbacks
+#   automaton      AhoCorasick.forEachMatch(in:spans:) with its match callbacks, plus (the bulk scan since
+#                  issue 36's automaton work) AhoCorasick.forEachMatchState(in:spans:positions:) with its expansion of the
+#                  match positions into matches
 #   normalisation  Classifier._scanBatchNormalized minus the automaton
 #   evaluation     Classifier._evaluate minus the model (senders, rules, body conditions, winner)
 #   the model      Classifier._modelScoreCurrent (scored in _weigh, only where it can decide)
@@ -67,6 +69,7 @@ import re, sys
 name, rules, nbytes = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keys = {"total": "PROGRAM TOTALS", "read": "_RecordReaderC7readAll", "decode": "ZSTD_decompressStream",
         "json": "_ParseScratchC5parse", "automaton": "AhoCorasickAAC12forEachMatch2in5spans",
+        "automatonStates": "AhoCorasickAAC17forEachMatchState2in5spans",
         "normalised": "ClassifierC20_scanBatchNormalized", "scanBatch": "ClassifierC10_scanBatch",
         "evaluate": "ClassifierC9_evaluate", "model": "ClassifierC18_modelScoreCurrent",
         "batch": "ClassifierC14_classifyBatch", "modelPrepare": "ClassifierC18_modelPrepareBatch",
@@ -80,6 +83,7 @@ for line in sys.stdin:
     for k, sym in keys.items():
         # The first (largest) line of each: the function itself, not a closure or specialisation inside it.
         if sym in m.group(2) and got[k] == 0: got[k] = n
+got["automaton"] += got["automatonStates"]
 if got["classification"] == 0:
     sys.exit("budget: no _classifyParsed in the profile of " + name)
 stages = {"read": got["read"], "decode": got["decode"], "json": got["json"], "automaton": got["automaton"],

@@ -23,7 +23,7 @@ MAP
 clang -fsanitize=fuzzer-no-link,address -O2 -g -c Sources/CAhoCorasickSIMD/teddy.c \
     -I Sources/CAhoCorasickSIMD/include -I Sources/CSIMDDispatch/include -o "$out/teddy.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
-    -D AHOCORASICK_INTERNAL_CHECKS -module-name AhoCorasickFuzz -I "$out/include" \
+    -D AHOCORASICK_INTERNAL_CHECKS -module-name AhoCorasickFuzz -package-name smsfilter -I "$out/include" \
     Sources/AhoCorasick/*.swift Fuzz/FuzzLoadScan.swift "$out/teddy.o" -o "$out/fuzz-aho"
 FUZZ_SEEDS="$out/corpus" "$out/fuzz-aho" -runs=0 "$out/corpus" >/dev/null 2>&1 || true
 exec "$out/fuzz-aho" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \

@@ -99,6 +99,24 @@ public struct Match: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "(\(pattern), \(start)..<\(end))" }
 }
 
+/// A position where a `standard` batch scan stands in a match state
+/// (``AhoCorasick/forEachMatchState(in:spans:positions:_:)``).
+public struct MatchStatePosition: Hashable, Sendable {
+    /// Index of the span in the spans given.
+    public var span: Int32
+    /// The match state, 1…``AhoCorasick/matchStateCount``: ``AhoCorasick/patterns(inMatchState:)`` lists the
+    /// patterns ending here.
+    public var state: UInt32
+    /// Offset just past the last byte of those matches, relative to the span's start.
+    public var end: Int
+
+    public init(span: Int32, state: UInt32, end: Int) {
+        self.span = span
+        self.state = state
+        self.end = end
+    }
+}
+
 /// A pattern: the bytes to find, and whether a match of it must stand as a whole word.
 public struct Pattern: Sendable, Hashable {
     /// The bytes to find (for `.unicode` case folding, valid UTF-8). Must not be empty.
@@ -304,6 +322,61 @@ public final class AhoCorasick: Sendable {
         }
         guard let base = buffer.baseAddress, !spans.isEmpty else { return }
         image.searchBatch(base.assumingMemoryBound(to: UInt8.self), spans, body)
+    }
+
+    /// The batch scan of `forEachMatch(in:spans:_:)`, reporting the positions where it stands in a match state
+    /// instead of the matches: one ``MatchStatePosition`` per such position (span, match state, end), however
+    /// many patterns end there (``patterns(inMatchState:)`` lists them, ``patternLength(_:)`` gives their
+    /// starts). The positions are written into `positions` (the caller's scratch, reused) and handed to `body` in
+    /// bulk, whenever that buffer is nearly full and at the end: for callers that precompute what each match state
+    /// means and expand the positions in a loop of their own, without a closure call per match. Each span's
+    /// positions come in order of end, as its matches do from `forEachMatch`; positions of different spans may
+    /// interleave. The lanes of the lockstep scan go on past match states (noted in `positions` and turned into
+    /// positions when a lane's span ends), so this scan is faster than `forEachMatch(in:spans:_:)` even before
+    /// the closure calls it saves. Whole-word patterns are not tested here: the caller tests a match of a pattern
+    /// that ``isWholeWord(pattern:)`` with ``wholeWordHolds(in:start:end:)`` over its span. Never allocates.
+    ///
+    /// - Precondition: the automaton was built with `.standard` matching and without `.unicode` folding; every
+    ///   span lies within `buffer`; there are fewer than 2^31 spans; `positions` has room for at least 64
+    ///   (checked; a violation traps).
+    /// - Complexity: O(total span bytes + positions).
+    public func forEachMatchState(
+        in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
+        positions: UnsafeMutableBufferPointer<MatchStatePosition>,
+        _ body: (UnsafeBufferPointer<MatchStatePosition>) -> Void
+    ) {
+        precondition(image.matchKind == .standard && image.caseFolding != .unicode,
+                     "forEachMatchState needs standard matching without Unicode folding")
+        precondition(spans.count < Int(Int32.max), "forEachMatchState takes fewer than 2^31 spans")
+        precondition(positions.count >= _Image._statePositionsMinimum, "forEachMatchState needs room for 64 positions")
+        for span in spans {
+            precondition(span.lowerBound >= 0 && span.upperBound <= buffer.count, "span \(span) outside the buffer")
+        }
+        guard let base = buffer.baseAddress, !spans.isEmpty, let out = positions.baseAddress else { return }
+        image.searchBatchStates(base.assumingMemoryBound(to: UInt8.self), spans, out, positions.count, body)
+    }
+
+    /// The length in bytes of pattern `pattern` (for `.unicode` folding: in scalars).
+    public func patternLength(_ pattern: Int) -> Int {
+        precondition(pattern >= 0 && pattern < image.patternCount, "pattern \(pattern) out of 0..<\(image.patternCount)")
+        return Int(image.patterns[2 &* pattern])
+    }
+
+    /// Whether pattern `pattern` was given as whole-word (``Pattern/wholeWord``).
+    public func isWholeWord(pattern: Int) -> Bool {
+        precondition(pattern >= 0 && pattern < image.patternCount, "pattern \(pattern) out of 0..<\(image.patternCount)")
+        return image.anyWholeWord && image.patterns[2 &* pattern &+ 1] & 1 != 0
+    }
+
+    /// Whether a match at `start..<end` of `text` stands as a whole word (neither the character before it nor
+    /// the one after it is a word character, ``isWordScalar(_:)``): the test `forEachMatch` makes for whole-word
+    /// patterns.
+    /// - Precondition: `0 <= start <= end <= text.count`.
+    public static func wholeWordHolds(in text: UnsafeRawBufferPointer, start: Int, end: Int) -> Bool {
+        precondition(start >= 0 && start <= end && end <= text.count, "match \(start)..<\(end) outside the text")
+        guard let base = text.baseAddress else { return true }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        return !_wordBefore(p, start, text.count) && !_wordAfter(p, end, text.count)
     }
 
     /// The serialized image: versioned, checksummed, little-endian. Load it with `init(serialized:range:)`.

@@ -66,10 +66,12 @@ extension UInt64: _DefaultCell {}
 /// loads), one default load (off it), a compare and a conditional move: no branch, no loop. A state
 /// whose failure chain ends at the dead state (leftmost kinds) stores its whole row.
 struct _Compact<Default: _DefaultCell>: _Engine {
+    /// (Word-sized in registers, though the tables hold 32 or 16 bits: with 32-bit fields each step zero-extended
+    /// both and scaled its class apart, about four instructions more per byte; callgrind, `make budget`.)
     struct State {
-        var id: UInt32
+        var id: UInt
         /// q's row in `defaults`, premultiplied by the stride.
-        var row: UInt32
+        var row: UInt
     }
     /// Cells: next id << 8 | class (0xFF: unused; the compact DFA has at most 255 classes).
     let comb: UnsafePointer<UInt32>
@@ -78,21 +80,21 @@ struct _Compact<Default: _DefaultCell>: _Engine {
     let start: UInt32
     let maxMatch: UInt32
 
-    var initial: State { State(id: start, row: 0) }
+    var initial: State { State(id: UInt(start), row: 0) }
 
     /// - Precondition: `s.id + c` < C and `s.row + c` < R × A: ids and rows are validated on load, and
     ///   `c` < A.
     @inline(__always)
     func next(_ s: State, _ c: UInt8) -> State {
         let half = Default.bitWidth / 2
-        let cell = comb[Int(s.id) &+ Int(c)]
-        let shallow = defaults[Int(s.row) &+ Int(c)]
-        let fallback = UInt32(truncatingIfNeeded: shallow >> half)
-        let row = UInt32(truncatingIfNeeded: shallow & (Default(1) << half &- 1))
-        return State(id: UInt8(truncatingIfNeeded: cell) == c ? cell >> 8 : fallback, row: row)
+        let cell = comb[Int(bitPattern: s.id &+ UInt(c))]
+        let shallow = defaults[Int(bitPattern: s.row &+ UInt(c))]
+        let fallback = UInt(truncatingIfNeeded: shallow >> half)
+        let row = UInt(truncatingIfNeeded: shallow & (Default(1) << half &- 1))
+        return State(id: UInt8(truncatingIfNeeded: cell) == c ? UInt(cell >> 8) : fallback, row: row)
     }
 
-    @inline(__always) func id(_ s: State) -> UInt32 { s.id }
+    @inline(__always) func id(_ s: State) -> UInt32 { UInt32(truncatingIfNeeded: s.id) }
 
     @inline(__always)
     func index(_ id: UInt32) -> Int { Int(matchIndex[Int(id)]) }

@@ -290,8 +290,8 @@ struct _Image: @unchecked Sendable {
                     switch engineCode {
                     case .dense32: next = dfa.next(startID, UInt8(c))
                     case .dense16: next = dfa16.next(startID, UInt8(c))
-                    case .compact16: next = compact16.next(compact16.initial, UInt8(c)).id
-                    case .compact32: next = compact32.next(compact32.initial, UInt8(c)).id
+                    case .compact16: next = compact16.id(compact16.next(compact16.initial, UInt8(c)))
+                    case .compact32: next = compact32.id(compact32.next(compact32.initial, UInt8(c)))
                     case .nfa: next = 1
                     }
                     precondition(next != 0, "the start state leads to the dead state")

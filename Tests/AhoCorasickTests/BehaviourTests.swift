@@ -281,4 +281,81 @@ final class BehaviourTests: XCTestCase {
             }
         }
     }
+
+    /// The bulk batch scan (`forEachMatchState`): its positions, expanded through `patterns(inMatchState:)`,
+    /// `patternLength` and the whole-word test, are exactly the matches `forEachMatch` reports for each span
+    /// alone, in the same order (which the other tests hold against the naive matcher), for every engine, with
+    /// and without ASCII folding; spans with more positions than one handing-over (64 or 100 here) included.
+    func testBatchStatesExpandToTheMatchesOfSingleScans() throws {
+        var rng = Fixtures.SeededGenerator(seed: 0x57A7)
+        let scratch = UnsafeMutableBufferPointer<MatchStatePosition>.allocate(capacity: 100)
+        defer { scratch.deallocate() }
+        var expanded = 0
+        var handed = 0
+        for round in 0..<30 {
+            let patterns = (0..<Int.random(in: 1...12, using: &rng)).map { _ in
+                Pattern(PropertyTests.randomText(&rng, pieces: Int.random(in: 1...2, using: &rng)),
+                        wholeWord: Int.random(in: 0..<4, using: &rng) == 0)
+            }
+            var buffer: [UInt8] = []
+            var spans: [Range<Int>] = []
+            for k in 0..<Int.random(in: 0...30, using: &rng) {
+                buffer.append(contentsOf: Array("#".utf8))
+                // One long span per round past the first: more positions than one call of the closure takes.
+                let pieces = k == 0 && round > 0 ? 2_000 : Int.random(in: 0...60, using: &rng)
+                let body = Array(PropertyTests.randomText(&rng, pieces: pieces).utf8)
+                spans.append(buffer.count..<buffer.count + body.count)
+                buffer.append(contentsOf: body)
+            }
+            spans.shuffle(using: &rng)
+            for folding in [CaseFolding.none, .ascii] {
+                for engine in EngineUnderTest.allCases {
+                    var builder = AhoCorasickBuilder()
+                    builder.caseFolding = folding
+                    let ac = try engine.build(builder, patterns)
+                    let scratch = UnsafeMutableBufferPointer(rebasing: scratch[0..<(round % 2 == 0 ? 64 : 100)])
+                    var batch = [[Match]](repeating: [], count: spans.count)
+                    buffer.withUnsafeBytes { raw in
+                        spans.withUnsafeBufferPointer { spanBuffer in
+                            ac.forEachMatchState(in: raw, spans: spanBuffer, positions: scratch) { positions in
+                                XCTAssertGreaterThan(positions.count, 0)
+                                XCTAssertLessThanOrEqual(positions.count, scratch.count)
+                                handed += 1
+                                for position in positions {
+                                    let k = Int(position.span)
+                                    let text = UnsafeRawBufferPointer(rebasing: raw[spanBuffer[k]])
+                                    for pattern in ac.patterns(inMatchState: Int(position.state)) {
+                                        let start = position.end - ac.patternLength(pattern)
+                                        if ac.isWholeWord(pattern: pattern),
+                                           !AhoCorasick.wholeWordHolds(in: text, start: start, end: position.end) { continue }
+                                        batch[k].append(Match(pattern: pattern, start: start, end: position.end))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    for (k, span) in spans.enumerated() {
+                        let single = ac.matches(in: Array(buffer[span]))
+                        expanded += single.count
+                        XCTAssertEqual(batch[k], single, "round \(round) \(folding) \(engine) span \(k)")
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(expanded, 10_000)
+        XCTAssertGreaterThan(handed, 100)
+    }
+
+    func testPatternLengthsAndWholeWordFlags() throws {
+        let ac = try build([Pattern("ab"), Pattern("ßx", wholeWord: true), Pattern("c")], kind: .standard)
+        XCTAssertEqual((0..<3).map(ac.patternLength), [2, 3, 1])
+        XCTAssertEqual((0..<3).map { ac.isWholeWord(pattern: $0) }, [false, true, false])
+        for (text, start, end, holds) in [("a ab b", 2, 4, true), ("aab", 1, 3, false), ("ab1", 0, 2, false), ("éab", 2, 4, false),
+                                          ("ab", 0, 2, true), ("-ab.", 1, 3, true)] {
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBytes { raw in
+                XCTAssertEqual(AhoCorasick.wholeWordHolds(in: raw, start: start, end: end), holds, text)
+            }
+        }
+    }
 }

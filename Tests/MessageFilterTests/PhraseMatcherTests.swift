@@ -1,4 +1,5 @@
 import AhoCorasick
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -104,5 +105,63 @@ final class PhraseMatcherTests: XCTestCase {
         var old = two.serialize()
         old[12] = 1
         XCTAssertThrowsError(try _PhraseMatcher(serialized: MappedBytes(copying: old), range: 0..<old.count, folding: .ascii))
+    }
+
+    struct Collect: _PhraseSink {
+        var out: [[[Int]]]
+        mutating func found(span: Int, pattern: Int, start: Int, end: Int) { out[span].append([pattern, start, end]) }
+    }
+
+    /// The bulk scan (`forEachMatchBulk`, the automata's match positions expanded through `_MatchStateTable`) reports
+    /// per body exactly what `forEachMatch(in:spans:)` reports, in the same order (the classifier's matches keep
+    /// their order), whole-word phrases included; built and loaded, one pass and two.
+    func testBulkScanReportsWhatTheBatchScanReportsInItsOrder() throws {
+        let patterns = phrases.map { Array($0.utf8) } + [Array("ok".utf8), Array("码".utf8)]
+        var flags = [Bool](repeating: false, count: patterns.count)
+        flags[patterns.count - 2] = true
+        flags[patterns.count - 1] = true
+        let combined = try _PhraseMatcher(patterns: patterns, wholeWord: flags, folding: .ascii)
+        let twoPass = try _PhraseMatcher(patterns: patterns, wholeWord: flags, folding: .ascii, combine: false)
+        let loaded = try _PhraseMatcher(serialized: MappedBytes(copying: combined.serialize()),
+                                        range: 0..<combined.serialize().count, folding: .ascii)
+        let narrowOnly = try _PhraseMatcher(patterns: [Array("otp".utf8), Array("ok".utf8)], wholeWord: [false, true], folding: .ascii)
+        var rng = Fixtures.SeededGenerator(seed: 0xB01C)
+        var bodies: [[UInt8]] = [[], Array("ok otp ok码 码".utf8), Array(String(repeating: "otp ok ", count: 400).utf8)]
+        for _ in 0..<300 {
+            bodies.append(Array((0..<Int.random(in: 0...12, using: &rng)).map { _ in words.randomElement(using: &rng)! }.joined().utf8))
+        }
+        var buffer: [UInt8] = [0x7B]
+        var spans: [Range<Int>] = []
+        for body in bodies {
+            spans.append(buffer.count..<(buffer.count + body.count))
+            buffer += body + [0x0A]
+        }
+        let positions = UnsafeMutableBufferPointer<MatchStatePosition>.allocate(capacity: 64)
+        defer { positions.deallocate() }
+        var total = 0
+        for m in [combined, twoPass, loaded, narrowOnly] {
+            XCTAssertNotNil(m.narrowStates)
+            var expected = [[[Int]]](repeating: [], count: bodies.count)
+            var sink = Collect(out: expected)
+            buffer.withUnsafeBytes { b in
+                spans.withUnsafeBufferPointer { s in
+                    m.forEachMatch(in: b, spans: s) { expected[$0].append([$1, $2, $3]) }
+                    m.forEachMatchBulk(in: b, spans: s, positions: positions, &sink)
+                }
+            }
+            XCTAssertEqual(sink.out, expected)
+            total += expected.joined().count
+        }
+        XCTAssertGreaterThan(total, 3000)
+        // The whole-word copy of "ok" (pattern count − 2) is reported where "ok" stands alone, not inside "okotp".
+        let body = Array("okotp ok".utf8)
+        var sink = Collect(out: [[]])
+        body.withUnsafeBytes { b in
+            [0..<body.count].withUnsafeBufferPointer { s in combined.forEachMatchBulk(in: b, spans: s, positions: positions, &sink) }
+        }
+        let whole = patterns.count - 2
+        XCTAssertTrue(sink.out[0].contains([whole, 6, 8]))
+        XCTAssertFalse(sink.out[0].contains([whole, 0, 2]))
+        XCTAssertTrue(sink.out[0].contains([patterns.firstIndex(of: Array("ok".utf8))!, 0, 2]))
     }
 }

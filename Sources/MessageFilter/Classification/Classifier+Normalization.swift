@@ -1,3 +1,5 @@
+import AhoCorasick
+
 /// A classifier's normalisation scratch: the normaliser and, for the batch path, the bodies split into
 /// those scanned as they are and those rewritten first. Reused for every message. Used by one thread at a time
 /// (its classifier's) and never re-entrantly, so the dynamic exclusivity checks are switched off, as the
@@ -9,13 +11,20 @@ final class _NormalizationScratch {
     @exclusivity(unchecked) var plainOrigin: [Int32] = []
     @exclusivity(unchecked) var rewrittenSpans: [Range<Int>] = []
     @exclusivity(unchecked) var rewrittenOrigin: [Int32] = []
+    /// Where the rules' automata write the positions of their match states (`_PhraseMatcher.forEachMatchBulk`).
+    let positions: UnsafeMutableBufferPointer<MatchStatePosition>
 
     init(mode: TextNormalization) {
+        positions = .allocate(capacity: 1024)
         self.mode = mode
         plainSpans.reserveCapacity(Classifier.batchSize)
         plainOrigin.reserveCapacity(Classifier.batchSize)
         rewrittenSpans.reserveCapacity(Classifier.batchSize)
         rewrittenOrigin.reserveCapacity(Classifier.batchSize)
+    }
+
+    deinit {
+        positions.deallocate()
     }
 }
 
@@ -69,24 +78,61 @@ extension Classifier {
         let latin = ruleSet.latinWordPhrases
         for i in phraseScans.indices {
             let (matcher, map) = phraseScans[i]
-            scratch.plainSpans.withUnsafeBufferPointer { spans in
-                scratch.plainOrigin.withUnsafeBufferPointer { origin in
-                    matcher.forEachMatch(in: buffer, spans: spans) { k, p, s, e in
-                        if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], UnsafeRawBufferPointer(rebasing: buffer[spans[k]]), s, e) { return }
-                        matchBuffer.append(_RawMatch(phrase: map[p], start: Int32(truncatingIfNeeded: s),
-                                                     end: Int32(truncatingIfNeeded: e), span: origin[k]))
+            map.withUnsafeBufferPointer { map in
+                latin.withUnsafeBufferPointer { latin in
+                    scratch.plainSpans.withUnsafeBufferPointer { spans in
+                        scratch.plainOrigin.withUnsafeBufferPointer { origin in
+                            var sink = _BatchMatchSink(text: buffer, spans: spans, origin: origin,
+                                                       map: map, latin: latin, starts: nil, ends: nil)
+                            // (The matches move into the sink and back: appended there without a retain of the classifier.)
+                            swap(&sink.matches, &matchBuffer)
+                            matcher.forEachMatchBulk(in: buffer, spans: spans, positions: scratch.positions, &sink)
+                            swap(&sink.matches, &matchBuffer)
+                        }
+                    }
+                    scratch.rewrittenSpans.withUnsafeBufferPointer { spans in
+                        scratch.rewrittenOrigin.withUnsafeBufferPointer { origin in
+                            var sink = _BatchMatchSink(text: text, spans: spans, origin: origin,
+                                                       map: map, latin: latin, starts: starts, ends: ends)
+                            // (The matches move into the sink and back: appended there without a retain of the classifier.)
+                            swap(&sink.matches, &matchBuffer)
+                            matcher.forEachMatchBulk(in: text, spans: spans, positions: scratch.positions, &sink)
+                            swap(&sink.matches, &matchBuffer)
+                        }
                     }
                 }
             }
-            scratch.rewrittenSpans.withUnsafeBufferPointer { spans in
-                scratch.rewrittenOrigin.withUnsafeBufferPointer { origin in
-                    matcher.forEachMatch(in: text, spans: spans) { k, p, s, e in
-                        if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], UnsafeRawBufferPointer(rebasing: text[spans[k]]), s, e) { return }
-                        let base = spans[k].lowerBound
-                        matchBuffer.append(_RawMatch(phrase: map[p], start: starts[base + s], end: ends[base + e - 1], span: origin[k]))
-                    }
-                }
-            }
+        }
+    }
+}
+
+/// `_scanBatchNormalized`'s matches into the classifier's `matchBuffer`: word edges judged in the scanned text (the
+/// normalised text for rewritten bodies: look-alike letters are Latin letters there), offsets mapped back to the
+/// original bytes through `starts` and `ends` when the text was rewritten (a match that starts or ends inside a
+/// rewritten character covers the whole character).
+struct _BatchMatchSink: _PhraseSink {
+    /// The classifier's `matchBuffer`, moved here for the scan.
+    var matches: [_RawMatch] = []
+    let text: UnsafeRawBufferPointer
+    let spans: UnsafeBufferPointer<Range<Int>>
+    let origin: UnsafeBufferPointer<Int32>
+    let map: UnsafeBufferPointer<Int32>
+    let latin: UnsafeBufferPointer<UInt8>
+    let starts: UnsafeBufferPointer<Int32>?
+    let ends: UnsafeBufferPointer<Int32>?
+
+    @inline(__always)
+    mutating func found(span k: Int, pattern p: Int, start s: Int, end e: Int) {
+        let g = map[p]
+        let edge = latin[Int(g)]
+        if edge != 0, !_edgesHold(edge, UnsafeRawBufferPointer(rebasing: text[spans[k]]), s, e) { return }
+        if let starts, let ends {
+            let base = spans[k].lowerBound
+            matches.append(_RawMatch(phrase: g, start: starts[base + s], end: ends[base + e - 1],
+                                                    span: origin[k]))
+        } else {
+            matches.append(_RawMatch(phrase: g, start: Int32(truncatingIfNeeded: s),
+                                                    end: Int32(truncatingIfNeeded: e), span: origin[k]))
         }
     }
 }

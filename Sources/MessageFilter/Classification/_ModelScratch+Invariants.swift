@@ -22,7 +22,7 @@ extension _ModelScratch {
     @inline(__always)
     func _checkInvariants(for model: _CompiledModel) {
         #if MESSAGEFILTER_INTERNAL_CHECKS
-        if let problem = _invariantProblem(for: model) ?? model.table.withTables { $0._shapeProblem() } {
+        if let problem = _invariantProblem(for: model) ?? model.table.withTables({ $0._shapeProblem() }) {
             preconditionFailure(problem)
         }
         #endif

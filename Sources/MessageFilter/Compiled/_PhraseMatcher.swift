@@ -43,6 +43,10 @@ final class _PhraseMatcher: Sendable {
     /// Index in `wide` → matcher-local pattern index: `wideMap`, followed by `narrowMap` when `wideCoversAll`.
     let wideScanMap: [Int32]
     let patternCount: Int
+    /// Per automaton (nil for one with Unicode folding, which the bulk scan does not take): what each of its
+    /// match states reports, for `forEachMatchBulk`.
+    let narrowStates: _MatchStateTable?
+    let wideStates: _MatchStateTable?
 
     static func caseFolding(_ mode: CaseFoldMode) -> CaseFolding { mode == .ascii ? .ascii : .unicode }
 
@@ -92,6 +96,8 @@ final class _PhraseMatcher: Sendable {
         self.narrowMap = narrowMap
         self.wideMap = wideMap
         patternCount = patterns.count
+        narrowStates = _MatchStateTable(narrow, map: narrowMap)
+        wideStates = _MatchStateTable(wide, map: wideScanMap)
     }
 
     /// Loads the automata in place (zero-copy) from `range` of `storage`, checking every field.
@@ -149,6 +155,8 @@ final class _PhraseMatcher: Sendable {
         wideScanMap = coversAll ? wideMap + narrowMap : wideMap
         guard r.offset == range.count else { throw fail("phrase matcher: trailing bytes") }
         patternCount = n + w
+        narrowStates = _MatchStateTable(narrow, map: narrowMap)
+        wideStates = _MatchStateTable(wide, map: wideScanMap)
     }
 
     func serialize() -> [UInt8] {
@@ -250,6 +258,146 @@ final class _PhraseMatcher: Sendable {
                 _ = origin[0..<high].deinitialize()
                 _ = picked[(n - low)..<n].deinitialize()
                 _ = origin[(n - low)..<n].deinitialize()
+            }
+        }
+    }
+
+    /// Reports every match of every span to `sink` (`found(span:pattern:start:end:)`, pattern the matcher-local
+    /// index, offsets relative to the span), per span in the order `forEachMatch(in:spans:)` reports them; matches
+    /// of different spans may interleave. The automata hand over the positions where they stand in a match state
+    /// in bulk (`AhoCorasick.forEachMatchState`), and each is expanded here through `_MatchStateTable`: no closure
+    /// call per match. Never allocates (the spans are sorted by automaton as in `forEachMatch(in:spans:)`; the
+    /// automata write their positions into `positions`, the caller's scratch).
+    /// - Precondition: every span lies within `buffer`; `positions` has room for 64 positions at least.
+    @inline(__always)
+    func forEachMatchBulk<S: _PhraseSink>(in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
+                                          positions: UnsafeMutableBufferPointer<MatchStatePosition>, _ sink: inout S) {
+        guard narrow == nil || narrowStates != nil, wide == nil || wideStates != nil else {
+            // Unicode folding: the matches one by one.
+            forEachMatch(in: buffer, spans: spans) { k, p, s, e in sink.found(span: k, pattern: p, start: s, end: e) }
+            return
+        }
+        guard let wide, let wideStates else {
+            if let narrow, let narrowStates {
+                narrow.forEachMatchState(in: buffer, spans: spans, positions: positions) { found in
+                    narrowStates.expand(found, buffer, spans, origin: nil, &sink)
+                }
+            }
+            return
+        }
+        // As in `forEachMatch(in:spans:)`: spans with a byte ≥ 0x80 to the wide automaton (from the start of
+        // `picked`), the others, when the wide one covers every phrase, to the narrow one (from its end).
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(1, spans.count)) { picked in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, spans.count)) { origin in
+                let n = spans.count
+                var high = 0, low = 0
+                for k in 0..<n {
+                    if _hasHighByte(UnsafeRawBufferPointer(rebasing: buffer[spans[k]])) {
+                        picked.initializeElement(at: high, to: spans[k])
+                        origin.initializeElement(at: high, to: k)
+                        high += 1
+                    } else if wideCoversAll {
+                        low += 1
+                        picked.initializeElement(at: n - low, to: spans[k])
+                        origin.initializeElement(at: n - low, to: k)
+                    }
+                }
+                if let narrow, let narrowStates {
+                    if wideCoversAll {
+                        if low > 0 {
+                            let lowSpans = UnsafeBufferPointer(rebasing: picked[(n - low)..<n])
+                            let lowOrigin = UnsafeBufferPointer(rebasing: origin[(n - low)..<n])
+                            narrow.forEachMatchState(in: buffer, spans: lowSpans, positions: positions) { found in
+                                narrowStates.expand(found, buffer, lowSpans, origin: lowOrigin, &sink)
+                            }
+                        }
+                    } else {
+                        narrow.forEachMatchState(in: buffer, spans: spans, positions: positions) { found in
+                            narrowStates.expand(found, buffer, spans, origin: nil, &sink)
+                        }
+                    }
+                }
+                if high > 0 {
+                    let highSpans = UnsafeBufferPointer(rebasing: picked[0..<high])
+                    let highOrigin = UnsafeBufferPointer(rebasing: origin[0..<high])
+                    wide.forEachMatchState(in: buffer, spans: highSpans, positions: positions) { found in
+                        wideStates.expand(found, buffer, highSpans, origin: highOrigin, &sink)
+                    }
+                }
+                _ = picked[0..<high].deinitialize()
+                _ = origin[0..<high].deinitialize()
+                _ = picked[(n - low)..<n].deinitialize()
+                _ = origin[(n - low)..<n].deinitialize()
+            }
+        }
+    }
+}
+
+/// Where `_PhraseMatcher.forEachMatchBulk` reports matches.
+protocol _PhraseSink {
+    /// A match of matcher-local pattern `pattern` over `start..<end` of span `span` (an index of the spans given).
+    mutating func found(span: Int, pattern: Int, start: Int, end: Int)
+}
+
+/// What each match state of one automaton (standard matching, no Unicode folding) reports: its patterns in the
+/// order `forEachMatch` reports them there, each with the matcher-local index, its length and whether it is
+/// whole-word. Made once per automaton, when it is built or loaded.
+struct _MatchStateTable: Sendable {
+    struct Entry: Sendable {
+        var pattern: Int32
+        var length: Int32
+        var wholeWord: Bool
+    }
+    /// The entries of match state s (1…) are `entries[offsets[s - 1]..<offsets[s]]`.
+    let offsets: [Int32]
+    let entries: [Entry]
+
+    /// The table of `automaton`, whose pattern i is matcher-local pattern `map[i]`; nil when it has Unicode
+    /// folding or another match kind.
+    init?(_ automaton: AhoCorasick?, map: [Int32]) {
+        guard let automaton, automaton.matchKind == .standard, automaton.caseFolding != .unicode else { return nil }
+        var offsets: [Int32] = [0]
+        var entries: [Entry] = []
+        offsets.reserveCapacity(automaton.matchStateCount + 1)
+        for state in 0..<automaton.matchStateCount {
+            for pattern in automaton.patterns(inMatchState: state + 1) {
+                entries.append(Entry(pattern: map[pattern], length: Int32(automaton.patternLength(pattern)),
+                                     wholeWord: automaton.isWholeWord(pattern: pattern)))
+            }
+            offsets.append(Int32(entries.count))
+        }
+        self.offsets = offsets
+        self.entries = entries
+    }
+
+    /// Reports the matches of `positions` (of `spans`, each span `k` being the caller's span `origin[k]`, or `k`
+    /// without `origin`) to `sink`, in order: per position its state's patterns, each whole-word one only where it
+    /// stands as a whole word in its span (the test `forEachMatch` makes).
+    @inline(__always)
+    func expand<S: _PhraseSink>(_ positions: UnsafeBufferPointer<MatchStatePosition>, _ buffer: UnsafeRawBufferPointer,
+                                _ spans: UnsafeBufferPointer<Range<Int>>, origin: UnsafeBufferPointer<Int>?,
+                                _ sink: inout S) {
+        offsets.withUnsafeBufferPointer { offsets in
+            entries.withUnsafeBufferPointer { entries in
+                for position in positions {
+                    let k = Int(position.span)
+                    let end = position.end
+                    let state = Int(position.state)
+                    // Why in bounds: the automaton reports states 1…matchStateCount, and offsets has one more entry.
+                    var i = Int(offsets[state - 1])
+                    let last = Int(offsets[state])
+                    while i < last {
+                        let entry = entries[i]
+                        i += 1
+                        let length = Int(entry.length)
+                        // (Only a damaged image makes a pattern longer than the text before its end.)
+                        guard length <= end else { continue }
+                        let start = end - length
+                        if entry.wholeWord, !AhoCorasick.wholeWordHolds(in: UnsafeRawBufferPointer(rebasing: buffer[spans[k]]),
+                                                                         start: start, end: end) { continue }
+                        sink.found(span: origin.map { $0[k] } ?? k, pattern: Int(entry.pattern), start: start, end: end)
+                    }
+                }
             }
         }
     }
