@@ -15,15 +15,8 @@ extension JSONScannerTests {
         var out = lines
         let inserts: [[UInt8]] = ["\\", "\"", "\\u00e9", "\\n", "null", "tru", "-", "0", ",", "}"].map { Array($0.utf8) } + [[0xFF], [0x1F], [0xC3]]
         for _ in 0..<4000 {
-            var line = lines[Int(rng.next() % UInt64(lines.count))]
-            let position = Int(rng.next() % UInt64(line.count + 1))
-            switch rng.next() % 4 {
-            case 0: line.insert(contentsOf: inserts[Int(rng.next() % UInt64(inserts.count))], at: position)
-            case 1: if position < line.count { line[position] ^= UInt8(1 << (rng.next() % 8)) }
-            case 2: line = Array(line[..<position])
-            default: if position < line.count { line.remove(at: position) }
-            }
-            out.append(line)
+            let line = lines[Int(rng.next() % UInt64(lines.count))]
+            out.append(Self.mutated(line, inserts: inserts, &rng))
         }
         return out
     }

@@ -420,15 +420,22 @@ final class JSONScannerTests: XCTestCase {
             "\\", "\"", "\\u", "\\ud83d", "\\ude00", "\\n", "{", "}", "[", "]", ",", ":", "\\u00e9", "null", "1e",
         ].map { Array($0.utf8) } + [[0xFF], [0xE0, 0xB8], [0x00], [0x1F]]
         for _ in 0..<20_000 {
-            var line = lines[Int(rng.next() % UInt64(lines.count))]
-            let position = Int(rng.next() % UInt64(line.count + 1))
-            switch rng.next() % 4 {
-            case 0: line.insert(contentsOf: inserts[Int(rng.next() % UInt64(inserts.count))], at: position)
-            case 1: if position < line.count { line[position] ^= UInt8(1 << (rng.next() % 8)) }
-            case 2: line = Array(line[..<position])
-            default: if position < line.count { line.remove(at: position) }
-            }
-            assertAgree(line)
+            let line = lines[Int(rng.next() % UInt64(lines.count))]
+            assertAgree(Self.mutated(line, inserts: inserts, &rng))
         }
+    }
+
+    /// `line` with one edit at a random position: one of `inserts` inserted, a bit flipped, the line cut there,
+    /// or the byte there removed.
+    static func mutated(_ line: [UInt8], inserts: [[UInt8]], _ rng: inout Fixtures.SeededGenerator) -> [UInt8] {
+        var line = line
+        let position = Int(rng.next() % UInt64(line.count + 1))
+        switch rng.next() % 4 {
+        case 0: line.insert(contentsOf: inserts[Int(rng.next() % UInt64(inserts.count))], at: position)
+        case 1: if position < line.count { line[position] ^= UInt8(1 << (rng.next() % 8)) }
+        case 2: line = Array(line[..<position])
+        default: if position < line.count { line.remove(at: position) }
+        }
+        return line
     }
 }

@@ -129,7 +129,7 @@ final class LineLedgerTests: TemporaryFolderTestCase {
     /// JSON Lines without ids (an optional byte-order mark): records, blank lines, malformed JSON, invalid
     /// UTF-8, records longer than `maxRecord` (some longer than any chunk here), every record marked.
     static func jsonl(count: Int, bom: Bool, seed: UInt64) -> (bytes: [UInt8], valid: [String], rejected: [String]) {
-        var rng = _Seeded(seed)
+        var rng = Fixtures.SeededGenerator(seed: seed)
         var out: [UInt8] = bom ? [0xEF, 0xBB, 0xBF] : []
         var valid: [String] = []
         var rejected: [String] = []
@@ -161,7 +161,7 @@ final class LineLedgerTests: TemporaryFolderTestCase {
     /// only rows without a quote follow it, so it is cut whatever the chunk size, and the rows after it are
     /// read again) or on the last row.
     static func csv(count: Int, seed: UInt64, atEnd: Bool) -> (bytes: [UInt8], valid: [String], rejected: [String]) {
-        var rng = _Seeded(seed)
+        var rng = Fixtures.SeededGenerator(seed: seed)
         var out: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("body,label\n".utf8)
         var valid: [String] = []
         var rejected: [String] = []
@@ -196,7 +196,7 @@ final class LineLedgerTests: TemporaryFolderTestCase {
     /// lines, `<sms>` elements longer than `maxRecord` that span many lines (streamed in pieces when the
     /// chunk is smaller: their line is the first piece's).
     static func xml(count: Int, seed: UInt64) -> (bytes: [UInt8], valid: [String], rejected: [String]) {
-        var rng = _Seeded(seed)
+        var rng = Fixtures.SeededGenerator(seed: seed)
         var out = Array("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n<!-- a comment\nover two lines -->\n<smses count=\"\(count)\">\n".utf8)
         var valid: [String] = []
         var rejected: [String] = []
@@ -433,18 +433,5 @@ final class _Answers: @unchecked Sendable {
         guard values[0] < n else { return nil }
         values[0] += 1
         return values[0] - 1
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct _Seeded {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

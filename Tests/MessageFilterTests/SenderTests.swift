@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -179,7 +180,7 @@ final class SenderTests: XCTestCase {
             }
         }
         for length in 1...4 { all(length) }
-        var rng = SplitMix(seed: 36)
+        var rng = Fixtures.SeededGenerator(seed: 36)
         let shaped: [[UInt8]] = [Array("VM-".utf8), Array("+91".utf8), Array("0091".utf8), Array("a@b.".utf8), Array("  ".utf8)]
         for k in 0..<200_000 {
             var bytes: [UInt8] = k % 3 == 0 ? shaped[Int(rng.next() % UInt64(shaped.count))] : []
@@ -192,19 +193,6 @@ final class SenderTests: XCTestCase {
             check((k % 2 == 0 ? Array("+".utf8) : []) + digits)
         }
         XCTAssertGreaterThan(checked, 400_000)
-    }
-}
-
-/// A deterministic random source for the tests (SplitMix64).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
