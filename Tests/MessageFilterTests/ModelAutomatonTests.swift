@@ -53,14 +53,14 @@ final class ModelAutomatonTests: XCTestCase {
         let candidates = PhraseCandidates(normalization: mode, options: options)
         for body in bodies {
             body.withUnsafeBytes { raw in
-                candidates.forEach(inNormalized: candidates.normalized(raw)) { kind, bytes in
+                candidates.withNormalized(raw) { normalized in candidates.forEach(inNormalized: normalized) { kind, bytes in
                     let text = String(decoding: bytes, as: UTF8.self)
                     // (Phrases must be valid UTF-8 without control characters to be written as YAML here, and distinct once
                     // normalised and case-folded, as the model's compiler compares them.)
                     guard text.utf8.elementsEqual(bytes), !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
                           seen.insert("\(kind.name) " + Self.folded(mode == .none ? text : mode.apply(text))).inserted else { return }
                     phrases.append((kind, text))
-                }
+                } }
             }
         }
         var rng = Fixtures.SeededGenerator(seed: seed)

@@ -36,15 +36,14 @@ extension Classifier {
         let latin = ruleSet.latinWordPhrases
         let n = normalizer.text
         n.normalize(body, mode: normalizer.mode)
-        let text = n.output
-        let starts = n.sourceStart
-        let ends = n.sourceEnd
-        for i in phraseScans.indices {
-            let (matcher, map) = phraseScans[i]
-            matcher.forEachMatch(in: text) { p, s, e in
-                // Word edges are judged in the normalised text (look-alike letters are Latin letters there).
-                if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], text, s, e) { return }
-                matchBuffer.append(_RawMatch(phrase: map[p], start: starts[s], end: ends[e - 1], span: 0))
+        n.withOutput { text, starts, ends in
+            for i in phraseScans.indices {
+                let (matcher, map) = phraseScans[i]
+                matcher.forEachMatch(in: text) { p, s, e in
+                    // Word edges are judged in the normalised text (look-alike letters are Latin letters there).
+                    if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], text, s, e) { return }
+                    matchBuffer.append(_RawMatch(phrase: map[p], start: starts[s], end: ends[e - 1], span: 0))
+                }
             }
         }
     }
@@ -72,9 +71,6 @@ extension Classifier {
             }
             k += 1
         }
-        let text = n.output
-        let starts = n.sourceStart
-        let ends = n.sourceEnd
         let latin = ruleSet.latinWordPhrases
         for i in phraseScans.indices {
             let (matcher, map) = phraseScans[i]
@@ -95,7 +91,9 @@ extension Classifier {
                         }
                     }
                     scan(buffer, scratch.plainSpans, scratch.plainOrigin, starts: nil, ends: nil)
-                    scan(text, scratch.rewrittenSpans, scratch.rewrittenOrigin, starts: starts, ends: ends)
+                    n.withOutput { text, starts, ends in
+                        scan(text, scratch.rewrittenSpans, scratch.rewrittenOrigin, starts: starts, ends: ends)
+                    }
                 }
             }
         }
