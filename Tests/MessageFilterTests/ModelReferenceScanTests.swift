@@ -373,8 +373,9 @@ final class _ReferenceModelScan {
         // (Under `none` the model reads the body: only the rules read its white space runs as one space.)
         if mode != .none, mode.needsRewrite(body) {
             normalizer.normalize(body, mode: mode)
-            span = text.append(normalizer.output, sourceStart: normalizer.sourceStart.baseAddress,
-                               sourceEnd: normalizer.sourceEnd.baseAddress, fold: false)
+            span = normalizer.withOutput { output, starts, ends in
+                text.append(output, sourceStart: starts.baseAddress, sourceEnd: ends.baseAddress, fold: false)
+            }
         } else if let plain = text.appendPlain(body) {
             span = plain
         } else {
@@ -472,7 +473,7 @@ final class ModelReferenceScanTests: XCTestCase {
         }
         for body in bodies {
             body.withUnsafeBytes { raw in
-                let text = candidates.normalized(raw)
+                candidates.withNormalized(raw) { text in
                 candidates.forEach(inNormalized: text) { kind, bytes in
                     add(kind, String(decoding: bytes, as: UTF8.self))
                 }
@@ -492,6 +493,7 @@ final class ModelReferenceScanTests: XCTestCase {
                             run.unicodeScalars.append(scalar)
                         }
                     }
+                }
                 }
             }
         }

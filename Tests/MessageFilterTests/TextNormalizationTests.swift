@@ -63,9 +63,9 @@ final class TextNormalizationTests: XCTestCase {
         let n = _TextNormalizer()
         let bytes: [UInt8] = [0x41, 0xFF, 0xEF, 0xBD, 0x86, 0xC3]
         bytes.withUnsafeBytes { n.normalize($0, mode: .standard) }
-        XCTAssertEqual(Array(n.output), [0x41, 0xFF, 0x66, 0xC3])
-        XCTAssertEqual(Array(n.sourceStart), [0, 1, 2, 5])
-        XCTAssertEqual(Array(n.sourceEnd), [1, 2, 5, 6])
+        XCTAssertEqual(n.copied.bytes, [0x41, 0xFF, 0x66, 0xC3])
+        XCTAssertEqual(n.copied.starts, [0, 1, 2, 5])
+        XCTAssertEqual(n.copied.ends, [1, 2, 5, 6])
     }
 
     /// The byte parser of the normalisation tables reads the same entries as a plain `Character`-level split
@@ -107,14 +107,15 @@ final class TextNormalizationTests: XCTestCase {
         let n = _TextNormalizer()
         return bytes.withUnsafeBytes { body in
             n.normalize(body, mode: mode)
-            var same = Array(n.output) == bytes
+            let (output, starts, ends) = n.copied
+            var same = output == bytes
             for i in 0..<n.count where same && bytes[i] < 0x80 {
-                if Int(n.sourceStart[i]) != i || Int(n.sourceEnd[i]) != i + 1 { same = false }
+                if Int(starts[i]) != i || Int(ends[i]) != i + 1 { same = false }
             }
             let rewritten = mode.needsRewrite(body)
-            if !rewritten { XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(Array(n.output))") }
+            if !rewritten { XCTAssertTrue(same, "\(bytes) is scanned in place but normalises to \(output)") }
             // Anything with a changing character must be rewritten.
-            if Array(n.output) != bytes { XCTAssertTrue(rewritten, "\(bytes)") }
+            if output != bytes { XCTAssertTrue(rewritten, "\(bytes)") }
             return rewritten
         }
     }
@@ -190,9 +191,9 @@ final class TextNormalizationTests: XCTestCase {
                     _ = local.append(body, mode: .standard)
                 }
                 XCTAssertEqual(steps.append(body, mode: .standard), before..<local.count)
-                XCTAssertEqual(Array(local.output), Array(steps.output), "\(bytes)")
-                XCTAssertEqual(Array(local.sourceStart), Array(steps.sourceStart), "\(bytes)")
-                XCTAssertEqual(Array(local.sourceEnd), Array(steps.sourceEnd), "\(bytes)")
+                XCTAssertEqual(local.copied.bytes, steps.copied.bytes, "\(bytes)")
+                XCTAssertEqual(local.copied.starts, steps.copied.starts, "\(bytes)")
+                XCTAssertEqual(local.copied.ends, steps.copied.ends, "\(bytes)")
             }
         }
         XCTAssertGreaterThan(taken, 500)
@@ -204,4 +205,9 @@ final class TextNormalizationTests: XCTestCase {
             b.withUnsafeMutableBytes { XCTAssertEqual(n.appendLocal(UnsafeRawBufferPointer($0)), isLocal, text) }
         }
     }
+}
+
+extension _TextNormalizer {
+    /// The output so far and its source spans, copied out of `withOutput`.
+    var copied: (bytes: [UInt8], starts: [Int32], ends: [Int32]) { withOutput { (Array($0), Array($1), Array($2)) } }
 }

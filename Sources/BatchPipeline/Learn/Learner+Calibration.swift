@@ -122,13 +122,41 @@ extension Learner {
     /// out of the table (never).
     func calibrateOverrules(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition], targets: [ModelDefinition.Target],
                             precision: Double, report: inout LearnReport) -> [Script: [Action: [Float]]] {
+        func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
+        return overruleTable(examples, heldOut, models: models, targets: targets, honouringYields: true, report: &report,
+                             point: { ($0.decision.margin, same($0.truth) == same($0.winner)) }) { cases, _, _, minimum, c in
+            // Sorted by margin, and by rightness among equal margins, so that the order never depends on the
+            // order of the folds.
+            let d = cases.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : (!$0.1 && $1.1) }
+            c.cases = d.count
+            c.right = d.filter(\.1).count
+            if d.count >= minimum {
+                c.calibrated = true
+                if let (k, m) = Self.smallestMargin(d, precision: precision, minimumKept: minimum) {
+                    c.margin = m
+                    c.kept = d.count - k
+                    c.keptRight = d[k...].filter(\.1).count
+                }
+            }
+        }
+    }
+
+    /// The overrule table's walk, the same for every calibration of it: the held-out overrule cases
+    /// (`overruleCases`), each as `point` makes it, grouped per main script, rule row and winning target; then per
+    /// script with a case, per rule row and per target of another action, one calibration that `calibrate` fills
+    /// in from the cell's points (`byRow`: the script's whole table, `target`: the cell's target, `minimum`: the
+    /// fewest cases that calibrate). Its margin goes into the table (+inf: never), the calibration into the report.
+    func overruleTable<Point>(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition],
+                              targets: [ModelDefinition.Target], honouringYields: Bool, report: inout LearnReport,
+                              point: (_OverruleCase) -> Point,
+                              calibrate: (_ cell: [Point], _ byRow: [[[Point]]], _ target: Int, _ minimum: Int,
+                                          _ c: inout LearnReport.OverruleCalibration) -> Void) -> [Script: [Action: [Float]]] {
         let t = targets.count
         let rows = ModelDefinition.overruleRows
-        func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
-        var cases: [Script: [[[(Double, Bool)]]]] = [:]
-        for o in overruleCases(examples, heldOut, models: models, targets: targets, honouringYields: true) {
+        var cases: [Script: [[[Point]]]] = [:]
+        for o in overruleCases(examples, heldOut, models: models, targets: targets, honouringYields: honouringYields) {
             cases[o.script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][o.row][o.decision.winner]
-                .append((o.decision.margin, same(o.truth) == same(o.winner)))
+                .append(point(o))
         }
         var table: [Script: [Action: [Float]]] = [:]
         report.overrules = []
@@ -138,21 +166,9 @@ extension Learner {
             guard let byRow = cases[script] else { continue }
             for (i, row) in rows.enumerated() {
                 var margins = [Float](repeating: .infinity, count: t)
-                for j in 0..<t where same(targets[j].action) != row {
+                for j in 0..<t where ModelDefinition.overruleRow(targets[j].action) != row {
                     var c = LearnReport.OverruleCalibration(script: script, rule: row, target: targets[j].name)
-                    // Sorted by margin, and by rightness among equal margins, so that the order never depends on the
-                    // order of the folds.
-                    let d = byRow[i][j].sorted { $0.0 != $1.0 ? $0.0 < $1.0 : (!$0.1 && $1.1) }
-                    c.cases = d.count
-                    c.right = d.filter(\.1).count
-                    if d.count >= minimum {
-                        c.calibrated = true
-                        if let (k, m) = Self.smallestMargin(d, precision: precision, minimumKept: minimum) {
-                            c.margin = m
-                            c.kept = d.count - k
-                            c.keptRight = d[k...].filter(\.1).count
-                        }
-                    }
+                    calibrate(byRow[i][j], byRow, j, minimum, &c)
                     margins[j] = c.margin
                     report.overrules.append(c)
                 }

@@ -37,7 +37,7 @@ extension Learner {
                 inputs: inputs, input: options.input, truthField: options.truthField,
                 record: { r in
                     guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let truth = entry else { return }
-                    let fold = Self.fold(candidates.normalized(r.body), k)
+                    let fold = candidates.withNormalized(r.body) { Self.fold($0, k) }
                     func predict(_ c: Classifier) -> (Int?, Folder) {
                         let v = c.classify(sender: r.sender, body: r.body)
                         return (targets.firstIndex {

@@ -146,54 +146,35 @@ extension Learner {
 
     func overruleTableForF1(_ examples: _Examples, _ heldOut: [_HeldOut], models: [ModelDefinition], targets: [ModelDefinition.Target],
                             report: inout LearnReport) -> [Script: [Action: [Float]]] {
-        let t = targets.count
-        let rows = ModelDefinition.overruleRows
         func same(_ a: Action) -> Action { ModelDefinition.overruleRow(a) }
-        // Per script, row, target: (margin, gain) with gain +1 model right, -1 rule right, 0 neither.
-        var cases: [Script: [[[(Double, Int)]]]] = [:]
-        for o in overruleCases(examples, heldOut, models: models, targets: targets, honouringYields: false) {
+        // Per case: (margin, gain) with gain +1 model right, -1 rule right, 0 neither.
+        func point(_ o: _OverruleCase) -> (Double, Int) {
             let truth = same(o.truth), rule = o.rule, winner = o.winner
             // A rule action the model has no target of is judged as the user's labels can judge it: filtered
             // (junk, promotion) or not. A spam/ham model's "none" says "not spam", which a transaction rule agrees with.
             let known = targets.contains { same($0.action) == same(rule) }
             func right(_ a: Action) -> Bool { known ? a == truth : a.isJunkOrPromotion == truth.isJunkOrPromotion }
-            let gain = (right(same(winner)) ? 1 : 0) - (right(same(rule)) ? 1 : 0)
-            cases[o.script, default: Array(repeating: Array(repeating: [], count: t), count: rows.count)][o.row][o.decision.winner]
-                .append((o.decision.margin, gain))
+            return (o.decision.margin, (right(same(winner)) ? 1 : 0) - (right(same(rule)) ? 1 : 0))
         }
-        var table: [Script: [Action: [Float]]] = [:]
-        report.overrules = []
-        let minimum = max(1, options.minimumOverrules)
-        report.minimumOverrules = minimum
-        for script in Script.allCases {
-            guard let byRow = cases[script] else { continue }
-            for (i, row) in rows.enumerated() {
-                var margins = [Float](repeating: .infinity, count: t)
-                for j in 0..<t where same(targets[j].action) != row {
-                    var c = LearnReport.OverruleCalibration(script: script, rule: row, target: targets[j].name)
-                    let d = byRow[i][j].sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-                    c.cases = d.count
-                    c.right = d.filter { $0.1 > 0 }.count
-                    c.calibrated = d.count >= minimum
-                    // Too few cases: the pooled choice over the script's rule rows for this target.
-                    let basis = c.calibrated ? d : byRow.map { $0[j] }.joined().sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-                    let (k, m) = Self.bestGainMargin(basis)
-                    c.margin = m
-                    if m.isFinite, c.calibrated {
-                        c.kept = d.count - k
-                        c.keptRight = d[k...].filter { $0.1 > 0 }.count
-                    } else if m.isFinite {
-                        let kept = d.filter { $0.0 >= Double(m) }
-                        c.kept = kept.count
-                        c.keptRight = kept.filter { $0.1 > 0 }.count
-                    }
-                    margins[j] = c.margin
-                    report.overrules.append(c)
-                }
-                table[script, default: [:]][row] = margins
+        return overruleTable(examples, heldOut, models: models, targets: targets, honouringYields: false, report: &report,
+                             point: point) { cases, byRow, j, minimum, c in
+            let d = cases.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            c.cases = d.count
+            c.right = d.filter { $0.1 > 0 }.count
+            c.calibrated = d.count >= minimum
+            // Too few cases: the pooled choice over the script's rule rows for this target.
+            let basis = c.calibrated ? d : byRow.map { $0[j] }.joined().sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            let (k, m) = Self.bestGainMargin(basis)
+            c.margin = m
+            if m.isFinite, c.calibrated {
+                c.kept = d.count - k
+                c.keptRight = d[k...].filter { $0.1 > 0 }.count
+            } else if m.isFinite {
+                let kept = d.filter { $0.0 >= Double(m) }
+                c.kept = kept.count
+                c.keptRight = kept.filter { $0.1 > 0 }.count
             }
         }
-        return table
     }
 
     /// The margin m maximising Σ gain over the cases at or above it (`d` sorted by margin): 0 (every case) or

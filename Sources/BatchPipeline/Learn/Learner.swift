@@ -151,10 +151,12 @@ public final class Learner {
                         report.skipped["label ignored", default: 0] += 1
                         return
                     }
-                    let text = candidates.normalized(r.body)
-                    let fold = k > 0 ? Self.fold(text, k) : 0
                     message &+= 1
-                    candidates.forEach(inNormalized: text) { kind, bytes in table.add(kind, bytes, fold: fold, message: message) }
+                    let fold = candidates.withNormalized(r.body) { text in
+                        let fold = k > 0 ? Self.fold(text, k) : 0
+                        candidates.forEach(inNormalized: text) { kind, bytes in table.add(kind, bytes, fold: fold, message: message) }
+                        return fold
+                    }
                     report.used += 1
                     report.perTarget[target] += 1
                     perFile[r.fileIndex] += 1
@@ -291,7 +293,7 @@ public final class Learner {
             inputs: inputs, input: options.input, truthField: options.truthField,
             record: { r in
                 guard let entry = labels[String(decoding: r.label, as: UTF8.self)], let target = entry else { return }
-                let fold = k > 0 ? Self.fold(candidates.normalized(r.body), k) : 0
+                let fold = k > 0 ? candidates.withNormalized(r.body) { Self.fold($0, k) } : 0
                 let generated = self.options.generatedInputs.contains(r.fileIndex) || Self.isGenerated(id: r.id)
                 let script = scanner.modelFeatures(body: r.body, into: &features)
                 if generated {

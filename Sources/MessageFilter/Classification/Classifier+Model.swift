@@ -446,9 +446,9 @@ extension Classifier {
     func _modelMainScriptBeforeScan(body: UnsafeRawBufferPointer) -> Script {
         guard let model = ruleSet.model else { return .none }
         let rewritten = normalizer.mode != .none && normalizer.mode.needsRewrite(body)
-        if rewritten { normalizer.text.normalize(body, mode: normalizer.mode) }
-        let text = rewritten ? normalizer.text.output : _modelBodyText(model, body).0
-        return _modelMainScript(model.table, text, modelScratch!)
+        guard rewritten else { return _modelMainScript(model.table, _modelBodyText(model, body).0, modelScratch!) }
+        normalizer.text.normalize(body, mode: normalizer.mode)
+        return normalizer.text.withOutput { text, _, _ in _modelMainScript(model.table, text, modelScratch!) }
     }
 }
 

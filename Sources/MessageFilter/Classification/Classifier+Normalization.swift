@@ -36,15 +36,14 @@ extension Classifier {
         let latin = ruleSet.latinWordPhrases
         let n = normalizer.text
         n.normalize(body, mode: normalizer.mode)
-        let text = n.output
-        let starts = n.sourceStart
-        let ends = n.sourceEnd
-        for i in phraseScans.indices {
-            let (matcher, map) = phraseScans[i]
-            matcher.forEachMatch(in: text) { p, s, e in
-                // Word edges are judged in the normalised text (look-alike letters are Latin letters there).
-                if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], text, s, e) { return }
-                matchBuffer.append(_RawMatch(phrase: map[p], start: starts[s], end: ends[e - 1], span: 0))
+        n.withOutput { text, starts, ends in
+            for i in phraseScans.indices {
+                let (matcher, map) = phraseScans[i]
+                matcher.forEachMatch(in: text) { p, s, e in
+                    // Word edges are judged in the normalised text (look-alike letters are Latin letters there).
+                    if latin[Int(map[p])] != 0, !_edgesHold(latin[Int(map[p])], text, s, e) { return }
+                    matchBuffer.append(_RawMatch(phrase: map[p], start: starts[s], end: ends[e - 1], span: 0))
+                }
             }
         }
     }
@@ -72,33 +71,28 @@ extension Classifier {
             }
             k += 1
         }
-        let text = n.output
-        let starts = n.sourceStart
-        let ends = n.sourceEnd
         let latin = ruleSet.latinWordPhrases
         for i in phraseScans.indices {
             let (matcher, map) = phraseScans[i]
             map.withUnsafeBufferPointer { map in
                 latin.withUnsafeBufferPointer { latin in
-                    scratch.plainSpans.withUnsafeBufferPointer { spans in
-                        scratch.plainOrigin.withUnsafeBufferPointer { origin in
-                            var sink = _BatchMatchSink(text: buffer, spans: spans, origin: origin,
-                                                       map: map, latin: latin, starts: nil, ends: nil)
-                            // (The matches move into the sink and back: appended there without a retain of the classifier.)
-                            swap(&sink.matches, &matchBuffer)
-                            matcher.forEachMatchBulk(in: buffer, spans: spans, positions: scratch.positions, &sink)
-                            swap(&sink.matches, &matchBuffer)
+                    // One bulk scan of `text`'s spans (their source offsets in `starts`/`ends` when it is rewritten).
+                    func scan(_ text: UnsafeRawBufferPointer, _ spans: [Range<Int>], _ origin: [Int32],
+                              starts: UnsafeBufferPointer<Int32>?, ends: UnsafeBufferPointer<Int32>?) {
+                        spans.withUnsafeBufferPointer { spans in
+                            origin.withUnsafeBufferPointer { origin in
+                                var sink = _BatchMatchSink(text: text, spans: spans, origin: origin,
+                                                           map: map, latin: latin, starts: starts, ends: ends)
+                                // (The matches move into the sink and back: appended there without a retain of the classifier.)
+                                swap(&sink.matches, &matchBuffer)
+                                matcher.forEachMatchBulk(in: text, spans: spans, positions: scratch.positions, &sink)
+                                swap(&sink.matches, &matchBuffer)
+                            }
                         }
                     }
-                    scratch.rewrittenSpans.withUnsafeBufferPointer { spans in
-                        scratch.rewrittenOrigin.withUnsafeBufferPointer { origin in
-                            var sink = _BatchMatchSink(text: text, spans: spans, origin: origin,
-                                                       map: map, latin: latin, starts: starts, ends: ends)
-                            // (The matches move into the sink and back: appended there without a retain of the classifier.)
-                            swap(&sink.matches, &matchBuffer)
-                            matcher.forEachMatchBulk(in: text, spans: spans, positions: scratch.positions, &sink)
-                            swap(&sink.matches, &matchBuffer)
-                        }
+                    scan(buffer, scratch.plainSpans, scratch.plainOrigin, starts: nil, ends: nil)
+                    n.withOutput { text, starts, ends in
+                        scan(text, scratch.rewrittenSpans, scratch.rewrittenOrigin, starts: starts, ends: ends)
                     }
                 }
             }

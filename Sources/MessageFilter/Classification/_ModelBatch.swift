@@ -63,28 +63,41 @@ extension Classifier {
         let s = modelScratch!
         let slot = s.current
         guard s.slots[slot].pending else { return true }
-        let (text, starts, ends) = _modelSlotText(model, body: body)
-        if checkScript, model.abstainsOnSomeScript, !_modelMaySpeak(model, text, s) {
-            return false
+        return _withModelSlotText(model, body: body) { text, starts, ends in
+            if checkScript, model.abstainsOnSomeScript, !_modelMaySpeak(model, text, s) {
+                return false
+            }
+            s.slots[slot].pending = false
+            _modelScore(model, text, starts: starts, ends: ends, slot: slot)
+            return true
         }
-        s.slots[slot].pending = false
-        _modelScore(model, text, starts: starts, ends: ends, slot: slot)
-        return true
     }
 
-    /// The text the model reads for the message in the current slot (its body, folded when the model folds
-    /// text, or the normaliser's rewrite of it), with the body offsets of each byte when they differ.
+    /// Calls `use` with the text the model reads for the message in the current slot (its body, folded when the
+    /// model folds text, or the normaliser's rewrite of it) and the body offsets of each byte when they differ.
+    /// - warning: Do not escape the pointers (the normaliser's output is lent for the call).
     @inline(__always)
-    func _modelSlotText(_ model: _CompiledModel, body: UnsafeRawBufferPointer)
-        -> (UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?, ends: UnsafePointer<Int32>?) {
+    func _withModelSlotText<R>(
+        _ model: _CompiledModel, body: UnsafeRawBufferPointer,
+        _ use: (UnsafeRawBufferPointer, _ starts: UnsafePointer<Int32>?, _ ends: UnsafePointer<Int32>?) -> R
+    ) -> R {
         let s = modelScratch!
         let source = Int(s.slots[s.current].source)
-        let n = normalizer.text
-        if source == Int(_ModelSource.body) { return _modelBodyText(model, body) }
-        if source == Int(_ModelSource.normalized) { return (n.output, n.sourceStart.baseAddress, n.sourceEnd.baseAddress) }
-        let range = normalizer.rewrittenSpans[source]
-        return (UnsafeRawBufferPointer(rebasing: n.output[range]),
-                n.sourceStart.baseAddress! + range.lowerBound, n.sourceEnd.baseAddress! + range.lowerBound)
+        return normalizer.text.withOutput { output, sourceStart, sourceEnd in
+            let text: UnsafeRawBufferPointer
+            let starts: UnsafePointer<Int32>?
+            let ends: UnsafePointer<Int32>?
+            if source == Int(_ModelSource.body) {
+                (text, starts, ends) = _modelBodyText(model, body)
+            } else if source == Int(_ModelSource.normalized) {
+                (text, starts, ends) = (output, sourceStart.baseAddress, sourceEnd.baseAddress)
+            } else {
+                let range = normalizer.rewrittenSpans[source]
+                (text, starts, ends) = (UnsafeRawBufferPointer(rebasing: output[range]),
+                                        sourceStart.baseAddress! + range.lowerBound, sourceEnd.baseAddress! + range.lowerBound)
+            }
+            return use(text, starts, ends)
+        }
     }
 
     /// Links are evidence only with company (docs/RULES.md §10, "Links"): whether the model's verdict for the
@@ -102,7 +115,16 @@ extension Classifier {
         s.linkFreeWinner = -1
         let winner = Int(s.slots[slot].winner)
         guard model.targets[winner].action.isJunkOrPromotion else { return false }
-        let (text, starts, ends) = _modelSlotText(model, body: body)
+        return _withModelSlotText(model, body: body) { text, starts, ends in
+            _modelTextLinkAlone(model, text, starts: starts, ends: ends, slot: slot, rescore: rescore)
+        }
+    }
+
+    /// `_modelLinkAlone` of the slot's text (with the body offsets of its bytes when they differ).
+    @inline(__always)
+    func _modelTextLinkAlone(_ model: _CompiledModel, _ text: UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?,
+                         ends: UnsafePointer<Int32>?, slot: Int, rescore: Bool) -> Bool {
+        let s = modelScratch!
         var scanner = _URLScanner(text)
         guard var url = scanner.next() else { return false }
         s.linkFree.removeAll(keepingCapacity: true)

@@ -68,17 +68,12 @@ public final class PhraseCandidates {
     }
 
     /// Calls `use` with `body` normalised (the body itself under `none`), valid until `use` returns.
+    /// - warning: Do not escape the pointer: the normaliser's buffers are reused by the next call.
     public func withNormalized<R, E: Error>(_ body: UnsafeRawBufferPointer,
                                             _ use: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try use(normalized(body))
-    }
-
-    /// `body` normalised (the body itself under `none`); valid until the next call. For the package's
-    /// learner, which reads it at once; a user gets it in a scope (``withNormalized(_:_:)``).
-    package func normalized(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        guard normalization != .none else { return body }
+        guard normalization != .none else { return try use(body) }
         normalizer.normalize(body, mode: normalization)
-        return normalizer.output
+        return try normalizer.withOutput { (text, _, _) throws(E) -> R in try use(text) }
     }
 
     /// Calls `visit` with each candidate's kind and bytes in `text`, a body already normalised by

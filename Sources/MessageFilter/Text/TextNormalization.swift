@@ -57,7 +57,7 @@ public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomSt
             n.lock.lock()
             defer { n.lock.unlock() }
             n.normalizer.normalize(UnsafeRawBufferPointer(b), mode: self)
-            return String(decoding: n.normalizer.output, as: UTF8.self)
+            return n.normalizer.withOutput { text, _, _ in String(decoding: text, as: UTF8.self) }
         }
     }
 
@@ -70,7 +70,7 @@ public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomSt
             guard _spacingChanges(UnsafeRawBufferPointer(b)) else { return text }
             let n = _TextNormalizer()
             n.normalize(UnsafeRawBufferPointer(b), mode: .none)
-            return String(decoding: n.output, as: UTF8.self)
+            return n.withOutput { text, _, _ in String(decoding: text, as: UTF8.self) }
         }
     }
 
@@ -82,8 +82,9 @@ public enum TextNormalization: UInt8, Sendable, CaseIterable, Hashable, CustomSt
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBytes { b in
             n.normalize(UnsafeRawBufferPointer(b), mode: self)
-            let spans = (0..<n.count).map { Int(n.sourceStart[$0])..<Int(n.sourceEnd[$0]) }
-            return (String(decoding: n.output, as: UTF8.self), spans)
+            return n.withOutput { text, starts, ends in
+                (String(decoding: text, as: UTF8.self), zip(starts, ends).map { Int($0)..<Int($1) })
+            }
         }
     }
 

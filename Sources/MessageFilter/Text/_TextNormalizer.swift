@@ -16,8 +16,8 @@
 // look-alike letter) is written in one pass instead (`appendLocal`: unchanged characters copied with their
 // spans), with the same output.
 //
-// The buffers are raw pointers owned by the normaliser (allocated, grown and freed only here); callers see
-// them through `output`, `sourceStart` and `sourceEnd`, valid until the next call.
+// The buffers are `_NormalizerMemory`'s (allocated, grown and freed only there); the steps below reach them
+// through the handles it lends for one call, callers read the output inside `withOutput { }`.
 
 import AhoCorasick
 import Foundation
@@ -37,61 +37,48 @@ final class _TextNormalizer {
     let lookup = _NormalizationLookup.shared
     let flags = _ScalarFlags.shared
 
-    // The raw buffers, in two parallel groups (`scalars`/`scalarStart`/`scalarEnd`, `scalarCapacity` each;
-    // `bytes`/`starts`/`ends`, `capacity` each): owned by this object alone, allocated in `init`, replaced only
-    // by `_GrowableStorage.grow` (which moves the contents and frees the old allocation), freed in `deinit`.
-    // Pointers lent out live no longer than that: `_ByteSink` and `DecodeState` copies for one call (re-read
-    // after a growth), `output`/`sourceStart`/`sourceEnd` until the next call that writes.
-    //
+    // The buffers (`_NormalizerMemory`: one owner, freed with this object) and how much of them is written.
     // One normaliser is used by one thread and never re-entrantly, so the dynamic exclusivity checks on its
     // fields (a runtime call per access in the per-character loops: 12% of classifying Thai) are switched off.
-
-    // Scalars after the compatibility step, with the source span of each.
-    @exclusivity(unchecked) private var scalars: UnsafeMutablePointer<UInt32>
-    @exclusivity(unchecked) private var scalarStart: UnsafeMutablePointer<Int32>
-    @exclusivity(unchecked) private var scalarEnd: UnsafeMutablePointer<Int32>
-    @exclusivity(unchecked) private var scalarCapacity: Int
+    @exclusivity(unchecked) private var memory: _NormalizerMemory
+    /// Scalars after the compatibility step (`decode`), each with its source span.
     @exclusivity(unchecked) private var scalarCount = 0
-
-    // Output bytes, with the source span of each.
-    @exclusivity(unchecked) private var bytes: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var starts: UnsafeMutablePointer<Int32>
-    @exclusivity(unchecked) private var ends: UnsafeMutablePointer<Int32>
-    @exclusivity(unchecked) private var capacity: Int
-    /// Output bytes written so far (several bodies in append mode).
+    /// Output bytes written so far (several bodies in append mode), each with its source span.
     @exclusivity(unchecked) private(set) var count = 0
+    #if MESSAGEFILTER_INTERNAL_CHECKS
+    /// `withOutput` scopes open: nothing may write (the output would move under them).
+    private var lent = 0
+    #endif
 
     /// Raw (undecodable) bytes travel as scalars with this bit set.
     static let rawBit: UInt32 = 0x8000_0000
 
     init(capacity: Int = 1024) {
-        scalarCapacity = capacity
-        scalars = .allocate(capacity: capacity)
-        scalarStart = .allocate(capacity: capacity)
-        scalarEnd = .allocate(capacity: capacity)
-        self.capacity = capacity
-        bytes = .allocate(capacity: capacity)
-        starts = .allocate(capacity: capacity)
-        ends = .allocate(capacity: capacity)
+        memory = _NormalizerMemory(capacity: capacity)
     }
 
-    deinit {
-        scalars.deallocate()
-        scalarStart.deallocate()
-        scalarEnd.deallocate()
-        bytes.deallocate()
-        starts.deallocate()
-        ends.deallocate()
+    /// Calls `body` with the output so far and, for each output byte, where its source character starts and
+    /// ends in its body. Nothing may normalise into this normaliser inside `body` (checked with
+    /// `-DMESSAGEFILTER_INTERNAL_CHECKS`).
+    /// - warning: Do not escape the pointers: the buffers move when they grow.
+    @inline(__always)
+    func withOutput<R, E: Error>(
+        _ body: (UnsafeRawBufferPointer, _ sourceStart: UnsafeBufferPointer<Int32>, _ sourceEnd: UnsafeBufferPointer<Int32>) throws(E) -> R
+    ) throws(E) -> R {
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        lent += 1
+        defer { lent -= 1 }
+        #endif
+        return try memory.withOutput(count: count, body)
     }
-
-    /// The output so far (valid until the next call that writes).
-    var output: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: bytes, count: count) }
-    /// For output byte `i`: where its source character starts and ends in its body.
-    var sourceStart: UnsafeBufferPointer<Int32> { UnsafeBufferPointer(start: starts, count: count) }
-    var sourceEnd: UnsafeBufferPointer<Int32> { UnsafeBufferPointer(start: ends, count: count) }
 
     /// Forgets the output (keeps the buffers).
-    func reset() { count = 0 }
+    func reset() {
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        precondition(lent == 0, "_TextNormalizer: reset inside withOutput")
+        #endif
+        count = 0
+    }
 
     /// Normalises `body` alone (the output replaces the previous one).
     func normalize(_ body: UnsafeRawBufferPointer, mode: TextNormalization) {
@@ -102,6 +89,9 @@ final class _TextNormalizer {
     /// Normalises `body` and appends it to the output; returns its range in the output. Source spans are
     /// relative to `body`.
     func append(_ body: UnsafeRawBufferPointer, mode: TextNormalization) -> Range<Int> {
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        precondition(lent == 0, "_TextNormalizer: normalising inside withOutput")
+        #endif
         let first = count
         if mode == .none {
             appendCollapsingSpaces(body)
@@ -113,17 +103,6 @@ final class _TextNormalizer {
         _checkInvariants(appended: first..<count, bodyCount: body.count)
         #endif
         return first..<count
-    }
-
-    /// Checks what `append` wrote (only with `-DMESSAGEFILTER_INTERNAL_CHECKS`): the buffers hold what was
-    /// written, and every output byte's source span lies within its body. Traps with what broke.
-    func _checkInvariants(appended range: Range<Int>, bodyCount: Int) {
-        precondition(count <= capacity && scalarCount <= scalarCapacity, "_TextNormalizer: wrote past its buffers")
-        precondition(range.lowerBound <= range.upperBound && range.upperBound == count, "_TextNormalizer: the appended range is not the output's end")
-        for i in range {
-            precondition(starts[i] >= 0 && starts[i] <= ends[i] && Int(ends[i]) <= bodyCount,
-                         "_TextNormalizer: output byte \(i) has source span \(starts[i])..<\(ends[i]) in a body of \(bodyCount) bytes")
-        }
     }
 
     /// Whether `standard` bodies take `appendLocal` when they can (tests switch it off to compare it with the
@@ -143,8 +122,8 @@ final class _TextNormalizer {
         let n = body.count
         let first = count
         // Every scalar writes at most 4 bytes per byte it came from, but expanding replacements (grown there).
-        growBytes(count &+ 4 &* n)
-        var w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        memory.reserveBytes(count &+ 4 &* n, keeping: count)
+        var w = memory.sink(count: count, flags: flags)
         let lookup = self.lookup
         let flags = self.flags
         var i = 0
@@ -214,10 +193,10 @@ final class _TextNormalizer {
     private func putReplacement(_ x: Int, _ s: Int32, _ e: Int32, remaining: Int, first: Int, into w: inout _ByteSink) {
         let start = Int(lookup.replacementStart[x])
         let k = Int(lookup.replacementCount[x])
-        if w.count &+ 4 &* k &+ 4 &* remaining > capacity {
+        if w.count &+ 4 &* k &+ 4 &* remaining > memory.byteCapacity {
             count = w.count
-            growBytes(count &+ 4 &* k &+ 4 &* remaining)
-            w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+            memory.reserveBytes(count &+ 4 &* k &+ 4 &* remaining, keeping: count)
+            w = memory.sink(count: count, flags: flags)
         }
         var q = 0
         while q < k {
@@ -233,8 +212,8 @@ final class _TextNormalizer {
     func appendCollapsingSpaces(_ body: UnsafeRawBufferPointer) {
         let n = body.count
         let first = count
-        growBytes(count &+ n)
-        var w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        memory.reserveBytes(count &+ n, keeping: count)
+        var w = memory.sink(count: count, flags: flags)
         var i = 0
         while i < n {
             let b = body[i]
@@ -264,26 +243,13 @@ final class _TextNormalizer {
 
     // MARK: Steps
 
-    private func growScalars(_ needed: Int) {
-        guard needed > scalarCapacity else { return }
-        _GrowableStorage.grow(
-            &scalars, &scalarStart, &scalarEnd, count: scalarCount, capacity: &scalarCapacity, toHold: needed)
-    }
-
-    private func growBytes(_ needed: Int) {
-        guard needed > capacity else { return }
-        _GrowableStorage.grow(&bytes, &starts, &ends, count: count, capacity: &capacity, toHold: needed)
-    }
-
-    /// `decode`'s state between characters: the scalar buffers (locals, re-read after the rare expanding
-    /// replacement grows them), the scalars written, the last scalar a mark may compose with (-1: none) and
+    /// `decode`'s state between characters: the scalar buffers (lent by the memory, taken again after the rare
+    /// expanding replacement grows them), the scalars written, the last scalar a mark may compose with (-1: none) and
     /// the highest combining class of the marks left between it and the next mark (blocking, as NFC's
     /// composition does), and a right-to-left override (U+202E) open since scalar `override` (-1: none),
     /// from byte `overrideSource`, with `overrideDepth` embeddings open.
     private struct DecodeState {
-        var sc: UnsafeMutablePointer<UInt32>
-        var ss: UnsafeMutablePointer<Int32>
-        var se: UnsafeMutablePointer<Int32>
+        var c: _ScalarColumns
         var out = 0
         var starter = -1
         var blocking: UInt8 = 0
@@ -294,9 +260,7 @@ final class _TextNormalizer {
         /// Writes scalar `v` from bytes `[i, i + len)`.
         @inline(__always)
         mutating func put(_ v: UInt32, _ i: Int, _ len: Int) {
-            sc[out] = v
-            ss[out] = Int32(truncatingIfNeeded: i)
-            se[out] = Int32(truncatingIfNeeded: i &+ len)
+            c.put(out, v, Int32(truncatingIfNeeded: i), Int32(truncatingIfNeeded: i &+ len))
             out &+= 1
         }
     }
@@ -306,10 +270,10 @@ final class _TextNormalizer {
     /// put back in the order they are seen in.
     private func decode(_ body: UnsafeRawBufferPointer) {
         scalarCount = 0
-        growScalars(body.count)  // one scalar per byte at most, except expanding replacements (grown there)
+        memory.reserveScalars(body.count, keeping: 0)  // one scalar per byte at most, except expanding replacements (grown there)
         var i = 0
         let n = body.count
-        var d = DecodeState(sc: scalars, ss: scalarStart, se: scalarEnd)
+        var d = DecodeState(c: memory.scalars)
         while i < n {
             let b0 = body[i]
             if b0 < 0x80 {
@@ -375,8 +339,8 @@ final class _TextNormalizer {
             let start = Int(lookup.replacementStart[e])
             let k = Int(lookup.replacementCount[e])
             scalarCount = d.out
-            growScalars(d.out + k + (n - i))
-            d.sc = scalars; d.ss = scalarStart; d.se = scalarEnd
+            memory.reserveScalars(d.out + k + (n - i), keeping: d.out)
+            d.c = memory.scalars
             var q = 0
             while q < k {
                 d.put(lookup.replacements[start + q], i, len)
@@ -390,16 +354,16 @@ final class _TextNormalizer {
         }
         guard f & _ScalarFlags.decorates != 0, d.starter >= 0 else { return false }
         let ccc = lookup.combiningClass[v] ?? 230
-        if d.blocking == 0 || d.blocking < ccc, let composite = lookup.compositions[UInt64(d.sc[d.starter]) << 32 | UInt64(v)] {
+        if d.blocking == 0 || d.blocking < ccc, let composite = lookup.compositions[UInt64(d.c.value[d.starter]) << 32 | UInt64(v)] {
             // NFD → NFC: the mark joins its base (its span grows to cover the mark).
-            d.sc[d.starter] = composite
-            d.se[d.starter] = Int32(truncatingIfNeeded: i &+ len)
+            d.c.value[d.starter] = composite
+            d.c.end[d.starter] = Int32(truncatingIfNeeded: i &+ len)
             return true
         }
-        if v < 0x3099, Self.isLatinLike(d.sc[d.starter]) {
+        if v < 0x3099, Self.isLatinLike(d.c.value[d.starter]) {
             // Decoration on a Latin-like letter (strike-through, underline, Zalgo): dropped; the scalar
             // before it covers its bytes.
-            d.se[d.out - 1] = Int32(truncatingIfNeeded: i &+ len)
+            d.c.end[d.out - 1] = Int32(truncatingIfNeeded: i &+ len)
             return true
         }
         d.blocking = max(d.blocking, ccc)
@@ -425,8 +389,10 @@ final class _TextNormalizer {
     /// reversed, each combining mark kept after its base. Every scalar of the run then covers the whole
     /// run's bytes `from..<to`, so spans stay in order (a match inside it points at the run).
     private func reverse(_ a: Int, _ b: Int, from: Int32, to: Int32) {
+        let c = memory.scalars
+        let scalars = c.value
         guard b - a > 1 else {
-            if b > a { scalarStart[a] = from; scalarEnd[a] = to }
+            if b > a { c.start[a] = from; c.end[a] = to }
             return
         }
         func flip(_ x: Int, _ y: Int) {
@@ -453,8 +419,8 @@ final class _TextNormalizer {
             }
         }
         for q in a..<b {
-            scalarStart[q] = from
-            scalarEnd[q] = to
+            c.start[q] = from
+            c.end[q] = to
         }
     }
 
@@ -472,13 +438,14 @@ final class _TextNormalizer {
         if leet { joinSpacedLetters() }
         let n = scalarCount
         // Each scalar writes at most 4 bytes: grow once, then write through local pointers.
-        growBytes(count + 4 * n)
+        memory.reserveBytes(count + 4 * n, keeping: count)
         let first = count
-        var w = _ByteSink(bytes: bytes, starts: starts, ends: ends, count: count, flags: flags)
+        var w = memory.sink(count: count, flags: flags)
         defer { count = w.count }
-        let scalars = self.scalars
-        let scalarStart = self.scalarStart
-        let scalarEnd = self.scalarEnd
+        let columns = memory.scalars
+        let scalars = columns.value
+        let scalarStart = columns.start
+        let scalarEnd = columns.end
         var i = 0
         while i < n {
             let v = scalars[i]
@@ -557,6 +524,8 @@ extension _TextNormalizer {
     /// separators between its letters).
     func joinSpacedLetters() {
         let n = scalarCount
+        let c = memory.scalars
+        let scalars = c.value
         @inline(__always) func single(_ k: Int) -> Bool {
             isWord(scalars[k]) && (k == 0 || !isWord(scalars[k - 1])) && (k + 1 == n || !isWord(scalars[k + 1]))
         }
@@ -566,9 +535,7 @@ extension _TextNormalizer {
         var r = 0
         var w = 0
         @inline(__always) func copy(_ k: Int) {
-            scalars[w] = scalars[k]
-            scalarStart[w] = scalarStart[k]
-            scalarEnd[w] = scalarEnd[k]
+            c.copy(k, to: w)
             w += 1
         }
         while r < n {
@@ -592,7 +559,7 @@ extension _TextNormalizer {
                 }
             }
             // A non-ASCII space (read as U+0020, but from more than one byte) between two letters.
-            if v == 0x20, scalarEnd[r] - scalarStart[r] > 1, w > 0, r + 1 < n, isWord(scalars[w - 1]), isWord(scalars[r + 1]) {
+            if v == 0x20, c.end[r] - c.start[r] > 1, w > 0, r + 1 < n, isWord(scalars[w - 1]), isWord(scalars[r + 1]) {
                 r += 1
                 continue
             }
@@ -600,5 +567,28 @@ extension _TextNormalizer {
             r += 1
         }
         scalarCount = w
+    }
+}
+
+// MARK: Internal checks
+
+extension _TextNormalizer {
+    /// What breaks the invariants after `append` wrote `range` of the output from a body of `bodyCount` bytes, or
+    /// nil when they hold: the memory holds what was written (`_NormalizerMemory._invariantProblem`), the range
+    /// ends the output, every output byte of it has a source span inside its body. O(range).
+    func _invariantProblem(appended range: Range<Int>, bodyCount: Int) -> String? {
+        if let problem = memory._invariantProblem(scalarCount: scalarCount, byteCount: count) { return problem }
+        guard range.upperBound == count else { return "_TextNormalizer: the appended range \(range) is not the output's end (\(count))" }
+        return withOutput { _, starts, ends in
+            for i in range where !(starts[i] >= 0 && starts[i] <= ends[i] && Int(ends[i]) <= bodyCount) {
+                return "_TextNormalizer: output byte \(i) has source span \(starts[i])..<\(ends[i]) in a body of \(bodyCount) bytes"
+            }
+            return nil
+        }
+    }
+
+    /// Traps with `_invariantProblem`'s finding (after every `append` with `-DMESSAGEFILTER_INTERNAL_CHECKS`).
+    func _checkInvariants(appended range: Range<Int>, bodyCount: Int) {
+        if let problem = _invariantProblem(appended: range, bodyCount: bodyCount) { preconditionFailure(problem) }
     }
 }
