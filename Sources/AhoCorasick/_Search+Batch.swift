@@ -133,51 +133,82 @@ extension _Image {
         if id <= e.maxMatch { _reportLane(e.index(id), lane, lane.at, body) }
     }
 
+    /// The four lanes of a lockstep driver (`_lockstepFour`).
+    struct _Lanes4<State> {
+        var l0: _Lane<State>
+        var l1: _Lane<State>
+        var l2: _Lane<State>
+        var l3: _Lane<State>
+
+        /// The fewest bytes a lane has left.
+        @inline(__always) var least: Int { min(min(l0.left, l1.left), min(l2.left, l3.left)) }
+
+        /// The lanes' states, lane 0 first.
+        @inline(__always) var states: (State, State, State, State) {
+            get { (l0.state, l1.state, l2.state, l3.state) }
+            set { (l0.state, l1.state, l2.state, l3.state) = newValue }
+        }
+
+        /// Moves every lane `n` bytes on.
+        @inline(__always)
+        mutating func advance(_ n: Int) {
+            l0.at += n
+            l1.at += n
+            l2.at += n
+            l3.at += n
+        }
+    }
+
+    /// Four spans at a time in lockstep: fills four lanes from `spans`, calls `round` while every lane holds
+    /// bytes (each round moves the lanes on; the scans differ in how far and in what they report), refills the
+    /// lanes it emptied between rounds, and when the spans run out hands the lanes still holding bytes to
+    /// `finish`, one at a time.
+    @inline(__always)
+    func _lockstepFour<E: _Engine>(
+        _ e: E, _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
+        round: (inout _Lanes4<E.State>) -> Void, finish: (_Lane<E.State>) -> Void
+    ) {
+        var feed = _Feed(e: e, base: base, spans: spans, prefilter: _PrefilterUse(on: teddy != nil))
+        var lanes = _Lanes4(l0: feed.idle, l1: feed.idle, l2: feed.idle, l3: feed.idle)
+        var full = _refill(&feed, &lanes.l0) && _refill(&feed, &lanes.l1) && _refill(&feed, &lanes.l2)
+            && _refill(&feed, &lanes.l3)
+        while full {
+            round(&lanes)
+            if lanes.l0.left == 0 { full = _refill(&feed, &lanes.l0) }
+            if full && lanes.l1.left == 0 { full = _refill(&feed, &lanes.l1) }
+            if full && lanes.l2.left == 0 { full = _refill(&feed, &lanes.l2) }
+            if full && lanes.l3.left == 0 { full = _refill(&feed, &lanes.l3) }
+        }
+        // Out of spans: finish the lanes still holding bytes, one at a time.
+        finish(lanes.l0)
+        finish(lanes.l1)
+        finish(lanes.l2)
+        finish(lanes.l3)
+    }
+
     /// The standard kind over many spans, four at a time in lockstep.
     ///
     /// A single scan is bound by the latency of its chain of dependent table loads (state → next
     /// state). The spans are independent, so interleaving four chains keeps four loads in flight. Each
     /// round advances every lane by the smallest number of bytes any lane has left, so the inner loop
     /// needs no bounds checks of its own; emptied lanes are refilled between rounds, and when the spans
-    /// run out the remaining lanes finish one by one.
+    /// run out the remaining lanes finish one by one (`_lockstepFour`).
     func _lockstep<E: _Engine>(
         _ e: E, _ base: UnsafePointer<UInt8>, _ spans: UnsafeBufferPointer<Range<Int>>,
         _ body: (_ spanIndex: Int, Match) -> Void
     ) {
         let classes = self.classes
-        var feed = _Feed(e: e, base: base, spans: spans, prefilter: _PrefilterUse(on: teddy != nil))
-        var l0 = feed.idle
-        var l1 = feed.idle
-        var l2 = feed.idle
-        var l3 = feed.idle
-        var full = _refill(&feed, &l0) && _refill(&feed, &l1) && _refill(&feed, &l2) && _refill(&feed, &l3)
-        while full {
-            let n = min(min(l0.left, l1.left), min(l2.left, l3.left))
-            let p0 = l0.at
-            let p1 = l1.at
-            let p2 = l2.at
-            let p3 = l3.at
-            var states = (l0.state, l1.state, l2.state, l3.state)
-            let j = Self._steps4(e, classes, p0, p1, p2, p3, n, &states)
-            (l0.state, l1.state, l2.state, l3.state) = states
-            l0.at = p0 + j
-            l1.at = p1 + j
-            l2.at = p2 + j
-            l3.at = p3 + j
-            _reportIfMatch(e, l0, body)
-            _reportIfMatch(e, l1, body)
-            _reportIfMatch(e, l2, body)
-            _reportIfMatch(e, l3, body)
-            if l0.left == 0 { full = _refill(&feed, &l0) }
-            if full && l1.left == 0 { full = _refill(&feed, &l1) }
-            if full && l2.left == 0 { full = _refill(&feed, &l2) }
-            if full && l3.left == 0 { full = _refill(&feed, &l3) }
-        }
-        // Out of spans: finish the lanes still holding bytes, one at a time.
-        _finishLane(e, l0, body)
-        _finishLane(e, l1, body)
-        _finishLane(e, l2, body)
-        _finishLane(e, l3, body)
+        _lockstepFour(e, base, spans, round: { lanes in
+            let n = lanes.least
+            var states = lanes.states
+            let j = Self._steps4(e, classes, lanes.l0.at, lanes.l1.at, lanes.l2.at, lanes.l3.at, n, &states)
+            lanes.states = states
+            lanes.advance(j)
+            _reportIfMatch(e, lanes.l0, body)
+            _reportIfMatch(e, lanes.l1, body)
+            _reportIfMatch(e, lanes.l2, body)
+            _reportIfMatch(e, lanes.l3, body)
+        }, finish: { lane in _finishLane(e, lane, body) })
     }
 
     /// Advances four lanes by up to `n` bytes each; stops after the first step that puts a lane in a
@@ -308,6 +339,15 @@ extension _Image {
     }
 
     func _finishLane<E: _Engine>(_ e: E, _ lane: _Lane<E.State>, _ body: (_ spanIndex: Int, Match) -> Void) {
+        _finishLaneSteps(e, lane) { index, at in _reportLane(index, lane, at, body) }
+    }
+
+    /// Scans the rest of `lane` (none for an idle lane), calling `matched(index, at)` after each byte that puts it
+    /// in match state `index` (0 for the dead state), `at` the byte after it.
+    @inline(__always)
+    func _finishLaneSteps<E: _Engine>(
+        _ e: E, _ lane: _Lane<E.State>, _ matched: (_ index: Int, _ at: UnsafePointer<UInt8>) -> Void
+    ) {
         guard lane.span >= 0 else { return }
         var s = lane.state
         var p = lane.at
@@ -315,7 +355,7 @@ extension _Image {
         while p < lane.end {
             s = e.next(s, classes[Int(p.pointee)])
             p += 1
-            if e.id(s) <= maxMatch { _reportLane(e.index(e.id(s)), lane, p, body) }
+            if e.id(s) <= maxMatch { matched(e.index(e.id(s)), p) }
         }
     }
 }

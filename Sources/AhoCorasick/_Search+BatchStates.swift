@@ -98,32 +98,27 @@ extension _Image {
         let classes = self.classes
         let states = matchStateCount
         let out = positions.out
-        var feed = _Feed(e: e, base: base, spans: spans, prefilter: _PrefilterUse(on: teddy != nil))
-        var l0 = feed.idle
-        var l1 = feed.idle
-        var l2 = feed.idle
-        var l3 = feed.idle
-        var full = _refill(&feed, &l0) && _refill(&feed, &l1) && _refill(&feed, &l2) && _refill(&feed, &l3)
-        while full {
+        _lockstepFour(e, base, spans, round: { lanes in
             // Room for four notes per step, and at least a quarter of the buffer's steps.
             if positions.capacity &- positions.count < positions.capacity / 4 { positions.flush(body) }
             let room = (positions.capacity &- positions.count) / 4
             // n >= 1: every lane holds bytes after `_refill`, and room >= capacity / 16 >= 4.
-            let n = min(min(min(l0.left, l1.left), min(l2.left, l3.left)), room)
+            let n = min(lanes.least, room)
             let first = positions.count
-            var lanes = (l0.state, l1.state, l2.state, l3.state)
-            let count = Self._steps4Noting(e, classes, l0.at, l1.at, l2.at, l3.at, n, &lanes, out + first)
-            (l0.state, l1.state, l2.state, l3.state) = lanes
+            var laneStates = lanes.states
+            let count = Self._steps4Noting(e, classes, lanes.l0.at, lanes.l1.at, lanes.l2.at, lanes.l3.at, n,
+                                           &laneStates, out + first)
+            lanes.states = laneStates
             // The notes (in order of step, then lane: each lane's in order of end) become positions, in place.
             var w = first
             for k in first..<(first &+ count) {
                 let note = out[k]
                 let lane: _Lane<E.State>
                 switch note.span {
-                case 0: lane = l0
-                case 1: lane = l1
-                case 2: lane = l2
-                default: lane = l3
+                case 0: lane = lanes.l0
+                case 1: lane = lanes.l1
+                case 2: lane = lanes.l2
+                default: lane = lanes.l3
                 }
                 let index = e.index(note.state)
                 guard index >= 1 && index <= states else { continue }
@@ -132,20 +127,8 @@ extension _Image {
                 w &+= 1
             }
             positions.count = w
-            l0.at += n
-            l1.at += n
-            l2.at += n
-            l3.at += n
-            if l0.left == 0 { full = _refill(&feed, &l0) }
-            if full && l1.left == 0 { full = _refill(&feed, &l1) }
-            if full && l2.left == 0 { full = _refill(&feed, &l2) }
-            if full && l3.left == 0 { full = _refill(&feed, &l3) }
-        }
-        // Out of spans: finish the lanes still holding bytes, one at a time.
-        _finishLaneStates(e, l0, &positions, body)
-        _finishLaneStates(e, l1, &positions, body)
-        _finishLaneStates(e, l2, &positions, body)
-        _finishLaneStates(e, l3, &positions, body)
+            lanes.advance(n)
+        }, finish: { lane in _finishLaneStates(e, lane, &positions, body) })
     }
 
     /// Advances four lanes by `n` bytes each, writing a note (span: the lane 0–3, state: the state's id, end: the
@@ -172,43 +155,37 @@ extension _Image {
             // The test of `_steps4` first: the loop stays as tight as its loop where no lane is in a match state
             // (the notes' pointer and count are needed only below).
             if _slowPath(min(min(e.id(s0), e.id(s1)), min(e.id(s2), e.id(s3))) <= maxMatch) {
-                if e.id(s0) <= maxMatch {
-                    notes[count] = MatchStatePosition(span: 0, state: e.id(s0), end: j)
-                    count &+= 1
-                }
-                if e.id(s1) <= maxMatch {
-                    notes[count] = MatchStatePosition(span: 1, state: e.id(s1), end: j)
-                    count &+= 1
-                }
-                if e.id(s2) <= maxMatch {
-                    notes[count] = MatchStatePosition(span: 2, state: e.id(s2), end: j)
-                    count &+= 1
-                }
-                if e.id(s3) <= maxMatch {
-                    notes[count] = MatchStatePosition(span: 3, state: e.id(s3), end: j)
-                    count &+= 1
-                }
+                _note(e.id(s0), lane: 0, j, maxMatch, notes, &count)
+                _note(e.id(s1), lane: 1, j, maxMatch, notes, &count)
+                _note(e.id(s2), lane: 2, j, maxMatch, notes, &count)
+                _note(e.id(s3), lane: 3, j, maxMatch, notes, &count)
             }
         }
         return count
     }
 
-    /// `_finishLane` for `searchBatchStates`.
+    /// Notes (lane, id, step `j`) at `notes[count]` when `id` is a match state's (or the dead state's).
+    @inline(__always)
+    static func _note(
+        _ id: UInt32, lane: Int32, _ j: Int, _ maxMatch: UInt32, _ notes: UnsafeMutablePointer<MatchStatePosition>,
+        _ count: inout Int
+    ) {
+        if id <= maxMatch {
+            notes[count] = MatchStatePosition(span: lane, state: id, end: j)
+            count &+= 1
+        }
+    }
+
+    /// `_finishLane` for `searchBatchStates`. Not inlined: its loop keeps its values in registers (inlined into
+    /// `_lockstepStates`, once per lane, it loaded the class table's pointer from the stack at every byte).
+    @inline(never)
     func _finishLaneStates<E: _Engine>(
         _ e: E, _ lane: _Lane<E.State>, _ positions: inout _StatePositions,
         _ body: (UnsafeBufferPointer<MatchStatePosition>) -> Void
     ) {
-        guard lane.span >= 0 else { return }
-        var s = lane.state
-        var p = lane.at
-        let maxMatch = e.maxMatch
-        while p < lane.end {
-            s = e.next(s, classes[Int(p.pointee)])
-            p += 1
-            if e.id(s) <= maxMatch {
-                positions.reserve(1, body)
-                positions.put(lane.span, e.index(e.id(s)), lane.start.distance(to: p), states: matchStateCount)
-            }
+        _finishLaneSteps(e, lane) { index, at in
+            positions.reserve(1, body)
+            positions.put(lane.span, index, lane.start.distance(to: at), states: matchStateCount)
         }
     }
 }

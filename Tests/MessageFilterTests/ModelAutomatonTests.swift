@@ -117,4 +117,36 @@ final class ModelAutomatonTests: XCTestCase {
         let learned = try Self.learnedLike(.standard, sample, limit: 12000, seed: 2029)
         try check(learned, bodies, "learned-like model")
     }
+
+    /// The automaton's lists, lent by `withTables`, hold every index the scan reads unchecked in range: one meta
+    /// entry per match state (0 unused), each state's list inside `entry`, the word phrases last and of kind
+    /// `word`, every entry a feature of the model with its pattern's length and route.
+    func testTheAutomatonsTablesHoldTheScansIndicesInRange() throws {
+        let bodies = ModelReferenceScanTests.hostile(seed: 37, count: 500)
+        for set in [RuleSet.embeddedDefault, try Self.learnedLike(.standard, bodies, limit: 3000, seed: 37)] {
+            let twin = try Self.automatonTwin(set)
+            let model = try XCTUnwrap(twin.definition.model)
+            let m = try XCTUnwrap(twin.model?.automaton)
+            m.withTables { t in
+                XCTAssertEqual(t.state.count, m.matchStateCount + 1)
+                XCTAssertEqual(t.length.count, model.phrases.count)
+                XCTAssertEqual(t.route.count, model.phrases.count)
+                var listed = 0
+                for state in 1...m.matchStateCount {
+                    let info = t.state[state]
+                    let first = Int(info >> 32), plain = Int((info >> 16) & 0xFFFF), words = Int(info & 0xFFFF)
+                    XCTAssertGreaterThan(plain + words, 0, "state \(state)")
+                    XCTAssertLessThanOrEqual(first + plain + words, t.entry.count, "state \(state)")
+                    for (k, f) in t.entry[first..<min(t.entry.count, first + plain + words)].enumerated() {
+                        let phrase = model.phrases[Int(f)]
+                        XCTAssertEqual(phrase.kind == .word, k >= plain, "state \(state) feature \(f)")
+                        XCTAssertGreaterThan(t.length[Int(f)], 0)
+                        XCTAssertEqual(t.route[Int(f)] == 1, phrase.kind == .text)
+                    }
+                    listed += plain + words
+                }
+                XCTAssertEqual(listed, t.entry.count)
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import MessageFilter
 
@@ -247,6 +248,84 @@ final class SenderConditionCacheTests: XCTestCase {
         XCTAssertEqual(c.generation, 1)
         for (i, (sender, body, winner)) in Self.rows.enumerated() {
             XCTAssertEqual(name(c.classify(sender: sender, body: body)), winner, "row \(i)")
+        }
+    }
+
+    /// The classifier keeps each sender's parse and its conditions' answers in a slot its bytes choose, for the
+    /// messages of the same sender that follow (`Classifier._senderSlotInfo`). Two senders that choose the same
+    /// slot, one after the other in one batch, asking the same conditions: each message must be answered for its
+    /// own sender, not from what the slot kept for the other (nor from the message before, for senders too long
+    /// to keep, whose answers are cleared per message).
+    func testASlotAnswersForItsOwnSenderOnly() throws {
+        // Senders that choose the same slot: the first two found among numbered names, and two long ones.
+        var bySlot: [Int: String] = [:]
+        var pairs: [(String, String)] = []
+        for i in 0..<5000 where pairs.count < 3 {
+            let s = i % 2 == 0 ? "SHOP\(i)" : "+91 98765 \(10000 + i)"
+            let slot = Array(s.utf8).withUnsafeBytes { _SenderSlotKey($0)!.slot }
+            if let t = bySlot[slot] { pairs.append((t, s)) } else { bySlot[slot] = s }
+        }
+        XCTAssertEqual(pairs.count, 3)
+        let long1 = "106" + String(repeating: "A", count: Classifier.senderKeptBytes)
+        let long2 = "107" + String(repeating: "A", count: Classifier.senderKeptBytes)
+        XCTAssertNil(Array(long1.utf8).withUnsafeBytes { _SenderSlotKey($0) })
+        // Per pair, a rule for the first sender alone, as a sender condition and as an `unlessSender` condition.
+        var yaml = "version: 1\ndefaultCountryCode: 91\nrules:\n"
+        for (k, (a, _)) in pairs.enumerated() {
+            yaml += "  - {name: only\(k), action: transaction, priority: \(10 + k), keywords: [notice], sender: {exact: [\"\(a)\"]}}\n"
+            yaml += "  - {name: not\(k), action: junk, priority: 5, keywords: [offer\(k)], unlessSender: [{exact: [\"\(a)\"]}]}\n"
+        }
+        yaml += "  - {name: port, action: promotion, priority: 1, sender: {prefix: [\"106\"]}}\n"
+        let set = try RuleSet.parse(yaml: yaml, file: "slots.yaml")
+        func name(_ v: Verdict) -> String? { v.rule >= 0 ? set.ruleNames[Int(v.rule)] : nil }
+        var messages: [(String?, String)] = []
+        var expected: [String?] = []
+        for (k, (a, b)) in pairs.enumerated() {
+            for _ in 0..<2 {
+                // (Both rules touched: the condition asked twice for one message, the second time answered from the slot.)
+                messages += [(a, "notice"), (b, "notice"), (a, "offer\(k)"), (b, "offer\(k)"), (nil, "offer\(k)"),
+                             (a, "notice offer\(k)"), (b, "notice offer\(k)"), (b, "notice offer\(k)")]
+                expected += ["only\(k)", nil, nil, "not\(k)", "not\(k)", "only\(k)", "not\(k)", "not\(k)"]
+            }
+        }
+        messages += [(long1, "hello"), (long2, "hello"), (long1, "hello"), (long2, "hello")]
+        expected += ["port", nil, "port", nil]
+        let kept = Classifier(ruleSet: set)
+        for (i, v) in batch(kept, messages).enumerated() {
+            XCTAssertEqual(name(v), expected[i], "batch, message \(i): \(messages[i].0 ?? "nil") / \(messages[i].1)")
+        }
+        for (i, (sender, body)) in messages.enumerated() {
+            XCTAssertEqual(name(kept.classify(sender: sender, body: body)), expected[i], "one by one, message \(i)")
+            XCTAssertEqual(name(Classifier(ruleSet: set).classify(sender: sender, body: body)), expected[i], "fresh, message \(i)")
+        }
+    }
+
+    /// A slot's key holds every byte of a sender up to `Classifier.senderKeptBytes`: two keys are equal exactly
+    /// when the bytes are (every length up to one more than kept, every one-byte change at every position, and
+    /// random pairs of short senders over a small alphabet, where equal bytes are frequent).
+    func testSlotKeysAreEqualExactlyWhenTheBytesAre() {
+        func key(_ b: [UInt8]) -> _SenderSlotKey? { b.withUnsafeBytes { _SenderSlotKey($0) } }
+        var g = Fixtures.SeededGenerator(seed: 36)
+        for n in 0...(Classifier.senderKeptBytes + 1) {
+            let base = (0..<n).map { _ in UInt8.random(in: 0x20...0x7E, using: &g) }
+            guard let k = key(base) else {
+                XCTAssertGreaterThan(n, Classifier.senderKeptBytes)
+                continue
+            }
+            XCTAssertLessThanOrEqual(n, Classifier.senderKeptBytes)
+            XCTAssertEqual(key(base), k)
+            XCTAssertNotEqual(key(base + [0x41]), k, "length \(n) and \(n + 1)")
+            if n > 0 { XCTAssertNotEqual(key(Array(base.dropLast())), k, "length \(n) and \(n - 1)") }
+            for i in 0..<n {
+                var other = base
+                other[i] ^= 0x01
+                XCTAssertNotEqual(key(other), k, "length \(n), byte \(i)")
+            }
+        }
+        for _ in 0..<200_000 {
+            let a = (0..<Int.random(in: 0...10, using: &g)).map { _ in UInt8.random(in: 0x30...0x32, using: &g) }
+            let b = (0..<Int.random(in: 0...10, using: &g)).map { _ in UInt8.random(in: 0x30...0x32, using: &g) }
+            XCTAssertEqual(key(a) == key(b), a == b, "\(a) \(b)")
         }
     }
 

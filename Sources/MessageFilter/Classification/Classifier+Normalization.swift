@@ -72,21 +72,11 @@ extension Classifier {
             let (matcher, map) = phraseScans[i]
             map.withUnsafeBufferPointer { map in
                 latin.withUnsafeBufferPointer { latin in
-                    scratch.plainSpans.withUnsafeBufferPointer { spans in
-                        scratch.plainOrigin.withUnsafeBufferPointer { origin in
-                            var sink = _BatchMatchSink(text: buffer, spans: spans, origin: origin,
-                                                       map: map, latin: latin, starts: nil, ends: nil)
-                            // (The matches move into the sink and back: appended there without a retain of the classifier.)
-                            swap(&sink.matches, &matchBuffer)
-                            scratch.positions.withUnsafeMutableBufferPointer { positions in
-                                matcher.forEachMatchBulk(in: buffer, spans: spans, positions: positions, &sink)
-                            }
-                            swap(&sink.matches, &matchBuffer)
-                        }
-                    }
-                    n.withOutput { text, starts, ends in
-                        scratch.rewrittenSpans.withUnsafeBufferPointer { spans in
-                            scratch.rewrittenOrigin.withUnsafeBufferPointer { origin in
+                    // One bulk scan of `text`'s spans (their source offsets in `starts`/`ends` when it is rewritten).
+                    func scan(_ text: UnsafeRawBufferPointer, _ spans: [Range<Int>], _ origin: [Int32],
+                              starts: UnsafeBufferPointer<Int32>?, ends: UnsafeBufferPointer<Int32>?) {
+                        spans.withUnsafeBufferPointer { spans in
+                            origin.withUnsafeBufferPointer { origin in
                                 var sink = _BatchMatchSink(text: text, spans: spans, origin: origin,
                                                            map: map, latin: latin, starts: starts, ends: ends)
                                 // (The matches move into the sink and back: appended there without a retain of the classifier.)
@@ -97,6 +87,10 @@ extension Classifier {
                                 swap(&sink.matches, &matchBuffer)
                             }
                         }
+                    }
+                    scan(buffer, scratch.plainSpans, scratch.plainOrigin, starts: nil, ends: nil)
+                    n.withOutput { text, starts, ends in
+                        scan(text, scratch.rewrittenSpans, scratch.rewrittenOrigin, starts: starts, ends: ends)
                     }
                 }
             }

@@ -1,21 +1,67 @@
-// The sender conditions of the rules' evaluation: asked once per message where rules share them, `exact` and
-// `prefix` lists compared by hash against the sender's key, built once per message.
+// The sender conditions of the rules' evaluation: each sender's parse and its conditions' answers kept for the
+// messages of the same sender that follow (`_senderSlotInfo`), `exact` and `prefix` lists compared by hash against
+// the sender's key, built once per message.
 
 extension Classifier {
-    /// Whether the sender satisfies the rule set's sender condition `k`, for the message of generation `gen`. A
-    /// condition several rules ask (the default rules' `unlessSender: *registered`, their carriers' entities) is
-    /// asked once per message, its answer kept for the others; the others are asked as they come (keeping
-    /// their answers cost more than it saved: `make budget`).
+    /// The slots the senders seen lately are kept in (a power of two): a sender's bytes choose one
+    /// (`_senderSlotIndex`), which keeps the last sender that chose it.
+    static let senderSlotCount = 1024
+    /// The longest sender kept (a longer one uses the slot `senderSlotCount`, its answers cleared per message).
+    static let senderKeptBytes = 32
+
+    /// The message's sender's parse (`SenderInfo.classify`), taken from its slot when the slot keeps the same
+    /// bytes (a sender seen lately), else made and kept there; and the slot's answers of the sender conditions
+    /// (`senderAnswers`) made the message's: kept from the messages before for the same bytes, none for new
+    /// bytes. A message without a sender has a slot of its own (`senderSlotCount + 1`), whose answers are kept for
+    /// the classifier's life; a sender longer than `senderKeptBytes` the slot `senderSlotCount`, whose answers
+    /// are cleared here for each message. (An answer depends on the sender's bytes alone: the rule set and its
+    /// default country code are the classifier's.)
+    @inline(__always)
+    func _senderSlotInfo(_ sender: UnsafeRawBufferPointer?) -> SenderInfo {
+        let words = conditionWords
+        guard let sender else {
+            senderAnswers = senderBits + (Classifier.senderSlotCount + 1) &* 2 &* words
+            return .unknown
+        }
+        guard let key = _SenderSlotKey(sender) else {
+            let bits = senderBits + Classifier.senderSlotCount &* 2 &* words
+            bits.update(repeating: 0, count: words)
+            senderAnswers = bits
+            return SenderInfo.classify(sender, defaultCountryCode: ruleSet.definition.defaultCountryCode)
+        }
+        let k = key.slot
+        let slot = senderSlots + k
+        let bits = senderBits + k &* 2 &* words
+        senderAnswers = bits
+        if slot.pointee.key == key { return slot.pointee.info }
+        let info = SenderInfo.classify(sender, defaultCountryCode: ruleSet.definition.defaultCountryCode)
+        slot.pointee.key = key
+        slot.pointee.info = info
+        bits.update(repeating: 0, count: words)  // (the answers of the sender the slot kept before: none asked yet)
+        return info
+    }
+
+    /// Whether the sender satisfies the rule set's sender condition `k`, for the message of generation `gen`: the
+    /// answer kept in the sender's slot (`senderAnswers`, `_senderSlotInfo`) when the condition was asked for the
+    /// same sender before, else asked and kept there.
     @inline(__always)
     func _senderConditionHolds(_ k: Int, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo, generation gen: UInt32) -> Bool {
-        let cache = conditionCache + k
-        guard cache.pointee.shared else {
-            return conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
-        }
-        if cache.pointee.stamp == gen { return cache.pointee.answer }
+        let asked = senderAnswers + (k >> 6)
+        let bit = UInt64(1) << UInt64(k & 63)
+        if asked.pointee & bit != 0 { return (asked + conditionWords).pointee & bit != 0 }
+        return _senderConditionAsked(k, sender, info, generation: gen)
+    }
+
+    /// Asks the rule set's sender condition `k` and keeps its answer in the sender's slot (`senderAnswers`).
+    /// (Never inlined: `_senderConditionHolds` stays small enough for `_classifierFiringPosition` to be inlined in `_weigh`.)
+    @inline(never)
+    func _senderConditionAsked(_ k: Int, _ sender: UnsafeRawBufferPointer?, _ info: SenderInfo, generation gen: UInt32) -> Bool {
         let holds = conditions[k]._withUnsafeGuaranteedRef { _senderMatches($0, sender, info, generation: gen) }
-        cache.pointee.stamp = gen
-        cache.pointee.answer = holds
+        let asked = senderAnswers + (k >> 6)
+        let bit = UInt64(1) << UInt64(k & 63)
+        asked.pointee |= bit
+        let answers = asked + conditionWords  // (the bit may hold the answer for the sender the slot kept before)
+        answers.pointee = answers.pointee & ~bit | (holds ? bit : 0)
         return holds
     }
 
@@ -166,4 +212,69 @@ struct _SenderKey {
     var hashStamp: UInt32 = 0
     var hash: UInt64 = 0
     var phoneHash: UInt64 = 0
+}
+
+/// A sender's bytes, up to `Classifier.senderKeptBytes` of them, as the slots compare them: the count and four
+/// words that hold every byte (for 8 bytes or more, the words at 0, 8, 16 and at the count − 8, the middle two no
+/// further than that; for fewer, the bytes packed into `a`), so that two keys are equal exactly when the bytes are.
+struct _SenderSlotKey: Equatable {
+    var count: Int
+    var a: UInt64
+    var b: UInt64
+    var c: UInt64
+    var d: UInt64
+
+    static let empty = _SenderSlotKey(count: -1, a: 0, b: 0, c: 0, d: 0)
+
+    init(count: Int, a: UInt64, b: UInt64, c: UInt64, d: UInt64) {
+        self.count = count
+        self.a = a
+        self.b = b
+        self.c = c
+        self.d = d
+    }
+
+    /// The key of `bytes`, nil when they are more than `Classifier.senderKeptBytes`.
+    @inline(__always)
+    init?(_ bytes: UnsafeRawBufferPointer) {
+        let n = bytes.count
+        guard n <= Classifier.senderKeptBytes else { return nil }
+        var a: UInt64 = 0
+        var b: UInt64 = 0
+        var c: UInt64 = 0
+        var d: UInt64 = 0
+        if n > 0, let p = bytes.baseAddress {
+            if n >= 8 {
+                a = p.loadUnaligned(as: UInt64.self)
+                b = p.loadUnaligned(fromByteOffset: min(8, n &- 8), as: UInt64.self)
+                c = p.loadUnaligned(fromByteOffset: min(16, n &- 8), as: UInt64.self)
+                d = p.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+            } else if n >= 4 {
+                a = UInt64(p.loadUnaligned(as: UInt32.self)) | UInt64(p.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) << 32
+            } else {
+                a = UInt64(p.load(as: UInt8.self)) | UInt64(p.load(fromByteOffset: n >> 1, as: UInt8.self)) << 8
+                    | UInt64(p.load(fromByteOffset: n &- 1, as: UInt8.self)) << 16
+            }
+        }
+        self.init(count: n, a: a, b: b, c: c, d: d)
+    }
+
+    /// The slot of this key, below `Classifier.senderSlotCount`.
+    var slot: Int {
+        @inline(__always) get {
+            var h = a &* 0x9E37_79B9_7F4A_7C15
+            h ^= b &* 0xC2B2_AE3D_27D4_EB4F
+            h ^= c &* 0x1656_67B1_9E37_79F9
+            h ^= d &* 0x85EB_CA77_C2B2_AE63
+            h ^= UInt64(bitPattern: Int64(count))
+            h = (h ^ (h >> 29)) &* 0xBF58_476D_1CE4_E5B9
+            return Int(truncatingIfNeeded: h >> UInt64(64 - Classifier.senderSlotCount.trailingZeroBitCount))
+        }
+    }
+}
+
+/// A sender kept by the classifier (`Classifier.senderSlots`): its bytes' key and its parse.
+struct _SenderSlot {
+    var key = _SenderSlotKey.empty
+    var info = SenderInfo.unknown
 }

@@ -171,7 +171,7 @@ public final class DecisionTrace {
     func record(model: Model) { messages[messages.count - 1].model = model }
 }
 
-/// Why a rule did not fire (the negative values of `_firingPosition` and ``DecisionTrace/Rule/firing``).
+/// Why a rule did not fire (the negative values of `_classifierFiringPosition` and ``DecisionTrace/Rule/firing``).
 enum _Firing {
     static let vetoed: Int32 = -1
     static let noKeyword: Int32 = -2

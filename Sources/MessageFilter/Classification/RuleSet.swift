@@ -51,7 +51,7 @@ public final class RuleSet: Sendable {
     /// Whether any rule has a sender condition or a number list exists (the sender must be classified).
     let needsSender: Bool
     /// The rules' sender conditions, each distinct condition once (rules that share one, as the default rules'
-    /// `unlessSender: *registered` lists do, share its index, so the classifier asks it once per message and
+    /// `unlessSender: *registered` lists do, share its index, so the classifier asks it once per sender and
     /// keeps the answer: `Classifier._senderConditionHolds`).
     let senderConditions: [_CompiledSenderCondition]
     /// The rules' `unlessSender` conditions, indices into `senderConditions`: rule r's are `unlessSenderConditions`

@@ -28,26 +28,19 @@ import Foundation
 // The order into the sums is the hashed scan's (by end; at one end parts, then words, each longest first;
 // then the text phrases; then every phrase of a non-ASCII pattern), so scores are bit for bit the same.
 //
-// Not the default: chosen only by SMSFILTER_MODEL_SCAN (`_ModelAutomaton.requested`), for measuring. It takes
-// 0.56–0.84× the hashed scan's instructions where the model scans, but misses the first-level cache more often,
-// is built at every start (no `.smsf` carries it) and slows `learn` (docs/PERFORMANCE.md, "The model in the
-// automaton").
+// Not the default: chosen only by SMSFILTER_MODEL_SCAN (`_ModelAutomaton.requested`), for measuring. Where the
+// model scans it runs fewer instructions than the hashed scan, but its tables (four times the hashed scan's)
+// miss the caches more often, so it takes more CPU time on most corpora; it is also built at every start (no
+// `.smsf` carries it) and slows `learn` (docs/PERFORMANCE.md, "The model in the automaton", "In time").
 
 /// The model's phrases in one automaton (immutable after `init`, shared by every classifier of a rule set).
-/// `state`, `entry`, `length` and `route` are owned here: allocated and filled in `init`, read-only afterwards,
-/// freed in `deinit`; the scan (`_modelAutomatonScan`) reads them through this object, which its caller's
-/// compiled model holds.
+/// Its per-state and per-feature lists are one bundle (`_ModelAutomatonTables`), built in `init` and freed in
+/// `deinit`; the scan (`_modelAutomatonScan`) reads them through this object, which its caller's compiled model
+/// holds, and anything else through `withTables`.
 final class _ModelAutomaton: @unchecked Sendable {
     let automaton: AhoCorasick
-    /// Match state s (1…M): `state[s]` = first << 32 | unconditional count << 16 | word count; its phrases are
-    /// `entry[first ..< first + unconditional + words]`, the last `words` of them word phrases (boundary-tested).
-    let state: UnsafeMutablePointer<UInt64>
-    let entry: UnsafeMutablePointer<Int32>
-    /// Per feature: its pattern's length in bytes (a word phrase without the spaces around it).
-    let length: UnsafeMutablePointer<Int32>
-    /// Per feature: into the sums at once (0), after the whole scan (1: text phrases), after those (2: word and
-    /// part phrases of non-ASCII patterns, as `_ModelFeatureTable.wide`).
-    let route: UnsafeMutablePointer<UInt8>
+    /// Borrowed by the scan while the caller holds this object (see `_ModelAutomatonTables`).
+    let tables: _ModelAutomatonTables
     let matchStateCount: Int
 
     /// Nil when the model has no phrase the automaton can find.
@@ -86,27 +79,22 @@ final class _ModelAutomaton: @unchecked Sendable {
             meta.append(UInt64(entries.count) << 32 | UInt64(plain.count) << 16 | UInt64(words.count))
             entries += plain + words
         }
-        func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
-            let p = UnsafeMutablePointer<T>.allocate(capacity: max(1, a.count))
-            p.initialize(from: a, count: a.count)
-            return p
-        }
         self.automaton = automaton
         if getenv("SMSFILTER_MODEL_SCAN_VERBOSE") != nil {
             FileHandle.standardError.write(Data("model automaton: \(automaton.engineDescription), \(automaton.matchStateCount) match states\n".utf8))
         }
         matchStateCount = automaton.matchStateCount
-        state = copy(meta)
-        entry = copy(entries)
-        self.length = copy(length)
-        self.route = copy(route)
+        tables = _ModelAutomatonTables(state: meta, entry: entries, length: length, route: route)
     }
 
-    deinit {
-        state.deallocate()
-        entry.deallocate()
-        length.deallocate()
-        route.deallocate()
+    deinit { tables.deallocate() }
+
+    /// Lends the tables to `body`, this object kept alive until it returns: the scoped way to read them where
+    /// nothing else holds the automaton (checks, tests). The scan reads `tables` directly, inside calls whose
+    /// caller holds the compiled model (and so this object).
+    /// - warning: Do not let the bundle escape `body`.
+    func withTables<R>(_ body: (_ModelAutomatonTables) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) { try body(tables) }
     }
 
     /// Whether the scan should use the automaton: the `SMSFILTER_MODEL_SCAN` environment variable, read when a
@@ -123,6 +111,46 @@ final class _ModelAutomaton: @unchecked Sendable {
         guard let v = getenv("SMSFILTER_MODEL_SCAN") else { return "" }
         let s = String(cString: v)
         return s.hasPrefix("automaton-") ? String(s.dropFirst("automaton-".count)) : ""
+    }
+}
+
+/// The lists the automaton's scan reads per match state and per feature, as one bundle of borrowed pointers
+/// (the style of `_ModelTables`): built only by `_ModelAutomaton.init`, read-only afterwards, freed by
+/// `deallocate()` from the automaton's `deinit`. A copy is valid while the `_ModelAutomaton` that built it
+/// lives. - warning: Do not store a copy anywhere that can outlive its automaton.
+/// Every table has at least one element (no base address is nil); the reads are unchecked, in range because
+/// the automaton reports states 1…`matchStateCount` (`state` has one more entry, 0 unused), a state's list
+/// lies inside `entry` and every entry is a feature below `length.count` = `route.count`.
+struct _ModelAutomatonTables {
+    /// Match state s (1…M): `state[s]` = first << 32 | unconditional count << 16 | word count; its phrases are
+    /// `entry[first ..< first + unconditional + words]`, the last `words` of them word phrases (boundary-tested).
+    let state: UnsafeBufferPointer<UInt64>
+    let entry: UnsafeBufferPointer<Int32>
+    /// Per feature: its pattern's length in bytes (a word phrase without the spaces around it).
+    let length: UnsafeBufferPointer<Int32>
+    /// Per feature: into the sums at once (0), after the whole scan (1: text phrases), after those (2: word and
+    /// part phrases of non-ASCII patterns, as `_ModelFeatureTable.wide`).
+    let route: UnsafeBufferPointer<UInt8>
+
+    /// Each list allocated (at least one element) and copied in; the caller frees them with `deallocate()`.
+    init(state: [UInt64], entry: [Int32], length: [Int32], route: [UInt8]) {
+        func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
+            let p = UnsafeMutablePointer<T>.allocate(capacity: max(1, a.count))
+            p.initialize(from: a, count: a.count)
+            return UnsafeBufferPointer(start: p, count: a.count)
+        }
+        self.state = copy(state)
+        self.entry = copy(entry)
+        self.length = copy(length)
+        self.route = copy(route)
+    }
+
+    /// Frees every list (only the owner, once, from its `deinit`).
+    func deallocate() {
+        state.deallocate()
+        entry.deallocate()
+        length.deallocate()
+        route.deallocate()
     }
 }
 
@@ -185,10 +213,11 @@ extension Classifier {
         let count = m.automaton.matchStates(in: text, into: UnsafeMutableBufferPointer(start: positions, count: s.positionCapacity))
         let seen = s.stateStamp
         let gen = s.generation
-        let meta = m.state
-        let entry = m.entry
-        let length = m.length
-        let route = m.route
+        let tables = m.tables
+        let meta = tables.state.baseAddress.unsafelyUnwrapped
+        let entry = tables.entry.baseAddress.unsafelyUnwrapped
+        let length = tables.length.baseAddress.unsafelyUnwrapped
+        let route = tables.route.baseAddress.unsafelyUnwrapped
         let stamp = s.message.stamp
         let later = s.later
         var laterCount = 0

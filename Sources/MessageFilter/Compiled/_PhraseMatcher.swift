@@ -203,21 +203,66 @@ final class _PhraseMatcher: Sendable {
 
     /// Calls `body(spanIndex, pattern, start, end)` for every match of every span (lockstep scan; matches
     /// of different spans may interleave); offsets relative to the span. Never allocates (the spans are
-    /// sorted by automaton in temporary allocations, on the stack for small batches).
+    /// sorted by automaton as `withSpansByAutomaton` does).
     /// - Precondition: every span lies within `buffer`.
     @inline(__always)
     func forEachMatch(in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
                       _ body: (Int, Int, Int, Int) -> Void) {
-        guard let wide else {
-            if let narrow {
-                narrowMap.withUnsafeBufferPointer { map in
-                    narrow.forEachMatch(in: buffer, spans: spans) { k, m in body(k, Int(map[m.pattern]), m.start, m.end) }
+        withSpansByAutomaton(in: buffer, spans) { isWide, automaton, part, origin in
+            (isWide ? wideScanMap : narrowMap).withUnsafeBufferPointer { map in
+                automaton.forEachMatch(in: buffer, spans: part) { k, m in
+                    body(origin.map { $0[k] } ?? k, Int(map[m.pattern]), m.start, m.end)
                 }
             }
+        }
+    }
+
+    /// Reports every match of every span to `sink` (`found(span:pattern:start:end:)`, pattern the matcher-local
+    /// index, offsets relative to the span), per span in the order `forEachMatch(in:spans:)` reports them; matches
+    /// of different spans may interleave. The automata hand over the positions where they stand in a match state
+    /// in bulk (`AhoCorasick.forEachMatchState`), and each is expanded here through `_MatchStateTable`: no closure
+    /// call per match. Never allocates (the spans are sorted by automaton as `withSpansByAutomaton` does; the
+    /// automata write their positions into `positions`, the caller's scratch).
+    /// - Precondition: every span lies within `buffer`; `positions` has room for 64 positions at least.
+    @inline(__always)
+    func forEachMatchBulk<S: _PhraseSink>(in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
+                                          positions: UnsafeMutableBufferPointer<MatchStatePosition>, _ sink: inout S) {
+        guard narrow == nil || narrowStates != nil, wide == nil || wideStates != nil else {
+            // Unicode folding: the matches one by one.
+            forEachMatch(in: buffer, spans: spans) { k, p, s, e in sink.found(span: k, pattern: p, start: s, end: e) }
             return
         }
-        // Spans with a byte ≥ 0x80 go to the wide automaton (numbered from the start of `picked`); the
-        // others, when the wide one covers every phrase, to the narrow one (numbered from its end).
+        withSpansByAutomaton(in: buffer, spans) { isWide, automaton, part, origin in
+            // (Both tables exist: checked above.)
+            guard let table = isWide ? wideStates : narrowStates else { return }
+            automaton.forEachMatchState(in: buffer, spans: part, positions: positions) { found in
+                // Two calls, so that each expansion knows whether there is an origin (no test per match).
+                if let origin {
+                    table.expand(found, buffer, part, origin: origin, &sink)
+                } else {
+                    table.expand(found, buffer, part, origin: nil, &sink)
+                }
+            }
+        }
+    }
+
+    /// Hands each automaton the spans it scans: `scan(isWide, automaton, part, origin)`, narrow first, where span
+    /// k of `part` is span `origin[k]` of `spans` (without `origin`, span k). Without a wide automaton the narrow
+    /// one scans every span; with one, the spans with a byte ≥ 0x80 go to the wide one, and the others to the
+    /// narrow one when the wide one covers every phrase (`wideCoversAll`; else the narrow one scans every span).
+    /// An automaton left without spans is not called, except the narrow one given every span. Never allocates
+    /// (the parts are sorted in temporary allocations, on the stack for small batches).
+    @inline(__always)
+    func withSpansByAutomaton(
+        in buffer: UnsafeRawBufferPointer, _ spans: UnsafeBufferPointer<Range<Int>>,
+        _ scan: (_ isWide: Bool, _ automaton: AhoCorasick, _ part: UnsafeBufferPointer<Range<Int>>,
+                 _ origin: UnsafeBufferPointer<Int>?) -> Void
+    ) {
+        guard let wide else {
+            if let narrow { scan(false, narrow, spans, nil) }
+            return
+        }
+        // The wide automaton's spans from the start of `picked`, the narrow one's from its end (in reverse).
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(1, spans.count)) { picked in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, spans.count)) { origin in
                 let n = spans.count
@@ -234,95 +279,16 @@ final class _PhraseMatcher: Sendable {
                     }
                 }
                 if let narrow {
-                    narrowMap.withUnsafeBufferPointer { map in
-                        if wideCoversAll {
-                            if low > 0 {
-                                // Reversed order in `picked`: index i there is span origin[n - low + i].
-                                narrow.forEachMatch(in: buffer, spans: UnsafeBufferPointer(rebasing: picked[(n - low)..<n])) { k, m in
-                                    body(origin[n - low + k], Int(map[m.pattern]), m.start, m.end)
-                                }
-                            }
-                        } else {
-                            narrow.forEachMatch(in: buffer, spans: spans) { k, m in body(k, Int(map[m.pattern]), m.start, m.end) }
-                        }
+                    if !wideCoversAll {
+                        scan(false, narrow, spans, nil)
+                    } else if low > 0 {
+                        scan(false, narrow, UnsafeBufferPointer(rebasing: picked[(n - low)..<n]),
+                             UnsafeBufferPointer(rebasing: origin[(n - low)..<n]))
                     }
                 }
                 if high > 0 {
-                    wideScanMap.withUnsafeBufferPointer { map in
-                        wide.forEachMatch(in: buffer, spans: UnsafeBufferPointer(rebasing: picked[0..<high])) { k, m in
-                            body(origin[k], Int(map[m.pattern]), m.start, m.end)
-                        }
-                    }
-                }
-                _ = picked[0..<high].deinitialize()
-                _ = origin[0..<high].deinitialize()
-                _ = picked[(n - low)..<n].deinitialize()
-                _ = origin[(n - low)..<n].deinitialize()
-            }
-        }
-    }
-
-    /// Reports every match of every span to `sink` (`found(span:pattern:start:end:)`, pattern the matcher-local
-    /// index, offsets relative to the span), per span in the order `forEachMatch(in:spans:)` reports them; matches
-    /// of different spans may interleave. The automata hand over the positions where they stand in a match state
-    /// in bulk (`AhoCorasick.forEachMatchState`), and each is expanded here through `_MatchStateTable`: no closure
-    /// call per match. Never allocates (the spans are sorted by automaton as in `forEachMatch(in:spans:)`; the
-    /// automata write their positions into `positions`, the caller's scratch).
-    /// - Precondition: every span lies within `buffer`; `positions` has room for 64 positions at least.
-    @inline(__always)
-    func forEachMatchBulk<S: _PhraseSink>(in buffer: UnsafeRawBufferPointer, spans: UnsafeBufferPointer<Range<Int>>,
-                                          positions: UnsafeMutableBufferPointer<MatchStatePosition>, _ sink: inout S) {
-        guard narrow == nil || narrowStates != nil, wide == nil || wideStates != nil else {
-            // Unicode folding: the matches one by one.
-            forEachMatch(in: buffer, spans: spans) { k, p, s, e in sink.found(span: k, pattern: p, start: s, end: e) }
-            return
-        }
-        guard let wide, let wideStates else {
-            if let narrow, let narrowStates {
-                narrow.forEachMatchState(in: buffer, spans: spans, positions: positions) { found in
-                    narrowStates.expand(found, buffer, spans, origin: nil, &sink)
-                }
-            }
-            return
-        }
-        // As in `forEachMatch(in:spans:)`: spans with a byte ≥ 0x80 to the wide automaton (from the start of
-        // `picked`), the others, when the wide one covers every phrase, to the narrow one (from its end).
-        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(1, spans.count)) { picked in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, spans.count)) { origin in
-                let n = spans.count
-                var high = 0, low = 0
-                for k in 0..<n {
-                    if _hasHighByte(UnsafeRawBufferPointer(rebasing: buffer[spans[k]])) {
-                        picked.initializeElement(at: high, to: spans[k])
-                        origin.initializeElement(at: high, to: k)
-                        high += 1
-                    } else if wideCoversAll {
-                        low += 1
-                        picked.initializeElement(at: n - low, to: spans[k])
-                        origin.initializeElement(at: n - low, to: k)
-                    }
-                }
-                if let narrow, let narrowStates {
-                    if wideCoversAll {
-                        if low > 0 {
-                            let lowSpans = UnsafeBufferPointer(rebasing: picked[(n - low)..<n])
-                            let lowOrigin = UnsafeBufferPointer(rebasing: origin[(n - low)..<n])
-                            narrow.forEachMatchState(in: buffer, spans: lowSpans, positions: positions) { found in
-                                narrowStates.expand(found, buffer, lowSpans, origin: lowOrigin, &sink)
-                            }
-                        }
-                    } else {
-                        narrow.forEachMatchState(in: buffer, spans: spans, positions: positions) { found in
-                            narrowStates.expand(found, buffer, spans, origin: nil, &sink)
-                        }
-                    }
-                }
-                if high > 0 {
-                    let highSpans = UnsafeBufferPointer(rebasing: picked[0..<high])
-                    let highOrigin = UnsafeBufferPointer(rebasing: origin[0..<high])
-                    wide.forEachMatchState(in: buffer, spans: highSpans, positions: positions) { found in
-                        wideStates.expand(found, buffer, highSpans, origin: highOrigin, &sink)
-                    }
+                    scan(true, wide, UnsafeBufferPointer(rebasing: picked[0..<high]),
+                         UnsafeBufferPointer(rebasing: origin[0..<high]))
                 }
                 _ = picked[0..<high].deinitialize()
                 _ = origin[0..<high].deinitialize()
