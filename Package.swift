@@ -27,8 +27,8 @@
 //                                 are lent out (for debugging): `make test-buffer-checks`
 //   MESSAGEFILTER_INTERNAL_CHECKS `_checkInvariants()` on every built or loaded rule set's tables, on its
 //                                 learned model's tables (when compiled, and with the classifier's model
-//                                 scratch at every batch) and on each normalised text's buffers and source
-//                                 spans: `make test-filter-checks`
+//                                 scratch at every batch, and its text phrase lists when built) and on each
+//                                 normalised text's buffers and source spans: `make test-filter-checks`
 import PackageDescription
 
 let strict: [SwiftSetting] = []

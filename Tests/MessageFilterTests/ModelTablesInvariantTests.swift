@@ -62,6 +62,37 @@ final class ModelTablesInvariantTests: XCTestCase {
         XCTAssertNil(t._invariantProblem())
     }
 
+    /// The text phrases' lists (`_TextPhrases`, read unchecked by the scan per match state): sound lists pass,
+    /// and state starts that do not span the features or run backwards, a feature past the last and a feature
+    /// of no length are each named.
+    func testDamagedTextPhraseListsAreNamed() throws {
+        // Text phrases that overlap (several per match state) among phrases of other kinds.
+        let list: [(ModelDefinition.MatchKind, String)] = [(.word, "free"), (.text, "ree e"), (.text, "e en"), (.part, "win"),
+                                                           (.text, "ee"), (.text, "é"), (.text, "ฟรี")]
+        let model = try XCTUnwrap(try ModelTextTests.model(.standard, phrases: list).model)
+        let phrases = try XCTUnwrap(model.textPhrases)
+        let features = model.featureCount
+        XCTAssertGreaterThan(phrases.matchStateCount, 2)
+        XCTAssertNil(phrases._invariantProblem(featureCount: features))
+        XCTAssertEqual(phrases._invariantProblem(featureCount: features + 1)?.contains("list entries"), true)
+        phrases.withLists { starts, listed, length in
+            /// Writes `value` at `p[i]`, runs the check, and writes the old value back.
+            func damage(_ p: UnsafePointer<Int32>, _ i: Int, _ value: Int32) -> String? {
+                let q = UnsafeMutablePointer(mutating: p) + i
+                let old = q.pointee
+                q.pointee = value
+                defer { q.pointee = old }
+                return phrases._invariantProblem(featureCount: features)
+            }
+            XCTAssertEqual(damage(starts, 0, 1)?.contains("do not span"), true)
+            XCTAssertEqual(damage(starts, 1, starts[2] + 1)?.contains("match state 2 run backwards"), true)
+            XCTAssertEqual(damage(listed, 0, Int32(features))?.contains("lists feature \(features)"), true)
+            XCTAssertEqual(damage(length, Int(listed[0]), 0)?.contains("length is not positive"), true)
+        }
+        // Every damage undone.
+        XCTAssertNil(phrases._invariantProblem(featureCount: features))
+    }
+
     /// A scratch made for another model cannot serve this one's scan.
     func testAScratchOfAnotherModelIsNamed() throws {
         let big = try XCTUnwrap(try Self.defaultModelAlone().model)

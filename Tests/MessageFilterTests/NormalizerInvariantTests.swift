@@ -49,19 +49,30 @@ final class NormalizerInvariantTests: XCTestCase {
     }
 
     func testMemoryCountsBeyondItsRoomAreNamed() {
-        var m = _NormalizerMemory(capacity: 8)
-        XCTAssertNil(m._invariantProblem(scalarCount: 8, byteCount: 8))
-        XCTAssertEqual(m._invariantProblem(scalarCount: 9, byteCount: 0), "normalizer memory: 9 scalars written in room for 8")
-        XCTAssertEqual(m._invariantProblem(scalarCount: 0, byteCount: 9), "normalizer memory: 9 bytes written in room for 8")
-        XCTAssertEqual(m._invariantProblem(scalarCount: -1, byteCount: 0), "normalizer memory: -1 scalars written in room for 8")
-        // Growth doubles until the need fits, keeping what was written.
-        m.sink(count: 0, flags: _ScalarFlags.shared).withCopy { $0.put(0x41, 0, 1) }
-        m.reserveBytes(100, keeping: 1)
-        XCTAssertEqual(m.byteCapacity, 128)
-        XCTAssertEqual(m.withOutput(count: 1) { text, starts, ends in [text[0], UInt8(starts[0]), UInt8(ends[0])] }, [0x41, 0, 1])
-        m.reserveScalars(9, keeping: 0)
-        XCTAssertEqual(m.scalarCapacity, 16)
-        XCTAssertNil(m._invariantProblem(scalarCount: 16, byteCount: 128))
+        let m = _NormalizerMemory(capacity: 5)
+        XCTAssertNil(m._invariantProblem(scalarCount: 5, byteCount: 5))
+        XCTAssertEqual(m._invariantProblem(scalarCount: 6, byteCount: 0), "normalizer memory: 6 scalars written in room for 5")
+        XCTAssertEqual(m._invariantProblem(scalarCount: 0, byteCount: 6), "normalizer memory: 6 bytes written in room for 5")
+        XCTAssertEqual(m._invariantProblem(scalarCount: -1, byteCount: 0), "normalizer memory: -1 scalars written in room for 5")
+    }
+
+    /// Growth doubles until the need fits and keeps what was written, in each column (the output's span
+    /// columns start after the bytes, at a multiple of 4: 5 bytes, then 160).
+    func testGrowthKeepsEachColumn() {
+        var m = _NormalizerMemory(capacity: 5)
+        m.sink(count: 0, flags: _ScalarFlags.shared).withCopy { $0.put(0x41, 7, 8); $0.put(0xE9, 9, 11) }
+        m.scalars.put(0, 0x42, 3, 4)
+        m.reserveBytes(100, keeping: 3)
+        XCTAssertEqual(m.byteCapacity, 160)
+        let (text, starts, ends) = m.output(count: 3)
+        XCTAssertEqual(Array(text), [0x41, 0xC3, 0xA9])
+        XCTAssertEqual(Array(starts), [7, 9, 9])
+        XCTAssertEqual(Array(ends), [8, 11, 11])
+        m.reserveScalars(6, keeping: 1)
+        XCTAssertEqual(m.scalarCapacity, 10)
+        let c = m.scalars
+        XCTAssertEqual([c.value[0], UInt32(c.start[0]), UInt32(c.end[0])], [0x42, 3, 4])
+        XCTAssertNil(m._invariantProblem(scalarCount: 10, byteCount: 160))
     }
 }
 

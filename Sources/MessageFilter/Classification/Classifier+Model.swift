@@ -93,24 +93,23 @@ extension Classifier {
         let count = phrases.automaton.matchStates(in: text, into: UnsafeMutableBufferPointer(start: positions, count: s.positionCapacity))
         let seen = s.stateStamp
         let gen = s.generation
-        let starts = phrases.stateStart
-        let features = phrases.stateFeature
-        let length = phrases.length
-        var k = 0
-        while k < count {
-            let entry = positions[k]
-            k &+= 1
-            // Why in bounds: the automaton writes states 1…M, the lists' size.
-            let state = Int(truncatingIfNeeded: entry >> 32)
-            if seen[state] == gen { continue }
-            seen[state] = gen
-            let end = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)
-            var q = Int(starts[state &- 1])
-            let last = Int(starts[state])
-            while q < last {
-                let f = Int(features[q])
-                hits.hit(f, end &- Int(length[f]), end)
-                q &+= 1
+        phrases.withLists { starts, features, length in
+            var k = 0
+            while k < count {
+                let entry = positions[k]
+                k &+= 1
+                // Why in bounds: the automaton writes states 1…M, the lists' size.
+                let state = Int(truncatingIfNeeded: entry >> 32)
+                if seen[state] == gen { continue }
+                seen[state] = gen
+                let end = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)
+                var q = Int(starts[state &- 1])
+                let last = Int(starts[state])
+                while q < last {
+                    let f = Int(features[q])
+                    hits.hit(f, end &- Int(length[f]), end)
+                    q &+= 1
+                }
             }
         }
     }

@@ -11,20 +11,16 @@ final class _NormalizationScratch {
     @exclusivity(unchecked) var plainOrigin: [Int32] = []
     @exclusivity(unchecked) var rewrittenSpans: [Range<Int>] = []
     @exclusivity(unchecked) var rewrittenOrigin: [Int32] = []
-    /// Where the rules' automata write the positions of their match states (`_PhraseMatcher.forEachMatchBulk`).
-    let positions: UnsafeMutableBufferPointer<MatchStatePosition>
+    /// Where the rules' automata write the positions of their match states (`_PhraseMatcher.forEachMatchBulk`,
+    /// lent to it for one scan).
+    @exclusivity(unchecked) var positions = [MatchStatePosition](repeating: MatchStatePosition(span: 0, state: 0, end: 0), count: 1024)
 
     init(mode: TextNormalization) {
-        positions = .allocate(capacity: 1024)
         self.mode = mode
         plainSpans.reserveCapacity(Classifier.batchSize)
         plainOrigin.reserveCapacity(Classifier.batchSize)
         rewrittenSpans.reserveCapacity(Classifier.batchSize)
         rewrittenOrigin.reserveCapacity(Classifier.batchSize)
-    }
-
-    deinit {
-        positions.deallocate()
     }
 }
 
@@ -85,7 +81,9 @@ extension Classifier {
                                                            map: map, latin: latin, starts: starts, ends: ends)
                                 // (The matches move into the sink and back: appended there without a retain of the classifier.)
                                 swap(&sink.matches, &matchBuffer)
-                                matcher.forEachMatchBulk(in: text, spans: spans, positions: scratch.positions, &sink)
+                                scratch.positions.withUnsafeMutableBufferPointer { positions in
+                                    matcher.forEachMatchBulk(in: text, spans: spans, positions: positions, &sink)
+                                }
                                 swap(&sink.matches, &matchBuffer)
                             }
                         }

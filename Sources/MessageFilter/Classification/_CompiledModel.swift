@@ -145,17 +145,17 @@ final class _CompiledModel: Sendable {
 /// again in the same message is passed over (its features are present already), so a message costs one list
 /// walk per distinct match state it reaches and one presence check per feature listed there.
 ///
-/// The lists live in memory owned here (allocated and filled in `init`, read-only afterwards, freed in
-/// `deinit`), read through pointers by the scan's loop: no closure, no bounds check per feature (every index
-/// comes from the automaton's match states, which `init` sized the lists by).
-final class _TextPhrases: @unchecked Sendable {
+/// The lists are one array, built in `init` and read-only afterwards; the scan's loop reads them through the
+/// pointers ``withLists(_:)`` lends for one message: no bounds check per feature (every index comes from the
+/// automaton's match states, which `init` sized the lists by: `_invariantProblem`).
+final class _TextPhrases: Sendable {
     let automaton: AhoCorasick
-    /// Match state s (1…M): its features are `stateFeature[stateStart[s - 1]..<stateStart[s]]`.
-    let stateStart: UnsafeMutablePointer<Int32>
-    let stateFeature: UnsafeMutablePointer<Int32>
-    /// Per feature of the model: its pattern's length in bytes (0 for other kinds).
-    let length: UnsafeMutablePointer<Int32>
     let matchStateCount: Int
+    /// `stateStart` (M + 1 entries), then `stateFeature`, then `length` (one per feature of the model).
+    private let lists: [Int32]
+    /// Where `stateFeature` and `length` start in `lists`.
+    private let featureBase: Int
+    private let lengthBase: Int
 
     /// Nil when no phrase is of kind `text` (or, defensively, when the automaton cannot be built: the rule
     /// file's checks refuse such phrases before).
@@ -179,22 +179,49 @@ final class _TextPhrases: @unchecked Sendable {
             for p in automaton.patterns(inMatchState: state) { features.append(feature[p]) }
             starts.append(Int32(features.count))
         }
-        func copy(_ a: [Int32]) -> UnsafeMutablePointer<Int32> {
-            let p = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, a.count))
-            p.initialize(from: a, count: a.count)
-            return p
-        }
         self.automaton = automaton
         matchStateCount = automaton.matchStateCount
-        stateStart = copy(starts)
-        stateFeature = copy(features)
-        self.length = copy(length)
+        lists = starts + features + length
+        featureBase = starts.count
+        lengthBase = starts.count + features.count
+        #if MESSAGEFILTER_INTERNAL_CHECKS
+        if let problem = _invariantProblem(featureCount: kinds.count) { preconditionFailure(problem) }
+        #endif
     }
 
-    deinit {
-        stateStart.deallocate()
-        stateFeature.deallocate()
-        length.deallocate()
+    /// Calls `body` with the lists: match state s (1…M) has the features `stateFeature[stateStart[s - 1]..<
+    /// stateStart[s]]`; `length[f]` is feature f's pattern length in bytes (0 for other kinds).
+    /// - warning: Do not escape the pointers.
+    @inline(__always)
+    func withLists<R>(
+        _ body: (_ stateStart: UnsafePointer<Int32>, _ stateFeature: UnsafePointer<Int32>, _ length: UnsafePointer<Int32>) -> R
+    ) -> R {
+        lists.withUnsafeBufferPointer { p in
+            let base = p.baseAddress.unsafelyUnwrapped  // (never empty: `stateStart` has M + 1 >= 2 entries)
+            return body(base, base + featureBase, base + lengthBase)
+        }
+    }
+
+    /// What breaks the scan's unchecked reads, or nil when they hold: `stateStart` runs from 0 up to the
+    /// features' end without going back, every listed feature has a length entry and a pattern, and `lengths`
+    /// is `featureCount` long.
+    func _invariantProblem(featureCount: Int) -> String? {
+        guard featureBase == matchStateCount + 1, lengthBase <= lists.count, lists.count - lengthBase == featureCount else {
+            return "text phrases: \(lists.count) list entries for \(matchStateCount) match states and \(featureCount) features"
+        }
+        guard lists[0] == 0, Int(lists[matchStateCount]) == lengthBase - featureBase else {
+            return "text phrases: the state starts do not span the \(lengthBase - featureBase) listed features"
+        }
+        for s in 1...max(1, matchStateCount) where matchStateCount > 0 && lists[s] < lists[s - 1] {
+            return "text phrases: the features of match state \(s) run backwards"
+        }
+        for q in featureBase..<lengthBase {
+            let f = Int(lists[q])
+            guard f >= 0, f < featureCount, lists[lengthBase + f] > 0 else {
+                return "text phrases: a match state lists feature \(f) of \(featureCount), whose length is not positive"
+            }
+        }
+        return nil
     }
 }
 

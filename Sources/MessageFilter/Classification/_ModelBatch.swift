@@ -83,20 +83,16 @@ extension Classifier {
     ) -> R {
         let s = modelScratch!
         let source = Int(s.slots[s.current].source)
-        return normalizer.text.withOutput { output, sourceStart, sourceEnd in
-            let text: UnsafeRawBufferPointer
-            let starts: UnsafePointer<Int32>?
-            let ends: UnsafePointer<Int32>?
-            if source == Int(_ModelSource.body) {
-                (text, starts, ends) = _modelBodyText(model, body)
-            } else if source == Int(_ModelSource.normalized) {
-                (text, starts, ends) = (output, sourceStart.baseAddress, sourceEnd.baseAddress)
-            } else {
-                let range = normalizer.rewrittenSpans[source]
-                (text, starts, ends) = (UnsafeRawBufferPointer(rebasing: output[range]),
-                                        sourceStart.baseAddress! + range.lowerBound, sourceEnd.baseAddress! + range.lowerBound)
-            }
+        if source == Int(_ModelSource.body) {
+            // (Apart: the normaliser, lent below, is then not held across `use`.)
+            let (text, starts, ends) = _modelBodyText(model, body)
             return use(text, starts, ends)
+        }
+        return normalizer.text.withOutput { output, sourceStart, sourceEnd in
+            if source == Int(_ModelSource.normalized) { return use(output, sourceStart.baseAddress, sourceEnd.baseAddress) }
+            let range = normalizer.rewrittenSpans[source]
+            return use(UnsafeRawBufferPointer(rebasing: output[range]),
+                       sourceStart.baseAddress! + range.lowerBound, sourceEnd.baseAddress! + range.lowerBound)
         }
     }
 

@@ -50,6 +50,11 @@ final class _PhraseMatcher: Sendable {
 
     static func caseFolding(_ mode: CaseFoldMode) -> CaseFolding { mode == .ascii ? .ascii : .unicode }
 
+    /// The largest dense table (bytes) the narrow automaton is built as, in place of the compact DFA: one load
+    /// per byte instead of two and a compare (the default rules' narrow automaton, 3,579 states × 53 classes,
+    /// is 742 KiB dense with 32-bit ids). The wide automaton keeps the builder's default.
+    static var narrowDenseLimit: Int { 1 << 20 }
+
     /// Whether `pattern`, folded the way `mode` folds, is all ASCII.
     static func foldsToASCII(_ pattern: [UInt8], _ mode: CaseFoldMode) -> Bool {
         if pattern.allSatisfy({ $0 < 0x80 }) { return true }
@@ -79,7 +84,9 @@ final class _PhraseMatcher: Sendable {
                 wideMap.append(Int32(i))
             }
         }
-        narrow = narrowPatterns.isEmpty ? nil : try builder.build(narrowPatterns)
+        var narrowBuilder = builder
+        narrowBuilder.denseAutoLimit = Self.narrowDenseLimit
+        narrow = narrowPatterns.isEmpty ? nil : try narrowBuilder.build(narrowPatterns)
         var combined: AhoCorasick?
         if combine, !widePatterns.isEmpty, !narrowPatterns.isEmpty {
             combined = try? builder.build(widePatterns + narrowPatterns)

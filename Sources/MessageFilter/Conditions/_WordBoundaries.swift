@@ -62,22 +62,41 @@ func _scalarBefore(_ body: UnsafeRawBufferPointer, _ i: Int) -> UInt32 {
 @inline(__always)
 func _isWordEdgeMatch(_ body: UnsafeRawBufferPointer, _ s: Int, _ e: Int) -> Bool {
     guard e > s else { return true }
-    let flags = _ScalarFlags.shared
+    // Each end: the character inside the match and the one beyond it; two ASCII bytes (most ends) are judged
+    // without the scalar tables.
     if s > 0 {
-        let first = _scalarAt(body, s)
-        if _isSpacedLetter(first, flags) {
-            let before = _scalarBefore(body, s)
-            if _isSpacedLetter(before, flags), !(before &- 0x61 < 26 && first &- 0x41 < 26) { return false }
+        let before = body[s - 1]
+        let first = body[s]
+        if before | first < 0x80 {
+            if _asciiLettersJoin(before, first) { return false }
+        } else if _spacedLettersJoin(_scalarBefore(body, s), _scalarAt(body, s)) {
+            return false
         }
     }
     if e < body.count {
-        let last = _scalarBefore(body, e)
-        if _isSpacedLetter(last, flags) {
-            let after = _scalarAt(body, e)
-            if _isSpacedLetter(after, flags), !(last &- 0x61 < 26 && after &- 0x41 < 26) { return false }
+        let last = body[e - 1]
+        let after = body[e]
+        if last | after < 0x80 {
+            if _asciiLettersJoin(last, after) { return false }
+        } else if _spacedLettersJoin(_scalarBefore(body, e), _scalarAt(body, e)) {
+            return false
         }
     }
     return true
+}
+
+/// Whether the characters `left` and `right`, side by side, are one word for `_isWordEdgeMatch`: both letters of
+/// a spaced script, and not a lower-case ASCII letter followed by an upper-case one.
+@inline(__always)
+func _spacedLettersJoin(_ left: UInt32, _ right: UInt32) -> Bool {
+    let flags = _ScalarFlags.shared
+    return _isSpacedLetter(left, flags) && _isSpacedLetter(right, flags) && !(left &- 0x61 < 26 && right &- 0x41 < 26)
+}
+
+/// `_spacedLettersJoin` of two ASCII characters.
+@inline(__always)
+func _asciiLettersJoin(_ left: UInt8, _ right: UInt8) -> Bool {
+    (left | 0x20) &- 0x61 < 26 && (right | 0x20) &- 0x61 < 26 && !(left &- 0x61 < 26 && right &- 0x41 < 26)
 }
 
 /// Whether a match of a phrase with edge check `kind` (`_WordBoundary` raw value: `latinWord` or `wordEdges`)

@@ -1,12 +1,13 @@
 // MARK: Internal API
 
-/// `_TextNormalizer`'s memory: two groups of parallel arrays, allocated, grown and freed here and nowhere else.
+/// `_TextNormalizer`'s memory: two groups of parallel arrays, one allocation per group, allocated, grown and
+/// freed here and nowhere else.
 ///
 /// ```
-///   scalars   value[i]  start[i]  end[i]     the decoded scalars and the body bytes each came from
-///             (UInt32)  (Int32)   (Int32)    `scalarCapacity` each
-///   output    byte[i]   start[i]  end[i]     the normalised UTF-8 and the body bytes each came from
-///             (UInt8)   (Int32)   (Int32)    `byteCapacity` each
+///   scalars   [ value: UInt32 × c | start: Int32 × c | end: Int32 × c ]            c = scalarCapacity
+///             scalar i's value, and the body bytes start[i]..<end[i] it came from
+///   output    [ byte: UInt8 × c | (to a multiple of 4) | start: Int32 × c | end: Int32 × c ]   c = byteCapacity
+///             the normalised UTF-8, and the body bytes each output byte came from
 /// ```
 ///
 /// ### Ownership and lifetime
@@ -18,45 +19,56 @@
 /// - ``scalars``: a `_ScalarColumns` (the three scalar arrays), taken by `decode`, `emitWords`, `reverse` and
 ///   `joinSpacedLetters` for one call and taken again after a growth;
 /// - ``sink(count:flags:)``: a `_ByteSink` writing the output arrays, taken the same way;
-/// - ``withOutput(count:_:)``: the output's first `count` bytes and spans, read-only, for one closure.
+/// - ``output(count:)``: the output's first `count` bytes and spans, read-only, for the owner's
+///   `withOutput { }` (which lends them to one closure; the owner alone calls this).
 ///
 /// - warning: Do not store a handle, nor let a pointer out of a `with` closure: the arrays move when they grow.
 ///
 /// ### Invariants (``_invariantProblem(scalarCount:byteCount:)``; run with `-DMESSAGEFILTER_INTERNAL_CHECKS`)
 /// Both capacities are at least 1 (no base address is ever nil); the owner's counts are at most them.
 struct _NormalizerMemory: ~Copyable {
-    private var scalarValue: UnsafeMutablePointer<UInt32>
-    private var scalarStart: UnsafeMutablePointer<Int32>
-    private var scalarEnd: UnsafeMutablePointer<Int32>
-    /// Elements of each scalar array.
+    /// The scalar group (`scalarCapacity` of each column, bound to its element type).
+    private var scalarGroup: UnsafeMutableRawPointer
     private(set) var scalarCapacity: Int
-
-    private var byte: UnsafeMutablePointer<UInt8>
-    private var byteStart: UnsafeMutablePointer<Int32>
-    private var byteEnd: UnsafeMutablePointer<Int32>
-    /// Elements of each output array.
+    /// The output group (`byteCapacity` of each column, bound to its element type).
+    private var byteGroup: UnsafeMutableRawPointer
     private(set) var byteCapacity: Int
 
     /// Room for `capacity` (at least 1) scalars and as many output bytes.
     init(capacity: Int) {
         let c = max(1, capacity)
         scalarCapacity = c
-        scalarValue = .allocate(capacity: c)
-        scalarStart = .allocate(capacity: c)
-        scalarEnd = .allocate(capacity: c)
+        scalarGroup = Self.allocateScalars(c)
         byteCapacity = c
-        byte = .allocate(capacity: c)
-        byteStart = .allocate(capacity: c)
-        byteEnd = .allocate(capacity: c)
+        byteGroup = Self.allocateBytes(c)
     }
 
     deinit {
-        scalarValue.deallocate()
-        scalarStart.deallocate()
-        scalarEnd.deallocate()
-        byte.deallocate()
-        byteStart.deallocate()
-        byteEnd.deallocate()
+        scalarGroup.deallocate()
+        byteGroup.deallocate()
+    }
+
+    // MARK: Layout
+
+    /// Where the output's span columns start in its group: after `capacity` bytes, at a multiple of 4.
+    @inline(__always)
+    private static func spanOffset(_ capacity: Int) -> Int { (capacity &+ 3) & ~3 }
+
+    /// A scalar group of `c` elements per column, each column bound to its type.
+    private static func allocateScalars(_ c: Int) -> UnsafeMutableRawPointer {
+        let p = UnsafeMutableRawPointer.allocate(byteCount: 12 * c, alignment: 4)
+        p.bindMemory(to: UInt32.self, capacity: c)
+        (p + 4 * c).bindMemory(to: Int32.self, capacity: 2 * c)
+        return p
+    }
+
+    /// An output group of `c` elements per column, each column bound to its type.
+    private static func allocateBytes(_ c: Int) -> UnsafeMutableRawPointer {
+        let o = spanOffset(c)
+        let p = UnsafeMutableRawPointer.allocate(byteCount: o + 8 * c, alignment: 4)
+        p.bindMemory(to: UInt8.self, capacity: c)
+        (p + o).bindMemory(to: Int32.self, capacity: 2 * c)
+        return p
     }
 
     // MARK: Growth
@@ -82,22 +94,31 @@ struct _NormalizerMemory: ~Copyable {
     private mutating func growScalars(_ needed: Int, keeping count: Int) {
         precondition(count >= 0 && count <= scalarCapacity, "_NormalizerMemory: keeps \(count) of \(scalarCapacity) scalars")
         let grown = Self.capacity(from: scalarCapacity, toHold: needed)
-        Self.move(&scalarValue, count: count, toCapacity: grown)
-        Self.move(&scalarStart, count: count, toCapacity: grown)
-        Self.move(&scalarEnd, count: count, toCapacity: grown)
+        let old = scalars
+        let freed = scalarGroup
+        scalarGroup = Self.allocateScalars(grown)
         scalarCapacity = grown
+        let new = scalars
+        new.value.update(from: old.value, count: count)
+        new.start.update(from: old.start, count: count)
+        new.end.update(from: old.end, count: count)
+        freed.deallocate()
     }
 
     @inline(never)
     private mutating func growBytes(_ needed: Int, keeping count: Int) {
         precondition(count >= 0 && count <= byteCapacity, "_NormalizerMemory: keeps \(count) of \(byteCapacity) bytes")
         let grown = Self.capacity(from: byteCapacity, toHold: needed)
-        Self.move(&byte, count: count, toCapacity: grown)
-        Self.move(&byteStart, count: count, toCapacity: grown)
-        Self.move(&byteEnd, count: count, toCapacity: grown)
+        let old = sink(count: count, flags: .shared)
+        let freed = byteGroup
+        byteGroup = Self.allocateBytes(grown)
         byteCapacity = grown
+        let new = sink(count: count, flags: .shared)
+        new.bytes.update(from: old.bytes, count: count)
+        new.starts.update(from: old.starts, count: count)
+        new.ends.update(from: old.ends, count: count)
+        freed.deallocate()
     }
-
     /// The capacity to grow to from `capacity` (> 0) so that `needed` elements fit: doubled until they do.
     ///
     /// - Complexity: O(log(needed / capacity)).
@@ -108,39 +129,38 @@ struct _NormalizerMemory: ~Copyable {
         return c
     }
 
-    /// Replaces `p`, which holds `count` initialised elements, with an allocation of `capacity` elements
-    /// holding them (moved, not copied; the old allocation freed).
-    private static func move<T>(_ p: inout UnsafeMutablePointer<T>, count: Int, toCapacity capacity: Int) {
-        let n = UnsafeMutablePointer<T>.allocate(capacity: capacity)
-        n.moveInitialize(from: p, count: count)
-        p.deallocate()
-        p = n
-    }
-
     // MARK: Handles
 
     /// The scalar arrays, lent until the next ``reserveScalars(_:keeping:)``.
     var scalars: _ScalarColumns {
-        @inline(__always) get { _ScalarColumns(value: scalarValue, start: scalarStart, end: scalarEnd) }
+        @inline(__always) get {
+            let c = scalarCapacity
+            return _ScalarColumns(value: scalarGroup.assumingMemoryBound(to: UInt32.self),
+                                  start: (scalarGroup + 4 &* c).assumingMemoryBound(to: Int32.self),
+                                  end: (scalarGroup + 8 &* c).assumingMemoryBound(to: Int32.self))
+        }
     }
 
     /// A writer of the output arrays from byte `count` on, lent until the next ``reserveBytes(_:keeping:)``
     /// (the caller reserved room for what it writes; it takes the sink's `count` back).
     @inline(__always)
     func sink(count: Int, flags: _ScalarFlags) -> _ByteSink {
-        _ByteSink(bytes: byte, starts: byteStart, ends: byteEnd, count: count, flags: flags)
+        let o = Self.spanOffset(byteCapacity)
+        return _ByteSink(bytes: byteGroup.assumingMemoryBound(to: UInt8.self),
+                         starts: (byteGroup + o).assumingMemoryBound(to: Int32.self),
+                         ends: (byteGroup + (o &+ 4 &* byteCapacity)).assumingMemoryBound(to: Int32.self),
+                         count: count, flags: flags)
     }
 
-    /// Calls `body` with the first `count` output bytes and, for each, where its source character starts and
-    /// ends in its body.
-    /// - warning: Do not escape the pointers.
+    /// The first `count` output bytes and, for each, where its source character starts and ends in its body:
+    /// for the owner's `withOutput { }` alone, which lends them to one closure.
     /// - Precondition: `count <= byteCapacity`.
     @inline(__always)
-    func withOutput<R, E: Error>(
-        count: Int, _ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Int32>) throws(E) -> R
-    ) throws(E) -> R {
-        try body(UnsafeRawBufferPointer(start: byte, count: count), UnsafeBufferPointer(start: byteStart, count: count),
-                 UnsafeBufferPointer(start: byteEnd, count: count))
+    func output(count: Int) -> (UnsafeRawBufferPointer, UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Int32>) {
+        let o = Self.spanOffset(byteCapacity)
+        return (UnsafeRawBufferPointer(start: byteGroup, count: count),
+                UnsafeBufferPointer(start: (byteGroup + o).assumingMemoryBound(to: Int32.self), count: count),
+                UnsafeBufferPointer(start: (byteGroup + (o &+ 4 &* byteCapacity)).assumingMemoryBound(to: Int32.self), count: count))
     }
 
     // MARK: Internal checks

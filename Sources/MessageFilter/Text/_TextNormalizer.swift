@@ -69,7 +69,9 @@ final class _TextNormalizer {
         lent += 1
         defer { lent -= 1 }
         #endif
-        return try memory.withOutput(count: count, body)
+        // (Taken before the call, so that the normaliser is not held across `body`: its owner holds it.)
+        let (text, starts, ends) = memory.output(count: count)
+        return try body(text, starts, ends)
     }
 
     /// Forgets the output (keeps the buffers).
