@@ -2,11 +2,11 @@ import TestSupport
 import XCTest
 @testable import MessageFilter
 
-/// The classifier asks each distinct sender condition once per message and keeps the answer for the other rules
-/// that share it (`Classifier._senderConditionHolds`); it makes the sender's key for `exact` and `prefix` lists
-/// once per message, and looks an `exact` list up by hash. These tests fail when a kept answer or key is wrong:
-/// stale from the message before, shared between two conditions that differ, or a hash lookup that misses an
-/// entry the list holds.
+/// The classifier keeps each sender's parse and its sender conditions' answers in a slot, for the other rules
+/// that ask the same condition and the later messages of the same sender (`Classifier._senderSlotInfo`,
+/// `_senderConditionHolds`); it makes the sender's key for `exact` and `prefix` lists once per message, and looks
+/// an `exact` list up by hash. These tests fail when a kept answer or key is wrong: stale from the message or
+/// sender before, shared between two conditions that differ, or a hash lookup that misses an entry the list holds.
 final class SenderConditionCacheTests: XCTestCase {
     /// Two rules share each of `bank` and `registered`; `shop` is a list of the same shape that holds other
     /// senders. Messages follow each other through one classifier, so that an answer kept from the message before
