@@ -519,9 +519,8 @@ public final class Classifier {
 
 
 /// The position at which rule `r` of `c` fires for the current message (`Int32.max` for a rule without text
-/// conditions), or a negative `_Firing` code saying why it does not fire. (A free `@_transparent` function: as an
-/// `@inline(__always)` method it was left out of line once the sender's answers were kept per slot, ~0.6
-/// instructions per byte more on gen40k.)
+/// conditions), or a negative `_Firing` code saying why it does not fire. (A free `@_transparent` function: the
+/// compiler leaves an `@inline(__always)` method of this size out of line in `_weigh`, which calls it per rule.)
 @_transparent
 func _classifierFiringPosition(_ c: Classifier, _ r: Int, generation gen: UInt32, sender: UnsafeRawBufferPointer?,
                                info: SenderInfo?) -> Int32 {

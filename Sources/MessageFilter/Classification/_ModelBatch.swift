@@ -119,7 +119,7 @@ extension Classifier {
     /// `_modelLinkAlone` of the slot's text (with the body offsets of its bytes when they differ).
     @inline(__always)
     func _modelTextLinkAlone(_ model: _CompiledModel, _ text: UnsafeRawBufferPointer, starts: UnsafePointer<Int32>?,
-                         ends: UnsafePointer<Int32>?, slot: Int, rescore: Bool) -> Bool {
+                             ends: UnsafePointer<Int32>?, slot: Int, rescore: Bool) -> Bool {
         let s = modelScratch!
         var scanner = _URLScanner(text)
         guard var url = scanner.next() else { return false }

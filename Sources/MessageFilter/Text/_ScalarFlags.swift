@@ -58,9 +58,8 @@ final class _ScalarFlags: @unchecked Sendable {
     /// ``computed(_:)`` as the table's `init` asks it, in under half the instructions: the general
     /// category is asked once (``word`` and ``combines`` both follow from it; `computed` asks it twice), and
     /// the case fold not at all for the categories that hold no cased character (other letters, unassigned,
-    /// private use, surrogates: most of the Basic Multilingual Plane, CJK, Hangul, Thai…). Building the
-    /// table with `computed` was 92.6M of the 483.6M instructions of a start, 40.5M with this (callgrind,
-    /// `classify` of one record, default rules; docs/PERFORMANCE.md "Start-up"). Equal to `computed` on
+    /// private use, surrogates: most of the Basic Multilingual Plane, CJK, Hangul, Thai…). The table is built
+    /// at every start, so this is start-up time (docs/PERFORMANCE.md, "Start-up"). Equal to `computed` on
     /// every scalar the table holds (TextNormalizationTests.testScalarFlagsAnswerAsTheFunctions compares the
     /// table with `computed`).
     static func tableEntry(_ s: Unicode.Scalar, lookup: _NormalizationLookup) -> UInt8 {
